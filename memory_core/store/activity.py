@@ -1,0 +1,103 @@
+"""Traces, edits (the append-only audit log), builds and LLM-call cache/accounting."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from memory_core.errors import StoreError
+from memory_core.models import Edit, Trace
+from memory_core.store.base import StoreBase, dumps, loads, now
+
+
+class ActivityStore(StoreBase):
+    # ------------------------------------------------------------------ traces
+    def save_trace(self, trace: Trace) -> None:
+        self.execute(
+            "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [trace.id, trace.conv_id, trace.question, trace.strategy, trace.backend,
+             trace.created_at, trace.model_dump_json()],
+        )
+
+    def trace(self, trace_id: str) -> Trace:
+        row = self.one("SELECT payload FROM traces WHERE id = ?", [trace_id])
+        if row is None:
+            raise StoreError(f"unknown trace '{trace_id}'")
+        return Trace.model_validate_json(row[0])
+
+    def traces(self, conv_id: str, limit: int = 200) -> list[dict[str, Any]]:
+        """Newest first: id, question, strategy, backend, created_at."""
+        return self.dicts(
+            "SELECT id, question, strategy, backend, created_at FROM traces WHERE conv_id = ? "
+            "ORDER BY created_at DESC LIMIT ?",
+            [conv_id, limit],
+        )
+
+    # ------------------------------------------------------------------ edits
+    def add_edit(self, edit: Edit) -> None:
+        self.execute(
+            "INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [edit.id, edit.conv_id, edit.target_kind, edit.target_id, edit.action, edit.who,
+             edit.at, None if edit.before is None else dumps(edit.before),
+             None if edit.after is None else dumps(edit.after), edit.why, edit.reverts],
+        )
+
+    def edits(self, conv_id: str | None = None, target_id: str | None = None) -> list[Edit]:
+        sql = "SELECT * FROM edits WHERE 1 = 1"
+        params: list[Any] = []
+        if conv_id is not None:
+            sql += " AND conv_id = ?"
+            params.append(conv_id)
+        if target_id is not None:
+            sql += " AND target_id = ?"
+            params.append(target_id)
+        return [
+            Edit(id=r[0], conv_id=r[1], target_kind=r[2], target_id=r[3], action=r[4], who=r[5],
+                 at=r[6], before=loads(r[7]), after=loads(r[8]), why=r[9], reverts=r[10])
+            for r in self.all(sql + " ORDER BY edited_at, id", params)
+        ]
+
+    # ------------------------------------------------------------------ builds
+    def start_build(self, build_id: str, conv_id: str, backend: str) -> None:
+        self.execute("INSERT INTO builds VALUES (?, ?, ?, ?, NULL, '{}', '{}')",
+                     [build_id, conv_id, backend, now()])
+
+    def finish_build(self, build_id: str, stats: dict[str, Any], cost: dict[str, Any]) -> None:
+        self.execute("UPDATE builds SET finished_at = ?, stats = ?, cost = ? WHERE id = ?",
+                     [now(), dumps(stats), dumps(cost), build_id])
+
+    def builds(self, conv_id: str) -> list[dict[str, Any]]:
+        rows = self.dicts("SELECT * FROM builds WHERE conv_id = ? ORDER BY started_at DESC", [conv_id])
+        for row in rows:
+            row["stats"] = loads(row["stats"])
+            row["cost"] = loads(row["cost"])
+        return rows
+
+    # ------------------------------------------------------------------ LLM cache / accounting
+    def cached_response(self, key: str) -> tuple[str, int, int] | None:
+        row = self.one("SELECT response, tokens_in, tokens_out FROM llm_cache WHERE key = ?", [key])
+        return None if row is None else (row[0], int(row[1]), int(row[2]))
+
+    def cache_response(self, key: str, endpoint: str, model: str, response: str,
+                       tokens_in: int, tokens_out: int) -> None:
+        with self.atomic():
+            self.execute("DELETE FROM llm_cache WHERE key = ?", [key])
+            self.execute("INSERT INTO llm_cache VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         [key, endpoint, model, response, tokens_in, tokens_out, now()])
+
+    def log_llm_call(self, *, conv_id: str | None, scope: str, stage: str, model: str,
+                     tokens_in: int, tokens_out: int, latency_s: float, cost_usd: float,
+                     cached: bool, at: datetime | None = None) -> None:
+        self.execute("INSERT INTO llm_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     [conv_id, scope, stage, model, tokens_in, tokens_out, latency_s, cost_usd,
+                      cached, at or now()])
+
+    def llm_usage(self, scope_prefix: str) -> list[dict[str, Any]]:
+        """Per-stage totals for scopes starting with ``scope_prefix`` (e.g. 'build:')."""
+        return self.dicts(
+            "SELECT stage, count(*) AS calls, sum(CASE WHEN cached THEN 1 ELSE 0 END) AS cached, "
+            "sum(tokens_in) AS tokens_in, sum(tokens_out) AS tokens_out, sum(latency_s) AS latency_s, "
+            "sum(cost_usd) AS cost_usd FROM llm_calls WHERE starts_with(scope, ?) "
+            "GROUP BY stage ORDER BY stage",
+            [scope_prefix],
+        )

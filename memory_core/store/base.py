@@ -1,0 +1,156 @@
+"""The DuckDB connection, migrations and transactions shared by the repository mixins.
+
+One ``StoreBase`` owns one DuckDB connection. Every SQL statement is parameterised; no SQL
+is ever built from user text. Calls are serialised with a re-entrant lock (one DuckDB
+connection is not safe to share across threads), and ``with store.atomic():`` groups
+statements into one transaction (nested ``atomic`` blocks join the outer one).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from memory_core.errors import StoreError
+from memory_core.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+log = logging.getLogger(__name__)
+
+DB_FILE = "mnemoscope.duckdb"
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def loads(raw: str | None) -> Any:
+    return None if raw is None else json.loads(raw)
+
+
+def now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class StoreBase:
+    """Connection, schema migrations, locking and transactions."""
+
+    def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False) -> None:
+        self.path = str(path)
+        self.read_only = read_only
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._con = duckdb.connect(self.path, read_only=read_only)
+        except duckdb.IOException as exc:
+            message = str(exc).splitlines()[0]
+            if "lock" in message.lower():
+                raise StoreError(
+                    f"{self.path}: the home is in use by another process "
+                    "(DuckDB allows one writer); stop the app or use another --home"
+                ) from None
+            raise StoreError(f"{self.path}: cannot open the database: {message}") from None
+        except duckdb.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the database: {exc}") from None
+        self._lock = threading.RLock()
+        self._depth = 0
+        if not read_only:
+            self._migrate()
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        with self._lock:
+            self._con.close()
+
+    def __enter__(self) -> StoreBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _migrate(self) -> None:
+        with self._lock:
+            self._con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = self._con.execute("SELECT max(version) FROM schema_version").fetchone()
+            current = int(row[0]) if row and row[0] is not None else 0
+            if current > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path}: schema version {current} is newer than this program "
+                    f"understands ({SCHEMA_VERSION})"
+                )
+            for version in range(current, SCHEMA_VERSION):
+                log.info("migrating %s to schema version %d", self.path, version + 1)
+                with self.atomic():
+                    for statement in _statements(MIGRATIONS[version]):
+                        self._con.execute(statement)
+                    self._con.execute("INSERT INTO schema_version VALUES (?)", [version + 1])
+
+    @property
+    def schema_version(self) -> int:
+        row = self.one("SELECT max(version) FROM schema_version")
+        return int(row[0]) if row and row[0] is not None else 0
+
+    # ------------------------------------------------------------------ transactions
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One transaction; nested blocks join the outermost one."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._con.execute("BEGIN TRANSACTION")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                self._con.execute("ROLLBACK")
+                raise
+            else:
+                self._depth = 0
+                self._con.execute("COMMIT")
+
+    # ------------------------------------------------------------------ statements
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        with self._lock:
+            self._con.execute(sql, list(params))
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if not rows:
+            return
+        with self._lock:
+            self._con.executemany(sql, [list(r) for r in rows])
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._con.execute(sql, list(params)).fetchall()
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        with self._lock:
+            return self._con.execute(sql, list(params)).fetchone()
+
+    def dicts(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            cur = self._con.execute(sql, list(params))
+            names = [d[0] for d in cur.description or ()]
+            return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        row = self.one(sql, params)
+        return None if row is None else row[0]
+
+
+def _statements(script: str) -> list[str]:
+    lines = [line.split("--", 1)[0] for line in script.splitlines()]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

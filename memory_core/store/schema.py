@@ -1,0 +1,195 @@
+"""DuckDB schema and migrations.
+
+``MIGRATIONS[i]`` upgrades the schema from version ``i`` to ``i + 1``; the applied version is
+kept in ``schema_version``. Append new migrations; never edit an applied one.
+
+JSON-valued columns hold lists/objects serialised by the repository (ids, themes, payloads).
+"""
+
+from __future__ import annotations
+
+V1 = """
+CREATE TABLE conversations (
+    id VARCHAR PRIMARY KEY,
+    speakers VARCHAR NOT NULL,          -- JSON list
+    source_format VARCHAR NOT NULL,
+    source_name VARCHAR NOT NULL,
+    meta VARCHAR NOT NULL,              -- JSON object (observations, summaries, ...)
+    imported_at TIMESTAMP NOT NULL
+);
+CREATE TABLE sessions (
+    conv_id VARCHAR NOT NULL,
+    idx INTEGER NOT NULL,
+    time TIMESTAMP,
+    time_text VARCHAR NOT NULL,
+    PRIMARY KEY (conv_id, idx)
+);
+CREATE TABLE turns (
+    conv_id VARCHAR NOT NULL,
+    id VARCHAR NOT NULL,
+    session INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    position INTEGER NOT NULL,          -- 0-based order in the whole conversation
+    speaker VARCHAR NOT NULL,
+    text VARCHAR NOT NULL,
+    image_caption VARCHAR,
+    image_url VARCHAR,
+    session_time TIMESTAMP,
+    PRIMARY KEY (conv_id, id)
+);
+CREATE TABLE qa (
+    conv_id VARCHAR NOT NULL,
+    qid INTEGER NOT NULL,
+    question VARCHAR NOT NULL,
+    answer VARCHAR,
+    evidence VARCHAR NOT NULL,          -- JSON list of turn ids
+    category INTEGER,
+    adversarial_answer VARCHAR,
+    question_time TIMESTAMP,
+    PRIMARY KEY (conv_id, qid)
+);
+CREATE TABLE episodes (
+    conv_id VARCHAR NOT NULL,
+    id VARCHAR PRIMARY KEY,
+    session INTEGER NOT NULL,
+    position INTEGER NOT NULL,          -- order in the conversation
+    turn_ids VARCHAR NOT NULL,          -- JSON list
+    theme VARCHAR NOT NULL,             -- JSON list of key phrases
+    theme_type VARCHAR NOT NULL,
+    boundary_reason VARCHAR NOT NULL,
+    boundary_score DOUBLE NOT NULL,
+    start_time TIMESTAMP
+);
+CREATE TABLE records (
+    id VARCHAR PRIMARY KEY,
+    conv_id VARCHAR NOT NULL,
+    episode_id VARCHAR NOT NULL,
+    entity VARCHAR NOT NULL,
+    entity_type VARCHAR NOT NULL,
+    property VARCHAR NOT NULL,
+    value VARCHAR NOT NULL,
+    condition VARCHAR,
+    modality VARCHAR NOT NULL,
+    valid_time VARCHAR,
+    valid_time_text VARCHAR,
+    evidence_turn_ids VARCHAR NOT NULL, -- JSON list
+    confidence DOUBLE NOT NULL,
+    source_speaker VARCHAR,
+    importance DOUBLE NOT NULL,
+    status VARCHAR NOT NULL,
+    version INTEGER NOT NULL,
+    origin VARCHAR NOT NULL
+);
+CREATE INDEX records_conv ON records (conv_id);
+CREATE TABLE entities (
+    id VARCHAR PRIMARY KEY,
+    conv_id VARCHAR NOT NULL,
+    name VARCHAR NOT NULL,
+    type VARCHAR NOT NULL,
+    aliases VARCHAR NOT NULL,           -- JSON list
+    importance DOUBLE NOT NULL,
+    attributes VARCHAR NOT NULL         -- JSON object property -> [values]
+);
+CREATE TABLE entity_merges (
+    conv_id VARCHAR NOT NULL,
+    canonical_id VARCHAR NOT NULL,
+    alias VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL,
+    score DOUBLE NOT NULL
+);
+CREATE TABLE edges (
+    conv_id VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    target VARCHAR NOT NULL,
+    property VARCHAR NOT NULL,
+    record_ids VARCHAR NOT NULL,        -- JSON list
+    importance DOUBLE NOT NULL,
+    first_mentioned TIMESTAMP,
+    last_mentioned TIMESTAMP,
+    last_accessed TIMESTAMP
+);
+CREATE TABLE events (
+    id VARCHAR PRIMARY KEY,
+    conv_id VARCHAR NOT NULL,
+    episode_id VARCHAR NOT NULL,
+    action VARCHAR NOT NULL,
+    participants VARCHAR NOT NULL,      -- JSON list
+    time VARCHAR,
+    time_text VARCHAR,
+    place VARCHAR,
+    cause VARCHAR,
+    manner VARCHAR,
+    source_turn_ids VARCHAR NOT NULL,   -- JSON list
+    importance DOUBLE NOT NULL
+);
+CREATE TABLE event_links (
+    conv_id VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    target VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,
+    label VARCHAR NOT NULL
+);
+CREATE TABLE built_sessions (          -- a row means: this session's memory is complete
+    conv_id VARCHAR NOT NULL,
+    session INTEGER NOT NULL,
+    backend VARCHAR NOT NULL,
+    built_at TIMESTAMP NOT NULL,
+    stats VARCHAR NOT NULL,             -- JSON: timings, counts
+    PRIMARY KEY (conv_id, session)
+);
+CREATE TABLE builds (
+    id VARCHAR PRIMARY KEY,
+    conv_id VARCHAR NOT NULL,
+    backend VARCHAR NOT NULL,
+    started_at TIMESTAMP NOT NULL,
+    finished_at TIMESTAMP,
+    stats VARCHAR NOT NULL,             -- JSON: timings per stage, counts
+    cost VARCHAR NOT NULL               -- JSON: tokens in/out, usd, calls
+);
+CREATE TABLE traces (
+    id VARCHAR PRIMARY KEY,
+    conv_id VARCHAR NOT NULL,
+    question VARCHAR NOT NULL,
+    strategy VARCHAR NOT NULL,
+    backend VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL,
+    payload VARCHAR NOT NULL            -- the Trace as JSON
+);
+CREATE TABLE edits (
+    id VARCHAR PRIMARY KEY,
+    conv_id VARCHAR NOT NULL,
+    target_kind VARCHAR NOT NULL,
+    target_id VARCHAR NOT NULL,
+    action VARCHAR NOT NULL,
+    who VARCHAR NOT NULL,
+    edited_at TIMESTAMP NOT NULL,
+    before VARCHAR,                     -- JSON
+    after VARCHAR,                      -- JSON
+    why VARCHAR NOT NULL,
+    reverts VARCHAR
+);
+CREATE TABLE llm_cache (
+    key VARCHAR PRIMARY KEY,            -- sha256 of (endpoint, model, messages, parameters)
+    endpoint VARCHAR NOT NULL,
+    model VARCHAR NOT NULL,
+    response VARCHAR NOT NULL,          -- raw response content
+    tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    created_at TIMESTAMP NOT NULL
+);
+CREATE TABLE llm_calls (               -- accounting, one row per call (cached or not)
+    conv_id VARCHAR,
+    scope VARCHAR NOT NULL,             -- "build:<id>" | "trace:<id>" | "eval:<id>"
+    stage VARCHAR NOT NULL,
+    model VARCHAR NOT NULL,
+    tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    latency_s DOUBLE NOT NULL,
+    cost_usd DOUBLE NOT NULL,
+    cached BOOLEAN NOT NULL,
+    called_at TIMESTAMP NOT NULL
+);
+"""
+
+MIGRATIONS: list[str] = [V1]
+SCHEMA_VERSION = len(MIGRATIONS)
