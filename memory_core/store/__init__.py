@@ -10,10 +10,11 @@ from pathlib import Path
 from memory_core.store.activity import ActivityStore
 from memory_core.store.base import DB_FILE
 from memory_core.store.conversations import ConversationStore
+from memory_core.store.curation import CurationStore
 from memory_core.store.memory import MemoryStore
 
 
-class Store(ConversationStore, MemoryStore, ActivityStore):
+class Store(ConversationStore, MemoryStore, ActivityStore, CurationStore):
     """The repository: the only place that talks SQL."""
 
     @classmethod

@@ -1,0 +1,220 @@
+"""Curation queries: record search for the Records page (filtered, searched, sorted and
+paginated in DuckDB), filter facets, and the lookups entity merges need.
+
+A search is one parameterised statement over ``records`` joined to its episode (for session
+and dialogue order). Sort keys come from a whitelist that maps a public name to a fixed SQL
+expression, so no user text ever becomes SQL.
+
+    store.search_records(conv_id, query="melanie paint", filters={"session": 3},
+                         sort="-confidence", page=2, page_size=50) -> (records, total)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from memory_core.errors import StoreError
+from memory_core.models import Modality, Record, RecordStatus
+from memory_core.store.base import StoreBase
+from memory_core.store.memory import record_from_row
+
+RECORD_COLUMNS = (
+    "id", "conv_id", "episode_id", "entity", "entity_type", "property", "value", "condition",
+    "modality", "valid_time", "valid_time_text", "evidence_turn_ids", "confidence",
+    "source_speaker", "importance", "status", "version", "origin",
+)  # the order ``record_from_row`` reads
+_SELECT = ", ".join(f"r.{c}" for c in RECORD_COLUMNS)
+
+# public sort name -> SQL expression (a fixed whitelist; never user text)
+SORT_FIELDS: dict[str, str] = {
+    "episode": "e.position",
+    "session": "e.session",
+    "episode_id": "r.episode_id",
+    "entity": "lower(r.entity)",
+    "entity_type": "lower(r.entity_type)",
+    "property": "lower(r.property)",
+    "value": "lower(r.value)",
+    "modality": "r.modality",
+    "valid_time": "r.valid_time",
+    "confidence": "r.confidence",
+    "importance": "r.importance",
+    "status": "r.status",
+    "version": "r.version",
+    "origin": "r.origin",
+    "id": "r.id",
+}
+DEFAULT_SORT = "episode"
+
+FILTER_KEYS = ("entity", "entity_type", "property", "modality", "status", "min_confidence",
+               "session", "episode_id", "origin")
+MAX_PAGE_SIZE = 1000
+MAX_QUERY_WORDS = 8
+
+# text searched by ``query``: every word must occur (case-insensitive) somewhere in it
+_HAYSTACK = (
+    "lower(concat_ws(' ', r.entity, r.entity_type, r.property, r.value, r.condition, "
+    "r.valid_time, r.valid_time_text, r.source_speaker, r.evidence_turn_ids, r.id))"
+)
+
+
+class CurationStore(StoreBase):
+    def search_records(
+        self,
+        conv_id: str,
+        *,
+        query: str = "",
+        filters: Mapping[str, Any] | None = None,
+        sort: str = DEFAULT_SORT,
+        page: int = 1,
+        page_size: int = 50,
+    ) -> tuple[list[Record], int]:
+        """One page (1-based) of the records matching ``query`` and ``filters``, and the total.
+
+        ``filters`` keys: entity (exact, case-insensitive), entity_type, property, modality,
+        status (a value, a list, or ``"all"``; default: every status but deleted),
+        min_confidence, session, episode_id, origin. Values may be a single value or a list;
+        empty values are ignored. ``sort`` is a name from ``SORT_FIELDS``, ``-`` for descending.
+        """
+        if page < 1:
+            raise StoreError(f"records page: page must be 1 or more, got {page}")
+        if not 1 <= page_size <= MAX_PAGE_SIZE:
+            raise StoreError(f"records page: page_size must be 1..{MAX_PAGE_SIZE}, got {page_size}")
+        where, params = _where(conv_id, query, filters or {})
+        order = _order_by(sort)
+        base = f"FROM records r LEFT JOIN episodes e ON e.id = r.episode_id WHERE {where}"
+        total = int(self.scalar(f"SELECT count(*) {base}", params))
+        rows = self.all(
+            f"SELECT {_SELECT} {base} ORDER BY {order} LIMIT ? OFFSET ?",
+            [*params, page_size, (page - 1) * page_size],
+        )
+        return [record_from_row(r) for r in rows], total
+
+    def record_facets(self, conv_id: str, *, top_entities: int = 200) -> dict[str, list[tuple[Any, int]]]:
+        """Distinct values with counts for the filter widgets (non-deleted records)."""
+        facets: dict[str, list[tuple[Any, int]]] = {}
+        for name, expr, order in (
+            ("entity_type", "r.entity_type", "n DESC, v"),
+            ("property", "r.property", "n DESC, v"),
+            ("modality", "r.modality", "n DESC, v"),
+            ("status", "r.status", "n DESC, v"),
+            ("origin", "r.origin", "n DESC, v"),
+            ("session", "e.session", "v"),
+            ("entity", "r.entity", "n DESC, v"),
+        ):
+            limit = top_entities if name == "entity" else 10_000
+            rows = self.all(
+                f"SELECT {expr} AS v, count(*) AS n FROM records r "  # noqa: S608
+                "LEFT JOIN episodes e ON e.id = r.episode_id "
+                f"WHERE r.conv_id = ? AND r.status <> 'deleted' GROUP BY v ORDER BY {order} LIMIT ?",
+                [conv_id, limit],
+            )
+            facets[name] = [(v, int(n)) for v, n in rows]
+        return facets
+
+    def records_naming(self, conv_id: str, name: str) -> list[Record]:
+        """Non-deleted records whose entity, or whose value, is ``name`` (case-insensitive)."""
+        rows = self.all(
+            f"SELECT {_SELECT} FROM records r WHERE r.conv_id = ? AND r.status <> 'deleted' "  # noqa: S608
+            "AND (lower(r.entity) = lower(?) OR lower(r.value) = lower(?)) ORDER BY r.id",
+            [conv_id, name, name],
+        )
+        return [record_from_row(r) for r in rows]
+
+    def entity_names(self, conv_id: str) -> dict[str, int]:
+        """Entity name -> number of non-deleted records naming it as their entity."""
+        return {r[0]: int(r[1]) for r in self.all(
+            "SELECT entity, count(*) FROM records WHERE conv_id = ? AND status <> 'deleted' "
+            "GROUP BY entity ORDER BY entity", [conv_id])}
+
+
+# ---------------------------------------------------------------------------- helpers
+def _values(key: str, raw: Any) -> list[Any]:
+    if raw is None or raw == "":
+        return []
+    if isinstance(raw, str | int | float):
+        return [raw]
+    if isinstance(raw, Sequence | set | frozenset):
+        return [v for v in raw if v is not None and v != ""]
+    raise StoreError(f"records filter '{key}': expected a value or a list, got {type(raw).__name__}")
+
+
+def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
+    unknown = sorted(set(filters) - set(FILTER_KEYS))
+    if unknown:
+        raise StoreError(f"records filter: unknown key '{unknown[0]}' (known: {', '.join(FILTER_KEYS)})")
+    clauses = ["r.conv_id = ?"]
+    params: list[Any] = [conv_id]
+
+    status = _values("status", filters.get("status"))
+    if status == ["all"]:
+        pass
+    elif status:
+        for s in status:
+            _check_enum("status", s, RecordStatus)
+        clauses.append("list_contains(?, r.status)")
+        params.append([str(s) for s in status])
+    else:
+        clauses.append("r.status <> 'deleted'")
+
+    for s in _values("modality", filters.get("modality")):
+        _check_enum("modality", s, Modality)
+    for key, column, lower in (
+        ("entity", "r.entity", True),
+        ("entity_type", "r.entity_type", True),
+        ("property", "r.property", True),
+        ("modality", "r.modality", False),
+        ("episode_id", "r.episode_id", False),
+        ("origin", "r.origin", False),
+    ):
+        values = [str(v) for v in _values(key, filters.get(key))]
+        if not values:
+            continue
+        if lower:
+            clauses.append(f"list_contains(?, lower({column}))")
+            params.append([v.lower() for v in values])
+        else:
+            clauses.append(f"list_contains(?, {column})")
+            params.append(values)
+
+    sessions = _values("session", filters.get("session"))
+    if sessions:
+        try:
+            clauses.append("list_contains(?, e.session)")
+            params.append([int(s) for s in sessions])
+        except (TypeError, ValueError):
+            raise StoreError(
+                f"records filter 'session': expected session numbers, got {sessions!r}") from None
+
+    min_conf = filters.get("min_confidence")
+    if min_conf is not None and min_conf != "":
+        try:
+            threshold = float(min_conf)
+        except (TypeError, ValueError):
+            raise StoreError(
+                f"records filter 'min_confidence': expected a number, got {min_conf!r}") from None
+        clauses.append("r.confidence >= ?")
+        params.append(threshold)
+
+    words = [w for w in query.lower().split() if w][:MAX_QUERY_WORDS]
+    for word in words:
+        clauses.append(f"contains({_HAYSTACK}, ?)")
+        params.append(word)
+    return " AND ".join(clauses), params
+
+
+def _check_enum(key: str, value: Any, enum: type[Modality] | type[RecordStatus]) -> None:
+    allowed = [m.value for m in enum]
+    if str(value) not in allowed:
+        raise StoreError(f"records filter '{key}': unknown value {value!r} (known: {', '.join(allowed)})")
+
+
+def _order_by(sort: str) -> str:
+    name = (sort or DEFAULT_SORT).strip()
+    descending = name.startswith("-")
+    name = name.lstrip("-+")
+    if name not in SORT_FIELDS:
+        raise StoreError(f"records sort: unknown field '{name}' (known: {', '.join(SORT_FIELDS)})")
+    direction = "DESC" if descending else "ASC"
+    tie = "e.position ASC, r.id ASC" if name != "episode" else "r.id ASC"
+    return f"{SORT_FIELDS[name]} {direction} NULLS LAST, {tie}"
