@@ -1,0 +1,68 @@
+"""Home-page pieces: totals, the conversations table, build cost, quick links."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+COUNT_COLUMNS = ("sessions", "turns", "questions", "episodes", "records", "entities", "events")
+
+LINKS = (
+    ("pages/episodes.py", "Episodes", ":material/view_timeline:"),
+    ("pages/records.py", "Records", ":material/table_rows:"),
+    ("pages/graphs.py", "Graphs", ":material/hub:"),
+    ("pages/ask.py", "Ask", ":material/question_answer:"),
+    ("pages/evaluate.py", "Evaluate", ":material/analytics:"),
+    ("pages/history.py", "History", ":material/history:"),
+)
+
+
+def totals(rows: Sequence[dict[str, Any]]) -> None:
+    cols = st.columns(4)
+    cols[0].metric("Conversations", len(rows))
+    cols[1].metric("Turns", sum(int(r.get("turns", 0)) for r in rows))
+    cols[2].metric("Episodes", sum(int(r.get("episodes", 0)) for r in rows))
+    cols[3].metric("Records", sum(int(r.get("records", 0)) for r in rows))
+
+
+def built_label(row: dict[str, Any]) -> str:
+    built, total = int(row.get("built_sessions", 0)), int(row.get("sessions", 0))
+    if built == 0:
+        return "not built"
+    return "built" if built >= total else f"{built}/{total} sessions"
+
+
+def conversation_table(rows: Sequence[dict[str, Any]]) -> None:
+    frame = pd.DataFrame(
+        [{"conversation": r["id"], **{c: int(r.get(c, 0)) for c in COUNT_COLUMNS},
+          "memory": built_label(r), "format": r.get("source_format", "")} for r in rows]
+    )
+    st.dataframe(frame, hide_index=True, width="stretch")
+
+
+def build_cost(svc: Any, conv: str) -> None:
+    """The latest build of ``conv``: backend, duration, LLM tokens and cost."""
+    history = svc.build_history(conv) if callable(getattr(svc, "build_history", None)) \
+        else svc.store.builds(conv)
+    if not history:
+        st.caption("Not built yet — open *Load & build* to build its memory.")
+        return
+    last = history[0]
+    stats, cost = last.get("stats") or {}, last.get("cost") or {}
+    cols = st.columns(5)
+    cols[0].metric("Backend", str(last.get("backend", "?")))
+    cols[1].metric("Build time", f"{float(stats.get('seconds', 0.0)):.1f} s")
+    cols[2].metric("LLM calls", int(cost.get("calls", 0)))
+    cols[3].metric("Tokens in/out", f"{int(cost.get('tokens_in', 0))}/{int(cost.get('tokens_out', 0))}")
+    cols[4].metric("Cost", f"${float(cost.get('usd', 0.0)):.4f}")
+    if last.get("finished_at") is None:
+        st.caption("The last build did not finish; building again resumes where it stopped.")
+
+
+def quick_links(conv: str) -> None:
+    cols = st.columns(len(LINKS))
+    for col, (path, label, icon) in zip(cols, LINKS, strict=True):
+        col.page_link(path, label=label, icon=icon, query_params={"conv": conv})

@@ -1,0 +1,68 @@
+"""The one services object per data directory, opened once per process and cached.
+
+``services()`` reads ``Settings.from_env()`` (the edge where the environment is read) and
+returns the cached ``Services`` for that home. Session state never holds it: it holds ids and
+filters only. Project errors from opening the home are shown as one line and stop the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from memory_core.config import Settings
+from memory_core.errors import MnemoscopeError
+from memory_core.services import Services
+
+
+@st.cache_resource(show_spinner="Opening the memory store…")
+def _open(home: str) -> Services:
+    return Services.open(Settings.from_env().with_home(home))
+
+
+def env_settings() -> Settings:
+    try:
+        return Settings.from_env()
+    except MnemoscopeError as exc:
+        st.error(str(exc))
+        st.stop()
+        raise  # unreachable: st.stop() raises
+
+
+def services() -> Services:
+    """The cached services facade for the configured home."""
+    home = str(env_settings().home.resolve())
+    try:
+        return _open(home)
+    except MnemoscopeError as exc:
+        st.error(str(exc))
+        st.stop()
+        raise
+
+
+def available(svc: Any, *names: str) -> bool:
+    """True when the services object offers every method in ``names`` (work in progress elsewhere)."""
+    return all(callable(getattr(svc, n, None)) for n in names)
+
+
+def need(svc: Any, *names: str, what: str = "This view") -> None:
+    """Stop the page with a clear message when a service method is not there yet."""
+    missing = [n for n in names if not callable(getattr(svc, n, None))]
+    if missing:
+        st.info(f"{what} needs the service method(s) {', '.join(missing)}, which this "
+                "installation does not provide yet.")
+        st.stop()
+
+
+def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call a service; a project error becomes one red line and stops the page."""
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError:
+        st.info("This feature is not implemented in this installation yet.")
+        st.stop()
+    except MnemoscopeError as exc:
+        st.error(str(exc))
+        st.stop()

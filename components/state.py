@@ -1,0 +1,62 @@
+"""Plain session values shared by the pages: the current conversation and the session settings.
+
+The current conversation lives in the URL (``?conv=<id>``) so links can be shared; the frame
+(``app.py``) resolves it once per run through ``components.sidebar`` and stores the id in
+``st.session_state["conv"]``. Session settings are a plain dict; the API key lives only in
+``st.session_state["api_key"]`` and is never written anywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from memory_core.config import Settings
+
+CONV_KEY = "conv"
+SETTINGS_KEY = "session_settings"
+API_KEY = "api_key"
+
+
+def current_conv() -> str | None:
+    value = st.session_state.get(CONV_KEY)
+    return value if isinstance(value, str) else None
+
+
+def require_conv() -> str:
+    """The current conversation id, or a hint to load one and stop the page."""
+    conv = current_conv()
+    if conv is None:
+        st.info("No conversation yet. Load one first.")
+        st.page_link("pages/load.py", label="Load a conversation", icon=":material/upload:")
+        st.stop()
+    assert conv is not None
+    return conv
+
+
+def query_param(name: str) -> str | None:
+    value = st.query_params.get(name)
+    return value if value else None
+
+
+def session_settings(defaults: Settings) -> dict[str, Any]:
+    """Backend, endpoint, model, strategy and budget for this browser session (plain values)."""
+    if SETTINGS_KEY not in st.session_state:
+        st.session_state[SETTINGS_KEY] = {
+            "backend": defaults.backend,
+            "base_url": defaults.llm.base_url or "",
+            "model": defaults.llm.model,
+            "strategy": defaults.strategy,
+            "budget_tokens": defaults.budget_tokens,
+        }
+    return dict(st.session_state[SETTINGS_KEY])
+
+
+def save_session_settings(values: dict[str, Any]) -> None:
+    st.session_state[SETTINGS_KEY] = {k: v for k, v in values.items() if k != API_KEY}
+
+
+def session_api_key() -> str | None:
+    value = st.session_state.get(API_KEY)
+    return value if isinstance(value, str) and value else None

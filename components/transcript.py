@@ -1,0 +1,185 @@
+"""The transcript drawn as HTML: session headers, episode bands, record chips, highlights.
+
+Everything here is built from escaped pieces (``components.text.esc``); the only literal
+markup is our own tags and class names. ``render`` passes the result to ``st.html``, which
+sanitises it once more (DOMPurify) and never runs scripts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import streamlit as st
+
+from components.text import anchor_id, esc
+from components.theme import episode_colors
+
+Span = tuple[int, int, str]  # start, end, label (character offsets into the turn text)
+
+
+@dataclass(frozen=True)
+class TurnView:
+    """What the transcript needs from a ``Turn`` or a ``BufferTurn``."""
+
+    id: str
+    speaker: str
+    text: str
+    session: int
+    time: datetime | None = None
+    caption: str | None = None
+
+    @classmethod
+    def of(cls, turn: Any) -> TurnView:
+        tid = getattr(turn, "id", None) or getattr(turn, "turn_id", "")
+        return cls(
+            id=str(tid), speaker=str(turn.speaker), text=str(turn.text or ""), session=int(turn.session),
+            time=getattr(turn, "session_time", None), caption=getattr(turn, "image_caption", None),
+        )
+
+
+def highlight_html(text: str, spans: Iterable[Span] = ()) -> str:
+    """Escaped ``text`` with ``<mark>`` around the given spans (clamped, overlaps merged)."""
+    clean: list[tuple[int, int, str]] = []
+    for start, end, label in sorted(spans):
+        start, end = max(0, int(start)), min(len(text), int(end))
+        if end <= start:
+            continue
+        if clean and start <= clean[-1][1]:
+            prev = clean[-1]
+            clean[-1] = (prev[0], max(prev[1], end), prev[2] or label)
+        else:
+            clean.append((start, end, label))
+    out: list[str] = []
+    pos = 0
+    for start, end, label in clean:
+        out.append(esc(text[pos:start]))
+        title = f' title="{esc(label)}"' if label else ""
+        out.append(f"<mark{title}>{esc(text[start:end])}</mark>")
+        pos = end
+    out.append(esc(text[pos:]))
+    return "".join(out)
+
+
+def record_chip(record: Any) -> str:
+    modality = getattr(record, "modality", None)
+    mod = f" [{esc(getattr(modality, 'value', modality))}]" if modality and str(
+        getattr(modality, "value", modality)) != "observed" else ""
+    status = str(getattr(getattr(record, "status", ""), "value", getattr(record, "status", "")))
+    cls = "mn-chip mn-wrong" if status in ("wrong", "deleted") else "mn-chip"
+    title = esc(f"{record.id} · confidence {getattr(record, 'confidence', 0):.2f}")
+    return (f'<span class="{cls}" title="{title}">{esc(record.entity)} · '
+            f"{esc(record.property)} = {esc(record.value)}{mod}</span>")
+
+
+def turn_html(turn: TurnView, *, spans: Sequence[Span] = (), records: Sequence[Any] = (),
+              evidence: bool = False, cited: bool = False, max_chips: int = 6) -> str:
+    classes = ["mn-turn"]
+    if evidence:
+        classes.append("mn-evidence")
+    if cited:
+        classes.append("mn-cited")
+    caption = (f' <span class="mn-caption">[image: {esc(turn.caption)}]</span>' if turn.caption else "")
+    chips = "".join(record_chip(r) for r in records[:max_chips])
+    if len(records) > max_chips:
+        chips += f'<span class="mn-chip">+{len(records) - max_chips} more</span>'
+    return (
+        f'<div class="{" ".join(classes)}" id="{anchor_id(turn.id)}">'
+        f'<div><span class="mn-tid">{esc(turn.id)}</span>'
+        f'<span class="mn-speaker">{esc(turn.speaker)}</span>: '
+        f"{highlight_html(turn.text, spans)}{caption}</div>"
+        f'<div class="mn-recs">{chips}</div></div>'
+    )
+
+
+def episode_head(episode: Any, position: int) -> str:
+    color, _ = episode_colors(position)
+    theme = ", ".join(str(t) for t in episode.theme[:5]) or "—"
+    kind = str(getattr(episode.theme_type, "value", episode.theme_type))
+    reason = episode.boundary_reason or "start of session"
+    return (
+        f'<div class="mn-ep-head"><span class="mn-tag" style="background:{color}">{esc(kind)}</span>'
+        f"<b>{esc(episode.id)}</b> · theme: {esc(theme)} · boundary: {esc(reason)}"
+        f" ({float(episode.boundary_score):.2f})</div>"
+    )
+
+
+def _session_head(turn: TurnView) -> str:
+    when = f" · {turn.time:%Y-%m-%d %H:%M}" if turn.time else ""
+    return f'<div class="mn-session-head">Session {turn.session}{esc(when)}</div>'
+
+
+def records_by_first_evidence(records: Iterable[Any], turn_ids: Iterable[str]) -> dict[str, list[Any]]:
+    """Place each record beside the first of its evidence turns that is on screen."""
+    shown = set(turn_ids)
+    out: dict[str, list[Any]] = {}
+    for r in records:
+        for tid in getattr(r, "evidence_turn_ids", ()):
+            if tid in shown:
+                out.setdefault(tid, []).append(r)
+                break
+    return out
+
+
+def transcript_html(
+    turns: Sequence[Any],
+    episodes: Sequence[Any] = (),
+    records: Iterable[Any] = (),
+    *,
+    highlights: Mapping[str, Sequence[Span]] | None = None,
+    evidence: Iterable[str] = (),
+    cited: Iterable[str] = (),
+    episode_positions: Mapping[str, int] | None = None,
+) -> str:
+    """The transcript of ``turns`` with episode bands (turns in no episode yet: a dashed band)."""
+    views = [t if isinstance(t, TurnView) else TurnView.of(t) for t in turns]
+    by_turn_episode: dict[str, Any] = {}
+    positions = dict(episode_positions or {})
+    for i, ep in enumerate(episodes):
+        positions.setdefault(ep.id, i)
+        for tid in ep.turn_ids:
+            by_turn_episode[tid] = ep
+    chips = records_by_first_evidence(records, (v.id for v in views))
+    marks = highlights or {}
+    evidence_set, cited_set = set(evidence), set(cited)
+
+    out: list[str] = ['<div class="mn-transcript">']
+    session: int | None = None
+    open_group: str | None = None  # episode id, "" for pending turns, None when closed
+    for view in views:
+        ep = by_turn_episode.get(view.id)
+        group = ep.id if ep is not None else ""
+        if view.session != session:
+            if open_group is not None:
+                out.append("</div>")
+                open_group = None
+            out.append(_session_head(view))
+            session = view.session
+        if group != open_group:
+            if open_group is not None:
+                out.append("</div>")
+            if ep is not None:
+                pos = positions.get(ep.id, 0)
+                color, tint = episode_colors(pos)
+                out.append(f'<div class="mn-episode" style="border-left-color:{color};background:{tint}">')
+                out.append(episode_head(ep, pos))
+            else:
+                out.append('<div class="mn-pending">')
+            open_group = group
+        out.append(turn_html(view, spans=marks.get(view.id, ()), records=chips.get(view.id, []),
+                             evidence=view.id in evidence_set, cited=view.id in cited_set))
+    if open_group is not None:
+        out.append("</div>")
+    out.append("</div>")
+    return "".join(out)
+
+
+def render(turns: Sequence[Any], episodes: Sequence[Any] = (), records: Iterable[Any] = (),
+           **kwargs: Any) -> None:
+    """Draw a transcript (see ``transcript_html``); nothing to draw shows a short note."""
+    if not turns:
+        st.caption("No turns to show.")
+        return
+    st.html(transcript_html(turns, episodes, records, **kwargs))

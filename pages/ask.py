@@ -1,0 +1,5 @@
+"""Ask (being written)."""
+
+import streamlit as st
+
+st.title("Ask")

@@ -1,0 +1,5 @@
+"""Episodes (being written)."""
+
+import streamlit as st
+
+st.title("Episodes")

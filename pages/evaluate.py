@@ -1,0 +1,5 @@
+"""Evaluate (being written)."""
+
+import streamlit as st
+
+st.title("Evaluate")

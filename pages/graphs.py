@@ -1,0 +1,5 @@
+"""Graphs (being written)."""
+
+import streamlit as st
+
+st.title("Graphs")

@@ -1,0 +1,5 @@
+"""History (being written)."""
+
+import streamlit as st
+
+st.title("History")

@@ -1,0 +1,5 @@
+"""Load (being written)."""
+
+import streamlit as st
+
+st.title("Load")

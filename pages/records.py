@@ -1,0 +1,5 @@
+"""Records (being written)."""
+
+import streamlit as st
+
+st.title("Records")

@@ -1,0 +1,5 @@
+"""Settings (being written)."""
+
+import streamlit as st
+
+st.title("Settings")
