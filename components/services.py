@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from components.frame import ensure_frame
 from memory_core.config import Settings
 from memory_core.errors import MnemoscopeError
 from memory_core.services import Services
@@ -32,7 +33,8 @@ def env_settings() -> Settings:
 
 
 def services() -> Services:
-    """The cached services facade for the configured home."""
+    """The cached services facade for the configured home (every page calls this first)."""
+    ensure_frame()
     home = str(env_settings().home.resolve())
     try:
         return _open(home)

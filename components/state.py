@@ -60,3 +60,17 @@ def save_session_settings(values: dict[str, Any]) -> None:
 def session_api_key() -> str | None:
     value = st.session_state.get(API_KEY)
     return value if isinstance(value, str) and value else None
+
+
+def sync_pick(key: str, ids: list[str], picked: str | None, default: str | None = None) -> None:
+    """Keep a selectbox (``key``) in step with a chart/table selection event.
+
+    A new selection event moves the selectbox; a selection that has not changed since the last
+    run leaves the user's own later choice alone. Call before drawing the selectbox.
+    """
+    marker = f"{key}__last_event"
+    if picked and picked != st.session_state.get(marker) and picked in ids:
+        st.session_state[key] = picked
+    st.session_state[marker] = picked
+    if st.session_state.get(key) not in ids and ids:
+        st.session_state[key] = default if default in ids else ids[0]

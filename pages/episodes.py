@@ -1,5 +1,59 @@
-"""Episodes (being written)."""
+"""Episodes: the transcript with coloured episode bands, a timeline over real dates, and the
+records and turns of a selected episode."""
 
+import pandas as pd
 import streamlit as st
 
+from components import data, plots, transcript
+from components.services import services
+from components.state import query_param, require_conv, sync_pick
+from components.text import md, shorten
+
+svc = services()
+conv = require_conv()
 st.title("Episodes")
+
+convo = data.conversation(svc, conv)
+episodes = data.episodes(svc, conv)
+if not episodes:
+    st.info("This conversation has no memory yet: build it on the Load & build page.")
+    st.page_link("pages/load.py", label="Load & build", query_params={"conv": conv})
+    st.stop()
+labels = data.episode_labels(episodes)
+
+cols = st.columns(3)
+cols[0].metric("Sessions", len(convo.sessions))
+cols[1].metric("Episodes", len(episodes))
+cols[2].metric("Turns per episode", f"{sum(len(e.turn_ids) for e in episodes) / len(episodes):.1f}")
+
+event = st.plotly_chart(plots.episode_timeline(convo.sessions, episodes, labels), on_select="rerun",
+                        key="timeline", selection_mode="points")
+picked = [p.get("customdata") for p in (event.selection.points if event else []) if p.get("customdata")]
+ids = [e.id for e in episodes]
+sync_pick("episode_pick", ids, picked[0] if picked else None, default=query_param("episode"))
+by_id = {e.id: e for e in episodes}
+chosen = st.selectbox(
+    "Episode", ids, key="episode_pick",
+    format_func=lambda i: f"{labels[i]} — {shorten(', '.join(by_id[i].theme[:4]) or '—', 70)}",
+)
+
+episode = by_id[chosen]
+records = data.records(svc, conv, episode_id=episode.id)
+st.subheader(f"{md(labels[chosen])}: {md(', '.join(episode.theme[:5]) or '—')}")
+st.caption(f"{md(episode.theme_type.value)} episode · {len(episode.turn_ids)} turns · boundary: "
+           f"{md(episode.boundary_reason or 'start of session')}")
+left, right = st.columns([3, 2])
+with left:
+    transcript.render(data.turns(svc, conv, episode.turn_ids), [episode], records,
+                      evidence=data.evidence_turns(records),
+                      episode_positions={episode.id: ids.index(chosen)})
+with right:
+    st.dataframe(pd.DataFrame(data.records_frame_rows(records, labels)), hide_index=True,
+                 column_order=("entity", "property", "value", "modality", "valid time", "confidence"))
+
+st.subheader("Transcript")
+session = st.selectbox("Session", [0] + [s.index for s in convo.sessions],
+                       format_func=lambda i: "All sessions" if i == 0 else f"Session {i}")
+shown = [t for t in convo.turns if session in (0, t.session)]
+transcript.render(shown, episodes, data.records(svc, conv),
+                  episode_positions={e.id: i for i, e in enumerate(episodes)})

@@ -146,11 +146,23 @@ def page(chromium: object) -> Iterator[object]:
     context.close()
 
 
-def shot(page: object, name: str) -> Path:
-    """Save a screenshot of the whole app (the main scroll area expanded) for a human to look at."""
+def shot(page: object, name: str, max_height: int = 7000) -> Path:
+    """Save a screenshot of the whole page for a human to look at.
+
+    Streamlit scrolls inside its main container, so the viewport is stretched to the content's
+    height for the screenshot and restored afterwards.
+    """
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+    size = page.viewport_size  # type: ignore[attr-defined]
+    height = page.evaluate(  # type: ignore[attr-defined]
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
+        "[data-testid=\"stMainBlockContainer\"]')].map(e => e.scrollHeight), 0)")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"],  # type: ignore[attr-defined]
+                                                                  min(int(height) + 80, max_height))})
+    page.wait_for_timeout(300)  # type: ignore[attr-defined]
+    page.screenshot(path=str(path))  # type: ignore[attr-defined]
+    page.set_viewport_size(size)  # type: ignore[attr-defined]
     return path
 
 

@@ -1,0 +1,71 @@
+"""Small read helpers for pages: prefer a service method, fall back to the store's read.
+
+These only read and reshape; no SQL and no pipeline logic lives here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def conversation(svc: Any, conv: str) -> Any:
+    if callable(getattr(svc, "conversation", None)):
+        return svc.conversation(conv)
+    return svc.store.load_conversation(conv)
+
+
+def turns(svc: Any, conv: str, ids: Sequence[str] | None = None) -> list[Any]:
+    return list(svc.store.turns(conv, list(ids) if ids is not None else None))
+
+
+def episodes(svc: Any, conv: str) -> list[Any]:
+    if callable(getattr(svc, "episodes", None)):
+        return list(svc.episodes(conv))
+    return list(svc.store.episodes(conv))
+
+
+def records(svc: Any, conv: str, *, episode_id: str | None = None,
+            include_inactive: bool = False) -> list[Any]:
+    return list(svc.store.records(conv, episode_id=episode_id, include_inactive=include_inactive))
+
+
+def record(svc: Any, record_id: str) -> Any:
+    return svc.store.record(record_id)
+
+
+def episode_labels(episodes: Sequence[Any]) -> dict[str, str]:
+    """Short labels ``S3·E2`` (session, position inside the session) for episode ids."""
+    labels: dict[str, str] = {}
+    counter: dict[int, int] = {}
+    for ep in episodes:
+        counter[ep.session] = counter.get(ep.session, 0) + 1
+        labels[ep.id] = f"S{ep.session}·E{counter[ep.session]}"
+    return labels
+
+
+def evidence_turns(records: Sequence[Any]) -> set[str]:
+    return {tid for r in records for tid in getattr(r, "evidence_turn_ids", ())}
+
+
+def records_frame_rows(records: Sequence[Any], labels: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Rows for a records table (plain values; the table renders them as text)."""
+    labels = labels or {}
+    rows = []
+    for r in records:
+        rows.append({
+            "id": r.id,
+            "entity": r.entity,
+            "type": r.entity_type,
+            "property": r.property,
+            "value": r.value,
+            "condition": r.condition or "",
+            "modality": str(getattr(r.modality, "value", r.modality)),
+            "valid time": r.valid_time or "",
+            "confidence": round(float(r.confidence), 2),
+            "status": str(getattr(r.status, "value", r.status)),
+            "episode": labels.get(r.episode_id, r.episode_id),
+            "evidence": ", ".join(r.evidence_turn_ids),
+            "version": r.version,
+        })
+    return rows
