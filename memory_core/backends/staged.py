@@ -1,0 +1,45 @@
+"""A backend that mixes implementations per stage (e.g. offline segmentation, LLM extraction)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from memory_core.backends.base import STAGES, Backend, ConversationInfo, Extraction, Vocabulary
+from memory_core.errors import ConfigError
+from memory_core.llm.accounting import Scope, llm_scope
+from memory_core.models import Answer, BufferTurn, Episode, Plan, Session, Turn
+
+
+class StagedBackend:
+    """Routes each stage to the backend chosen for it; ``name`` says which went where."""
+
+    def __init__(self, backends: Mapping[str, Backend]) -> None:
+        missing = [stage for stage in STAGES if stage not in backends]
+        if missing:
+            raise ConfigError(f"staged backend: no backend chosen for stage(s) {', '.join(missing)}")
+        self.backends = dict(backends)
+        self.name = "+".join(f"{stage}={self.backends[stage].name}" for stage in STAGES)
+
+    def accounting(self, conv_id: str | None, scope: str) -> AbstractContextManager[Scope]:
+        return llm_scope(conv_id, scope)
+
+    def segment(self, session: Session, info: ConversationInfo) -> list[Episode]:
+        return self.backends["segment"].segment(session, info)
+
+    def extract(self, episode: Episode, turns: list[Turn], info: ConversationInfo) -> Extraction:
+        return self.backends["extract"].extract(episode, turns, info)
+
+    def extract_many(self, items: Sequence[tuple[Episode, list[Turn]]],
+                     info: ConversationInfo) -> list[Extraction]:
+        extractor: Any = self.backends["extract"]
+        if hasattr(extractor, "extract_many"):
+            return list(extractor.extract_many(items, info))
+        return [extractor.extract(episode, turns, info) for episode, turns in items]
+
+    def plan(self, question: str, vocabulary: Vocabulary) -> Plan:
+        return self.backends["plan"].plan(question, vocabulary)
+
+    def answer(self, question: str, plan: Plan, buffer: list[BufferTurn]) -> Answer:
+        return self.backends["answer"].answer(question, plan, buffer)
