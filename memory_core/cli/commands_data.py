@@ -1,20 +1,30 @@
-"""Data commands: import, list, stats, export."""
+"""Data commands: import, list, stats, export, setup-sample."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from memory_core.config import Settings
+from memory_core.errors import ConfigError, StoreError
+from memory_core.ingest import FORMATS, Loaded, load_file
 from memory_core.services import Services
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "sample_conversation.json"
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("import", help="import a conversation file")
+    p = sub.add_parser("import", help="import a conversation file (all of it or nothing)")
     p.add_argument("file")
     p.add_argument("--format", dest="fmt", default=None,
-                   help="locomo | longmemeval | json | jsonl | csv | text (default: detect)")
+                   help=f"{' | '.join(FORMATS)} (default: detected from the content)")
     p.add_argument("--replace", action="store_true", help="replace conversations with the same id")
     p.set_defaults(func=cmd_import)
 
@@ -26,19 +36,44 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
 
+    p = sub.add_parser("export", help="export a conversation and its memory")
+    p.add_argument("--conv", required=True)
+    p.add_argument("--format", dest="fmt", choices=("json", "graphml"), default="json")
+    p.add_argument("--out", default="-", help="output file ('-': standard output, JSON only)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("setup-sample",
+                       help="import the shipped sample conversation if missing and build what is unbuilt")
+    p.set_defaults(func=cmd_setup_sample)
+
+
+@contextmanager
+def _services(settings: Settings) -> Iterator[Services]:
+    services = Services.open(settings)
+    try:
+        yield services
+    finally:
+        services.close()
+
 
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
-    services = Services.open(settings)
-    ids = services.import_file(args.file, fmt=args.fmt, replace=args.replace)
-    for conv_id in ids:
-        s = services.stats(conv_id)
-        print(f"imported {conv_id}: {s['sessions']} sessions, {s['turns']} turns, {s['questions']} questions")
+    # Validate the whole file before the home is even opened: a refused file writes nothing.
+    loaded = load_file(args.file, fmt=args.fmt, limits=settings.limits)
+    with _services(settings) as services:
+        result = services.save_loaded(loaded, replace=args.replace, file=args.file)
+        for warning in result.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        for conv_id in result.ids:
+            s = services.stats(conv_id)
+            verb = "replaced" if conv_id in result.replaced else "imported"
+            print(f"{verb} {conv_id} ({result.format}): {s['sessions']} sessions, {s['turns']} turns, "
+                  f"{s['questions']} questions")
     return 0
 
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
-    services = Services.open(settings)
-    rows = services.list_conversations()
+    with _services(settings) as services:
+        rows = services.list_conversations()
     if not rows:
         print("no conversations (import one with: python -m memory_core import FILE)")
     for row in rows:
@@ -48,11 +83,79 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
-    services = Services.open(settings)
-    stats: dict[str, Any] = services.stats(args.conv)
+    with _services(settings) as services:
+        stats: dict[str, Any] = services.stats(args.conv)
     if args.json:
         print(json.dumps(stats))
     else:
         for key, value in stats.items():
             print(f"{key:>14}: {value}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    with _services(settings) as services:
+        services.store.require_conversation(args.conv)
+        if args.fmt == "graphml":
+            export_graphml = getattr(services, "export_graphml", None)
+            if export_graphml is None:
+                raise ConfigError("GraphML export is not available in this version "
+                                  "(services.export_graphml is missing)")
+            if args.out == "-":
+                raise ConfigError("--format graphml needs --out FILE")
+            export_graphml(args.conv, Path(args.out))
+            print(f"wrote {args.out}")
+            return 0
+        text = json.dumps(services.export_json(args.conv), ensure_ascii=False, indent=2)
+    if args.out == "-":
+        print(text)
+    else:
+        write_atomic(Path(args.out), text)
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a file via a temporary sibling and a rename: never a half-written export."""
+    if path.is_dir():
+        raise StoreError(f"{path}: is a directory")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.write("\n")
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def cmd_setup_sample(args: argparse.Namespace, settings: Settings) -> int:
+    if not SAMPLE.is_file():
+        raise ConfigError(f"{SAMPLE}: the shipped sample conversation is missing")
+    with _services(settings) as services:
+        loaded = services.load(SAMPLE)
+        known = set(services.store.conversation_ids())
+        missing = [c for c in loaded.conversations if c.id not in known]
+        if missing:
+            result = services.save_loaded(Loaded(loaded.format, missing, loaded.warnings), file=str(SAMPLE))
+            for warning in result.warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+            print(f"imported sample: {', '.join(result.ids)}")
+        else:
+            print(f"sample already imported: {', '.join(c.id for c in loaded.conversations)}")
+        build = getattr(services, "build", None)
+        if build is None:
+            return 0
+        for row in services.list_conversations():
+            todo = int(row["sessions"]) - int(row["built_sessions"])
+            if todo <= 0:
+                continue
+            print(f"building {row['id']}: {todo} of {row['sessions']} sessions to build", flush=True)
+            for event in build(row["id"]):
+                print(str(event), flush=True)
     return 0

@@ -1,20 +1,178 @@
-"""Import, list, stats, export of conversations."""
+"""Import, list, stats, preview and export of conversations.
+
+A file is read and validated completely (``memory_core.ingest``) before the store is
+touched; then all of its conversations are saved in one transaction. Re-importing an id
+needs ``replace=True``: the old conversation, its memory, traces and edits are replaced
+atomically and its vectors dropped from the index.
+"""
 
 from __future__ import annotations
 
+import logging
+import re
+import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memory_core.errors import IngestError
+from memory_core.ingest import Loaded, detect_format, load_file
+from memory_core.ingest.common import show
+from memory_core.models import Conversation
 from memory_core.services.base import ServicesBase
+from memory_core.store.vectors import CHROMA_DIR
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    ids: list[str]
+    warnings: list[str] = field(default_factory=list)
+    format: str = ""
+    replaced: list[str] = field(default_factory=list)
 
 
 class ImportService(ServicesBase):
+    # ------------------------------------------------------------------ reading
     def list_conversations(self) -> list[dict[str, Any]]:
         return self.store.conversation_summaries()
 
     def stats(self, conv_id: str | None = None) -> dict[str, int]:
         return self.store.stats(conv_id)
 
-    def import_file(self, path: str | Path, *, fmt: str | None = None, replace: bool = False) -> list[str]:
-        """Import every conversation in ``path`` in one transaction; returns their ids."""
-        raise NotImplementedError  # filled by the ingest work
+    def conversation(self, conv_id: str) -> Conversation:
+        return self.store.load_conversation(conv_id)
+
+    # ------------------------------------------------------------------ importing
+    def load(self, path: str | Path, *, fmt: str | None = None, display: str | None = None) -> Loaded:
+        """Read and validate a file without touching the store."""
+        return load_file(path, fmt=fmt, limits=self.settings.limits, display=display)
+
+    def detect_format(self, path: str | Path) -> str:
+        return detect_format(path, limits=self.settings.limits)
+
+    def import_file(self, path: str | Path, *, fmt: str | None = None, replace: bool = False) -> ImportResult:
+        """Import every conversation in ``path`` in one transaction."""
+        return self.save_loaded(self.load(path, fmt=fmt), replace=replace, file=str(path))
+
+    def import_bytes(self, name: str, data: bytes, *, fmt: str | None = None,
+                     replace: bool = False) -> ImportResult:
+        """Import an upload: same checks as a file, messages name ``name``."""
+        return self.save_loaded(self._load_bytes(name, data, fmt), replace=replace, file=name)
+
+    def save_loaded(self, loaded: Loaded, *, replace: bool = False, file: str = "") -> ImportResult:
+        """Save validated conversations atomically (all of the file or nothing)."""
+        existing = [c.id for c in loaded.conversations if self.store.has_conversation(c.id)]
+        if existing and not replace:
+            raise IngestError(file, f"conversation {show(existing[0])}",
+                              "already imported; use --replace to replace it")
+        with self.store.atomic():
+            for conv in loaded.conversations:
+                self.store.save_conversation(conv, replace=replace)
+        warnings = list(loaded.warnings)
+        if existing:
+            warnings += self._drop_vectors(existing)
+        log.info("imported %s from %s (%s)", ", ".join(c.id for c in loaded.conversations), file,
+                 loaded.format)
+        return ImportResult(ids=[c.id for c in loaded.conversations], warnings=warnings,
+                            format=loaded.format, replaced=existing)
+
+    def _drop_vectors(self, conv_ids: list[str]) -> list[str]:
+        """Forget replaced conversations' vectors — only if an index exists (keeps import fast)."""
+        if self._index is None and not (self.settings.home / CHROMA_DIR).exists():
+            return []
+        try:
+            for conv_id in conv_ids:
+                self.index.delete_conversation(conv_id)
+        except Exception as exc:  # the DuckDB side is committed; a rebuild re-indexes
+            log.warning("could not drop vectors of %s: %s", conv_ids, exc)
+            return [f"vector index: could not drop old vectors of {', '.join(conv_ids)} ({exc}); "
+                    "rebuild to refresh them"]
+        return []
+
+    def preview(self, path: str | Path, max_turns: int = 20, *, fmt: str | None = None,
+                display: str | None = None) -> dict[str, Any]:
+        """What an import would bring in (for the Load page) — nothing is written."""
+        loaded = self.load(path, fmt=fmt, display=display)
+        return _preview(loaded, max_turns, self.store.has_conversation)
+
+    def preview_bytes(self, name: str, data: bytes, max_turns: int = 20, *,
+                      fmt: str | None = None) -> dict[str, Any]:
+        return _preview(self._load_bytes(name, data, fmt), max_turns, self.store.has_conversation)
+
+    def _load_bytes(self, name: str, data: bytes, fmt: str | None) -> Loaded:
+        limit = int(self.settings.limits.max_file_mb * 2**20)
+        if len(data) > limit:
+            raise IngestError(name, "", f"file is {len(data) / 2**20:.1f} MB, over the import limit of "
+                                        f"{self.settings.limits.max_file_mb:g} MB (MNEMOSCOPE_MAX_FILE_MB)")
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(name).name).strip("-.") or "upload"
+        with tempfile.TemporaryDirectory(prefix="mnemoscope-upload-") as tmp:
+            path = Path(tmp) / safe
+            path.write_bytes(data)
+            return self.load(path, fmt=fmt, display=name)
+
+    # ------------------------------------------------------------------ export
+    def export_json(self, conv_id: str) -> dict[str, Any]:
+        """The conversation and its memory as plain JSON values (keys in docs/formats.md)."""
+        conv = self.store.load_conversation(conv_id)
+        store = self.store
+
+        def dump(items: list[Any]) -> list[dict[str, Any]]:
+            return [item.model_dump(mode="json") for item in items]
+
+        return {
+            "conversation": {
+                "id": conv.id,
+                "speakers": list(conv.speakers),
+                "source": {"format": conv.source_format, "name": conv.source_name},
+            },
+            "sessions": [
+                {"index": s.index, "time": s.time.isoformat() if s.time else None,
+                 "time_text": s.time_text, "turns": len(s.turns)}
+                for s in conv.sessions
+            ],
+            "turns": [
+                {"id": t.id, "session": t.session, "speaker": t.speaker, "text": t.text,
+                 "image_caption": t.image_caption, "image_url": t.image_url,
+                 "session_time": t.session_time.isoformat() if t.session_time else None}
+                for t in conv.turns
+            ],
+            "episodes": [
+                {"id": e.id, "session": e.session, "turn_ids": list(e.turn_ids), "theme": list(e.theme),
+                 "theme_type": e.theme_type.value, "boundary_reason": e.boundary_reason,
+                 "boundary_score": e.boundary_score}
+                for e in store.episodes(conv_id)
+            ],
+            "records": dump(store.records(conv_id, include_inactive=True)),
+            "entities": dump(store.entities(conv_id)),
+            "entity_merges": dump(store.entity_merges(conv_id)),
+            "events": dump(store.events(conv_id)),
+            "event_links": dump(store.event_links(conv_id)),
+            "edges": dump(store.edges(conv_id)),
+            "qa": dump(list(conv.qa)),
+        }
+
+
+def _preview(loaded: Loaded, max_turns: int, exists: Any) -> dict[str, Any]:
+    return {
+        "format": loaded.format,
+        "warnings": list(loaded.warnings),
+        "conversations": [
+            {
+                "id": c.id,
+                "exists": bool(exists(c.id)),
+                "speakers": list(c.speakers),
+                "sessions": len(c.sessions),
+                "turns": sum(len(s.turns) for s in c.sessions),
+                "questions": len(c.qa),
+                "first_turns": [
+                    {"id": t.id, "session": t.session, "speaker": t.speaker, "text": t.text,
+                     "image_caption": t.image_caption,
+                     "session_time": t.session_time.isoformat() if t.session_time else None}
+                    for t in c.turns[:max_turns]
+                ],
+            }
+            for c in loaded.conversations
+        ],
+    }

@@ -1,0 +1,219 @@
+"""Assembling a validated ``Conversation`` from turns added one at a time.
+
+Every importer feeds a ``ConversationBuilder``: it numbers turns (``D<session>:<n>`` when the
+source gives no id), refuses duplicate ids and turns with neither text nor caption, truncates
+over-long turns with a warning, and reads each session's date once (unreadable -> a warning
+and no time). Turns may arrive in any session order; inside a session file order is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memory_core.ingest.common import (
+    Context,
+    answer_text,
+    check_meta,
+    get_dict,
+    get_int,
+    get_list,
+    get_str,
+    key_path,
+    opt_str,
+    show,
+)
+from memory_core.ingest.dates import parse_datetime
+from memory_core.models import Conversation, QAItem, Session, Turn
+
+_EVIDENCE_ID = re.compile(r"^D:?(\d+):(\d+)$")
+
+
+@dataclass
+class _SessionDraft:
+    index: int
+    time_text: str = ""
+    time_where: str = ""
+    time: datetime | None = None
+    resolved: bool = False  # time already read by the importer (no parsing, no warning here)
+    turns: list[tuple[str, str, str, str | None, str | None]] = field(default_factory=list)
+
+
+class ConversationBuilder:
+    def __init__(self, ctx: Context, conv_id: str, fmt: str, where: str = "") -> None:
+        self.ctx = ctx
+        self.conv_id = conv_id
+        self.fmt = fmt
+        self.where = where
+        self._sessions: dict[int, _SessionDraft] = {}
+        self._ids: dict[str, str] = {}  # turn id -> where it was first seen
+        self._speakers: dict[str, None] = {}
+
+    # ------------------------------------------------------------------ input
+    def session(self, index: int, time_text: str | None = None, where: str = "", *,
+                time: datetime | None = None, resolved: bool = False) -> None:
+        """Declare a session (and its date as written) — the first date given wins.
+
+        With ``resolved`` the importer has read ``time`` itself (None: no date) and the raw
+        ``time_text`` is kept as written.
+        """
+        draft = self._sessions.get(index)
+        if draft is None:
+            draft = self._sessions[index] = _SessionDraft(index)
+        if resolved:
+            draft.time_text, draft.time_where, draft.time, draft.resolved = (
+                (time_text or "").strip(), where, time, True)
+            return
+        text = (time_text or "").strip()
+        if text and not draft.time_text:
+            draft.time_text, draft.time_where = text, where
+        elif text and text != draft.time_text:
+            self.ctx.warn(where, f"session {index} already has the date {show(draft.time_text)}; "
+                                 f"ignored {show(text)}")
+
+    def add_turn(self, session: int, speaker: str, text: str | None, *, where: str,
+                 caption: str | None = None, url: str | None = None,
+                 turn_id: str | None = None) -> str:
+        self.ctx.count_turn(where)
+        if session not in self._sessions:
+            self.session(session)
+        draft = self._sessions[session]
+        tid = turn_id if turn_id is not None else f"D{session}:{len(draft.turns) + 1}"
+        first = self._ids.get(tid)
+        if first is not None:
+            raise self.ctx.error(where, f"duplicate turn id {show(tid)} (first at {first})")
+        body = text or ""
+        caption = caption if caption and caption.strip() else None
+        if not body.strip() and caption is None:
+            raise self.ctx.error(where, f"turn {show(tid)} has neither text nor image caption")
+        speaker = speaker.strip()
+        if not speaker:
+            raise self.ctx.error(where, f"turn {show(tid)} has an empty speaker")
+        body = self.ctx.clip(body, where, f"turn {show(tid)}")
+        if caption is not None:
+            caption = self.ctx.clip(caption, where, f"the image caption of turn {show(tid)}")
+        self._ids[tid] = where or "?"
+        self._speakers.setdefault(speaker, None)
+        draft.turns.append((tid, speaker, body, caption, url))
+        return tid
+
+    @property
+    def turn_ids(self) -> set[str]:
+        return set(self._ids)
+
+    @property
+    def turn_count(self) -> int:
+        return len(self._ids)
+
+    # ------------------------------------------------------------------ output
+    def build(self, *, speakers: Iterable[str] = (), qa: Iterable[QAItem] = (),
+              meta: dict[str, Any] | None = None) -> Conversation:
+        sessions: list[Session] = []
+        for index in sorted(self._sessions):
+            draft = self._sessions[index]
+            if not draft.turns:
+                continue  # a declared session without turns (LoCoMo keeps dates of unused ones)
+            if draft.resolved:
+                time = draft.time
+            else:
+                time = parse_datetime(draft.time_text) if draft.time_text else None
+            if draft.time_text and time is None and not draft.resolved:
+                self.ctx.warn(draft.time_where or f"session {index}",
+                              f"cannot read the session date {show(draft.time_text)}; "
+                              f"session {index} has no time")
+            turns = tuple(
+                Turn(id=tid, session=index, index=i, speaker=speaker, text=body,
+                     image_caption=caption, image_url=url, session_time=time)
+                for i, (tid, speaker, body, caption, url) in enumerate(draft.turns)
+            )
+            sessions.append(Session(index=index, time=time, time_text=draft.time_text, turns=turns))
+        if not sessions:
+            raise self.ctx.error(self.where or f"conversation {show(self.conv_id)}",
+                                 "conversation has no turns")
+        names = [s for s in speakers if s] + list(self._speakers)  # declared first, then seen
+        return Conversation(
+            id=self.conv_id,
+            speakers=tuple(dict.fromkeys(names)),
+            sessions=tuple(sessions),
+            qa=tuple(qa),
+            source_format=self.fmt,
+            source_name=self.ctx.name,
+            meta=check_meta(self.ctx, meta or {}, self.where or "$"),
+        )
+
+
+def normalise_evidence(raw: Iterable[str], known: set[str]) -> tuple[list[str], list[str]]:
+    """Split composite ids ("D8:6; D9:17"), repair "D:11:26" -> "D11:26" and "D30:05" -> "D30:5".
+
+    Returns (ids that name a turn, without duplicates, in order; tokens that name none).
+    """
+    matched: list[str] = []
+    unmatched: list[str] = []
+    for item in raw:
+        tokens = [t for t in re.split(r"[;,\s]+", item.strip()) if t]
+        if not tokens and item:
+            unmatched.append(item)
+        for token in tokens:
+            m = _EVIDENCE_ID.match(token)
+            fixed = f"D{int(m.group(1))}:{int(m.group(2))}" if m else token
+            if fixed in known:
+                if fixed not in matched:
+                    matched.append(fixed)
+            elif token in known:
+                if token not in matched:
+                    matched.append(token)
+            else:
+                unmatched.append(token)
+    return matched, unmatched
+
+
+def parse_qa(ctx: Context, items: list[Any], where: str,
+             known: set[str]) -> tuple[list[QAItem], dict[str, list[str]]]:
+    """QA items (question, answer, evidence, category, adversarial_answer, question_time).
+
+    ``qid`` is the index in the full list. Returns the items and, per qid, the evidence
+    tokens that name no turn (skipped).
+    """
+    out: list[QAItem] = []
+    unmatched: dict[str, list[str]] = {}
+    for qid, value in enumerate(items):
+        qw = f"{where}[{qid}]"
+        item = get_dict(ctx, value, qw, "a question object")
+        if "question" not in item:
+            raise ctx.error(key_path(qw, "question"), "missing")
+        question = get_str(ctx, item["question"], key_path(qw, "question"))
+        raw = item.get("evidence") or []
+        raw_list = [raw] if isinstance(raw, str) else get_list(ctx, raw, key_path(qw, "evidence"))
+        tokens = [get_str(ctx, e, f"{key_path(qw, 'evidence')}[{k}]", numbers=True)
+                  for k, e in enumerate(raw_list)]
+        evidence, missing = normalise_evidence(tokens, known)
+        if missing:
+            unmatched[str(qid)] = missing
+        category = item.get("category")
+        qtime_where = key_path(qw, "question_time")
+        qtime_text = opt_str(ctx, item.get("question_time"), qtime_where)
+        qtime = parse_datetime(qtime_text) if qtime_text else None
+        if qtime_text and qtime is None:
+            ctx.warn(qtime_where, f"cannot read the question time {show(qtime_text)}")
+        out.append(QAItem(
+            qid=qid,
+            question=question,
+            answer=answer_text(ctx, item.get("answer"), key_path(qw, "answer")),
+            evidence=tuple(evidence),
+            category=None if category is None else get_int(ctx, category, key_path(qw, "category"),
+                                                           minimum=0),
+            adversarial_answer=answer_text(ctx, item.get("adversarial_answer"),
+                                           key_path(qw, "adversarial_answer")),
+            question_time=qtime,
+        ))
+    return out, unmatched
+
+
+def warn_unmatched(ctx: Context, where: str, conv_id: str, unmatched: dict[str, list[str]]) -> None:
+    listed = "; ".join(f"qa[{q}] {', '.join(show(t) for t in toks)}"
+                       for q, toks in list(unmatched.items())[:4])
+    total = sum(len(v) for v in unmatched.values())
+    ctx.warn(where, f"{total} evidence id(s) name no turn of {show(conv_id)} and were skipped: {listed}")

@@ -1,0 +1,195 @@
+"""Reading files safely: existence, size limit, encoding, bounded JSON parsing.
+
+``open_source`` checks the path before anything is read: not found, not a regular file, over
+``limits.max_file_mb``, empty. It then streams the bytes once (1 MiB at a time) to choose an
+encoding: UTF-8 (a BOM is dropped), UTF-16 with a BOM, else the legacy cp1252 (latin-1 when
+cp1252 cannot decode a byte) with a named warning. A NUL byte outside UTF-16 means binary
+data and is refused.
+
+``load_json`` scans bracket depth *before* ``json.loads`` so that absurd nesting is refused
+with a position instead of exhausting the recursion limit.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from memory_core.ingest.common import Context
+
+CHUNK = 1 << 20
+HARD_MAX_DEPTH = 500  # json's C parser recurses; stay far below Python's recursion limit
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}"]', re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Source:
+    path: Path
+    size: int
+    encoding: str  # codec used to read the text
+
+
+def open_source(path: Path, ctx: Context) -> Source:
+    """Check the file and choose its encoding; raise ``IngestError`` for anything unusable."""
+    try:
+        if path.is_dir():
+            raise ctx.error("", "is a directory, not a file")
+        if not path.exists():
+            raise ctx.error("", "no such file")
+        if not path.is_file():
+            raise ctx.error("", "not a regular file")
+        size = path.stat().st_size
+    except PermissionError:
+        raise ctx.error("", "permission denied") from None
+    except OSError as exc:
+        raise ctx.error("", f"cannot read: {exc.strerror or exc}") from None
+    limit = max_bytes(ctx)
+    if size > limit:
+        raise ctx.error("", f"file is {size / 2**20:.1f} MB, over the import limit of "
+                            f"{ctx.limits.max_file_mb:g} MB (MNEMOSCOPE_MAX_FILE_MB)")
+    if size == 0:
+        raise ctx.error("", "file is empty")
+    try:
+        encoding = _choose_encoding(path, ctx)
+    except PermissionError:
+        raise ctx.error("", "permission denied") from None
+    except OSError as exc:
+        raise ctx.error("", f"cannot read: {exc.strerror or exc}") from None
+    return Source(path=path, size=size, encoding=encoding)
+
+
+def max_bytes(ctx: Context) -> int:
+    return int(ctx.limits.max_file_mb * 2**20)
+
+
+def _choose_encoding(path: Path, ctx: Context) -> str:
+    with path.open("rb") as f:
+        head = f.read(4)
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        _check_decodes(path, ctx, "utf-16", nul_is_binary=False)
+        ctx.warn("", "file is UTF-16 (byte-order mark); decoded as UTF-16")
+        return "utf-16"
+    encoding = "utf-8-sig" if head.startswith(codecs.BOM_UTF8) else "utf-8"
+    bad = _check_decodes(path, ctx, encoding, nul_is_binary=True, fatal=False)
+    if bad is None:
+        return encoding
+    line, byte = bad
+    legacy = "cp1252"
+    if _check_decodes(path, ctx, "cp1252", nul_is_binary=True, fatal=False) is not None:
+        legacy = "latin-1"  # decodes any byte; this pass still refuses binary data
+        _check_decodes(path, ctx, legacy, nul_is_binary=True)
+    ctx.warn(f"line {line}", f"not valid UTF-8 (byte 0x{byte:02x}); decoded the file as {legacy}")
+    return legacy
+
+
+def _check_decodes(path: Path, ctx: Context, encoding: str, *, nul_is_binary: bool,
+                   fatal: bool = True) -> tuple[int, int] | None:
+    """Stream-decode the file; return (line, byte) of the first bad byte, or None if it decodes.
+
+    Also refuses binary data (NUL bytes) and files holding only whitespace.
+    """
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    lines = 1
+    content = False
+    with path.open("rb") as f:
+        while True:
+            chunk = f.read(CHUNK)
+            final = not chunk
+            if nul_is_binary and b"\x00" in chunk:
+                at = chunk.index(b"\x00")
+                line = lines + chunk.count(b"\n", 0, at)
+                raise ctx.error(f"line {line}", "binary data (NUL byte): not UTF-8 text and not decodable")
+            try:
+                text = decoder.decode(chunk, final=final)
+            except UnicodeDecodeError as exc:
+                if fatal:
+                    raise ctx.error("", f"cannot decode as {encoding}: {exc.reason}") from None
+                data = bytes(exc.object)
+                byte = data[exc.start] if 0 <= exc.start < len(data) else 0
+                return lines + data.count(b"\n", 0, max(exc.start, 0)), byte
+            content = content or bool(text.strip())
+            lines += chunk.count(b"\n")
+            if final:
+                break
+    if not content:
+        raise ctx.error("", "file is empty (only whitespace)")
+    return None
+
+
+def read_text(source: Source, ctx: Context) -> str:
+    """The whole file as text (its size was checked against the limit)."""
+    with open_text(source) as f:
+        text = f.read(max_bytes(ctx) + 1)
+    return text
+
+
+def open_text(source: Source, *, newline: str | None = None) -> TextIO:
+    return source.path.open(encoding=source.encoding, errors="strict", newline=newline)
+
+
+def iter_lines(source: Source) -> Iterator[tuple[int, str]]:
+    """(1-based line number, line without its end) — streamed, for JSONL and transcripts."""
+    with open_text(source) as f:
+        for number, line in enumerate(f, start=1):
+            yield number, line.rstrip("\r\n")
+
+
+def head_text(source: Source, chars: int = 65536) -> str:
+    with open_text(source) as f:
+        return f.read(chars)
+
+
+# --------------------------------------------------------------------------- JSON
+def check_depth(text: str, ctx: Context, line: int | None = None) -> None:
+    """Refuse nesting deeper than ``limits.max_depth`` without recursing.
+
+    ``line`` is the file line of a one-line document (JSONL).
+    """
+    limit = min(ctx.limits.max_depth, HARD_MAX_DEPTH)
+    if text.count("[") + text.count("{") <= limit:
+        return
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        piece = match.group()
+        if piece in ("[", "{"):
+            depth += 1
+            if depth > limit:
+                pos = match.start()
+                at = _position(text, pos, line)
+                raise ctx.error(at, f"JSON nested deeper than {limit} levels (MNEMOSCOPE_MAX_DEPTH)")
+        elif piece in ("]", "}"):
+            depth -= 1
+        elif piece == '"':
+            return  # an unterminated string: json.loads reports it with its position
+
+
+def load_json(text: str, ctx: Context, line: int | None = None) -> Any:
+    """Parse JSON text, refusing bad syntax (with line:column), deep nesting and huge numbers.
+
+    ``line`` is the file line of a one-line document (JSONL).
+    """
+    check_depth(text, ctx, line)
+    where = "" if line is None else f"line {line}"
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        at = _position(text, exc.pos, line)
+        if exc.pos >= len(text.rstrip()):
+            raise ctx.error(at, f"truncated JSON: unexpected end of data ({exc.msg})") from None
+        raise ctx.error(at, f"invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ctx.error(where, "JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. integers with thousands of digits
+        raise ctx.error(where, f"invalid JSON: {str(exc).splitlines()[0]}") from None
+
+
+def _position(text: str, pos: int, line: int | None) -> str:
+    column = pos - text.rfind("\n", 0, pos)
+    if line is None:
+        line = text.count("\n", 0, pos) + 1
+    return f"line {line}, column {column}"
