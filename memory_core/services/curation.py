@@ -1,9 +1,377 @@
-"""Curation: versioned record edits, entity merges, reverts, impact of corrections."""
+"""Curation: versioned record edits, entity merges, reverts, impact of corrections.
+
+Every change is one transaction that saves the record(s) with a version check (optimistic
+concurrency: ``ConflictError`` names the other change), appends an ``Edit`` (who, when,
+before, after, why) and writes the records' vectors; then the entity graph is refreshed and
+per-conversation query caches are invalidated (``invalidate``).
+
+    page = services.search_records(conv, query="paint", filters={"session": 2}, sort="-confidence")
+    rec = services.edit_record(rec.id, {"value": "oil paint"}, who="ana", why="typo",
+                               expected_version=rec.version)
+    services.revert_edit(edit.id, who="ana")
+    report = services.impact(conv)          # re-ask saved questions, compare with earlier traces
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from memory_core.curation import edits as ed
+from memory_core.curation.graph import refresh_entity_graph
+from memory_core.curation.impact import DEFAULT_CAP, compare, failed, saved_questions
+from memory_core.curation.reindex import apply_record_vectors, prepare_record_vectors
+from memory_core.curation.results import ImpactReport, ImpactRow, RecordPage
+from memory_core.errors import ConflictError, MnemoscopeError, QueryError, StoreError
+from memory_core.models import Edit, Episode, Record, RecordStatus, Trace
 from memory_core.services.base import ServicesBase
+
+log = logging.getLogger(__name__)
+
+RECORD = "record"
+ENTITY = "entity"
 
 
 class CurationService(ServicesBase):
-    pass
+    # ------------------------------------------------------------------ reading
+    def search_records(self, conv_id: str, *, query: str = "", filters: Mapping[str, Any] | None = None,
+                       sort: str = "episode", page: int = 1, page_size: int = 50) -> RecordPage:
+        """A page (1-based) of records; see ``CurationStore.search_records`` for filters."""
+        self.store.require_conversation(conv_id)
+        rows, total = self.store.search_records(conv_id, query=query, filters=filters, sort=sort,
+                                                page=page, page_size=page_size)
+        return RecordPage(rows=rows, total=total, page=page, page_size=page_size)
+
+    def record_facets(self, conv_id: str) -> dict[str, list[tuple[Any, int]]]:
+        return self.store.record_facets(conv_id)
+
+    def edit_log(self, conv_id: str) -> list[Edit]:
+        """Every edit of the conversation, oldest first."""
+        return self.store.edits(conv_id)
+
+    def record_history(self, record_id: str) -> list[Edit]:
+        return self.store.edits(target_id=record_id)
+
+    @staticmethod
+    def record_diff(edit: Edit) -> list[tuple[str, Any, Any]]:
+        """(field, before, after) of an edit; for a merge, one row per re-pointed record field."""
+        if edit.target_kind == ENTITY:
+            rows: list[tuple[str, Any, Any]] = []
+            before = (edit.before or {}).get("records", {})
+            after = (edit.after or {}).get("records", {})
+            rows.append(("merged_into", (edit.before or {}).get("merged_into"),
+                         (edit.after or {}).get("merged_into")))
+            for rid in sorted(set(before) | set(after)):
+                for field, b, a in ed.diff_snapshots(before.get(rid), after.get(rid)):
+                    rows.append((f"{rid}.{field}", b, a))
+            return rows
+        return ed.diff_snapshots(edit.before, edit.after)
+
+    def export_corrected_records(self, conv_id: str) -> str:
+        """JSONL: the active records after corrections, in dialogue order."""
+        self.store.require_conversation(conv_id)
+        order = {e.id: i for i, e in enumerate(self.store.episodes(conv_id))}
+        records = sorted(self.store.records(conv_id), key=lambda r: (order.get(r.episode_id, 1 << 30), r.id))
+        return "".join(json.dumps(ed.snapshot(r), ensure_ascii=False) + "\n" for r in records)
+
+    # ------------------------------------------------------------------ record changes
+    def edit_record(self, record_id: str, changes: Mapping[str, Any], *, who: str, why: str = "",
+                    expected_version: int) -> Record:
+        """Change fields of a record; ``expected_version`` is the version the editor saw."""
+        current = self.store.record(record_id)
+        where = f"record '{record_id}'"
+        clean = ed.validate_changes(where, changes)
+        clean = {k: v for k, v in clean.items() if getattr(current, k) != v}
+        if not clean:
+            raise StoreError(f"{where}: nothing changed")
+        updated = ed.apply_changes(current, clean)
+        if "evidence_turn_ids" in clean or "episode_id" in clean:
+            episode = self._episode(updated.conv_id, updated.episode_id, where)
+            ed.check_evidence(where, updated.evidence_turn_ids, episode.id, episode.turn_ids)
+        return self._save(current, updated, expected_version, action="update", who=who, why=why)[0]
+
+    def delete_record(self, record_id: str, *, who: str, why: str = "",
+                      expected_version: int | None = None) -> Record:
+        """Soft delete: kept for history and revert, excluded everywhere else."""
+        return self._set_status(record_id, RecordStatus.DELETED, "delete", who, why, expected_version)
+
+    def mark_wrong(self, record_id: str, *, who: str, why: str = "",
+                   expected_version: int | None = None) -> Record:
+        """Kept and shown as wrong; excluded from retrieval."""
+        return self._set_status(record_id, RecordStatus.WRONG, "mark_wrong", who, why, expected_version)
+
+    def restore_record(self, record_id: str, *, who: str, why: str = "",
+                       expected_version: int | None = None) -> Record:
+        """Make a wrong or deleted record active again."""
+        return self._set_status(record_id, RecordStatus.ACTIVE, "restore", who, why, expected_version)
+
+    def create_record(self, conv_id: str, episode_id: str, fields: Mapping[str, Any],
+                      evidence_turn_ids: Sequence[str], *, who: str, why: str = "") -> Record:
+        """Add a record an annotator wrote from selected turns of one episode."""
+        self.store.require_conversation(conv_id)
+        where = f"new record in episode '{episode_id}'"
+        episode = self._episode(conv_id, episode_id, where)
+        given = dict(fields)
+        for key in ("id", "conv_id", "episode_id", "status", "version", "origin"):
+            if key in given:
+                raise StoreError(f"{where}: field '{key}' is set by the program, not by the annotator")
+        missing = [k for k in ed.REQUIRED_TEXT if not str(given.get(k) or "").strip()]
+        if missing:
+            raise StoreError(f"{where}: field '{missing[0]}': must not be empty")
+        given["evidence_turn_ids"] = list(evidence_turn_ids)
+        clean = ed.validate_changes(where, given)
+        ed.check_evidence(where, clean["evidence_turn_ids"], episode.id, episode.turn_ids)
+        if "source_speaker" not in clean:
+            first = self.store.turns(conv_id, [clean["evidence_turn_ids"][0]])
+            clean["source_speaker"] = first[0].speaker if first else None
+        clean.setdefault("confidence", 1.0)
+        record = Record(id=ed.new_record_id(episode.id), conv_id=conv_id, episode_id=episode.id,
+                        origin="annotator", status=RecordStatus.ACTIVE, version=1, **clean)
+        edit = ed.make_edit(conv_id=conv_id, target_kind=RECORD, target_id=record.id, action="create",
+                            who=who, why=why, before=None, after=ed.snapshot(record))
+        prepared = prepare_record_vectors(self.embedder, [record])
+        with self.store.atomic():
+            self.store.insert_record(record)
+            self.store.add_edit(edit)
+            apply_record_vectors(self.index, prepared)
+        self._after_change(conv_id)
+        log.info("%s created %s", edit.who, record.id)
+        return record
+
+    # ------------------------------------------------------------------ entities
+    def merge_entities(self, conv_id: str, keep: str, merge: str, *, who: str, why: str = "") -> Edit:
+        """Re-point every record naming ``merge`` (as entity, or as a relation's value) to ``keep``.
+
+        Records whose entity is ``merge`` also take ``keep``'s entity type. One edit records the
+        merge (target kind ``entity``), with every touched record's before/after and version.
+        """
+        self.store.require_conversation(conv_id)
+        keep, merge = keep.strip(), merge.strip()
+        names = self.store.entity_names(conv_id)
+        lowered = {n.lower(): n for n in names}
+        if not keep or not merge:
+            raise StoreError("merge entities: both names are needed")
+        if keep.lower() == merge.lower():
+            raise StoreError(f"merge entities: '{keep}' and '{merge}' are the same entity")
+        for name in (keep, merge):
+            if name.lower() not in lowered:
+                raise StoreError(f"merge entities: no active record names entity '{name}' in '{conv_id}'")
+        keep, merge = lowered[keep.lower()], lowered[merge.lower()]
+        keep_type = self._dominant_type(conv_id, keep)
+        touched = self.store.records_naming(conv_id, merge)
+        updates: list[tuple[Record, Record]] = []
+        for r in touched:
+            change: dict[str, Any] = {}
+            if r.entity.lower() == merge.lower():
+                change = {"entity": keep, "entity_type": keep_type}
+            if r.value.strip().lower() == merge.lower():
+                change["value"] = keep
+            if change:
+                updates.append((r, ed.apply_changes(r, change)))
+        before = {"name": merge, "merged_into": None,
+                  "records": {old.id: _merge_fields(old) for old, _ in updates}}
+        after = {"name": merge, "merged_into": keep, "records": {
+            new.id: {**_merge_fields(new), "version": new.version + 1} for _, new in updates}}
+        edit = ed.make_edit(conv_id=conv_id, target_kind=ENTITY, target_id=merge, action="merge",
+                            who=who, why=why, before=before, after=after)
+        self._save_many(conv_id, updates, edit)
+        log.info("%s merged entity %r into %r (%d records)", edit.who, merge, keep, len(updates))
+        return edit
+
+    # ------------------------------------------------------------------ revert
+    def revert_edit(self, edit_id: str, *, who: str, why: str = "") -> Edit:
+        """A new edit restoring what ``edit_id`` changed; conflicts if the target changed since."""
+        edit = self.store.edit(edit_id)
+        why = why or f"revert {edit.action} {edit_id}"
+        if edit.target_kind == ENTITY:
+            return self._revert_merge(edit, who=who, why=why)
+        current = self.store.record(edit.target_id)
+        after_version = (edit.after or {}).get("version")
+        if after_version != current.version:
+            raise ConflictError(self._changed_since(edit, current))
+        if edit.before is None:  # a creation: revert by deleting
+            restored = current.model_copy(update={"status": RecordStatus.DELETED})
+        else:
+            restored = ed.restore({**edit.before, "version": current.version})
+        return self._save(current, restored, current.version, action="revert", who=who, why=why,
+                          reverts=edit.id)[1]
+
+    # ------------------------------------------------------------------ impact
+    def impact(self, conv_id: str, *, strategy: str | None = None, cap: int = DEFAULT_CAP,
+               on_progress: Callable[[int, int, ImpactRow], None] | None = None) -> ImpactReport:
+        """Re-ask the conversation's saved questions against the corrected memory.
+
+        Each question is compared with its most recent earlier trace (same strategy): answer,
+        plan and buffer differences, with both trace ids for a side-by-side view.
+        """
+        self.store.require_conversation(conv_id)
+        ask = getattr(self, "ask", None)
+        if not callable(ask):
+            raise QueryError("impact of corrections needs the query service (Services.ask)")
+        started = time.perf_counter()
+        questions = saved_questions(
+            self.store.traces(conv_id, limit=100_000),
+            [q.question for q in self.store.qa_items(conv_id)],
+            strategy=strategy, default_strategy=self.settings.strategy, cap=cap,
+        )
+        rows: list[ImpactRow] = []
+        for i, saved in enumerate(questions, start=1):
+            before = self.store.trace(saved.before_trace_id) if saved.before_trace_id else None
+            try:
+                after = ask(conv_id, saved.question, strategy=saved.strategy)
+            except MnemoscopeError as exc:
+                row = failed(saved, str(exc))
+            else:
+                if not isinstance(after, Trace):
+                    raise TypeError(f"Services.ask returned {type(after).__name__}, expected a Trace")
+                row = compare(before, after)
+            rows.append(row)
+            if on_progress is not None:
+                on_progress(i, len(questions), row)
+        return ImpactReport(conv_id=conv_id, strategy=strategy, rows=rows,
+                            edits_considered=len(self.store.edits(conv_id)),
+                            seconds=round(time.perf_counter() - started, 3))
+
+    # ------------------------------------------------------------------ caches
+    def invalidate(self, conv_id: str) -> None:
+        """Drop per-conversation caches (e.g. the query service's lexical indexes)."""
+        hook = getattr(self, "_invalidate_query_cache", None)
+        if callable(hook):
+            hook(conv_id)
+
+    # ------------------------------------------------------------------ internals
+    def _episode(self, conv_id: str, episode_id: str, where: str) -> Episode:
+        found = next((e for e in self.store.episodes(conv_id) if e.id == episode_id), None)
+        if found is None:
+            raise StoreError(f"{where}: unknown episode '{episode_id}' in conversation '{conv_id}'")
+        return found
+
+    def _dominant_type(self, conv_id: str, name: str) -> str:
+        types: dict[str, int] = {}
+        for r in self.store.records_naming(conv_id, name):
+            if r.entity.lower() == name.lower() and r.status == RecordStatus.ACTIVE:
+                types[r.entity_type] = types.get(r.entity_type, 0) + 1
+        return max(sorted(types), key=lambda t: types[t]) if types else "entity"
+
+    def _set_status(self, record_id: str, status: RecordStatus, action: str, who: str, why: str,
+                    expected_version: int | None) -> Record:
+        current = self.store.record(record_id)
+        if current.status == status:
+            raise StoreError(f"record '{record_id}' is already {status.value}")
+        version = current.version if expected_version is None else expected_version
+        return self._save(current, current.model_copy(update={"status": status}), version,
+                          action=action, who=who, why=why)[0]
+
+    def _save(self, current: Record, updated: Record, expected_version: int, *, action: str,
+              who: str, why: str, reverts: str | None = None) -> tuple[Record, Edit]:
+        """One transaction: version-checked record save, its edit, its vector; then graph."""
+        if current.version != expected_version:  # fail before embedding anything
+            raise ConflictError(self._conflict(current, expected_version))
+        edit = ed.make_edit(conv_id=current.conv_id, target_kind=RECORD, target_id=current.id,
+                            action=action, who=who, why=why, before=ed.snapshot(current),
+                            after=ed.snapshot(updated.model_copy(update={"version": expected_version + 1})),
+                            reverts=reverts)
+        prepared = prepare_record_vectors(self.embedder, [updated])
+        with self.store.atomic():
+            try:
+                saved = self.store.update_record(updated, expected_version=expected_version)
+            except ConflictError:
+                raise ConflictError(self._conflict(self.store.record(current.id), expected_version)) from None
+            self.store.add_edit(edit)
+            apply_record_vectors(self.index, prepared)
+        self._after_change(current.conv_id)
+        log.info("%s %s %s (version %d)", edit.who, action, current.id, saved.version)
+        return saved, edit
+
+    def _save_many(self, conv_id: str, updates: Sequence[tuple[Record, Record]], edit: Edit) -> None:
+        prepared = prepare_record_vectors(self.embedder, [new for _, new in updates])
+        with self.store.atomic():
+            for old, new in updates:
+                try:
+                    self.store.update_record(new, expected_version=old.version)
+                except ConflictError:
+                    raise ConflictError(self._conflict(self.store.record(old.id), old.version)) from None
+            self.store.add_edit(edit)
+            apply_record_vectors(self.index, prepared)
+        self._after_change(conv_id)
+
+    def _revert_merge(self, edit: Edit, *, who: str, why: str) -> Edit:
+        before = (edit.before or {}).get("records", {})
+        after = (edit.after or {}).get("records", {})
+        updates: list[tuple[Record, Record]] = []
+        for rid, fields in before.items():
+            current = self.store.record(rid)
+            if current.version != after.get(rid, {}).get("version"):
+                raise ConflictError(self._changed_since(edit, current))
+            restored = ed.apply_changes(current, {k: v for k, v in fields.items() if k != "version"})
+            updates.append((current, restored))
+        new_before = {**(edit.after or {}), "records": {
+            old.id: {**_merge_fields(old), "version": old.version} for old, _ in updates}}
+        new_after = {**(edit.before or {}), "records": {
+            new.id: {**_merge_fields(new), "version": new.version + 1} for _, new in updates}}
+        revert = ed.make_edit(conv_id=edit.conv_id, target_kind=ENTITY, target_id=edit.target_id,
+                              action="revert", who=who, why=why, before=new_before, after=new_after,
+                              reverts=edit.id)
+        self._save_many(edit.conv_id, updates, revert)
+        return revert
+
+    def _after_change(self, conv_id: str) -> None:
+        """Refresh the entity graph from the corrected records and drop query caches."""
+        try:
+            self._refresh_graph(conv_id)
+        finally:
+            self.invalidate(conv_id)
+
+    def _refresh_graph(self, conv_id: str) -> None:
+        store = self.store
+        with store.atomic():
+            old_entities = store.entities(conv_id)
+            entities, merges, edges = refresh_entity_graph(
+                conv_id, store.records(conv_id), old_entities, store.entity_merges(conv_id),
+                store.edges(conv_id), self._annotator_merges(conv_id),
+                {e.id: e.start_time for e in store.episodes(conv_id)},
+            )
+            store.save_graph(conv_id, entities, merges, edges, store.event_links(conv_id))
+        old = {e.id: e.name for e in old_entities}
+        new = {e.id: e for e in entities}
+        gone = [i for i in old if i not in new]
+        fresh = [e for i, e in new.items() if old.get(i) != e.name]
+        if gone:
+            self.index.delete("entities", ids=gone)
+        if fresh:
+            vectors = self.embedder.embed([e.name for e in fresh])
+            self.index.upsert("entities", [e.id for e in fresh], vectors,
+                              [{"conv_id": conv_id, "name": e.name, "type": e.type} for e in fresh],
+                              documents=[e.name for e in fresh])
+
+    def _annotator_merges(self, conv_id: str) -> list[tuple[str, str]]:
+        """(keep, merged) for every annotator merge whose latest edit leaves it merged."""
+        state: dict[str, str | None] = {}
+        for e in self.store.edits(conv_id):
+            if e.target_kind == ENTITY:
+                state[e.target_id] = (e.after or {}).get("merged_into")
+        return [(keep, merged) for merged, keep in state.items() if keep]
+
+    def _conflict(self, current: Record, expected_version: int) -> str:
+        last = next(reversed(self.store.edits(target_id=current.id)), None)
+        by = f" by {last.who} at {last.at:%Y-%m-%d %H:%M:%S} ({last.action}" + (
+            f": {last.why})" if last.why else ")") if last is not None else ""
+        changes = "" if last is None else "; ".join(
+            f"{f}: {b!r} -> {a!r}" for f, b, a in ed.diff_snapshots(last.before, last.after))
+        return (f"record '{current.id}' was changed{by} since you opened version {expected_version}; "
+                f"it is now version {current.version}" + (f" [{changes}]" if changes else "")
+                + "; reload it and apply your change again")
+
+    def _changed_since(self, edit: Edit, current: Record) -> str:
+        later = [e for e in self.store.edits(target_id=current.id) if e.at >= edit.at and e.id != edit.id]
+        what = f"; later: {later[-1].action} by {later[-1].who}" if later else ""
+        return (f"cannot revert {edit.id}: record '{current.id}' changed since (now version "
+                f"{current.version}{what}); revert the later edit first")
+
+
+def _merge_fields(record: Record) -> dict[str, Any]:
+    return {"entity": record.entity, "entity_type": record.entity_type, "value": record.value,
+            "version": record.version}

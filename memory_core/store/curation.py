@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memory_core.errors import StoreError
-from memory_core.models import Modality, Record, RecordStatus
-from memory_core.store.base import StoreBase
+from memory_core.models import Edit, Modality, Record, RecordStatus
+from memory_core.store.base import StoreBase, loads
 from memory_core.store.memory import record_from_row
 
 RECORD_COLUMNS = (
@@ -120,6 +120,14 @@ class CurationStore(StoreBase):
             [conv_id, name, name],
         )
         return [record_from_row(r) for r in rows]
+
+    def edit(self, edit_id: str) -> Edit:
+        r = self.one("SELECT id, conv_id, target_kind, target_id, action, who, edited_at, before, after, "
+                     "why, reverts FROM edits WHERE id = ?", [edit_id])
+        if r is None:
+            raise StoreError(f"unknown edit '{edit_id}'")
+        return Edit(id=r[0], conv_id=r[1], target_kind=r[2], target_id=r[3], action=r[4], who=r[5],
+                    at=r[6], before=loads(r[7]), after=loads(r[8]), why=r[9], reverts=r[10])
 
     def entity_names(self, conv_id: str) -> dict[str, int]:
         """Entity name -> number of non-deleted records naming it as their entity."""

@@ -1,0 +1,103 @@
+"""Impact of corrections: which saved questions answer differently after annotators' edits.
+
+Pure parts only: choosing the questions to re-ask and comparing a question's earlier trace
+with its new one. ``CurationService.impact`` asks the questions through ``Services.ask``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memory_core.curation.results import ImpactRow
+from memory_core.models import Plan, Trace
+
+DEFAULT_CAP = 60
+
+
+@dataclass(frozen=True)
+class SavedQuestion:
+    question: str
+    strategy: str  # the strategy to re-ask with (that of the earlier trace, when there is one)
+    before_trace_id: str | None  # the most recent earlier trace with this question and strategy
+
+
+def saved_questions(
+    trace_rows: Sequence[Mapping[str, Any]],
+    qa_questions: Iterable[str],
+    *,
+    strategy: str | None,
+    default_strategy: str,
+    cap: int = DEFAULT_CAP,
+) -> list[SavedQuestion]:
+    """Distinct questions to re-ask: asked ones first (newest first), then QA questions.
+
+    ``trace_rows`` are ``Store.traces`` rows (newest first). With ``strategy`` only traces of
+    that strategy count as "before"; without it each question is re-asked with the strategy
+    of its most recent trace.
+    """
+    chosen: dict[str, SavedQuestion] = {}
+    for row in trace_rows:
+        question = str(row["question"])
+        key = _key(question)
+        if key in chosen or not key:
+            continue
+        if strategy is not None and row["strategy"] != strategy:
+            continue
+        chosen[key] = SavedQuestion(question, str(row["strategy"]), str(row["id"]))
+    if strategy is not None:  # questions asked only with other strategies: no "before"
+        for row in trace_rows:
+            key = _key(str(row["question"]))
+            if key and key not in chosen:
+                chosen[key] = SavedQuestion(str(row["question"]), strategy, None)
+    for question in qa_questions:
+        key = _key(question)
+        if key and key not in chosen:
+            chosen[key] = SavedQuestion(question, strategy or default_strategy, None)
+    return list(chosen.values())[:cap]
+
+
+def _key(question: str) -> str:
+    return " ".join(question.split()).lower()
+
+
+def plan_signature(plan: Plan) -> dict[str, Any]:
+    """What a plan decides, without the question text itself."""
+    return plan.model_dump(mode="json", exclude={"question"})
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def compare(before: Trace | None, after: Trace) -> ImpactRow:
+    after_buffer = [b.turn_id for b in after.buffer]
+    if before is None:
+        return ImpactRow(
+            question=after.question, strategy=after.strategy, before_trace_id=None,
+            after_trace_id=after.id, before_answer=None, after_answer=after.answer.text,
+            answer_changed=False, plan_changed=False,
+        )
+    before_buffer = [b.turn_id for b in before.buffer]
+    was, now = set(before_buffer), set(after_buffer)
+    return ImpactRow(
+        question=after.question,
+        strategy=after.strategy,
+        before_trace_id=before.id,
+        after_trace_id=after.id,
+        before_answer=before.answer.text,
+        after_answer=after.answer.text,
+        answer_changed=_normal(before.answer.text) != _normal(after.answer.text),
+        plan_changed=plan_signature(before.plan) != plan_signature(after.plan),
+        buffer_added=tuple(t for t in after_buffer if t not in was),
+        buffer_removed=tuple(t for t in before_buffer if t not in now),
+    )
+
+
+def failed(question: SavedQuestion, error: str) -> ImpactRow:
+    return ImpactRow(
+        question=question.question, strategy=question.strategy,
+        before_trace_id=question.before_trace_id, after_trace_id="", before_answer=None,
+        after_answer="", answer_changed=False, plan_changed=False, error=error,
+    )

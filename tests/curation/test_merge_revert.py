@@ -1,0 +1,110 @@
+"""Entity merges, reverts, and the refreshed entity graph."""
+
+from __future__ import annotations
+
+import pytest
+
+from curation.handmade import CONV
+from memory_core.errors import ConflictError, StoreError
+from memory_core.models import RecordStatus
+
+R2 = "c1:S1:E1:R2"
+
+
+def names(services) -> set[str]:  # type: ignore[no-untyped-def]
+    return {e.name for e in services.store.entities(CONV)}
+
+
+def test_merge_repoints_entity_and_relation_values(built) -> None:  # type: ignore[no-untyped-def]
+    edit = built.merge_entities(CONV, "Melanie", "mel", who="ana", why="same friend")
+    assert (edit.action, edit.target_kind, edit.target_id) == ("merge", "entity", "Mel")
+    taught = built.store.record("c1:S1:E1:R3")
+    friend = built.store.record("c1:S1:E1:R4")
+    assert (taught.entity, taught.version) == ("Melanie", 2)
+    assert (friend.entity, friend.value, friend.version) == ("Ana", "Melanie", 2)
+    assert built.store.record("c1:S2:E1:R2").version == 1  # already Melanie: untouched
+    assert built.search_records(CONV, filters={"entity": "Mel"}).total == 0
+    merges = built.store.entity_merges(CONV)
+    melanie = next(e for e in built.store.entities(CONV) if e.name == "Melanie")
+    assert [(m.canonical_id, m.alias, m.reason) for m in merges] == [(melanie.id, "Mel", "annotator")]
+    assert "Mel" in melanie.aliases and "Mel" not in names(built)
+    diff = dict((f, (b, a)) for f, b, a in built.record_diff(edit))
+    assert diff["merged_into"] == (None, "Melanie")
+    assert diff["c1:S1:E1:R4.value"] == ("Mel", "Melanie")
+    # entity vectors follow the graph
+    assert built.index.get_vectors("entities", [melanie.id])
+
+
+def test_merge_refusals(built) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(StoreError, match="no active record names entity 'Zed'"):
+        built.merge_entities(CONV, "Ana", "Zed", who="ana")
+    with pytest.raises(StoreError, match="are the same entity"):
+        built.merge_entities(CONV, "Ana", "ana", who="ana")
+    assert built.edit_log(CONV) == []
+
+
+def test_revert_merge_restores_records_and_graph(built) -> None:  # type: ignore[no-untyped-def]
+    merge = built.merge_entities(CONV, "Melanie", "Mel", who="ana")
+    revert = built.revert_edit(merge.id, who="bea")
+    assert (revert.action, revert.reverts) == ("revert", merge.id)
+    assert built.store.record("c1:S1:E1:R3").entity == "Mel"
+    assert built.store.record("c1:S1:E1:R4").value == "Mel"
+    assert built.store.record("c1:S1:E1:R4").version == 3
+    assert built.store.entity_merges(CONV) == [] and "Mel" in names(built)
+    again = built.revert_edit(revert.id, who="ana")  # reverting the revert merges again
+    assert built.store.record("c1:S1:E1:R3").entity == "Melanie"
+    assert [m.alias for m in built.store.entity_merges(CONV)] == ["Mel"]
+    assert again.reverts == revert.id
+
+
+def test_revert_update_restores_before_and_logs_a_new_edit(built) -> None:  # type: ignore[no-untyped-def]
+    first = built.edit_record(R2, {"value": "ink", "modality": "planned"}, who="ana", expected_version=1)
+    (edit,) = built.edit_log(CONV)
+    revert = built.revert_edit(edit.id, who="bea", why="was right")
+    restored = built.store.record(R2)
+    assert (restored.value, restored.modality.value, restored.version) == ("watercolour", "observed", 3)
+    assert first.version == 2
+    assert [e.action for e in built.edit_log(CONV)] == ["update", "revert"]
+    assert built.record_diff(revert) == [("value", "ink", "watercolour"), ("modality", "planned", "observed")]
+    hits = built.index.query("records", built.embedder.embed_one(restored.text()), k=1)
+    assert hits[0].id == R2 and hits[0].score > 0.99
+
+
+def test_revert_conflicts_when_the_record_changed_since(built) -> None:  # type: ignore[no-untyped-def]
+    built.edit_record(R2, {"value": "ink"}, who="ana", expected_version=1)
+    built.edit_record(R2, {"value": "pencil"}, who="carl", expected_version=2)
+    first = built.edit_log(CONV)[0]
+    with pytest.raises(ConflictError, match=r"changed since \(now version 3; later: update by carl\)"):
+        built.revert_edit(first.id, who="bea")
+    assert built.store.record(R2).value == "pencil"
+
+
+def test_revert_of_delete_and_create(built) -> None:  # type: ignore[no-untyped-def]
+    built.delete_record(R2, who="ana")
+    built.revert_edit(built.edit_log(CONV)[-1].id, who="ana")
+    assert built.store.record(R2).status == RecordStatus.ACTIVE
+    assert built.index.get_vectors("records", [R2])  # back in the index
+    rec = built.create_record(CONV, "c1:S2:E1", {"entity": "Ben", "entity_type": "person",
+                                                 "property": "asks_about", "value": "Mel"},
+                              ["D2:3"], who="ana")
+    built.revert_edit(built.edit_log(CONV)[-1].id, who="ana")
+    assert built.store.record(rec.id).status == RecordStatus.DELETED
+    assert not built.index.get_vectors("records", [rec.id])
+
+
+def test_unknown_edit(built) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(StoreError, match="unknown edit 'nope'"):
+        built.revert_edit("nope", who="ana")
+
+
+def test_graph_edges_follow_corrections(built) -> None:  # type: ignore[no-untyped-def]
+    built.edit_record(R2, {"value": "ink"}, who="ana", expected_version=1)  # builds the graph
+    entities = {e.id: e.name for e in built.store.entities(CONV)}
+    edges = {(entities[g.source], entities[g.target], g.property) for g in built.store.edges(CONV)}
+    assert ("Ben", "Lisbon", "destination") in edges and ("Ana", "Mel", "friend_of") in edges
+    built.mark_wrong("c1:S1:E1:R4", who="ana")
+    entities = {e.id: e.name for e in built.store.entities(CONV)}
+    edges = {(entities[g.source], entities[g.target], g.property) for g in built.store.edges(CONV)}
+    assert ("Ana", "Mel", "friend_of") not in edges
+    ana = next(e for e in built.store.entities(CONV) if e.name == "Ana")
+    assert ana.attributes["uses_medium"] == ["ink"]

@@ -1,0 +1,113 @@
+"""Record search: filters, free text, sort and pagination run in SQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from curation.handmade import CONV, load
+from memory_core.errors import StoreError
+from memory_core.models import RecordStatus
+
+
+@pytest.fixture
+def loaded(store):  # type: ignore[no-untyped-def]
+    load(store)
+    return store
+
+
+def ids(rows) -> list[str]:  # type: ignore[no-untyped-def]
+    return [r.id for r in rows]
+
+
+def test_default_order_is_dialogue_order_and_total_counts_all(loaded) -> None:
+    rows, total = loaded.search_records(CONV)
+    assert total == 8
+    assert ids(rows)[:2] == ["c1:S1:E1:R1", "c1:S1:E1:R2"]
+    assert ids(rows)[-2:] == ["c1:S2:E1:R1", "c1:S2:E1:R2"]
+
+
+def test_pagination_splits_without_overlap(loaded) -> None:
+    pages = [loaded.search_records(CONV, page=p, page_size=3) for p in (1, 2, 3, 4)]
+    assert [len(rows) for rows, _ in pages] == [3, 3, 2, 0]
+    assert all(total == 8 for _, total in pages)
+    seen = [i for rows, _ in pages for i in ids(rows)]
+    assert len(seen) == len(set(seen)) == 8
+
+
+def test_filters_combine(loaded) -> None:
+    rows, total = loaded.search_records(CONV, filters={"entity": "ben", "session": 1})
+    assert ids(rows) == ["c1:S1:E2:R1"] and total == 1
+    rows, _ = loaded.search_records(CONV, filters={"modality": "planned"})
+    assert ids(rows) == ["c1:S1:E2:R1"]
+    rows, _ = loaded.search_records(CONV, filters={"property": ["paints", "taught"], "min_confidence": 0.6})
+    assert ids(rows) == ["c1:S1:E1:R1", "c1:S2:E1:R2"]
+    rows, _ = loaded.search_records(CONV, filters={"entity_type": "place", "property": None, "session": ""})
+    assert ids(rows) == ["c1:S1:E2:R2"]
+    rows, _ = loaded.search_records(CONV, filters={"episode_id": "c1:S2:E1"})
+    assert ids(rows) == ["c1:S2:E1:R1", "c1:S2:E1:R2"]
+
+
+def test_free_text_matches_every_word_anywhere(loaded) -> None:
+    rows, _ = loaded.search_records(CONV, query="  LISBON  ben ")
+    assert ids(rows) == ["c1:S1:E2:R1", "c1:S2:E1:R1"]
+    rows, _ = loaded.search_records(CONV, query="D1:3")  # evidence turn ids are searchable
+    assert ids(rows) == ["c1:S1:E1:R2", "c1:S1:E1:R3", "c1:S1:E1:R4"]
+    rows, total = loaded.search_records(CONV, query="'; DROP TABLE records; --")
+    assert rows == [] and total == 0
+    assert loaded.search_records(CONV)[1] == 8  # the table is still there
+
+
+def test_sort_ascending_descending_with_stable_ties(loaded) -> None:
+    rows, _ = loaded.search_records(CONV, sort="-confidence")
+    confidences = [r.confidence for r in rows]
+    assert confidences == sorted(confidences, reverse=True)
+    assert ids(rows)[:2] == ["c1:S1:E1:R1", "c1:S2:E1:R1"]  # 0.9 ties broken by dialogue order
+    rows, _ = loaded.search_records(CONV, sort="entity")
+    assert [r.entity for r in rows] == sorted((r.entity for r in rows), key=str.lower)
+    rows, _ = loaded.search_records(CONV, sort="-valid_time")
+    assert [r.valid_time for r in rows][:2] == ["2023-07", "2023-05"]  # NULLs last either way
+    assert rows[-1].valid_time is None
+
+
+def test_status_filter_hides_deleted_by_default(loaded) -> None:
+    rec = loaded.record("c1:S1:E1:R2")
+    loaded.update_record(rec.model_copy(update={"status": RecordStatus.DELETED}), expected_version=1)
+    rec = loaded.record("c1:S1:E1:R3")
+    loaded.update_record(rec.model_copy(update={"status": RecordStatus.WRONG}), expected_version=1)
+    assert loaded.search_records(CONV)[1] == 7
+    assert ids(loaded.search_records(CONV, filters={"status": "deleted"})[0]) == ["c1:S1:E1:R2"]
+    assert loaded.search_records(CONV, filters={"status": "all"})[1] == 8
+    assert ids(loaded.search_records(CONV, filters={"status": ["wrong"]})[0]) == ["c1:S1:E1:R3"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"sort": "value; DROP TABLE records"}, "records sort: unknown field"),
+        ({"filters": {"colour": "red"}}, "records filter: unknown key 'colour'"),
+        ({"filters": {"modality": "maybe"}}, "records filter 'modality': unknown value 'maybe'"),
+        ({"filters": {"status": "gone"}}, "records filter 'status': unknown value 'gone'"),
+        ({"filters": {"min_confidence": "high"}}, "records filter 'min_confidence': expected a number"),
+        ({"filters": {"session": "two"}}, "records filter 'session': expected session numbers"),
+        ({"page": 0}, "page must be 1 or more"),
+        ({"page_size": 5000}, "page_size must be 1..1000"),
+    ],
+)
+def test_bad_arguments_get_one_line_errors(loaded, kwargs, message) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(StoreError, match=message) as caught:
+        loaded.search_records(CONV, **kwargs)
+    assert "\n" not in str(caught.value)
+
+
+def test_facets_count_values(loaded) -> None:
+    facets = loaded.record_facets(CONV)
+    assert dict(facets["entity_type"]) == {"person": 7, "place": 1}
+    assert dict(facets["session"]) == {1: 6, 2: 2}
+    assert facets["entity"][0] == ("Ana", 3)
+
+
+def test_service_wraps_a_page(built) -> None:  # type: ignore[no-untyped-def]
+    page = built.search_records(CONV, page=2, page_size=5)
+    assert (page.total, page.pages, len(page.rows)) == (8, 2, 3)
+    with pytest.raises(StoreError, match="unknown conversation 'nope'"):
+        built.search_records("nope")
