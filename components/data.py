@@ -69,3 +69,27 @@ def records_frame_rows(records: Sequence[Any], labels: dict[str, str] | None = N
             "version": r.version,
         })
     return rows
+
+
+def version_token(svc: Any, conv: str) -> str:
+    """Changes whenever the conversation's memory changes (a build, an edit): a cache key part."""
+    import json
+
+    stats = svc.stats(conv)
+    builds = svc.store.builds(conv)
+    last = builds[0] if builds else {}
+    return json.dumps([stats, str(last.get("id")), str(last.get("finished_at"))], sort_keys=True, default=str)
+
+
+def records_by_ids(svc: Any, ids: Sequence[str]) -> list[Any]:
+    out = []
+    for rid in ids:
+        try:
+            out.append(svc.store.record(rid))
+        except Exception:  # noqa: S112 - a record deleted since the graph was drawn is skipped
+            continue
+    return out
+
+
+def records_naming(svc: Any, conv: str, name: str) -> list[Any]:
+    return list(svc.store.records_naming(conv, name))

@@ -13,6 +13,7 @@ from typing import Any
 import streamlit as st
 
 from components.frame import ensure_frame
+from components.text import md
 from memory_core.config import Settings
 from memory_core.errors import MnemoscopeError
 from memory_core.services import Services
@@ -27,7 +28,7 @@ def env_settings() -> Settings:
     try:
         return Settings.from_env()
     except MnemoscopeError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         st.stop()
         raise  # unreachable: st.stop() raises
 
@@ -39,7 +40,7 @@ def services() -> Services:
     try:
         return _open(home)
     except MnemoscopeError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         st.stop()
         raise
 
@@ -66,5 +67,5 @@ def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         st.info("This feature is not implemented in this installation yet.")
         st.stop()
     except MnemoscopeError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         st.stop()

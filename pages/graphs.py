@@ -1,5 +1,26 @@
-"""Graphs (being written)."""
+"""Graphs: the entity graph and the event graph, filtered, drawn offline with pyvis; pick a node
+or an edge to see its records and source turns."""
 
 import streamlit as st
 
+from components import data, graph_view
+from components.services import call, need, services
+from components.state import require_conv
+
+svc = services()
+conv = require_conv()
 st.title("Graphs")
+need(svc, "entity_graph", "event_graph", what="The graph views")
+
+kind = st.segmented_control("Graph", ["entity", "event"], default="entity", key="graph_kind",
+                            format_func=lambda k: f"{k.capitalize()} graph") or "entity"
+token = data.version_token(svc, conv)
+g = call(graph_view.load_graph, svc, conv, kind, token)
+if g.number_of_nodes() == 0:
+    st.info("This graph is empty: build the conversation's memory first.")
+    st.page_link("pages/load.py", label="Load & build", query_params={"conv": conv})
+    st.stop()
+
+chosen = graph_view.filters(g, kind)
+shown = graph_view.draw(g, conv, kind, token, chosen)
+graph_view.details(svc, conv, shown, kind)

@@ -25,7 +25,7 @@ fmt = None if choice == "detect" else choice
 if path is not None:
     info = loading.preview(svc, path, fmt)
     if info["error"]:
-        st.error(info["error"])
+        st.error(md(info["error"]))
     else:
         st.caption(f"Format: **{md(info['format'] or 'unknown')}**")
         if info["preview"]:
@@ -38,7 +38,7 @@ if path is not None:
         except NotImplementedError:
             st.info("Importing is not available in this installation yet.")
         except MnemoscopeError as exc:
-            st.error(str(exc))
+            st.error(md(exc))
         else:
             for w in warnings:
                 st.warning(md(w))
@@ -62,7 +62,7 @@ elif st.button(f"Build and watch ({md(settings['backend'])} backend)", type="pri
     try:
         tally = build_view.watch(svc.build(conv, backend=settings["backend"], rebuild=rebuild))
     except MnemoscopeError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
     else:
         build_view.summary(tally)
         cols = st.columns(3)

@@ -1,5 +1,56 @@
-"""Records (being written)."""
+"""Records: search, filter, sort and page through the records; open one to see its episode with
+the evidence turns highlighted; edit, add, mark wrong, delete, merge entities."""
 
 import streamlit as st
 
+from components import data, record_forms, record_table, transcript
+from components.services import call, need, services
+from components.state import query_param, require_conv, sync_pick
+from components.text import md, shorten
+
+svc = services()
+conv = require_conv()
 st.title("Records")
+need(svc, "search_records", "record_facets", what="The records table")
+record_forms.flash()
+
+query, filters, sort, page_size = record_table.filters_ui(call(svc.record_facets, conv))
+result = call(svc.search_records, conv, query=query, filters=filters, sort=sort,
+              page=record_table.current_page(), page_size=page_size)
+episodes = data.episodes(svc, conv)
+labels = data.episode_labels(episodes)
+picked = record_table.table(result.rows, labels)
+record_table.pager(result.total, page_size)
+
+ids = [r.id for r in result.rows]
+wanted = query_param("record")
+if wanted and wanted not in ids:
+    ids.insert(0, wanted)  # a shared link to one record opens it even when it is on another page
+if not ids:
+    st.stop()
+sync_pick("record_pick", ids, picked, default=wanted)
+by_id = {r.id: r for r in result.rows}
+choice = st.selectbox("Open record", ids, key="record_pick", format_func=lambda i: (
+    f"{i} — {shorten(by_id[i].entity, 30)} · {shorten(by_id[i].property, 30)} = {shorten(by_id[i].value, 40)}"
+    if i in by_id else i))
+record = call(data.record, svc, choice)
+episode = next((e for e in episodes if e.id == record.episode_id), None)
+
+st.subheader(f"{md(record.entity)} · {md(record.property)} = {md(record.value)}")
+st.caption(f"{md(record.id)} · {md(record.status.value)} · version {record.version} · origin "
+           f"{md(record.origin)} · episode {md(labels.get(record.episode_id, record.episode_id))}")
+if episode is not None:
+    transcript.render(data.turns(svc, conv, episode.turn_ids), [episode], [record],
+                      evidence=record.evidence_turn_ids)
+
+record_forms.annotator_box()
+edit, status, add, merge = st.tabs(["Edit", "Mark wrong / delete", "Add a record", "Merge entities"])
+with edit:
+    record_forms.edit_form(svc, record)
+with status:
+    record_forms.status_actions(svc, record)
+with add:
+    if episode is not None:
+        record_forms.create_form(svc, conv, episode, data.turns(svc, conv, episode.turn_ids))
+with merge:
+    record_forms.merge_form(svc, conv, [name for name, _ in call(svc.record_facets, conv).get("entity", [])])

@@ -1,0 +1,102 @@
+"""The Graphs page's widgets: filters, the drawn graph (cached HTML), and node/edge details."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from components import data, graph, transcript
+from components.text import md, shorten
+
+
+@st.cache_data(show_spinner="Reading the graph…", max_entries=8)
+def load_graph(_svc: Any, conv: str, kind: str, token: str) -> Any:
+    """The entity or event graph of ``conv`` (cached per memory version ``token``)."""
+    return _svc.entity_graph(conv) if kind == "entity" else _svc.event_graph(conv)
+
+
+@st.cache_data(show_spinner="Drawing…", max_entries=32)
+def _html(_g: Any, key: str) -> str:
+    return graph.to_html(_g)
+
+
+def filters(g: Any, kind: str) -> dict[str, Any]:
+    f = graph.facets(g)
+    c = st.columns(3)
+    types = c[0].multiselect("Node type", f.types, key=f"g:types:{kind}")
+    props = c[1].multiselect("Relation" if kind == "entity" else "Link kind", f.properties,
+                             key=f"g:props:{kind}")
+    min_imp = c[2].slider("Minimum importance", 0.0, max(f.max_importance, 0.01), 0.0,
+                          key=f"g:imp:{kind}") if f.max_importance > 0 else 0.0
+    c = st.columns([2, 1, 1])
+    nodes = graph.node_choices(g)
+    ego = c[0].selectbox("Ego network of", [None, *nodes], key=f"g:ego:{kind}", format_func=lambda n: (
+        "(whole graph)" if n is None else shorten(graph.node_label(g, n), 60)))
+    depth = c[1].number_input("Depth", 1, 4, 1, key=f"g:depth:{kind}", disabled=ego is None)
+    limit = c[2].number_input("Show at most (nodes)", 10, 5000, graph.DEFAULT_LIMIT, 50,
+                              key=f"g:limit:{kind}")
+    window = None
+    if f.first and f.last and f.first < f.last:
+        window = st.slider("Time window", f.first, f.last, (f.first, f.last), key=f"g:win:{kind}")
+        if window == (f.first, f.last):
+            window = None
+    return {"types": types, "properties": props, "min_importance": float(min_imp), "ego": ego,
+            "depth": int(depth), "limit": int(limit), "window": window}
+
+
+def draw(g: Any, conv: str, kind: str, token: str, chosen: dict[str, Any]) -> Any:
+    view = graph.filter_graph(g, **chosen)
+    if view.matching > view.shown:
+        st.caption(f"Showing the {view.shown} most important of {view.matching} matching nodes — "
+                   "raise *Show at most* to see more.")
+    else:
+        st.caption(f"{view.shown} nodes, {view.graph.number_of_edges()} edges.")
+    if view.shown == 0:
+        st.info("No node matches these filters.")
+        return view.graph
+    key = repr((conv, kind, token, sorted((k, str(v)) for k, v in chosen.items())))
+    st.iframe(_html(view.graph, key), height=660)
+    return view.graph
+
+
+def details(svc: Any, conv: str, g: Any, kind: str) -> None:
+    """Pick a node or an edge of the drawn graph; show its records and source turns."""
+    if g.number_of_nodes() == 0:
+        return
+    c = st.columns(2)
+    node = c[0].selectbox("Node", graph.node_choices(g), key=f"g:node:{kind}",
+                          format_func=lambda n: shorten(graph.node_label(g, n), 70))
+    edge_list = graph.edge_choices(g)
+    edge = c[1].selectbox("Edge", [None, *edge_list], key=f"g:edge:{kind}",
+                          format_func=lambda e: "(none)" if e is None else shorten(_edge_text(g, e), 90))
+    if edge is not None:
+        attrs = graph.edge_attrs(g, edge)
+        records = data.records_by_ids(svc, attrs.get("record_ids") or ())
+        _show(svc, conv, _edge_text(g, edge), records, attrs.get("source_turn_ids") or ())
+    else:
+        attrs = graph.node_attrs(g, node)
+        name = graph.node_label(g, node)
+        records = data.records_by_ids(svc, attrs["record_ids"]) if attrs.get("record_ids") else (
+            data.records_naming(svc, conv, name) if kind == "entity" else [])
+        _show(svc, conv, name, records, attrs.get("source_turn_ids") or ())
+
+
+def _edge_text(g: Any, e: Any) -> str:
+    relation = graph.edge_label(graph.edge_attrs(g, e))
+    return f"{graph.node_label(g, e[0])} —{relation}→ {graph.node_label(g, e[1])}"
+
+
+def _show(svc: Any, conv: str, title: str, records: list[Any], turn_ids: Any) -> None:
+    st.subheader(md(shorten(title, 120)))
+    if records:
+        st.dataframe(pd.DataFrame(data.records_frame_rows(records)), hide_index=True,
+                     column_order=("entity", "property", "value", "modality", "valid time", "evidence"))
+    evidence = list(dict.fromkeys([*turn_ids, *data.evidence_turns(records)]))
+    if not evidence:
+        st.caption("No source turns recorded.")
+        return
+    st.caption(f"Source turns ({len(evidence)})")
+    transcript.render(data.turns(svc, conv, evidence), records=records, evidence=evidence)
+

@@ -1,0 +1,168 @@
+"""Annotator actions on records: edit any field, add a record from selected turns, mark wrong,
+delete, restore, merge two entities. Each is one versioned edit made by the curation service;
+project errors (a conflict, a bad value) show as one red line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from components.text import md, shorten
+from memory_core.errors import ConflictError, MnemoscopeError
+
+MODALITIES = ("observed", "planned", "desired", "hypothetical", "negated")
+WHO_KEY = "annotator_name"
+
+
+def who() -> str:
+    return st.session_state.get(WHO_KEY) or "annotator"
+
+
+def annotator_box() -> None:
+    st.text_input("Your name (recorded with each change)", key=WHO_KEY, placeholder="annotator")
+
+
+def _run(action: Callable[[], Any], success: str) -> bool:
+    try:
+        action()
+    except ConflictError as exc:
+        st.error(f"Conflict: {md(exc)}")
+        return False
+    except MnemoscopeError as exc:
+        st.error(md(exc))
+        return False
+    st.session_state["records_flash"] = success
+    return True
+
+
+def flash() -> None:
+    if message := st.session_state.pop("records_flash", None):
+        st.success(md(message))
+
+
+def seen_version(record: Any) -> int:
+    """The version the annotator was looking at when the form was drawn (for conflicts)."""
+    seen = st.session_state.get("records_seen", {})
+    return int(seen.get(record.id, record.version))
+
+
+def remember_version(record: Any) -> None:
+    st.session_state["records_seen"] = {record.id: int(record.version)}
+
+
+def edit_form(svc: Any, record: Any) -> None:
+    expected = seen_version(record)
+    k = f"{record.id}:{record.version}"
+    with st.form(f"edit:{k}"):
+        c = st.columns(3)
+        values = {
+            "entity": c[0].text_input("Entity", record.entity, key=f"e:entity:{k}"),
+            "entity_type": c[1].text_input("Entity type", record.entity_type, key=f"e:type:{k}"),
+            "property": c[2].text_input("Property", record.property, key=f"e:prop:{k}"),
+            "value": st.text_area("Value", record.value, key=f"e:value:{k}", height=68),
+        }
+        c = st.columns(4)
+        values["condition"] = c[0].text_input("Condition", record.condition or "", key=f"e:cond:{k}") or None
+        values["modality"] = c[1].selectbox("Modality", MODALITIES, key=f"e:mod:{k}",
+                                            index=MODALITIES.index(str(record.modality.value)))
+        values["valid_time"] = c[2].text_input("Valid time (ISO)", record.valid_time or "",
+                                               key=f"e:time:{k}") or None
+        values["confidence"] = c[3].number_input("Confidence", 0.0, 1.0, float(record.confidence), 0.05,
+                                                 key=f"e:conf:{k}")
+        values["evidence_turn_ids"] = st.text_input(
+            "Evidence turn ids (comma separated)", ", ".join(record.evidence_turn_ids), key=f"e:ev:{k}")
+        why = st.text_input("Why", key=f"e:why:{k}", placeholder="reason for the change")
+        submitted = st.form_submit_button("Save changes", type="primary")
+    if submitted:
+        values["evidence_turn_ids"] = [t.strip() for t in values["evidence_turn_ids"].split(",") if t.strip()]
+        changes = {f: v for f, v in values.items() if _differs(getattr(record, f), v)}
+        if not changes:
+            st.info("Nothing changed.")
+        elif _run(lambda: svc.edit_record(record.id, changes, who=who(), why=why,
+                                          expected_version=expected),
+                  f"Saved {', '.join(changes)} of {record.id}."):
+            st.rerun()
+    remember_version(record)
+
+
+def _differs(old: Any, new: Any) -> bool:
+    if isinstance(old, tuple):
+        return list(old) != list(new)
+    if hasattr(old, "value"):
+        return str(old.value) != str(new)
+    if isinstance(old, float):
+        return abs(old - float(new)) > 1e-9
+    return old != new
+
+
+def status_actions(svc: Any, record: Any) -> None:
+    expected = seen_version(record)
+    why = st.text_input("Reason", key=f"s:why:{record.id}", placeholder="why (kept in the edit log)")
+    status = str(record.status.value)
+    c = st.columns(3)
+    if status != "wrong" and c[0].button("Mark as wrong", key=f"s:wrong:{record.id}") and _run(
+            lambda: svc.mark_wrong(record.id, who=who(), why=why, expected_version=expected),
+            f"Marked {record.id} as wrong."):
+        st.rerun()
+    if status != "deleted" and c[1].button("Delete", key=f"s:del:{record.id}") and _run(
+            lambda: svc.delete_record(record.id, who=who(), why=why, expected_version=expected),
+            f"Deleted {record.id}."):
+        st.rerun()
+    if status != "active" and callable(getattr(svc, "restore_record", None)) and c[2].button(
+            "Restore", key=f"s:restore:{record.id}") and _run(
+            lambda: svc.restore_record(record.id, who=who(), why=why, expected_version=expected),
+            f"Restored {record.id}."):
+        st.rerun()
+
+
+def create_form(svc: Any, conv: str, episode: Any, turns: Sequence[Any]) -> None:
+    """A new record written by the annotator from turns of ``episode``."""
+    with st.form(f"create:{episode.id}", clear_on_submit=False):
+        chosen = st.multiselect("Evidence turns", [t.id for t in turns],
+                                format_func=lambda i: shorten(next(
+                                    f"{t.id} {t.speaker}: {t.text}" for t in turns if t.id == i), 90))
+        c = st.columns(3)
+        fields: dict[str, Any] = {
+            "entity": c[0].text_input("Entity"),
+            "entity_type": c[1].text_input("Entity type", "person"),
+            "property": c[2].text_input("Property"),
+            "value": st.text_input("Value"),
+        }
+        c = st.columns(3)
+        fields["modality"] = c[0].selectbox("Modality", MODALITIES)
+        fields["valid_time"] = c[1].text_input("Valid time (ISO, optional)") or None
+        fields["condition"] = c[2].text_input("Condition (optional)") or None
+        why = st.text_input("Why", placeholder="reason for adding it")
+        submitted = st.form_submit_button("Add record")
+    if submitted:
+        if not chosen:
+            st.error("Choose at least one evidence turn.")
+            return
+        clean = {k: v for k, v in fields.items() if v not in (None, "")}
+        holder: dict[str, Any] = {}
+
+        def _create() -> None:
+            holder["record"] = svc.create_record(conv, episode.id, clean, chosen, who=who(), why=why)
+
+        if _run(_create, "Added a record."):
+            st.session_state["records_flash"] = f"Added record {holder['record'].id}."
+            st.rerun()
+
+
+def merge_form(svc: Any, conv: str, names: Sequence[str]) -> None:
+    with st.form("merge"):
+        c = st.columns(2)
+        keep = c[0].selectbox("Keep this entity", names, key="merge_keep")
+        merge = c[1].selectbox("Merge this one into it", names, key="merge_other",
+                               index=1 if len(names) > 1 else 0)
+        why = st.text_input("Why", key="merge_why", placeholder="e.g. same person, nickname")
+        submitted = st.form_submit_button("Merge entities")
+    if submitted:
+        if keep == merge:
+            st.error("Choose two different entities.")
+        elif _run(lambda: svc.merge_entities(conv, keep, merge, who=who(), why=why),
+                  f"Merged {merge} into {keep}."):
+            st.rerun()

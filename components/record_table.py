@@ -1,0 +1,95 @@
+"""The Records page's table: search, filters, sort, server-side pagination, row selection.
+
+Paging happens in the service (one page of rows per query), so the table stays fast with
+tens of thousands of records; the facet lists feed the filter widgets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from components.data import records_frame_rows
+
+SORTS = {
+    "dialogue order": "episode", "entity": "entity", "property": "property", "value": "value",
+    "confidence (high first)": "-confidence", "confidence (low first)": "confidence",
+    "valid time": "valid_time", "importance": "-importance", "modality": "modality", "status": "status",
+}
+STATUS_CHOICES = {"active and wrong": None, "active": "active", "wrong": "wrong", "deleted": "deleted",
+                  "all": "all"}
+PAGE_SIZES = (25, 50, 100, 200)
+PAGE_KEY = "records_page"
+
+
+def _facet(facets: dict[str, list[tuple[Any, int]]], name: str) -> list[Any]:
+    return [v for v, _ in facets.get(name, []) if v is not None]
+
+
+def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str, Any], str, int]:
+    """Search box, filters, sort and page size; returns (query, filters, sort, page_size)."""
+    query = st.text_input("Search records", placeholder="words that must all appear, e.g. paris train")
+    cols = st.columns(4)
+    filters: dict[str, Any] = {
+        "entity_type": cols[0].multiselect("Entity type", _facet(facets, "entity_type")),
+        "property": cols[1].multiselect("Property", _facet(facets, "property")),
+        "modality": cols[2].multiselect("Modality", _facet(facets, "modality")),
+        "session": cols[3].multiselect("Session", _facet(facets, "session")),
+    }
+    cols = st.columns(4)
+    status = STATUS_CHOICES[cols[0].selectbox("Status", list(STATUS_CHOICES))]
+    if status is not None:
+        filters["status"] = status
+    min_conf = cols[1].slider("Minimum confidence", 0.0, 1.0, 0.0, 0.05)
+    if min_conf > 0:
+        filters["min_confidence"] = min_conf
+    sort = SORTS[cols[2].selectbox("Sort by", list(SORTS))]
+    page_size = int(cols[3].selectbox("Rows per page", PAGE_SIZES, index=1))
+    filters = {k: v for k, v in filters.items() if v not in (None, [], "")}
+    signature = json.dumps([query, filters, sort, page_size], sort_keys=True, default=str)
+    if st.session_state.get("records_signature") != signature:
+        st.session_state["records_signature"] = signature
+        st.session_state[PAGE_KEY] = 1
+    return query, filters, sort, page_size
+
+
+def current_page() -> int:
+    return int(st.session_state.get(PAGE_KEY, 1))
+
+
+def _move(delta: int, pages: int) -> None:
+    st.session_state[PAGE_KEY] = min(max(1, current_page() + delta), pages)
+
+
+def pager(total: int, page_size: int) -> None:
+    pages = max(1, -(-total // page_size))
+    if current_page() > pages:
+        st.session_state[PAGE_KEY] = pages
+    cols = st.columns([1, 1, 4])
+    cols[0].button("◀ Previous", on_click=_move, args=(-1, pages), disabled=current_page() <= 1)
+    cols[1].button("Next ▶", on_click=_move, args=(1, pages), disabled=current_page() >= pages)
+    cols[2].caption(f"Page {current_page()} of {pages} · {total} matching records")
+
+
+def table(rows: Sequence[Any], labels: dict[str, str]) -> str | None:
+    """Draw one page of records; returns the id of the row the user selected, if any."""
+    if not rows:
+        st.info("No record matches.")
+        return None
+    frame = pd.DataFrame(records_frame_rows(rows, labels))
+    signature = f"{st.session_state.get('records_signature', '')}|{current_page()}"
+    key = "records_table_" + hashlib.sha256(signature.encode()).hexdigest()[:12]
+    event = st.dataframe(
+        frame, hide_index=True, on_select="rerun", selection_mode="single-row", key=key,
+        column_order=("entity", "type", "property", "value", "condition", "modality", "valid time",
+                      "confidence", "status", "episode", "evidence"),
+        column_config={"confidence": st.column_config.ProgressColumn("confidence", min_value=0.0,
+                                                                     max_value=1.0, format="%.2f")},
+    )
+    picked = event.selection.rows if event is not None else []
+    return str(rows[picked[0]].id) if picked else None
