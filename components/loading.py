@@ -3,19 +3,36 @@
 from __future__ import annotations
 
 import hashlib
-import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
+from components.text import md
 from memory_core.errors import MnemoscopeError
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "sample_data"
 FORMATS = ("detect", "locomo", "longmemeval", "json", "jsonl", "csv", "text")
 UPLOAD_TYPES = ["json", "jsonl", "csv", "txt", "md"]
-_UPLOAD_DIR = Path(tempfile.gettempdir()) / "mnemoscope-uploads"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file to import: a shipped sample (``path``) or an upload (``data``, named ``name``)."""
+
+    name: str
+    path: Path | None = None
+    data: bytes | None = None
+
+    @property
+    def digest(self) -> str:
+        if self.data is not None:
+            return hashlib.sha256(self.data).hexdigest()
+        assert self.path is not None
+        return f"{self.path}:{self.path.stat().st_mtime_ns}"
 
 
 def sample_files() -> list[Path]:
@@ -24,47 +41,49 @@ def sample_files() -> list[Path]:
     return sorted(p for p in SAMPLE_DIR.iterdir() if p.is_file() and not p.name.startswith("."))
 
 
-def _safe_name(name: str) -> str:
-    keep = "".join(c if c.isalnum() or c in "._-" else "_" for c in Path(name).name)
-    return keep.lstrip(".") or "upload"
+def choose_source() -> Source | None:
+    kind = st.radio("Source", ["Sample data", "Upload a file"], horizontal=True)
+    if kind == "Sample data":
+        files = sample_files()
+        path = st.selectbox("Sample file", files, format_func=lambda p: p.name) if files else None
+        return Source(path.name, path=path) if path is not None else None
+    upload = st.file_uploader("Conversation file", type=UPLOAD_TYPES)
+    return Source(upload.name, data=upload.getvalue()) if upload is not None else None
 
 
-def store_upload(upload: Any) -> Path:
-    """Write an uploaded file to a private temp path that keeps its (sanitised) name.
-
-    Keeping the name lets importer messages name the file the user chose. The content is
-    never unpickled or executed: the importers read JSON/CSV/text only.
-    """
-    data = upload.getvalue()
-    digest = hashlib.sha256(data).hexdigest()[:16]
-    folder = _UPLOAD_DIR / digest
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path = folder / _safe_name(upload.name)
-    if not path.exists():
-        path.write_bytes(data)
-    return path
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _preview(_svc: Any, path: str, mtime: float, fmt: str | None) -> dict[str, Any]:
-    """Detected format and preview of a file (cached per file version); errors as one line."""
+@st.cache_data(show_spinner="Reading the file…", max_entries=16)
+def _preview(_svc: Any, _source: Source, digest: str, fmt: str | None) -> dict[str, Any]:
     try:
-        detected = _svc.detect_format(path) if fmt is None else fmt
-        info = _svc.preview(path) if callable(getattr(_svc, "preview", None)) else {}
-        return {"format": detected, "preview": info, "error": None}
+        if _source.data is not None:
+            info = _svc.preview_bytes(_source.name, _source.data, fmt=fmt)
+        else:
+            info = _svc.preview(_source.path, fmt=fmt)
+        return {"info": info, "error": None}
     except MnemoscopeError as exc:
-        return {"format": None, "preview": None, "error": str(exc)}
+        return {"info": None, "error": str(exc)}
 
 
-def preview(svc: Any, path: Path, fmt: str | None) -> dict[str, Any]:
-    if not callable(getattr(svc, "detect_format", None)):
-        return {"format": fmt, "preview": None, "error": None}
-    return dict(_preview(svc, str(path), path.stat().st_mtime, fmt))
+def preview(svc: Any, source: Source, fmt: str | None) -> dict[str, Any]:
+    """Detected format and a preview (cached per file content); an importer error as one line."""
+    return dict(_preview(svc, source, source.digest, fmt))
 
 
-def import_path(svc: Any, path: Path, fmt: str | None, replace: bool) -> tuple[list[str], list[str]]:
-    """Import ``path``; returns (conversation ids, warnings). Project errors propagate."""
-    result = svc.import_file(path, fmt=fmt, replace=replace)
-    ids = list(getattr(result, "ids", result) or [])
-    warnings = [str(w) for w in getattr(result, "warnings", []) or []]
-    return [str(i) for i in ids], warnings
+def show_preview(info: dict[str, Any]) -> None:
+    st.caption(f"Detected format: **{md(info.get('format') or 'unknown')}**")
+    for warning in info.get("warnings") or []:
+        st.warning(md(warning))
+    convs = info.get("conversations") or []
+    st.dataframe(pd.DataFrame([{
+        "conversation": c["id"], "already imported": "yes" if c.get("exists") else "no",
+        "speakers": ", ".join(c.get("speakers") or []), "sessions": c.get("sessions"),
+        "turns": c.get("turns"), "questions": c.get("questions")} for c in convs]), hide_index=True)
+    if convs and convs[0].get("first_turns"):
+        with st.expander(f"First turns of {md(convs[0]['id'])}"):
+            st.dataframe(pd.DataFrame(convs[0]["first_turns"]), hide_index=True)
+
+
+def import_source(svc: Any, source: Source, fmt: str | None, replace: bool) -> Any:
+    """Import ``source``; project errors propagate (the page shows them as one line)."""
+    if source.data is not None:
+        return svc.import_bytes(source.name, source.data, fmt=fmt, replace=replace)
+    return svc.import_file(source.path, fmt=fmt, replace=replace)

@@ -11,44 +11,28 @@ from memory_core.errors import MnemoscopeError
 svc = services()
 st.title("Load & build")
 
-source = st.radio("Source", ["Sample data", "Upload a file"], horizontal=True)
-path = None
-if source == "Sample data":
-    files = loading.sample_files()
-    path = st.selectbox("Sample file", files, format_func=lambda p: p.name) if files else None
-else:
-    upload = st.file_uploader("Conversation file", type=loading.UPLOAD_TYPES)
-    path = loading.store_upload(upload) if upload is not None else None
+source = loading.choose_source()
 choice = st.selectbox("Format", loading.FORMATS, help="Detected from the content unless you choose one.")
 fmt = None if choice == "detect" else choice
-
-if path is not None:
-    info = loading.preview(svc, path, fmt)
-    if info["error"]:
-        st.error(md(info["error"]))
+if source is not None:
+    found = loading.preview(svc, source, fmt)
+    if found["error"]:
+        st.error(md(found["error"]))
     else:
-        st.caption(f"Format: **{md(info['format'] or 'unknown')}**")
-        if info["preview"]:
-            with st.expander("Preview", expanded=True):
-                st.json(info["preview"], expanded=1)
-    replace = st.checkbox("Replace a conversation with the same id")
-    if st.button("Import", type="primary", disabled=bool(info["error"])):
+        loading.show_preview(found["info"])
+    replace = st.checkbox("Replace conversations that are already imported")
+    if st.button("Import", type="primary", disabled=bool(found["error"])):
         try:
-            ids, warnings = loading.import_path(svc, path, fmt, replace)
-        except NotImplementedError:
-            st.info("Importing is not available in this installation yet.")
+            result = loading.import_source(svc, source, fmt, replace)
         except MnemoscopeError as exc:
             st.error(md(exc))
         else:
-            for w in warnings:
-                st.warning(md(w))
-            if ids:
-                st.query_params["conv"] = ids[0]
-                st.session_state["flash"] = f"Imported {', '.join(ids)}."
-                st.rerun()
+            st.session_state["load_flash"] = [f"Imported {', '.join(result.ids)}.", *result.warnings]
+            st.query_params["conv"] = result.ids[0]
+            st.rerun()
 
-if flash := st.session_state.pop("flash", None):
-    st.success(md(flash))
+for i, line in enumerate(st.session_state.pop("load_flash", [])):
+    (st.success if i == 0 else st.warning)(md(line))
 
 conv = current_conv()
 if conv is None:
@@ -66,6 +50,7 @@ elif st.button(f"Build and watch ({md(settings['backend'])} backend)", type="pri
     else:
         build_view.summary(tally)
         cols = st.columns(3)
-        cols[0].page_link("pages/episodes.py", label="See the episodes", query_params={"conv": conv})
-        cols[1].page_link("pages/records.py", label="See the records", query_params={"conv": conv})
-        cols[2].page_link("pages/graphs.py", label="See the graphs", query_params={"conv": conv})
+        for col, (path, label) in zip(cols, [("pages/episodes.py", "See the episodes"),
+                                             ("pages/records.py", "See the records"),
+                                             ("pages/graphs.py", "See the graphs")], strict=True):
+            col.page_link(path, label=label, query_params={"conv": conv})
