@@ -131,7 +131,10 @@ _CAPITAL = re.compile(r"\b([A-Z][a-z]{2,})\b")
 _SHAPES = {'{"episodes"': "segment", '{"records"': "extract", '"requirements"': "plan",
            '"cited_turn_ids"': "answer", '{"label"': "judge"}
 _COMMON = {"The", "This", "That", "What", "When", "Where", "Who", "How", "Which", "Did", "Does", "Has",
-           "Have", "Was", "Were", "Are", "Is", "Why", "And", "But", "Yes", "Haha", "Hey", "Also", "Not"}
+           "Have", "Was", "Were", "Are", "Is", "Why", "And", "But", "Yes", "Haha", "Hey", "Also", "Not",
+           "She", "You", "They", "Those", "These", "His", "Her", "Its", "Our", "Your", "Their", "Them",
+           "Him", "Mine", "Yours", "Then", "There", "Here", "Some", "Any", "All", "One", "Two", "From",
+           "With", "For", "About", "After", "Before", "Into", "Over", "Whom", "New", "Old", "Who"}
 
 
 def first_user(body: dict[str, Any]) -> str:
@@ -180,13 +183,14 @@ def smart_content(body: dict[str, Any]) -> str:
              "reason": "session start" if k == 0 else "five turns later"}
             for k, c in enumerate(chunks)]})
     if stage == "extract":
-        records, events = [], []
+        records, events, seen = [], [], set()
         for turn_id, speaker, said in turn_lines(text):
             records.append({"entity": speaker, "entity_type": "person", "property": "says",
                             "value": " ".join(said.split()[:8]), "evidence": [turn_id],
                             "modality": "observed", "confidence": 0.9})
             for name in _names(said):
-                if name != speaker:
+                if name != speaker and (name, speaker) not in seen:
+                    seen.add((name, speaker))
                     records.append({"entity": name, "entity_type": "other", "property": "mentioned_by",
                                     "value": speaker, "evidence": [turn_id]})
         lines = turn_lines(text)
@@ -246,12 +250,10 @@ def sample_conversation():  # type: ignore[no-untyped-def]
 def load_conversation(path: Path):  # type: ignore[no-untyped-def]
     """The project's importer when it exists, else a minimal LoCoMo reader for these tests."""
     try:
-        from memory_core.ingest import load_file  # type: ignore[attr-defined]
+        from memory_core.ingest import load_file
     except ImportError:
-        load_file = None
-    if load_file is not None:
-        return load_file(path)[0]
-    return _minimal_locomo(path)
+        return _minimal_locomo(path)
+    return load_file(path).conversations[0]
 
 
 def _minimal_locomo(path: Path):  # type: ignore[no-untyped-def]
