@@ -298,6 +298,8 @@ class Trace(_Model):
     budget_tokens: int | None = None
     cost: dict[str, float] = Field(default_factory=dict)  # tokens_in/out, usd
     created_at: datetime
+    # how retrieval went: stop reason, requirements covered, boosts applied (query helper)
+    details: dict[str, Any] = Field(default_factory=dict)
 
 
 class Edit(_Model):

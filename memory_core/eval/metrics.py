@@ -1,0 +1,113 @@
+"""Evaluation metrics, defined exactly as the independent bench scorer defines them.
+
+    full recall   share of questions (with gold evidence) whose gold turns are ALL in the buffer
+    coverage      mean share of a question's gold turns present in the buffer
+    tokens        mean buffer tokens (per-turn cl100k counts of "speaker: text [image: ...]")
+    answer F1     token F1 of the answer (citations removed) against the gold answer
+    latency       p50 / p95 seconds
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+import string
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from memory_core.eval.locomo import CATEGORY_NAMES
+
+_CITATION_RE = re.compile(r"\[(?:D\d+:\d+(?:,\s*)?)+\]")
+_ARTICLES = re.compile(r"\b(a|an|the|and)\b")
+
+
+def normalise_answer(text: str) -> list[str]:
+    t = _CITATION_RE.sub(" ", text or "").lower()
+    t = "".join(ch if ch not in string.punctuation else " " for ch in t)
+    t = _ARTICLES.sub(" ", t)
+    return t.split()
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    pred, ref = normalise_answer(prediction), normalise_answer(gold)
+    if not pred or not ref:
+        return float(pred == ref)
+    common = Counter(pred) & Counter(ref)
+    same = sum(common.values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(pred), same / len(ref)
+    return 2 * precision * recall / (precision + recall)
+
+
+def evidence_hits(gold: Sequence[str], retrieved: Iterable[str]) -> tuple[bool, float]:
+    got = set(retrieved)
+    hit = sum(1 for g in gold if g in got)
+    return hit == len(gold), hit / len(gold)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = max(0, math.ceil(q / 100 * len(ordered)) - 1)
+    return ordered[k]
+
+
+def summarise(rows: Sequence[dict[str, Any]], gold_evidence: dict[tuple[str, int], tuple[str, ...]]) -> dict[str, Any]:
+    """Per category ("1".."4") and "overall": n, scored, full_recall, coverage, tokens, f1, latency."""
+    groups: dict[str, list[dict[str, Any]]] = {"1": [], "2": [], "3": [], "4": [], "overall": []}
+    for row in rows:
+        groups.setdefault(str(row["category"]), []).append(row)
+        groups["overall"].append(row)
+    out: dict[str, Any] = {}
+    for key, members in groups.items():
+        full = cov = 0.0
+        scored = 0
+        for row in members:
+            ev = gold_evidence.get((row["conv_id"], int(row["qid"])), ())
+            if not ev:
+                continue
+            scored += 1
+            f, c = evidence_hits(ev, row["dia_ids"])
+            full += f
+            cov += c
+        lat = [float(r["latency_s"]) for r in members]
+        prl = [float(r["plan_retrieve_s"]) for r in members if "plan_retrieve_s" in r]
+        out[key] = {
+            "name": CATEGORY_NAMES.get(int(key), key) if key.isdigit() else "overall",
+            "n": len(members),
+            "scored": scored,
+            "full_recall": full / scored if scored else None,
+            "coverage": cov / scored if scored else None,
+            "tokens_mean": statistics.mean(r["context_tokens"] for r in members) if members else None,
+            "answer_f1": statistics.mean(token_f1(r["answer"], r["gold"]) for r in members) if members else None,
+            "latency_p50": percentile(lat, 50),
+            "latency_p95": percentile(lat, 95),
+            "plan_retrieve_p50": percentile(prl, 50),
+            "plan_retrieve_p95": percentile(prl, 95),
+        }
+    return out
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    head = (f"{'category':16} {'n':>4} {'scored':>6} {'full_recall':>11} {'coverage':>8} {'tokens':>8} "
+            f"{'answer_f1':>9} {'lat_p50':>8} {'lat_p95':>8} {'pr_p50':>7} {'pr_p95':>7}")
+    lines = [head]
+    for key in ("1", "2", "3", "4", "overall"):
+        s = summary.get(key)
+        if not s or not s["n"]:
+            continue
+        label = f"{key} {s['name']}" if key != "overall" else "overall"
+
+        def f(v: Any, spec: str, width: int) -> str:
+            return (format(v, spec) if v is not None else "-").rjust(width)
+
+        lines.append(
+            f"{label:16} {s['n']:4d} {s['scored']:6d} {f(s['full_recall'], '.3f', 11)} {f(s['coverage'], '.3f', 8)} "
+            f"{f(s['tokens_mean'], '.1f', 8)} {f(s['answer_f1'], '.3f', 9)} {f(s['latency_p50'], '.3f', 8)} "
+            f"{f(s['latency_p95'], '.3f', 8)} {f(s['plan_retrieve_p50'], '.3f', 7)} {f(s['plan_retrieve_p95'], '.3f', 7)}")
+    return "\n".join(lines)

@@ -1,0 +1,233 @@
+"""The per-conversation retrieval index, built once and kept in memory.
+
+A ``ConversationIndex`` holds what every question of one conversation needs: turns in dialogue
+order with their token counts, episodes (the build's, or fixed windows when the memory is not
+built yet), active records with their evidence turn positions, entities, event frames, graph
+edges, BM25 indexes over turns and records, and the dense vectors of turns, records and
+entities read from Chroma (embedded locally and kept in memory when Chroma lacks them).
+
+``IndexCache.get(store, index, embedder, conv_id)`` rebuilds an entry only when the
+conversation's fingerprint (counts and versions of its turns, episodes and records) changes,
+so edits and rebuilds are picked up on the next question.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memory_core.backends.base import Vocabulary
+from memory_core.embeddings import DIMENSION
+from memory_core.errors import QueryError
+from memory_core.models import Entity, Episode, EventFrame, EventLink, GraphEdge, Record, ThemeType, Turn
+from memory_core.query.lexical import LexicalIndex
+from memory_core.tokens import count_tokens
+
+if TYPE_CHECKING:
+    from memory_core.embeddings import Embedder
+    from memory_core.store import Store
+    from memory_core.store.vectors import VectorIndex
+
+log = logging.getLogger(__name__)
+
+FALLBACK_WINDOW = 8  # turns per window when the conversation has no built episodes
+
+
+def turn_vector_id(conv_id: str, turn_id: str) -> str:
+    return f"{conv_id}|{turn_id}"
+
+
+@dataclass
+class ConversationIndex:
+    conv_id: str
+    fingerprint: tuple[Any, ...]
+    speakers: tuple[str, ...]
+    turns: list[Turn]
+    session_times: dict[int, datetime | None]
+    episodes: list[Episode]
+    episodes_built: bool
+    records: list[Record]
+    entities: list[Entity]
+    events: list[EventFrame]
+    event_links: list[EventLink]
+    edges: list[GraphEdge]
+    turn_lex: LexicalIndex
+    record_lex: LexicalIndex
+    turn_vecs: np.ndarray
+    record_vecs: np.ndarray
+    entity_vecs: np.ndarray
+    pos: dict[str, int] = field(default_factory=dict)
+    turn_tokens: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    turn_session: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    turn_episode: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    record_turns: list[list[int]] = field(default_factory=list)
+    record_episode: list[int] = field(default_factory=list)
+    episode_pos: dict[str, int] = field(default_factory=dict)
+    speaker_of: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def __post_init__(self) -> None:
+        self.pos = {t.id: i for i, t in enumerate(self.turns)}
+        self.turn_tokens = np.array([count_tokens(t.render()) for t in self.turns], dtype=np.int64)
+        self.turn_session = np.array([t.session for t in self.turns], dtype=np.int64)
+        self.episode_pos = {e.id: i for i, e in enumerate(self.episodes)}
+        self.turn_episode = np.full(len(self.turns), -1, dtype=np.int64)
+        for i, episode in enumerate(self.episodes):
+            for tid in episode.turn_ids:
+                if tid in self.pos:
+                    self.turn_episode[self.pos[tid]] = i
+        for i in np.where(self.turn_episode < 0)[0]:  # turns outside every episode: own unit
+            self.turn_episode[i] = self.turn_episode[i - 1] if i > 0 else 0
+        self.record_turns = [[self.pos[t] for t in r.evidence_turn_ids if t in self.pos] for r in self.records]
+        self.record_episode = [self.episode_pos.get(r.episode_id, -1) for r in self.records]
+        names = {s.lower(): k for k, s in enumerate(self.speakers)}
+        self.speaker_of = np.array([names.get(t.speaker.lower(), -1) for t in self.turns], dtype=np.int64)
+
+    @property
+    def last_time(self) -> datetime | None:
+        times = [t for t in self.session_times.values() if t is not None]
+        return max(times) if times else None
+
+    def vocabulary(self) -> Vocabulary:
+        entities: dict[str, str] = {}
+        for e in self.entities:
+            entities.setdefault(e.name, e.type)
+            for alias in e.aliases:
+                entities.setdefault(alias, e.type)
+        if not self.entities:
+            for r in self.records:
+                entities.setdefault(r.entity, r.entity_type)
+        properties = sorted({r.property for r in self.records if r.property})
+        return Vocabulary(
+            speakers=self.speakers,
+            entities=tuple(sorted(entities.items())),
+            properties=tuple(properties),
+            question_time=self.last_time,
+        )
+
+    def episode_turns(self, e: int) -> list[int]:
+        return [self.pos[t] for t in self.episodes[e].turn_ids if t in self.pos]
+
+
+def fingerprint(store: Store, conv_id: str) -> tuple[Any, ...]:
+    row = store.one(
+        "SELECT (SELECT count(*) FROM turns WHERE conv_id = ?), "
+        "(SELECT count(*) FROM episodes WHERE conv_id = ?), "
+        "(SELECT count(*) FROM records WHERE conv_id = ?), "
+        "(SELECT coalesce(sum(version), 0) FROM records WHERE conv_id = ?), "
+        "(SELECT count(*) FROM records WHERE conv_id = ? AND status = 'active'), "
+        "(SELECT count(*) FROM entities WHERE conv_id = ?), "
+        "(SELECT count(*) FROM events WHERE conv_id = ?), "
+        "(SELECT max(built_at) FROM built_sessions WHERE conv_id = ?)",
+        [conv_id] * 8,
+    )
+    return tuple(row) if row else ()
+
+
+def fallback_episodes(conv_id: str, turns: list[Turn], window: int = FALLBACK_WINDOW) -> list[Episode]:
+    """Fixed windows inside each session, used until the conversation is built."""
+    out: list[Episode] = []
+    by_session: dict[int, list[Turn]] = {}
+    for t in turns:
+        by_session.setdefault(t.session, []).append(t)
+    for session, session_turns in by_session.items():
+        for n, start in enumerate(range(0, len(session_turns), window)):
+            chunk = session_turns[start:start + window]
+            out.append(Episode(
+                id=f"{conv_id}:S{session}:W{n + 1}", conv_id=conv_id, session=session,
+                turn_ids=tuple(t.id for t in chunk), theme_type=ThemeType.TOPIC,
+                boundary_reason="fixed window (memory not built yet)",
+                start_time=chunk[0].session_time,
+            ))
+    return out
+
+
+def _vectors(index: VectorIndex | None, embedder: Embedder, collection: str, ids: list[str],
+             texts: list[str]) -> np.ndarray:
+    """Vectors for ``ids`` from Chroma; the missing ones are embedded here (kept in memory only)."""
+    if not ids:
+        return np.zeros((0, DIMENSION), dtype=np.float32)
+    found: dict[str, np.ndarray] = {}
+    if index is not None:
+        try:
+            found = index.get_vectors(collection, ids)
+        except Exception as exc:  # a missing/corrupt collection must not stop a question
+            log.warning("cannot read %s vectors from the index: %s", collection, exc)
+    missing = [i for i, key in enumerate(ids) if key not in found]
+    out = np.zeros((len(ids), DIMENSION), dtype=np.float32)
+    for i, key in enumerate(ids):
+        if key in found:
+            out[i] = found[key]
+    if missing:
+        log.info("embedding %d %s not in the vector index", len(missing), collection)
+        out[missing] = embedder.embed([texts[i] for i in missing])
+    return out
+
+
+def build_index(store: Store, index: VectorIndex | None, embedder: Embedder, conv_id: str,
+                fp: tuple[Any, ...] | None = None) -> ConversationIndex:
+    started = time.perf_counter()
+    if not store.has_conversation(conv_id):
+        raise QueryError(f"unknown conversation '{conv_id}' (see: python -m memory_core list)")
+    conv = store.load_conversation(conv_id, with_qa=False)
+    turns = conv.turns
+    if not turns:
+        raise QueryError(f"conversation '{conv_id}' has no turns")
+    episodes = store.episodes(conv_id)
+    built = bool(episodes)
+    if not built:
+        episodes = fallback_episodes(conv_id, turns)
+    records = store.records(conv_id)
+    entities = store.entities(conv_id)
+    speakers = conv.speakers or tuple(dict.fromkeys(t.speaker for t in turns))
+    ci = ConversationIndex(
+        conv_id=conv_id,
+        fingerprint=fp if fp is not None else fingerprint(store, conv_id),
+        speakers=tuple(speakers),
+        turns=turns,
+        session_times={s.index: s.time for s in conv.sessions},
+        episodes=episodes,
+        episodes_built=built,
+        records=records,
+        entities=entities,
+        events=store.events(conv_id),
+        event_links=store.event_links(conv_id),
+        edges=store.edges(conv_id),
+        turn_lex=LexicalIndex([t.render() for t in turns]),
+        record_lex=LexicalIndex([r.text() for r in records]),
+        turn_vecs=_vectors(index, embedder, "turns", [turn_vector_id(conv_id, t.id) for t in turns],
+                           [t.render() for t in turns]),
+        record_vecs=_vectors(index, embedder, "records", [r.id for r in records], [r.text() for r in records]),
+        entity_vecs=_vectors(index, embedder, "entities", [e.id for e in entities], [e.name for e in entities]),
+    )
+    log.info("retrieval index for %s: %d turns, %d episodes%s, %d records in %.2fs", conv_id, len(turns),
+             len(episodes), "" if built else " (fallback windows)", len(records),
+             time.perf_counter() - started)
+    return ci
+
+
+class IndexCache:
+    """Per-conversation indexes kept in memory, refreshed when the fingerprint changes."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, ConversationIndex] = {}
+        self._lock = threading.Lock()
+
+    def get(self, store: Store, index: VectorIndex | None, embedder: Embedder, conv_id: str) -> ConversationIndex:
+        fp = fingerprint(store, conv_id)
+        with self._lock:
+            entry = self._entries.get(conv_id)
+            if entry is not None and entry.fingerprint == fp:
+                return entry
+            entry = build_index(store, index, embedder, conv_id, fp)
+            self._entries[conv_id] = entry
+            return entry
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()

@@ -1,0 +1,117 @@
+"""Retrieval strategies as declarative configs with named presets.
+
+A strategy is data: which method assembles the buffer, how the per-turn channels are
+weighted, which boosts apply, and the evidence budget each reasoning type gets. New presets
+are new entries in ``PRESETS``; ``strategy(name)`` looks one up.
+
+    ensimem  requirement-aware: structured record matching + BM25 (turns, records) + dense
+             (turns, records), fused, merged by episode, stopped by requirement coverage
+    glong    anchor entities + 1-hop expansion over records/edges, reranked by
+             0.5*semantic + 0.3*importance + 0.2*recency
+    seem     seed passages -> event frames -> reverse provenance expansion to full episodes
+    bm25     BM25 over turns, top 40 (or as many as the budget holds)
+    dense    MiniLM cosine over turns, top 40 (or as many as the budget holds)
+    full     every turn (the most recent ones when a budget is given)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from memory_core.errors import QueryError
+from memory_core.models import ReasoningType, Scope
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Evidence budget of one reasoning type (tokens of the buffer)."""
+
+    min_tokens: int  # never stop before this much evidence (unless the budget cap says so)
+    max_tokens: int  # never collect more than this
+    keep_ratio: float  # keep collecting while a candidate scores >= keep_ratio * best
+
+
+_DEFAULT_BUDGETS: Mapping[str, Budget] = MappingProxyType({
+    ReasoningType.POINT.value: Budget(1400, 3200, 0.80),
+    ReasoningType.TEMPORAL.value: Budget(1000, 2600, 0.85),
+    ReasoningType.MULTI_HOP.value: Budget(2200, 4400, 0.65),
+    ReasoningType.COMPARISON.value: Budget(2600, 5000, 0.60),
+    ReasoningType.AGGREGATION.value: Budget(2600, 5000, 0.60),
+    ReasoningType.OPEN_DOMAIN.value: Budget(2200, 4400, 0.65),
+})
+
+
+@dataclass(frozen=True)
+class StrategyConfig:
+    name: str
+    method: str  # "ensimem" | "glong" | "seem" | "ranked" | "full"
+    description: str
+    # per-turn channel weights (each channel min-max normalised to [0, 1] first)
+    w_lexical: float = 0.0
+    w_dense: float = 0.0
+    w_record_lexical: float = 0.0
+    w_record_dense: float = 0.0
+    w_structured: float = 0.0
+    speaker_boost: float = 0.0  # added to turns spoken by the one person the question is about
+    date_boost: float = 0.0  # added to turns of sessions near a date named in the question
+    smoothing: float = 0.0  # share of the best neighbour's score a turn inherits
+    neighbours: int = 0  # turns on each side added (same episode) around a selected turn
+    top_k: int = 40  # ranked baselines / glong records / seem seeds
+    fill_budget: bool = True  # with --budget-tokens, keep adding ranked turns up to the cap
+    budgets: Mapping[str, Budget] = field(default_factory=lambda: _DEFAULT_BUDGETS)
+    # glong
+    anchors: int = 5
+    glong_weights: tuple[float, float, float] = (0.5, 0.3, 0.2)
+    recency_lambda: float = 1e-7  # per second
+    # seem
+    seeds: int = 5
+
+    def budget_for(self, reasoning: ReasoningType, scope: Scope) -> Budget:
+        b = self.budgets.get(reasoning.value)
+        if b is None:
+            b = self.budgets[ReasoningType.POINT.value]
+        if scope == Scope.ALL and reasoning == ReasoningType.POINT:
+            b = self.budgets[ReasoningType.AGGREGATION.value]
+        return b
+
+
+PRESETS: Mapping[str, StrategyConfig] = MappingProxyType({
+    "ensimem": StrategyConfig(
+        name="ensimem", method="ensimem",
+        description="requirement-aware structured + lexical + dense retrieval, coverage-stopped",
+        w_lexical=0.40, w_dense=0.40, w_record_lexical=0.10, w_record_dense=0.10, w_structured=0.20,
+        speaker_boost=0.15, date_boost=0.25, smoothing=0.30, neighbours=0,
+    ),
+    "glong": StrategyConfig(
+        name="glong", method="glong",
+        description="anchor entities + 1-hop expansion, 0.5 semantic + 0.3 importance + 0.2 recency",
+        w_lexical=0.5, w_dense=0.5, top_k=30, neighbours=1,
+    ),
+    "seem": StrategyConfig(
+        name="seem", method="seem",
+        description="seed passages -> event frames -> reverse provenance expansion",
+        w_lexical=0.5, w_dense=0.5, seeds=4,
+    ),
+    "bm25": StrategyConfig(name="bm25", method="ranked", description="BM25 over turns, top 40",
+                           w_lexical=1.0, top_k=40),
+    "dense": StrategyConfig(name="dense", method="ranked", description="MiniLM cosine over turns, top 40",
+                            w_dense=1.0, top_k=40),
+    "full": StrategyConfig(name="full", method="full", description="the whole conversation"),
+})
+
+DEFAULT_STRATEGY = "ensimem"
+BASELINES = ("bm25", "dense", "full")
+
+
+def strategy(name: str | None) -> StrategyConfig:
+    key = (name or DEFAULT_STRATEGY).strip().lower()
+    try:
+        return PRESETS[key]
+    except KeyError:
+        raise QueryError(f"unknown strategy '{name}' (choose from: {', '.join(PRESETS)})") from None
+
+
+def strategy_names() -> list[str]:
+    return list(PRESETS)

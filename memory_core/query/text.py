@@ -1,0 +1,83 @@
+"""Word handling shared by the planner, the lexical index, highlights and answers.
+
+One tokeniser (lower-cased letters/digits, apostrophes folded), one stop-word list (Lucene's
+English list plus question words) and one stemmer (Snowball English via PyStemmer), so a
+word highlighted in a buffer turn is the same word BM25 matched.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from functools import lru_cache
+
+_WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+
+# Lucene's English stop words plus question/auxiliary words that carry no topic.
+STOPWORDS = frozenset(
+    """a an and are as at be but by for if in into is it no not of on or such that the their then
+    there these they this to was will with what when where who whom whose which why how did does
+    do doing done was were is am been being has have had having i me my mine myself you your yours
+    yourself he him his himself she her hers herself we us our ours they them theirs themselves it
+    its itself would could should can may might must shall about any some all both each few more
+    most other same so than too very s t just also from up down out over under again further once
+    here only own off just ever""".split()
+)
+
+# Words too generic to anchor a requirement (they still count for BM25 through the text).
+WEAK_WORDS = frozenset(
+    """kind type sort thing things something anything way ways lot lots like get got go going went
+    make made say said tell told think thought feel felt know knew see saw want wanted time times
+    recently recent ever really much many one two first last new old good great""".split()
+)
+
+_stemmer_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> object:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    with _stemmer_lock:
+        return str(_stemmer().stemWord(word))  # type: ignore[attr-defined]
+
+
+def fold(word: str) -> str:
+    """Lower-case and drop a possessive/contraction tail ("Melanie's" -> "melanie")."""
+    w = word.lower().replace("’", "'")
+    if "'" in w:
+        head, tail = w.split("'", 1)
+        if tail in ("s", "ll", "re", "ve", "d", "m", "t"):
+            return head
+        return head + tail
+    return w
+
+
+def words(text: str) -> list[str]:
+    return [fold(m.group(0)) for m in _WORD_RE.finditer(text)]
+
+
+def word_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, folded word) for each word of ``text``; spans cover the surface form."""
+    for m in _WORD_RE.finditer(text):
+        yield m.start(), m.end(), fold(m.group(0))
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content terms (stop words removed), in order, duplicates kept."""
+    return [stem(w) for w in words(text) if w not in STOPWORDS]
+
+
+def content_words(text: str) -> list[str]:
+    """Content words (not stemmed), in order, without duplicates."""
+    seen: dict[str, None] = {}
+    for w in words(text):
+        if w not in STOPWORDS and w not in seen:
+            seen[w] = None
+    return list(seen)
