@@ -215,16 +215,23 @@ class LLMClient:
             except openai.APIStatusError as exc:
                 raise LLMError(stage, item, f"endpoint answered HTTP {exc.status_code}: "
                                f"{self.scrub(_error_text(exc))}") from None
+            except openai.APIError as exc:  # e.g. a body that does not fit the API at all
+                raise LLMError(stage, item, f"endpoint answered something unusable: "
+                               f"{self.scrub(_error_text(exc))}") from None
+            if not getattr(response, "choices", None):
+                shown = self.scrub(" ".join(str(response).split()))[:120]
+                raise LLMError(stage, item, f"endpoint {self.endpoint} did not answer with a chat "
+                               f"completion (got: {shown!r}); is OPENAI_BASE_URL right?")
             return _completion(response, messages, time.monotonic() - started, attempt)
         raise LLMError(stage, item, last or "no attempt made")  # pragma: no cover - loop returns
 
 
 # ---------------------------------------------------------------------------- helpers
 def _completion(response: Any, messages: Sequence[Message], latency: float, attempt: int) -> Completion:
-    choices = getattr(response, "choices", None) or []
-    message = choices[0].message if choices else None
+    choice = response.choices[0]
+    message = getattr(choice, "message", None)
     text = (getattr(message, "content", None) or "") if message is not None else ""
-    finish = getattr(choices[0], "finish_reason", None) if choices else None
+    finish = getattr(choice, "finish_reason", None)
     usage = getattr(response, "usage", None)
     tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
     tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)

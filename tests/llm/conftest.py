@@ -34,6 +34,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     usage: bool = True
+    raw: bytes | None = None  # sent as is (text/html), instead of a chat completion
 
 
 Script = Callable[[dict[str, Any], int], Reply]
@@ -65,6 +66,9 @@ class ScriptedServer:
                 reply = server.script(body, n)
                 if reply.delay:
                     server.stopping.wait(reply.delay)
+                if reply.raw is not None:
+                    self._send_raw(reply.status, reply.raw, "text/html")
+                    return
                 if reply.status != 200:
                     self._send(reply.status, {"error": reply.error or {"message": "scripted failure"}},
                                reply.headers)
@@ -85,10 +89,13 @@ class ScriptedServer:
 
             def _send(self, status: int, payload: dict[str, Any],
                       headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(payload).encode()
+                self._send_raw(status, json.dumps(payload).encode(), "application/json", headers)
+
+            def _send_raw(self, status: int, data: bytes, content_type: str,
+                          headers: dict[str, str] | None = None) -> None:
                 try:
                     self.send_response(status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", content_type)
                     self.send_header("content-length", str(len(data)))
                     for name, value in (headers or {}).items():
                         self.send_header(name, value)

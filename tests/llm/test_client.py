@@ -237,3 +237,14 @@ def test_one_info_line_per_call_without_the_key(server: ScriptedServer, llm_sett
     ours = [r for r in caplog.records if r.name == "memory_core.llm.client" and r.levelno == logging.INFO]
     assert len(ours) == 2 and "tokens=" in ours[0].getMessage() and "latency=" in ours[0].getMessage()
     assert all(FAKE_KEY not in r.getMessage() for r in caplog.records)
+
+
+def test_an_endpoint_that_is_not_a_chat_api_fails_at_once(server: ScriptedServer, llm_settings) -> None:
+    server.script = lambda body, n: Reply(status=200, raw=b"<html>gateway says hello</html>")
+    client, delays = _client(llm_settings)
+    with pytest.raises(LLMError, match=r"did not answer with a chat completion.*gateway says hello"):
+        _chat(client)
+    server.script = lambda body, n: Reply(status=200, raw=b'{"object": "list", "data": []}')
+    with pytest.raises(LLMError, match="did not answer with a chat completion"):
+        _chat(client)
+    assert server.calls == 2 and delays == []
