@@ -179,7 +179,7 @@ def load_json(text: str, ctx: Context, line: int | None = None) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         at = _position(text, exc.pos, line)
-        if exc.pos >= len(text.rstrip()):
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
             raise ctx.error(at, f"truncated JSON: unexpected end of data ({exc.msg})") from None
         raise ctx.error(at, f"invalid JSON: {exc.msg}") from None
     except RecursionError:
