@@ -69,3 +69,33 @@ def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     except MnemoscopeError as exc:
         st.error(md(exc))
         st.stop()
+
+
+def session_services() -> Services:
+    """The services as this browser session configured them on the Settings page.
+
+    With the defaults this is the shared object. When the session chose another backend,
+    endpoint, model or gave an API key, it is a short-lived view sharing the same store, vector
+    index and embedder but carrying the session's settings — built per script run, never cached
+    and never written anywhere, so the key stays in ``st.session_state`` only.
+    """
+    from dataclasses import replace
+
+    from components.state import session_api_key, session_settings
+
+    svc = services()
+    base = svc.settings
+    chosen = session_settings(base)
+    key = session_api_key()
+    llm = replace(base.llm, base_url=chosen.get("base_url") or base.llm.base_url,
+                  model=chosen.get("model") or base.llm.model, api_key=key or base.llm.api_key)
+    settings = replace(base, backend=chosen.get("backend") or base.backend,
+                       strategy=chosen.get("strategy") or base.strategy,
+                       budget_tokens=chosen.get("budget_tokens"), llm=llm)
+    if settings == base:
+        return svc
+    view = Services(settings, store=svc.store, index=svc.index, embedder=svc.embedder)
+    cache = getattr(svc, "index_cache", None)  # share the per-conversation query indexes
+    if cache is not None:
+        view.__dict__["_index_cache"] = cache
+    return view

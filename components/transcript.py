@@ -75,7 +75,8 @@ def record_chip(record: Any) -> str:
 
 
 def turn_html(turn: TurnView, *, spans: Sequence[Span] = (), records: Sequence[Any] = (),
-              evidence: bool = False, cited: bool = False, max_chips: int = 6) -> str:
+              evidence: bool = False, cited: bool = False, max_chips: int = 6,
+              anchor_prefix: str = "turn") -> str:
     classes = ["mn-turn"]
     if evidence:
         classes.append("mn-evidence")
@@ -86,7 +87,7 @@ def turn_html(turn: TurnView, *, spans: Sequence[Span] = (), records: Sequence[A
     if len(records) > max_chips:
         chips += f'<span class="mn-chip">+{len(records) - max_chips} more</span>'
     return (
-        f'<div class="{" ".join(classes)}" id="{anchor_id(turn.id)}">'
+        f'<div class="{" ".join(classes)}" id="{anchor_id(turn.id, anchor_prefix)}">'
         f'<div><span class="mn-tid">{esc(turn.id)}</span>'
         f'<span class="mn-speaker">{esc(turn.speaker)}</span>: '
         f"{highlight_html(turn.text, spans)}{caption}</div>"
@@ -132,6 +133,7 @@ def transcript_html(
     evidence: Iterable[str] = (),
     cited: Iterable[str] = (),
     episode_positions: Mapping[str, int] | None = None,
+    anchor_prefix: str = "turn",
 ) -> str:
     """The transcript of ``turns`` with episode bands (turns in no episode yet: a dashed band)."""
     views = [t if isinstance(t, TurnView) else TurnView.of(t) for t in turns]
@@ -169,7 +171,8 @@ def transcript_html(
                 out.append('<div class="mn-pending">')
             open_group = group
         out.append(turn_html(view, spans=marks.get(view.id, ()), records=chips.get(view.id, []),
-                             evidence=view.id in evidence_set, cited=view.id in cited_set))
+                             evidence=view.id in evidence_set, cited=view.id in cited_set,
+                             anchor_prefix=anchor_prefix))
     if open_group is not None:
         out.append("</div>")
     out.append("</div>")

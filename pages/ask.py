@@ -1,5 +1,57 @@
-"""Ask (being written)."""
+"""Ask: a question, its answer with clickable citations, and the trace as a chain to walk —
+plan → requirements → matched records → episodes → highlighted buffer turns. Past questions
+reopen from the URL (``/ask?conv=…&trace=<id>``); strategies compare side by side."""
 
 import streamlit as st
 
+from components import data, trace_view
+from components.services import call, need, services, session_services
+from components.state import query_param, require_conv, session_settings
+from components.text import md, shorten
+
+svc = services()
+conv = require_conv()
 st.title("Ask")
+need(svc, "ask", "trace", "traces", "strategies", what="Asking questions")
+settings = session_settings(svc.settings)
+strategies = call(svc.strategies)
+
+with st.form("ask"):
+    question = st.text_input("Question", placeholder="e.g. Where did they go on holiday?")
+    c = st.columns(2)
+    default = settings["strategy"] if settings["strategy"] in strategies else strategies[0]
+    strategy = c[0].selectbox("Strategy", strategies, index=strategies.index(default))
+    budget = c[1].number_input("Token budget (0 = the strategy's own)", 0, 100_000,
+                               int(settings["budget_tokens"] or 0), 100)
+    asked = st.form_submit_button("Ask", type="primary")
+if asked and question.strip():
+    with st.spinner("Planning, retrieving, answering…"):
+        trace = call(session_services().ask, conv, question, strategy=strategy,
+                     budget_tokens=int(budget) or None, backend=settings["backend"])
+    st.query_params["trace"] = trace.id
+    st.session_state.pop("compare", None)
+
+trace_id = query_param("trace")
+past = call(svc.traces, conv)
+with st.expander(f"Past questions ({len(past)})", expanded=trace_id is None and bool(past)):
+    for row in past[:30]:
+        st.page_link("pages/ask.py", label=md(f"{shorten(row['question'], 90)} · {row['strategy']}"),
+                     query_params={"conv": conv, "trace": row["id"]})
+if trace_id is None:
+    st.stop()
+
+trace = call(svc.trace, trace_id)
+st.subheader(md(trace.question))
+trace_view.full(svc, conv, trace, data.episodes(svc, conv))
+
+st.subheader("Compare strategies on this question")
+others = st.multiselect("Strategies", strategies, default=[s for s in ("ensimem", "glong", "seem", "bm25")
+                                                           if s in strategies])
+if st.button("Compare", disabled=not others):
+    with st.spinner("Asking with each strategy…"):
+        st.session_state["compare"] = {"question": trace.question, "ids": [call(
+            session_services().ask, conv, trace.question, strategy=s, budget_tokens=trace.budget_tokens,
+            backend=settings["backend"]).id for s in others]}
+compared = st.session_state.get("compare")
+if compared and compared["question"] == trace.question:
+    trace_view.comparison([call(svc.trace, i) for i in compared["ids"]])

@@ -1,0 +1,161 @@
+"""A question's trace drawn as a chain the user can walk:
+
+    answer (+ clickable citations) → plan → each requirement → the records it matched
+    (how, with score components) → the episodes chosen (why) → the buffer turns with the
+    matched words highlighted.
+
+Citations are in-page links to the buffer turn (``#turn-D3-4``); the targeted turn is outlined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from components import data, transcript
+from components.text import anchor_id, esc, md, shorten
+
+
+def answer_html(trace: Any) -> str:
+    cites = "".join(
+        f'<a class="mn-cite" href="#{anchor_id(tid)}" target="_self">{esc(tid)}</a>'
+        for tid in trace.answer.cited_turn_ids
+    )
+    support = "" if trace.answer.supported else '<div class="mn-ep-head">not supported by the evidence</div>'
+    cite_line = f'<div class="mn-ep-head">cited turns: {cites}</div>' if cites else ""
+    return f'<div class="mn-answer">{esc(trace.answer.text)}{cite_line}{support}</div>'
+
+
+def answer(trace: Any) -> None:
+    st.html(answer_html(trace))
+    cols = st.columns(4)
+    budget = f" / {trace.budget_tokens}" if trace.budget_tokens else ""
+    cols[0].metric("Buffer tokens", f"{trace.buffer_tokens}{budget}")
+    cols[1].metric("Buffer turns", len(trace.buffer))
+    cols[2].metric("Time", f"{sum(trace.timings.values()):.2f} s")
+    cols[3].metric("Strategy", trace.strategy)
+
+
+def plan(trace: Any) -> None:
+    p = trace.plan
+    facts = [("reasoning", p.reasoning_type.value), ("scope", p.scope.value), ("hops", p.hops),
+             ("answer target", p.answer_target), ("time", p.time_condition),
+             ("keywords", ", ".join(p.keywords))]
+    st.markdown(" · ".join(f"**{k}**: {md(v)}" for k, v in facts if v not in (None, "")))
+
+
+def requirement_label(i: int, r: Any) -> str:
+    parts = [r.entity, r.entity_type and f"({r.entity_type})", r.property, r.value and f"= {r.value}",
+             r.condition and f"if {r.condition}"]
+    text = " ".join(str(p) for p in parts if p) or "(whole question)"
+    return f"R{i + 1} [{r.role}] {shorten(text, 80)}"
+
+
+def match_rows(trace: Any, requirement: int, records: dict[str, Any], labels: dict[str, str]) -> list[dict]:
+    rows = []
+    for m in trace.matches:
+        if m.requirement != requirement:
+            continue
+        rec = records.get(m.record_id) if m.record_id else None
+        rows.append({
+            "how": m.kind.value,
+            "score": round(m.score, 3),
+            "components": ", ".join(f"{k} {v:.2f}" for k, v in sorted(m.components.items())),
+            "record": f"{rec.entity} · {rec.property} = {rec.value}" if rec else (m.record_id or ""),
+            "turn": m.turn_id or "",
+            "episode": labels.get(m.episode_id or "", m.episode_id or ""),
+            "record_id": m.record_id or "",
+        })
+    return sorted(rows, key=lambda r: -r["score"])
+
+
+def walk(svc: Any, conv: str, trace: Any, labels: dict[str, str]) -> None:
+    """Requirement → matched records → a record's episode with its evidence highlighted."""
+    reqs = list(trace.plan.requirements)
+    options = list(range(len(reqs))) + ([-1] if any(m.requirement == -1 for m in trace.matches) else [])
+    if not options:
+        st.caption("The plan has no requirement.")
+        return
+    ids = [m.record_id for m in trace.matches if m.record_id]
+    records = {r.id: r for r in data.records_by_ids(svc, list(dict.fromkeys(ids)))}
+    chosen = st.selectbox("Requirement", options, key=f"walk_req:{trace.id}", format_func=lambda i: (
+        requirement_label(i, reqs[i]) if i >= 0 else "question-level matches"))
+    rows = match_rows(trace, chosen, records, labels)
+    if not rows:
+        st.caption("Nothing matched this requirement.")
+        return
+    st.dataframe(pd.DataFrame(rows), hide_index=True,
+                 column_order=("how", "score", "components", "record", "turn", "episode"))
+    rec_ids = [r["record_id"] for r in rows if r["record_id"] in records]
+    if not rec_ids:
+        return
+    rid = st.selectbox("Follow a matched record to its evidence", list(dict.fromkeys(rec_ids)),
+                       key=f"walk_rec:{trace.id}:{chosen}", format_func=lambda i: shorten(
+                           f"{records[i].entity} · {records[i].property} = {records[i].value}", 90))
+    rec = records[rid]
+    episodes = {e.id: e for e in data.episodes(svc, conv)}
+    ep = episodes.get(rec.episode_id)
+    in_buffer = {b.turn_id for b in trace.buffer}
+    st.caption(f"{md(rec.id)} → episode {md(labels.get(rec.episode_id, rec.episode_id))}; evidence turns "
+               f"{md(', '.join(rec.evidence_turn_ids))} "
+               f"({'in' if set(rec.evidence_turn_ids) & in_buffer else 'not in'} the buffer)")
+    if ep is not None:
+        transcript.render(data.turns(svc, conv, ep.turn_ids), [ep], [rec], evidence=rec.evidence_turn_ids,
+                          anchor_prefix="rec")
+
+
+def episodes_chosen(trace: Any, labels: dict[str, str], requirements: Sequence[Any]) -> None:
+    if not trace.episodes:
+        st.caption("No episode was chosen (this strategy ranks turns directly).")
+        return
+    st.dataframe(pd.DataFrame([{
+        "episode": labels.get(c.episode_id, c.episode_id), "score": round(c.score, 3), "why": c.reason,
+        "covers": ", ".join(f"R{i + 1}" for i in c.covers)} for c in trace.episodes]), hide_index=True)
+
+
+def buffer(trace: Any, episodes: Sequence[Any] = ()) -> None:
+    """The evidence buffer: highlighted matched words, cited turns outlined, anchors for citations."""
+    if not trace.buffer:
+        st.caption("The buffer is empty.")
+        return
+    marks = {b.turn_id: [(h.start, h.end, h.label) for h in b.highlights] for b in trace.buffer}
+    used = {b.episode_id for b in trace.buffer}
+    shown = [e for e in episodes if e.id in used]
+    positions = {e.id: i for i, e in enumerate(episodes)}
+    transcript.render(list(trace.buffer), shown, highlights=marks, cited=trace.answer.cited_turn_ids,
+                      episode_positions=positions)
+
+
+def timings(trace: Any) -> None:
+    if trace.timings:
+        st.caption(" · ".join(f"{md(k)} {v * 1000:.0f} ms" for k, v in trace.timings.items()))
+
+
+def full(svc: Any, conv: str, trace: Any, episodes: Sequence[Any]) -> None:
+    labels = data.episode_labels(episodes)
+    answer(trace)
+    st.subheader("Plan")
+    plan(trace)
+    st.subheader("Requirements and what they matched")
+    walk(svc, conv, trace, labels)
+    st.subheader("Episodes chosen")
+    episodes_chosen(trace, labels, trace.plan.requirements)
+    st.subheader("Evidence buffer")
+    timings(trace)
+    buffer(trace, episodes)
+
+
+def comparison(traces: Sequence[Any]) -> None:
+    """Strategies side by side on the same question."""
+    cols = st.columns(max(1, len(traces)))
+    for col, t in zip(cols, traces, strict=False):
+        with col:
+            st.markdown(f"**{md(t.strategy)}**")
+            st.html(answer_html(t))
+            st.caption(f"{t.buffer_tokens} tokens · {len(t.buffer)} turns · {len(t.episodes)} episodes · "
+                       f"{len({m.record_id for m in t.matches if m.record_id})} records matched · "
+                       f"{sum(t.timings.values()):.2f} s")
+            st.caption("buffer: " + md(", ".join(b.turn_id for b in t.buffer[:40])))
