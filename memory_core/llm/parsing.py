@@ -73,10 +73,69 @@ def extract_json(text: str) -> Any:
             try:
                 value, _ = decoder.raw_decode(stripped, start)
             except json.JSONDecodeError:
+                if _unclosed(stripped[start:]):
+                    # runs to the end: cut off, and every later "{" is nested inside it
+                    raise ValueError("the reply's JSON is cut off before its end") from None
                 continue
             if isinstance(value, dict | list):
                 return value
     raise ValueError("the reply contains no JSON object")
+
+
+def _scan(body: str) -> tuple[list[tuple[int, str]], bool]:
+    """Bracket scan of the value starting at ``body[0]``, outside strings.
+
+    Returns the positions just after each complete nested element with the closers still
+    needed there, and whether the value is still open at the end of ``body``.
+    """
+    stack: list[str] = []
+    cuts: list[tuple[int, str]] = []
+    in_string = escaped = False
+    for i, char in enumerate(body):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+            continue
+        if char == '"':
+            in_string = True
+        elif char in "{[":
+            stack.append("}" if char == "{" else "]")
+        elif char in "}]":
+            if not stack or stack.pop() != char or not stack:
+                return cuts, False  # malformed, or complete
+            cuts.append((i + 1, "".join(reversed(stack))))
+    return cuts, bool(stack)
+
+
+def _unclosed(body: str) -> bool:
+    return _scan(body)[1]
+
+
+def salvage_truncated(text: str) -> dict[str, Any] | None:
+    """The longest closable prefix of an object cut off mid-way (e.g. at the token limit).
+
+    Closes the first object right after its last complete nested element; ``None`` when the
+    object is complete or malformed, or nothing usable remains.
+    """
+    start = text.find("{")
+    if start < 0:
+        return None
+    body = text[start:]
+    cuts, still_open = _scan(body)
+    if not still_open:
+        return None
+    for end, closing in reversed(cuts[-200:]):
+        try:
+            value = json.loads(body[:end] + closing)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
 
 
 def parse_reply(text: str, schema: type[M]) -> M:
@@ -193,11 +252,28 @@ def repair_instruction(problems: Sequence[str]) -> str:
 
 def _judge(text: str, schema: type[M], check: Callable[[M], Checked[T]],
            fallback: Callable[[str], M | None] | None) -> tuple[Checked[T] | None, str]:
+    note = ""
     try:
         parsed = parse_reply(text, schema)
     except ValueError as exc:
         rescued = fallback(text) if fallback is not None else None
         if rescued is None:
+            rescued = _salvaged(text, schema)
+            note = "the reply was cut off; only its complete part was used"
+        if rescued is None:
             return None, str(exc)
         parsed = rescued
-    return check(parsed), ""
+    verdict = check(parsed)
+    if note:
+        verdict.problems.insert(0, note)
+    return verdict, ""
+
+
+def _salvaged(text: str, schema: type[M]) -> M | None:
+    value = salvage_truncated(text)
+    if value is None:
+        return None
+    try:
+        return schema.model_validate(value)
+    except ValidationError:
+        return None

@@ -201,7 +201,7 @@ def test_malformed_then_repaired(server: ScriptedServer, llm_settings) -> None:
     assert outcome.value is False and outcome.status == "repaired" and outcome.calls == 2
     repair = server.requests[1]["messages"]
     assert repair[-2] == {"role": "assistant", "content": '{"label": "CORR'}
-    assert "no JSON object" in repair[-1]["content"]
+    assert "cut off" in repair[-1]["content"]
 
 
 def test_malformed_twice_raises_naming_stage_and_item(server: ScriptedServer, llm_settings) -> None:
@@ -217,7 +217,9 @@ def test_malformed_twice_raises_naming_stage_and_item(server: ScriptedServer, ll
 def test_tolerant_json_extraction() -> None:
     assert extract_json('noise {"a": [1, {"b": 2}]} trailing {"c": 3}') == {"a": [1, {"b": 2}]}
     assert extract_json('```json\n{"a": 1}\n```') == {"a": 1}
-    assert extract_json("prefix {broken then [1, 2]") == [1, 2]
+    assert extract_json("prefix {broken} then [1, 2]") == [1, 2]
+    with pytest.raises(ValueError, match="cut off"):
+        extract_json('{"a": [{"b": 1}, {"c": 2')
     with pytest.raises(ValueError):
         extract_json("no json at all {")
     schema = {"$defs": {"X": {"type": "object", "properties": {"v": {"type": "string"}}}},
@@ -248,3 +250,28 @@ def test_an_endpoint_that_is_not_a_chat_api_fails_at_once(server: ScriptedServer
     with pytest.raises(LLMError, match="did not answer with a chat completion"):
         _chat(client)
     assert server.calls == 2 and delays == []
+
+
+def test_a_reply_cut_off_at_the_token_limit_keeps_its_complete_part() -> None:
+    from memory_core.llm.parsing import salvage_truncated
+
+    cut = ('{"records": [{"entity": "A", "value": "x}]"}, {"entity": "B", "evidence": ["D1:2"]}, '
+           '{"entity": "C", "val')
+    assert salvage_truncated(cut) == {"records": [{"entity": "A", "value": "x}]"},
+                                                  {"entity": "B", "evidence": ["D1:2"]}]}
+    assert salvage_truncated('{"a": 1}') is None and salvage_truncated("no object") is None
+    assert salvage_truncated('{"a": [1, 2}') is None
+
+
+def test_truncated_reply_is_used_without_a_second_call(server: ScriptedServer, llm_settings) -> None:
+    from memory_core.backends.prompts import plan as plan_prompt
+
+    full = json.dumps({"requirements": [{"entity": "Ana", "property": "likes"},
+                                        {"entity": "Bo", "property": "owns"}], "keywords": ["x"]})
+    server.script = lambda body, n: Reply(full[: full.index('{"entity": "Bo"') + 20])
+    client, _ = _client(llm_settings)
+    outcome = request_structured(client, stage="plan", item="q", model="m", messages=MESSAGES,
+                                 schema=plan_prompt.PlanReply,
+                                 check=lambda r: plan_prompt.to_plan(r, "What does Ana like?"))
+    assert [r.entity for r in outcome.value.requirements] == ["Ana"]
+    assert outcome.status == "repaired" and "cut off" in outcome.problems[0] and server.calls == 1
