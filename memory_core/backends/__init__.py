@@ -12,7 +12,6 @@ or a base URL unless ``settings.llm.cache_only`` replays from the cache.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from memory_core.backends.base import STAGES, Backend, ConversationInfo, Extraction, Vocabulary
 from memory_core.config import Settings
@@ -59,9 +58,7 @@ def _instantiate(name: str, settings: Settings, store: Store | None) -> Backend:
         return OpenAIBackend(settings.llm, store)
     from memory_core.backends.offline import OfflineBackend
 
-    offline: Any = OfflineBackend
-    backend: Backend = offline(settings)
-    return backend
+    return OfflineBackend(settings)
 
 
 def _check_endpoint(settings: Settings) -> None:

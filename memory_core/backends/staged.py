@@ -22,6 +22,13 @@ class StagedBackend:
         self.backends = dict(backends)
         self.name = "+".join(f"{stage}={self.backends[stage].name}" for stage in STAGES)
 
+    def prepare(self) -> None:
+        """Load what the member backends load up front (e.g. the offline models)."""
+        for backend in {id(b): b for b in self.backends.values()}.values():
+            prepare = getattr(backend, "prepare", None)
+            if callable(prepare):
+                prepare()
+
     def accounting(self, conv_id: str | None, scope: str) -> AbstractContextManager[Scope]:
         return llm_scope(conv_id, scope)
 

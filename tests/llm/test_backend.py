@@ -243,3 +243,26 @@ def test_factory_mixes_backends_per_stage_and_checks_config(server: ScriptedServ
         make_judge(bare)
     replay = Settings(backend="openai", llm=dataclasses.replace(bare.llm, cache_only=True))
     assert isinstance(make_backend(replay), OpenAIBackend)  # replaying needs no key
+
+
+def test_staged_backend_segments_offline_and_extracts_with_the_llm(server: ScriptedServer, llm_settings,
+                                                                   sample_conversation) -> None:
+    from memory_core.backends.staged import StagedBackend
+
+    conv = sample_conversation
+    store = Store(":memory:")
+    backend = make_backend(Settings(backend="offline", llm=llm_settings), store,
+                           stages={"extract": "openai"})
+    assert isinstance(backend, StagedBackend)
+    assert backend.name == "segment=offline+extract=openai+plan=offline+answer=offline"
+    info = _info(conv)
+    session = conv.sessions[1]
+    episodes = backend.segment(session, info)
+    assert server.calls == 0 and [t for e in episodes for t in e.turn_ids] == [t.id for t in session.turns]
+    by_id = {t.id: t for t in session.turns}
+    with backend.accounting(conv.id, "build:staged"):
+        extractions = backend.extract_many([(e, [by_id[t] for t in e.turn_ids]) for e in episodes], info)
+    assert server.stage_calls() == {"extract": len(episodes)}
+    assert all(r.origin == "openai" for x in extractions for r in x.records)
+    assert usage(store, "build:staged")["calls"] == len(episodes)
+    store.close()
