@@ -148,14 +148,18 @@ def full(svc: Any, conv: str, trace: Any, episodes: Sequence[Any]) -> None:
     buffer(trace, episodes)
 
 
-def comparison(traces: Sequence[Any]) -> None:
-    """Strategies side by side on the same question."""
+def comparison(traces: Sequence[Any], titles: Sequence[str] | None = None) -> None:
+    """Traces side by side (strategies on one question, or before/after a correction)."""
     cols = st.columns(max(1, len(traces)))
-    for col, t in zip(cols, traces, strict=False):
+    for i, (col, t) in enumerate(zip(cols, traces, strict=False)):
         with col:
-            st.markdown(f"**{md(t.strategy)}**")
+            title = titles[i] if titles and i < len(titles) else t.strategy
+            st.markdown(f"**{md(title)}** · {md(t.strategy)} · {t.created_at:%Y-%m-%d %H:%M}")
             st.html(answer_html(t))
             st.caption(f"{t.buffer_tokens} tokens · {len(t.buffer)} turns · {len(t.episodes)} episodes · "
                        f"{len({m.record_id for m in t.matches if m.record_id})} records matched · "
                        f"{sum(t.timings.values()):.2f} s")
+            st.caption("plan: " + md(f"{t.plan.reasoning_type.value}, "
+                                     f"{len(t.plan.requirements)} requirements: ")
+                       + md("; ".join(requirement_label(k, r) for k, r in enumerate(t.plan.requirements))))
             st.caption("buffer: " + md(", ".join(b.turn_id for b in t.buffer[:40])))

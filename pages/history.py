@@ -1,5 +1,51 @@
-"""History (being written)."""
+"""History: the edit log with diffs, revert, exports (corrected records JSONL, graphs GraphML),
+and the impact of corrections on the saved questions, before and after side by side."""
 
 import streamlit as st
 
+from components import history_view, record_forms, trace_view
+from components.services import call, need, services
+from components.state import require_conv
+from components.text import md
+
+svc = services()
+conv = require_conv()
 st.title("History")
+need(svc, "edit_log", "record_diff", "revert_edit", "export_corrected_records", "impact", what="History")
+if flash := st.session_state.pop("history_flash", None):
+    st.success(md(flash))
+
+edits = call(svc.edit_log, conv)
+st.subheader(f"Edit log ({len(edits)})")
+if edits:
+    history_view.log_table(edits)
+    newest = list(reversed(edits))
+    pick = st.selectbox("Edit", range(len(newest)), format_func=lambda i: history_view.edit_label(newest[i]))
+    history_view.diff(svc, newest[pick])
+    record_forms.annotator_box()
+    history_view.revert(svc, newest[pick], record_forms.who())
+else:
+    st.caption("No edit yet: corrections made on the Records page appear here.")
+
+st.subheader("Export")
+history_view.exports(svc, conv)
+
+st.subheader("Impact of corrections")
+st.caption("Re-ask this conversation's saved questions against the corrected memory and compare each "
+           "answer, plan and buffer with the last time it was asked.")
+if st.button("Re-run saved questions"):
+    bar = st.progress(0.0, text="Re-asking…")
+    report = call(svc.impact, conv, on_progress=lambda done, total, row: bar.progress(
+        done / max(total, 1), text=f"Question {done}/{total}"))
+    st.session_state[history_view.IMPACT_KEY] = report.model_dump(mode="json")
+if report := st.session_state.get(history_view.IMPACT_KEY):
+    rows = history_view.impact_rows(report)
+    st.caption(f"{sum(r['changed'] for r in rows)} of {len(rows)} questions changed · "
+               f"{report['edits_considered']} edits considered")
+    st.dataframe(rows, hide_index=True)
+    compared = [r for r in report["rows"] if r["before_trace_id"]]
+    if compared:
+        i = st.selectbox("Before / after", range(len(compared)),
+                         format_func=lambda k: compared[k]["question"][:100])
+        trace_view.comparison([call(svc.trace, compared[i]["before_trace_id"]),
+                               call(svc.trace, compared[i]["after_trace_id"])], titles=("before", "after"))
