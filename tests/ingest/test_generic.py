@@ -56,7 +56,8 @@ def test_json_list_of_objects_and_ids_from_the_file_name(write):
 
 
 def test_turns_in_any_session_order_keep_file_order_inside_a_session(write):
-    rows = [{"speaker": "A", "text": "s2 first", "session": 2}, {"speaker": "B", "text": "s1 first", "session": 1},
+    rows = [{"speaker": "A", "text": "s2 first", "session": 2},
+            {"speaker": "B", "text": "s1 first", "session": 1},
             {"speaker": "A", "text": "s2 second", "session": "2"}]
     conv = load_file(write("order.json", rows)).conversations[0]
     assert [(t.id, t.text) for t in conv.turns] == [
@@ -69,16 +70,16 @@ def test_jsonl_streams_turns_and_names_bad_lines(write):
     assert loaded.format == "jsonl"
     assert [c.id for c in loaded.conversations] == ["c1", "c2"]
     assert [t.id for t in loaded.conversations[0].turns] == ["D1:1", "D1:2", "x-9"]
-    bad = lines[:2] + ['{"speaker": "Eve", "text": "oops"'] + lines[2:]
+    bad = [*lines[:2], '{"speaker": "Eve", "text": "oops"', *lines[2:]]
     with pytest.raises(IngestError) as err:
         load_file(write("bad.jsonl", "\n".join(bad)))
     assert err.value.where.startswith("line 3, column ")
     assert "invalid JSON" in err.value.what or "truncated" in err.value.what
-    wrong = lines[:3] + ['["Eve", "hi"]']
+    wrong = [*lines[:3], '["Eve", "hi"]']
     with pytest.raises(IngestError) as err:
         load_file(write("wrong.jsonl", "\n".join(wrong)))
     assert (err.value.where, err.value.what) == ("line 4", "expected a turn object, got list")
-    field = lines[:1] + ['{"speaker": ["Eve"], "text": "hi"}']
+    field = [*lines[:1], '{"speaker": ["Eve"], "text": "hi"}']
     with pytest.raises(IngestError) as err:
         load_file(write("field.jsonl", "\n".join(field)))
     assert err.value.where == "line 2, $.speaker" and "expected a string, got list" in err.value.what

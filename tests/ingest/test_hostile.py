@@ -9,6 +9,7 @@ import json
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,8 @@ REFUSED: dict[str, tuple[str, Any, str, str]] = {
     "turn with neither text nor caption": (
         "hollow.json", _sample_with(lambda s: s["conversation"]["session_1"][1].update(text="")),
         "$[0].conversation.session_1[1]", "neither text nor image caption"),
-    "JSONL with one bad line": ("one-bad.jsonl", _jsonl(GOOD_ROWS[:2]) + "{not json}\n" + _jsonl(GOOD_ROWS[2:]),
+    "JSONL with one bad line": ("one-bad.jsonl",
+                                _jsonl(GOOD_ROWS[:2]) + "{not json}\n" + _jsonl(GOOD_ROWS[2:]),
                                 "line 3, column 2", "invalid JSON"),
     "CSV missing columns": ("cols.csv", "conversation_id,session,speaker\nc,1,Ana\n", "line 1 (header)",
                             "missing CSV column(s) text"),
@@ -199,7 +201,7 @@ def test_unparseable_session_dates_are_warnings(tmp_path):
         {"speaker": "B", "text": "yo", "session": 2, "session_time": "2023-05-02"}]))
     loaded = load_file(path)
     conv = loaded.conversations[0]
-    assert [s.time for s in conv.sessions] == [None, __import__("datetime").datetime(2023, 5, 2)]
+    assert [s.time for s in conv.sessions] == [None, datetime(2023, 5, 2)]
     assert conv.sessions[0].time_text == "the day after the party"
     assert loaded.warnings == [f"{path}: line 1, $.session_time: cannot read the session date "
                                "'the day after the party'; session 1 has no time"]

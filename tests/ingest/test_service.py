@@ -1,0 +1,146 @@
+"""ImportService: one transaction per file, replace, uploads, preview, export."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memory_core.config import ImportLimits, Settings
+from memory_core.errors import IngestError, StoreError
+from memory_core.models import Entity, Episode, EventFrame, Record
+from memory_core.services import Services
+from memory_core.services.importing import ImportResult
+from memory_core.store.vectors import CHROMA_DIR, VectorIndex
+
+from .samples import locomo_sample
+
+EXPORT_KEYS = {"conversation", "sessions", "turns", "episodes", "records", "entities", "entity_merges",
+               "events", "event_links", "edges", "qa"}
+
+
+@pytest.fixture
+def svc(tmp_path: Path) -> Iterator[Services]:
+    s = Services(Settings(home=tmp_path / "home"))  # no embedder needed to import
+    yield s
+    s.close()
+
+
+def _memory(conv_id: str) -> tuple[list[Episode], list[Record], list[EventFrame]]:
+    episode = Episode(id=f"{conv_id}:S1:E1", conv_id=conv_id, session=1, turn_ids=("D1:1", "D1:2"),
+                      theme=("cat",), boundary_reason="topic shift", boundary_score=0.7)
+    record = Record(id=f"{conv_id}:r1", conv_id=conv_id, episode_id=episode.id, entity="Ana",
+                    entity_type="person", property="pet", value="cat named Miso",
+                    evidence_turn_ids=("D1:1",), confidence=0.9, valid_time="2023-05-06")
+    event = EventFrame(id=f"{conv_id}:v1", conv_id=conv_id, episode_id=episode.id, action="adopt",
+                       participants=("Ana",), source_turn_ids=("D1:1",))
+    return [episode], [record], [event]
+
+
+def test_import_file_returns_ids_format_and_warnings(svc, write):
+    result = svc.import_file(write("two.json", [locomo_sample("a"), locomo_sample("b")]))
+    assert isinstance(result, ImportResult)
+    assert result.ids == ["a", "b"] and result.format == "locomo" and result.replaced == []
+    assert len(result.warnings) == 2  # one unmatched evidence id per conversation
+    assert svc.stats() | {} == svc.store.stats()
+    assert svc.stats()["conversations"] == 2 and svc.stats("a")["turns"] == 5
+    assert svc.conversation("a").qa[0].question == "What is the cat's name?"
+    assert [row["id"] for row in svc.list_conversations()] == ["a", "b"]
+
+
+def test_a_file_is_one_transaction(svc, write):
+    svc.import_file(write("b.json", [locomo_sample("b")]))
+    before = svc.stats()
+    with pytest.raises(IngestError) as err:
+        svc.import_file(write("ab.json", [locomo_sample("a"), locomo_sample("b")]))
+    assert err.value.where == "conversation 'b'"
+    assert svc.stats() == before and not svc.store.has_conversation("a")
+
+
+def test_replace_swaps_conversation_and_memory_atomically(svc, write):
+    svc.import_file(write("c.json", [locomo_sample("c")]))
+    svc.store.save_session_memory("c", 1, *_memory("c"), backend="offline")
+    assert svc.stats("c")["records"] == 1
+    changed = locomo_sample("c")
+    changed["conversation"]["session_2"].append({"speaker": "Ben", "dia_id": "D2:3", "text": "New turn."})
+    result = svc.import_file(write("c2.json", [changed]), replace=True)
+    assert result.replaced == ["c"]
+    stats = svc.stats("c")
+    assert (stats["turns"], stats["episodes"], stats["records"], stats["events"]) == (6, 0, 0, 0)
+    assert svc.store.built_sessions("c") == {}
+    assert not (svc.home / CHROMA_DIR).exists()  # no index existed: Chroma is not opened
+
+
+def test_replace_drops_the_old_vectors(tmp_path, write, embedder):
+    settings = Settings(home=tmp_path / "home")
+    index = VectorIndex.open_home(settings.home)
+    svc = Services(settings, index=index, embedder=embedder)
+    try:
+        svc.import_file(write("v.json", [locomo_sample("v"), locomo_sample("w")]))
+        texts = {"v:D1:1": "I adopted a cat", "w:D1:1": "I adopted a cat too"}
+        vectors = embedder.embed(list(texts.values()))
+        index.upsert("turns", list(texts), vectors,
+                     [{"conv_id": key.split(":")[0]} for key in texts], documents=list(texts.values()))
+        assert index.count("turns", {"conv_id": "v"}) == 1
+        svc.import_file(write("v2.json", [locomo_sample("v")]), replace=True)
+        assert index.count("turns", {"conv_id": "v"}) == 0
+        assert index.count("turns", {"conv_id": "w"}) == 1
+    finally:
+        svc.close()
+
+
+def test_import_bytes_uses_the_upload_name(svc):
+    data = json.dumps({"turns": [{"speaker": "Ana", "text": "hi"}]}).encode()
+    result = svc.import_bytes("My Upload.json", data)
+    assert result.ids == ["My-Upload"] and result.format == "json"
+    with pytest.raises(IngestError) as err:
+        svc.import_bytes("broken.json", b'{"turns": [')
+    assert str(err.value).startswith("broken.json: line 1, column 12: truncated JSON")
+    big = Services(Settings(home=svc.home, limits=ImportLimits(max_file_mb=0.001)), store=svc.store)
+    with pytest.raises(IngestError, match=r"^big\.json: file is 0\.0 MB, over the import limit"):
+        big.import_bytes("big.json", b" " * 2000)
+
+
+def test_preview_reads_without_writing(svc, write):
+    svc.import_file(write("p.json", [locomo_sample("p")]))
+    before = svc.stats()
+    info = svc.preview(write("pq.json", [locomo_sample("p"), locomo_sample("q")]), max_turns=2)
+    assert svc.stats() == before
+    assert info["format"] == "locomo"
+    p, q = info["conversations"]
+    assert (p["id"], p["exists"], q["exists"]) == ("p", True, False)
+    assert (q["sessions"], q["turns"], q["questions"], q["speakers"]) == (2, 5, 3, ["Ana", "Ben"])
+    assert [t["id"] for t in q["first_turns"]] == ["D1:1", "D1:2"]
+    assert q["first_turns"][0]["session_time"] == "2023-05-08T13:56:00"
+    assert svc.detect_format(write("t.txt", "Ana: hi\nBen: yo\n")) == "text"
+    with pytest.raises(IngestError):
+        svc.preview(write("bad.json", "[1, 2"))
+
+
+def test_export_json_has_the_documented_keys(svc, write):
+    svc.import_file(write("e.json", [locomo_sample("e")]))
+    episodes, records, events = _memory("e")
+    svc.store.save_session_memory("e", 1, episodes, records, events, backend="offline")
+    svc.store.save_graph("e", [Entity(id="e:ana", conv_id="e", name="Ana", type="person")], [], [], [])
+    out = svc.export_json("e")
+    json.dumps(out)  # plain JSON values only
+    assert set(out) == EXPORT_KEYS
+    assert out["conversation"] == {"id": "e", "speakers": ["Ana", "Ben"],
+                                   "source": {"format": "locomo", "name": "e.json"}}
+    assert [s["index"] for s in out["sessions"]] == [1, 2] and out["sessions"][0]["turns"] == 3
+    turn = out["turns"][2]
+    assert set(turn) == {"id", "session", "speaker", "text", "image_caption", "image_url", "session_time"}
+    assert (turn["id"], turn["image_caption"]) == ("D1:3", "a photo of a grey cat on a sofa")
+    (episode,) = out["episodes"]
+    assert set(episode) >= {"id", "session", "turn_ids", "theme", "theme_type", "boundary_reason",
+                            "boundary_score"}
+    assert episode["turn_ids"] == ["D1:1", "D1:2"]
+    (record,) = out["records"]
+    assert set(record) == set(Record.model_fields)
+    assert (record["episode_id"], record["evidence_turn_ids"]) == ("e:S1:E1", ["D1:1"])
+    assert out["entities"][0]["name"] == "Ana" and out["events"][0]["action"] == "adopt"
+    assert [q["qid"] for q in out["qa"]] == [0, 1, 2]
+    with pytest.raises(StoreError, match="unknown conversation 'nope'"):
+        svc.export_json("nope")
