@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import replace
@@ -280,3 +281,10 @@ def test_turn_count_limit(tmp_path):
     with pytest.raises(IngestError) as err:
         load_file(path, limits=ImportLimits(max_turns=5))
     assert err.value.where == "line 6" and "more than 5 turns" in err.value.what
+
+
+def test_a_named_pipe_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    with pytest.raises(IngestError, match=r"pipe\.json: not a regular file$"):
+        load_file(fifo)
