@@ -186,3 +186,13 @@ def test_setup_sample_imports_once(capsys, home, monkeypatch):
     assert code == 0 and out == f"sample already imported: {', '.join(sample_ids)}\n"
     assert run(capsys, "--home", home, "stats", "--json")[1] == before
     assert commands_data.SAMPLE.is_file()
+
+
+@pytest.mark.skipif(not hasattr(Services, "export_graphml"), reason="the build service is not installed")
+def test_export_graphml_writes_the_files_it_names(capsys, home, source, tmp_path):
+    run(capsys, "--home", home, "import", str(source))
+    code, out, err = run(capsys, "--home", home, "export", "--conv", "s1", "--format", "graphml",
+                         "--out", str(tmp_path / "g.graphml"))
+    assert code == 0, err
+    written = [line.removeprefix("wrote ") for line in out.splitlines()]
+    assert written and all(Path(p).is_file() and "<graphml" in Path(p).read_text() for p in written)

@@ -103,8 +103,10 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
                                   "(services.export_graphml is missing)")
             if args.out == "-":
                 raise ConfigError("--format graphml needs --out FILE")
-            export_graphml(args.conv, Path(args.out))
-            print(f"wrote {args.out}")
+            written = export_graphml(args.conv, Path(args.out))
+            paths = written if isinstance(written, list | tuple) and written else [args.out]
+            for path in paths:
+                print(f"wrote {path}")
             return 0
         text = json.dumps(services.export_json(args.conv), ensure_ascii=False, indent=2)
     if args.out == "-":
