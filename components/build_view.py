@@ -64,7 +64,8 @@ def _counters(slot: Any, tally: BuildTally) -> None:
 
 def _draw_session(view: _SessionView) -> None:
     if view.slot is not None:
-        view.slot.html(transcript_html(view.turns, view.episodes, view.records))
+        view.slot.html(transcript_html(view.turns, view.episodes, view.records,
+                                       pending_note="finding episode boundaries…"))
 
 
 def watch(events: Iterable[Any], *, show_transcript: bool = True) -> BuildTally:

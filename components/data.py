@@ -90,6 +90,3 @@ def records_by_ids(svc: Any, ids: Sequence[str]) -> list[Any]:
             continue
     return out
 
-
-def records_naming(svc: Any, conv: str, name: str) -> list[Any]:
-    return list(svc.store.records_naming(conv, name))

@@ -204,7 +204,7 @@ _OPTIONS = """
   "interaction": {"hover": true, "tooltipDelay": 120, "navigationButtons": false},
   "edges": {"smooth": {"type": "continuous"}, "font": {"size": 10, "align": "middle"},
             "color": {"color": "#adb5bd", "highlight": "#3b5bdb"}},
-  "nodes": {"shape": "dot", "font": {"size": 13}}
+  "nodes": {"shape": "dot", "font": {"size": 18, "strokeWidth": 3, "strokeColor": "#ffffff"}}
 }
 """
 

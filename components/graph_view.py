@@ -10,6 +10,9 @@ import streamlit as st
 from components import data, graph, transcript
 from components.text import md, shorten
 
+MAX_RECORDS = 200  # records listed for a node
+MAX_EVIDENCE_RECORDS = 40  # records whose source turns are shown
+
 
 @st.cache_data(show_spinner="Reading the graph…", max_entries=8)
 def load_graph(_svc: Any, conv: str, kind: str, token: str) -> Any:
@@ -78,8 +81,13 @@ def details(svc: Any, conv: str, g: Any, kind: str) -> None:
     else:
         attrs = graph.node_attrs(g, node)
         name = graph.node_label(g, node)
-        records = data.records_by_ids(svc, attrs["record_ids"]) if attrs.get("record_ids") else (
-            data.records_naming(svc, conv, name) if kind == "entity" else [])
+        if attrs.get("record_ids"):
+            records = data.records_by_ids(svc, attrs["record_ids"])
+        elif kind == "entity":
+            names = [name, *(attrs.get("aliases") or [])]
+            records = svc.search_records(conv, filters={"entity": names}, page_size=MAX_RECORDS).rows
+        else:
+            records = []
         _show(svc, conv, name, records, attrs.get("source_turn_ids") or ())
 
 
@@ -91,9 +99,11 @@ def _edge_text(g: Any, e: Any) -> str:
 def _show(svc: Any, conv: str, title: str, records: list[Any], turn_ids: Any) -> None:
     st.subheader(md(shorten(title, 120)))
     if records:
+        st.caption(f"{len(records)} records" + (" (the first ones)" if len(records) >= MAX_RECORDS else ""))
         st.dataframe(pd.DataFrame(data.records_frame_rows(records)), hide_index=True,
                      column_order=("entity", "property", "value", "modality", "valid time", "evidence"))
-    evidence = list(dict.fromkeys([*turn_ids, *data.evidence_turns(records)]))
+    cited = [t for r in records[:MAX_EVIDENCE_RECORDS] for t in r.evidence_turn_ids]
+    evidence = list(dict.fromkeys([*turn_ids, *cited]))
     if not evidence:
         st.caption("No source turns recorded.")
         return

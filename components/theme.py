@@ -26,6 +26,7 @@ CSS = """
 .mn-ep-head { font-size: 0.8rem; color: #495057; margin-bottom: 0.15rem; }
 .mn-ep-head .mn-tag { display: inline-block; border-radius: 8px; padding: 0 6px; margin-right: 4px;
   color: #fff; font-size: 0.72rem; }
+.mn-plain { margin: 0.35rem 0; padding-left: 0.6rem; border-left: 6px solid transparent; }
 .mn-pending { border-left: 6px dashed #ced4da; padding-left: 0.6rem; margin: 0.35rem 0; color: #495057; }
 .mn-turn { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 0.6rem;
   padding: 1px 2px; border-radius: 3px; }

@@ -134,8 +134,13 @@ def transcript_html(
     cited: Iterable[str] = (),
     episode_positions: Mapping[str, int] | None = None,
     anchor_prefix: str = "turn",
+    pending_note: str | None = None,
 ) -> str:
-    """The transcript of ``turns`` with episode bands (turns in no episode yet: a dashed band)."""
+    """The transcript of ``turns`` with episode bands.
+
+    Turns in none of ``episodes`` are drawn plainly, or — with ``pending_note`` (a live build) —
+    in a dashed band carrying that note.
+    """
     views = [t if isinstance(t, TurnView) else TurnView.of(t) for t in turns]
     by_turn_episode: dict[str, Any] = {}
     positions = dict(episode_positions or {})
@@ -167,8 +172,10 @@ def transcript_html(
                 color, tint = episode_colors(pos)
                 out.append(f'<div class="mn-episode" style="border-left-color:{color};background:{tint}">')
                 out.append(episode_head(ep, pos))
+            elif pending_note:
+                out.append(f'<div class="mn-pending"><div class="mn-ep-head">{esc(pending_note)}</div>')
             else:
-                out.append('<div class="mn-pending">')
+                out.append('<div class="mn-plain">')
             open_group = group
         out.append(turn_html(view, spans=marks.get(view.id, ()), records=chips.get(view.id, []),
                              evidence=view.id in evidence_set, cited=view.id in cited_set,
