@@ -196,3 +196,17 @@ def test_export_graphml_writes_the_files_it_names(capsys, home, source, tmp_path
     assert code == 0, err
     written = [line.removeprefix("wrote ") for line in out.splitlines()]
     assert written and all(Path(p).is_file() and "<graphml" in Path(p).read_text() for p in written)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(Services, "build"), reason="the build service is not installed")
+def test_setup_sample_builds_unbuilt_sessions_once(capsys, home):
+    code, out, err = run(capsys, "--home", home, "setup-sample")
+    assert code == 0, err
+    lines = out.splitlines()
+    stats = json.loads(run(capsys, "--home", home, "stats", "--json")[1])
+    done = [line for line in lines if " done: " in line and ": session " in line]
+    assert len(done) == stats["sessions"]  # one progress line per session
+    assert stats["episodes"] > 0 and stats["records"] > 0
+    code, out, _ = run(capsys, "--home", home, "setup-sample")
+    assert code == 0 and out.startswith("sample already imported") and "building" not in out

@@ -17,6 +17,8 @@ from memory_core.errors import ConfigError, StoreError
 from memory_core.ingest import FORMATS, Loaded, load_file
 from memory_core.services import Services
 
+_QUIET_EVENTS = {"session_started", "episode_formed", "records_extracted", "entities_merged",
+                 "graph_updated"}
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "sample_conversation.json"
 
 
@@ -159,5 +161,7 @@ def cmd_setup_sample(args: argparse.Namespace, settings: Settings) -> int:
                 continue
             print(f"building {row['id']}: {todo} of {row['sessions']} sessions to build", flush=True)
             for event in build(row["id"]):
+                if getattr(event, "kind", None) in _QUIET_EVENTS:
+                    continue  # one line per session (plus start and end), not per episode
                 print(str(event), flush=True)
     return 0
