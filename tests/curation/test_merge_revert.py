@@ -98,7 +98,9 @@ def test_unknown_edit(built) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_graph_edges_follow_corrections(built) -> None:  # type: ignore[no-untyped-def]
-    built.edit_record(R2, {"value": "ink"}, who="ana", expected_version=1)  # builds the graph
+    entities = {e.id: e.name for e in built.store.entities(CONV)}
+    assert set(entities.values()) == {"Ana", "Ben", "Mel", "Melanie", "Lisbon"}
+    built.edit_record(R2, {"value": "ink"}, who="ana", expected_version=1)
     entities = {e.id: e.name for e in built.store.entities(CONV)}
     edges = {(entities[g.source], entities[g.target], g.property) for g in built.store.edges(CONV)}
     assert ("Ben", "Lisbon", "destination") in edges and ("Ana", "Mel", "friend_of") in edges
@@ -108,3 +110,34 @@ def test_graph_edges_follow_corrections(built) -> None:  # type: ignore[no-untyp
     assert ("Ana", "Mel", "friend_of") not in edges
     ana = next(e for e in built.store.entities(CONV) if e.name == "Ana")
     assert ana.attributes["uses_medium"] == ["ink"]
+
+
+def graph_state(services):  # type: ignore[no-untyped-def]
+    entities = services.store.entities(CONV)
+    name = {e.id: e.name for e in entities}
+    return (
+        sorted((e.name, e.type, e.aliases, sorted(e.attributes.items())) for e in entities),
+        sorted((name[g.source], name[g.target], g.property, g.record_ids)
+               for g in services.store.edges(CONV)),
+        sorted((name[m.canonical_id], m.alias, m.reason) for m in services.store.entity_merges(CONV)),
+    )
+
+
+def test_incremental_patches_equal_a_full_refresh(built) -> None:  # type: ignore[no-untyped-def]
+    built.merge_entities(CONV, "Melanie", "Mel", who="ana")
+    built.edit_record("c1:S1:E2:R2", {"entity": "Porto"}, who="ana", expected_version=1)
+    built.create_record(CONV, "c1:S1:E2", {"entity": "Ben", "entity_type": "person", "property": "likes",
+                                           "value": "porto"}, ["D1:5"], who="ana")
+    built.mark_wrong("c1:S1:E2:R1", who="ana")
+    merge = built.merge_entities(CONV, "Ana", "Ben", who="ana")
+    built.revert_edit(merge.id, who="ana")
+    built.edit_record("c1:S1:E1:R1", {"entity": "Sunsets", "value": "Ben"}, who="ana", expected_version=1)
+    patched = graph_state(built)
+    built.refresh_entity_graph(CONV)
+    assert graph_state(built) == patched
+    edges = {(s, t, p) for s, t, p, _ in patched[1]}
+    assert ("Ben", "Porto", "likes") in edges and ("Sunsets", "Ben", "paints") in edges
+    # no record has Lisbon as its entity any more: Lisbon is now an attribute value of Ben
+    assert not any("Lisbon" in (s, t) for s, t, _ in edges)
+    ben = next(e for e in built.store.entities(CONV) if e.name == "Ben")
+    assert ben.attributes["destination"] == ["Lisbon"]
