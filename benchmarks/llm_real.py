@@ -113,13 +113,18 @@ def stage_sweep(backend: Any, conv: Any, questions: int) -> dict[str, Any]:
     info = ConversationInfo(conv_id=conv.id, speakers=conv.speakers)
     by_id = {t.id: t for t in conv.turns}
     failures: list[str] = []
+
+    def failed(exc: Exception) -> None:
+        failures.append(str(exc))
+        backend.client.reset_availability()  # a sweep goes on; a build would stop here
+
     episodes: list[Episode] = []
     records = 0
     for session in conv.sessions:
         try:
             eps = backend.segment(session, info)
         except LLMError as exc:
-            failures.append(str(exc))
+            failed(exc)
             eps = [Episode(id=f"{conv.id}:S{session.index}:E1", conv_id=conv.id, session=session.index,
                            turn_ids=tuple(t.id for t in session.turns), boundary_reason="whole session")]
         episodes.extend(eps)
@@ -128,7 +133,7 @@ def stage_sweep(backend: Any, conv: Any, questions: int) -> dict[str, Any]:
                 extraction = backend.extract(episode, [by_id[t] for t in episode.turn_ids], info)
                 records += len(extraction.records)
             except LLMError as exc:
-                failures.append(str(exc))
+                failed(exc)
     for qa in conv.qa[:questions]:
         try:
             plan = backend.plan(qa.question, Vocabulary(speakers=conv.speakers))
@@ -142,7 +147,7 @@ def stage_sweep(backend: Any, conv: Any, questions: int) -> dict[str, Any]:
             print(f"  Q: {qa.question}\n     answer: {answer.text!r} cites {list(answer.cited_turn_ids)}"
                   f" -> judged {'CORRECT' if verdict else 'WRONG'}", flush=True)
         except LLMError as exc:
-            failures.append(str(exc))
+            failed(exc)
     return {"episodes": len(episodes), "records": records, "failures": failures}
 
 

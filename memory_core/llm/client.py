@@ -46,8 +46,10 @@ BACKOFF_CAP_S = 8.0
 LOCAL_PLACEHOLDER_KEY = "not-needed"  # local servers (vLLM, Ollama, llama.cpp) ignore the key
 
 Message = Mapping[str, str]
-FormatMode = Literal["json_schema", "json_object", "text"]
-FORMAT_MODES: tuple[FormatMode, ...] = ("json_schema", "json_object", "text")
+# json_schema: OpenAI structured outputs (also vLLM, recent Ollama); json_object_schema: the
+# schema inside a json_object format (llama.cpp's server); json_object: JSON mode; text: none.
+FormatMode = Literal["json_schema", "json_object_schema", "json_object", "text"]
+FORMAT_MODES: tuple[FormatMode, ...] = ("json_schema", "json_object_schema", "json_object", "text")
 
 
 @dataclass(frozen=True)
@@ -189,41 +191,53 @@ class LLMClient:
                 response = client.chat.completions.create(
                     model=model, messages=[dict(m) for m in messages],  # type: ignore[misc]
                     **params)
-            except openai.BadRequestError as exc:
-                text = self.scrub(_error_text(exc))
-                if "response_format" in params and _mentions_format(text):
-                    raise ResponseFormatRejected(text) from None
-                raise LLMError(stage, item, f"endpoint rejected the request (HTTP 400): {text}") from None
-            except openai.AuthenticationError:
-                raise LLMError(stage, item, f"endpoint {self.endpoint} refused the API key (HTTP 401); "
-                               "check OPENAI_API_KEY") from None
-            except openai.NotFoundError as exc:
-                raise LLMError(stage, item, f"endpoint {self.endpoint} answered 404 for model "
-                               f"'{model}': {self.scrub(_error_text(exc))}") from None
-            except (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
-                    openai.InternalServerError) as exc:
-                last = self.scrub(_transient_text(exc, self.settings.timeout_s))
-                if attempt == attempts_allowed:
-                    self._down = last
-                    raise LLMError(stage, item, f"{last} after {attempt} attempts "
-                                   f"to {self.endpoint}") from None
-                delay = _backoff(attempt, _retry_after(exc))
-                log.warning("llm %s %s: %s (attempt %d/%d), retrying in %.1fs", stage, item, last,
-                            attempt, attempts_allowed, delay)
-                self._sleep(delay)
-                continue
+            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+                failure: Exception = exc
             except openai.APIStatusError as exc:
-                raise LLMError(stage, item, f"endpoint answered HTTP {exc.status_code}: "
-                               f"{self.scrub(_error_text(exc))}") from None
+                final = self._status_failure(exc, stage, item, model, "response_format" in params)
+                if final is not None:
+                    raise final from None  # no chained context: it holds the request headers
+                failure = exc  # 429 or 5xx: transient
             except openai.APIError as exc:  # e.g. a body that does not fit the API at all
                 raise LLMError(stage, item, f"endpoint answered something unusable: "
                                f"{self.scrub(_error_text(exc))}") from None
-            if not getattr(response, "choices", None):
-                shown = self.scrub(" ".join(str(response).split()))[:120]
-                raise LLMError(stage, item, f"endpoint {self.endpoint} did not answer with a chat "
-                               f"completion (got: {shown!r}); is OPENAI_BASE_URL right?")
-            return _completion(response, messages, time.monotonic() - started, attempt)
+            else:
+                if not getattr(response, "choices", None):
+                    shown = self.scrub(" ".join(str(response).split()))[:120]
+                    raise LLMError(stage, item, f"endpoint {self.endpoint} did not answer with a chat "
+                                   f"completion (got: {shown!r}); is OPENAI_BASE_URL right?")
+                return _completion(response, messages, time.monotonic() - started, attempt)
+            last = self.scrub(_transient_text(failure, self.settings.timeout_s))
+            if attempt == attempts_allowed:
+                self._down = last
+                raise LLMError(stage, item, f"{last} after {attempt} attempts to {self.endpoint}")
+            delay = _backoff(attempt, _retry_after(failure))
+            log.warning("llm %s %s: %s (attempt %d/%d), retrying in %.1fs", stage, item, last,
+                        attempt, attempts_allowed, delay)
+            self._sleep(delay)
         raise LLMError(stage, item, last or "no attempt made")  # pragma: no cover - loop returns
+
+
+    def _status_failure(self, exc: openai.APIStatusError, stage: str, item: str, model: str,
+                        has_format: bool) -> Exception | None:
+        """The error to raise for a final HTTP failure; None for a transient one (429, 5xx)."""
+        status = exc.status_code
+        text = self.scrub(_error_text(exc))
+        # some servers answer an unsupported response_format with 422 or even 500 (llama.cpp)
+        if has_format and status in (400, 422, 500) and _mentions_format(text):
+            return ResponseFormatRejected(text)
+        if status == 401:
+            return LLMError(stage, item, f"endpoint {self.endpoint} refused the API key (HTTP 401); "
+                            "check OPENAI_API_KEY")
+        if status == 404:
+            return LLMError(stage, item, f"endpoint {self.endpoint} answered 404 for model '{model}': {text}")
+        if status == 429 or status >= 500:
+            return None
+        return LLMError(stage, item, f"endpoint rejected the request (HTTP {status}): {text}")
+
+    def reset_availability(self) -> None:
+        """Forget that the endpoint was found down (for tools that go on after a failure)."""
+        self._down = None
 
 
 # ---------------------------------------------------------------------------- helpers

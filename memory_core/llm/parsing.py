@@ -3,7 +3,8 @@
 ``request_structured`` asks for one JSON object shaped like a pydantic response model:
 
 1. The request carries ``response_format`` of type ``json_schema`` (the response model's
-   schema). An endpoint that rejects it (HTTP 400 naming the format) is asked again with
+   schema). An endpoint that rejects it (an HTTP 400/422/500 naming the format) is asked
+   again with the schema inside a ``json_object`` format (llama.cpp's dialect), then plain
    ``json_object``, then with no format at all; the mode that worked is remembered per
    model for the rest of the run. Every prompt also spells out the shape in words, so the
    plain-text mode works with models that ignore formats.
@@ -193,7 +194,10 @@ def ask(client: LLMClient, *, stage: str, item: str, model: str, messages: Seque
         response_format: Mapping[str, Any] | None = None
         if mode == "json_schema" and schema is not None:
             response_format = json_schema_format(f"mnemoscope_{stage}", schema)
-        elif mode == "json_object":
+        elif mode == "json_object_schema" and schema is not None:
+            response_format = {"type": "json_object",
+                               "schema": inline_refs(schema.model_json_schema())}
+        elif mode in ("json_object", "json_object_schema"):
             response_format = {"type": "json_object"}
         try:
             return client.chat(stage=stage, item=item, model=model, messages=messages,

@@ -181,15 +181,35 @@ def test_json_schema_rejected_falls_back_to_json_object_then_text(server: Script
                                  messages=judge_prompt.build_messages("q", "a", "a"),
                                  schema=judge_prompt.JudgeReply, check=_label_check)
     assert outcome.value is True and outcome.status == "accepted"
-    kinds = [(b.get("response_format") or {}).get("type") for b in server.requests]
-    assert kinds == ["json_schema", "json_object", None]
-    schema = server.requests[0]["response_format"]["json_schema"]
+    formats = [b.get("response_format") or {} for b in server.requests]
+    assert [f.get("type") for f in formats] == ["json_schema", "json_object", "json_object", None]
+    assert "schema" in formats[1] and "schema" not in formats[2]
+    schema = formats[0]["json_schema"]
     assert schema["name"] == "mnemoscope_judge" and "label" in schema["schema"]["properties"]
     # the working mode is remembered for the model
     request_structured(client, stage="judge", item="q2", model="m",
                        messages=judge_prompt.build_messages("q2", "a", "b"),
                        schema=judge_prompt.JudgeReply, check=_label_check)
-    assert "response_format" not in server.requests[-1] and server.calls == 4
+    assert "response_format" not in server.requests[-1] and server.calls == 5
+
+
+def test_llama_cpp_style_500_on_json_schema_uses_the_schema_in_json_object(server: ScriptedServer,
+                                                                           llm_settings) -> None:
+    # llama-cpp-python's server answers an unknown response_format type with HTTP 500
+    def script(body: dict, n: int) -> Reply:
+        fmt = body.get("response_format") or {}
+        if fmt.get("type") == "json_schema":
+            return Reply(status=500, error={"message": "('body', 'response_format', 'type'): Input "
+                                                       "should be 'text' or 'json_object'"})
+        assert fmt.get("type") == "json_object" and fmt["schema"]["properties"]["label"]
+        return Reply('{"label": "WRONG"}')
+
+    server.script = script
+    client, delays = _client(llm_settings)
+    outcome = request_structured(client, stage="judge", item="q", model="m",
+                                 messages=judge_prompt.build_messages("q", "a", "b"),
+                                 schema=judge_prompt.JudgeReply, check=_label_check)
+    assert outcome.value is False and server.calls == 2 and delays == []  # no retry of the 500
 
 
 def test_malformed_then_repaired(server: ScriptedServer, llm_settings) -> None:
