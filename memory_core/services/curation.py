@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from memory_core.curation import edits as ed
-from memory_core.curation.graph import refresh_entity_graph
+from memory_core.curation.graph import ANNOTATOR, Names, affected_names, patch_entity_graph
 from memory_core.curation.impact import DEFAULT_CAP, compare, failed, saved_questions
 from memory_core.curation.reindex import apply_record_vectors, prepare_record_vectors
 from memory_core.curation.results import ImpactReport, ImpactRow, RecordPage
@@ -137,7 +137,7 @@ class CurationService(ServicesBase):
             self.store.insert_record(record)
             self.store.add_edit(edit)
             apply_record_vectors(self.index, prepared)
-        self._after_change(conv_id)
+        self._after_change(conv_id, [(None, record)])
         log.info("%s created %s", edit.who, record.id)
         return record
 
@@ -161,11 +161,11 @@ class CurationService(ServicesBase):
                 raise StoreError(f"merge entities: no active record names entity '{name}' in '{conv_id}'")
         keep, merge = lowered[keep.lower()], lowered[merge.lower()]
         keep_type = self._dominant_type(conv_id, keep)
-        touched = self.store.records_naming(conv_id, merge)
+        touched = self.store.records_naming(conv_id, [merge])
         updates: list[tuple[Record, Record]] = []
         for r in touched:
             change: dict[str, Any] = {}
-            if r.entity.lower() == merge.lower():
+            if r.entity.strip().lower() == merge.lower():
                 change = {"entity": keep, "entity_type": keep_type}
             if r.value.strip().lower() == merge.lower():
                 change["value"] = keep
@@ -241,6 +241,10 @@ class CurationService(ServicesBase):
         hook = getattr(self, "_invalidate_query_cache", None)
         if callable(hook):
             hook(conv_id)
+            return
+        cache = getattr(self, "index_cache", None)  # the query service's per-conversation indexes
+        if cache is not None and callable(getattr(cache, "invalidate", None)):
+            cache.invalidate(conv_id)
 
     # ------------------------------------------------------------------ internals
     def _episode(self, conv_id: str, episode_id: str, where: str) -> Episode:
@@ -251,8 +255,8 @@ class CurationService(ServicesBase):
 
     def _dominant_type(self, conv_id: str, name: str) -> str:
         types: dict[str, int] = {}
-        for r in self.store.records_naming(conv_id, name):
-            if r.entity.lower() == name.lower() and r.status == RecordStatus.ACTIVE:
+        for r in self.store.records_naming(conv_id, [name], as_value=False, active_only=True):
+            if r.entity.strip().lower() == name.strip().lower():
                 types[r.entity_type] = types.get(r.entity_type, 0) + 1
         return max(sorted(types), key=lambda t: types[t]) if types else "entity"
 
@@ -282,7 +286,7 @@ class CurationService(ServicesBase):
                 raise ConflictError(self._conflict(self.store.record(current.id), expected_version)) from None
             self.store.add_edit(edit)
             apply_record_vectors(self.index, prepared)
-        self._after_change(current.conv_id)
+        self._after_change(current.conv_id, [(current, updated)])
         log.info("%s %s %s (version %d)", edit.who, action, current.id, saved.version)
         return saved, edit
 
@@ -296,7 +300,7 @@ class CurationService(ServicesBase):
                     raise ConflictError(self._conflict(self.store.record(old.id), old.version)) from None
             self.store.add_edit(edit)
             apply_record_vectors(self.index, prepared)
-        self._after_change(conv_id)
+        self._after_change(conv_id, list(updates))
 
     def _revert_merge(self, edit: Edit, *, who: str, why: str) -> Edit:
         before = (edit.before or {}).get("records", {})
@@ -318,25 +322,47 @@ class CurationService(ServicesBase):
         self._save_many(edit.conv_id, updates, revert)
         return revert
 
-    def _after_change(self, conv_id: str) -> None:
-        """Refresh the entity graph from the corrected records and drop query caches."""
+    def _after_change(self, conv_id: str, changes: Sequence[tuple[Record | None, Record | None]]) -> None:
+        """Patch the entity graph around the changed records and drop query caches."""
         try:
-            self._refresh_graph(conv_id)
+            self._refresh_graph(conv_id, changes)
         finally:
             self.invalidate(conv_id)
 
-    def _refresh_graph(self, conv_id: str) -> None:
+    def refresh_entity_graph(self, conv_id: str) -> None:
+        """Recompute every entity's row and edges from the active records with the patch rules
+        (no new alias merges; build-time importance kept). Edits patch only what they touch."""
+        self.store.require_conversation(conv_id)
+        self._refresh_graph(conv_id, None)
+
+    def _refresh_graph(self, conv_id: str, changes: Sequence[tuple[Record | None, Record | None]] | None
+                       ) -> None:
         store = self.store
         with store.atomic():
+            pairs = self._annotator_merges(conv_id)
             old_entities = store.entities(conv_id)
-            entities, merges, edges = refresh_entity_graph(
-                conv_id, store.records(conv_id), old_entities, store.entity_merges(conv_id),
-                store.edges(conv_id), self._annotator_merges(conv_id),
-                {e.id: e.start_time for e in store.episodes(conv_id)},
-            )
-            store.save_graph(conv_id, entities, merges, edges, store.event_links(conv_id))
-        old = {e.id: e.name for e in old_entities}
-        new = {e.id: e for e in entities}
+            old_merges = store.entity_merges(conv_id)
+            names = Names.of(old_entities, old_merges, pairs, store.conversation_speakers(conv_id))
+            if changes is None:
+                raw = set(store.entity_names(conv_id)) | {e.name for e in old_entities}
+                raw |= {n for r in store.records(conv_id) for n in (r.entity, r.value)}
+            else:
+                raw = affected_names(changes, pairs)
+            keys = {names.key(n) for n in raw} | names.stale
+            # entities whose records point at an affected name: their outgoing edges may change
+            naming = store.records_naming(conv_id, sorted(names.spellings(keys, raw)), active_only=True)
+            keys |= {names.key(r.entity) for r in naming}
+            raw |= {r.entity for r in naming}
+            records = store.records_naming(conv_id, sorted(names.spellings(keys, raw)), active_only=True)
+            sources = {e.id for e in old_entities if names.key(e.name) in keys}
+            old_edges = [g for g in store.edges(conv_id) if g.source in sources]
+            patch = patch_entity_graph(conv_id, names, keys, records, old_entities, old_edges, pairs,
+                                       store.episode_times(conv_id))
+            store.patch_graph(conv_id, delete_entity_ids=sorted(patch.delete_entity_ids),
+                              entities=patch.entities, delete_edge_sources=sorted(patch.delete_edge_sources),
+                              edges=patch.edges, merges_reason=ANNOTATOR, merges=patch.annotator_merges)
+        old = {e.id: e.name for e in old_entities if e.id in patch.delete_entity_ids}
+        new = {e.id: e for e in patch.entities}
         gone = [i for i in old if i not in new]
         fresh = [e for i, e in new.items() if old.get(i) != e.name]
         if gone:

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memory_core.errors import StoreError
-from memory_core.models import Edit, Modality, Record, RecordStatus
-from memory_core.store.base import StoreBase, loads
+from memory_core.models import Edit, Entity, EntityMerge, GraphEdge, Modality, Record, RecordStatus
+from memory_core.store.base import StoreBase, dumps, loads
 from memory_core.store.memory import record_from_row
 
 RECORD_COLUMNS = (
@@ -112,14 +112,69 @@ class CurationStore(StoreBase):
             facets[name] = [(v, int(n)) for v, n in rows]
         return facets
 
-    def records_naming(self, conv_id: str, name: str) -> list[Record]:
-        """Non-deleted records whose entity, or whose value, is ``name`` (case-insensitive)."""
+    def records_naming(self, conv_id: str, names: Sequence[str], *, as_value: bool = True,
+                       active_only: bool = False) -> list[Record]:
+        """Records whose entity (or, with ``as_value``, whose value) is one of ``names``
+        (case-insensitive); deleted records are never returned."""
+        lowered = sorted({n.strip().lower() for n in names if n.strip()})
+        if not lowered:
+            return []
+        value_clause = " OR list_contains(?, lower(trim(r.value)))" if as_value else ""
+        status = "r.status = 'active'" if active_only else "r.status <> 'deleted'"
+        params: list[Any] = [conv_id, lowered] + ([lowered] if as_value else [])
         rows = self.all(
-            f"SELECT {_SELECT} FROM records r WHERE r.conv_id = ? AND r.status <> 'deleted' "  # noqa: S608
-            "AND (lower(r.entity) = lower(?) OR lower(r.value) = lower(?)) ORDER BY r.id",
-            [conv_id, name, name],
+            f"SELECT {_SELECT} FROM records r WHERE r.conv_id = ? AND {status} "  # noqa: S608
+            f"AND (list_contains(?, lower(trim(r.entity))){value_clause}) ORDER BY r.id",
+            params,
         )
         return [record_from_row(r) for r in rows]
+
+    def patch_graph(self, conv_id: str, *, delete_entity_ids: Sequence[str], entities: Sequence[Entity],
+                    delete_edge_sources: Sequence[str], edges: Sequence[GraphEdge],
+                    merges_reason: str, merges: Sequence[EntityMerge]) -> None:
+        """Replace part of the entity graph: the given entity rows, the outgoing edges of the
+        given sources, and every entity merge with reason ``merges_reason``."""
+        with self.atomic():
+            gone = sorted(set(delete_entity_ids) | {e.id for e in entities})
+            if gone:
+                self.execute("DELETE FROM entities WHERE conv_id = ? AND list_contains(?, id)",
+                             [conv_id, gone])
+                self.execute("DELETE FROM entity_merges WHERE conv_id = ? AND list_contains(?, canonical_id) "
+                             "AND NOT list_contains(?, canonical_id)",
+                             [conv_id, sorted(delete_entity_ids), [e.id for e in entities]])
+            sources = sorted(set(delete_edge_sources))
+            if sources:
+                self.execute("DELETE FROM edges WHERE conv_id = ? AND list_contains(?, source)",
+                             [conv_id, sources])
+            if gone:  # edges into removed entities (their sources were re-derived too)
+                removed = sorted(set(delete_entity_ids) - {e.id for e in entities})
+                if removed:
+                    self.execute("DELETE FROM edges WHERE conv_id = ? AND list_contains(?, target)",
+                                 [conv_id, removed])
+            self.execute("DELETE FROM entity_merges WHERE conv_id = ? AND reason = ?",
+                         [conv_id, merges_reason])
+            self.executemany(
+                "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [[e.id, e.conv_id, e.name, e.type, dumps(list(e.aliases)), e.importance,
+                  dumps(e.attributes)] for e in entities],
+            )
+            self.executemany(
+                "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [[g.conv_id, g.source, g.target, g.property, dumps(list(g.record_ids)), g.importance,
+                  g.first_mentioned, g.last_mentioned, g.last_accessed] for g in edges],
+            )
+            self.executemany(
+                "INSERT INTO entity_merges VALUES (?, ?, ?, ?, ?)",
+                [[m.conv_id, m.canonical_id, m.alias, m.reason, m.score] for m in merges],
+            )
+
+    def conversation_speakers(self, conv_id: str) -> list[str]:
+        raw = self.scalar("SELECT speakers FROM conversations WHERE id = ?", [conv_id])
+        return [] if raw is None else [str(s) for s in loads(raw)]
+
+    def episode_times(self, conv_id: str) -> dict[str, Any]:
+        rows = self.all("SELECT id, start_time FROM episodes WHERE conv_id = ?", [conv_id])
+        return {r[0]: r[1] for r in rows}
 
     def edit(self, edit_id: str) -> Edit:
         r = self.one("SELECT id, conv_id, target_kind, target_id, action, who, edited_at, before, after, "
