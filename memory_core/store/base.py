@@ -78,7 +78,7 @@ class StoreBase:
     def _migrate(self) -> None:
         with self._lock:
             self._con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            row = self._con.execute("SELECT max(version) FROM schema_version").fetchone()
+            row = self._con.execute("SELECT max(version) FROM schema_version").fetchall()[0]
             current = int(row[0]) if row and row[0] is not None else 0
             if current > SCHEMA_VERSION:
                 raise StoreError(
@@ -124,7 +124,8 @@ class StoreBase:
     # ------------------------------------------------------------------ statements
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         with self._lock:
-            self._con.execute(sql, list(params))
+            # consume the result: DuckDB refuses other work while a result is unfinished
+            self._con.execute(sql, list(params)).fetchall()
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if not rows:
@@ -132,13 +133,32 @@ class StoreBase:
         with self._lock:
             self._con.executemany(sql, [list(r) for r in rows])
 
+    def insert_rows(self, table: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Bulk-insert rows (in the table's column order) through a registered DataFrame.
+
+        ``executemany`` costs ~1 ms a row in DuckDB; this is ~100x faster. ``table`` must be
+        one of the schema's constant names, never user text.
+        """
+        if not rows:
+            return
+        import pandas as pd
+
+        frame = pd.DataFrame([list(r) for r in rows], dtype=object)
+        with self._lock:
+            self._con.register("_bulk_rows", frame)
+            try:
+                self._con.execute(f"INSERT INTO {table} SELECT * FROM _bulk_rows")  # noqa: S608
+            finally:
+                self._con.unregister("_bulk_rows")
+
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             return self._con.execute(sql, list(params)).fetchall()
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         with self._lock:
-            return self._con.execute(sql, list(params)).fetchone()
+            rows = self._con.execute(sql, list(params)).fetchall()
+            return rows[0] if rows else None
 
     def dicts(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         with self._lock:

@@ -44,8 +44,8 @@ class ConversationStore(StoreBase):
                  dumps(conv.meta), now()],
             )
             self.add_sessions(conv.id, conv.sessions)
-            self.executemany(
-                "INSERT INTO qa VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self.insert_rows(
+                "qa",
                 [
                     [conv.id, q.qid, q.question, q.answer, dumps(list(q.evidence)), q.category,
                      q.adversarial_answer, q.question_time]
@@ -58,17 +58,14 @@ class ConversationStore(StoreBase):
         with self.atomic():
             position = int(self.scalar(
                 "SELECT coalesce(max(position) + 1, 0) FROM turns WHERE conv_id = ?", [conv_id]))
-            self.executemany(
-                "INSERT INTO sessions VALUES (?, ?, ?, ?)",
-                [[conv_id, s.index, s.time, s.time_text] for s in sessions],
-            )
+            self.insert_rows("sessions", [[conv_id, s.index, s.time, s.time_text] for s in sessions])
             rows: list[list[Any]] = []
             for s in sessions:
                 for t in s.turns:
                     rows.append([conv_id, t.id, t.session, t.index, position, t.speaker, t.text,
                                  t.image_caption, t.image_url, t.session_time])
                     position += 1
-            self.executemany("INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self.insert_rows("turns", rows)
 
     def delete_conversation(self, conv_id: str) -> None:
         with self.atomic():

@@ -61,8 +61,8 @@ class MemoryStore(StoreBase):
         """Replace one session's episodes/records/events and mark it built — atomically."""
         with self.atomic():
             self.clear_session_memory(conv_id, session)
-            self.executemany(
-                "INSERT INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            self.insert_rows(
+                "episodes",
                 [
                     [e.conv_id, e.id, e.session, _episode_position(session, i), dumps(list(e.turn_ids)),
                      dumps(list(e.theme)), e.theme_type.value, e.boundary_reason, e.boundary_score,
@@ -70,9 +70,9 @@ class MemoryStore(StoreBase):
                     for i, e in enumerate(episodes)
                 ],
             )
-            self.executemany(_INSERT_RECORD, [record_row(r) for r in records])
-            self.executemany(
-                "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            self.insert_rows("records", [record_row(r) for r in records])
+            self.insert_rows(
+                "events",
                 [
                     [v.id, v.conv_id, v.episode_id, v.action, dumps(list(v.participants)), v.time,
                      v.time_text, v.place, v.cause, v.manner, dumps(list(v.source_turn_ids)),
@@ -123,22 +123,22 @@ class MemoryStore(StoreBase):
         with self.atomic():
             for table in ("entities", "entity_merges", "edges", "event_links"):
                 self.execute(f"DELETE FROM {table} WHERE conv_id = ?", [conv_id])  # noqa: S608
-            self.executemany(
-                "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?)",
+            self.insert_rows(
+                "entities",
                 [[e.id, e.conv_id, e.name, e.type, dumps(list(e.aliases)), e.importance,
                   dumps(e.attributes)] for e in entities],
             )
-            self.executemany(
-                "INSERT INTO entity_merges VALUES (?, ?, ?, ?, ?)",
+            self.insert_rows(
+                "entity_merges",
                 [[m.conv_id, m.canonical_id, m.alias, m.reason, m.score] for m in merges],
             )
-            self.executemany(
-                "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            self.insert_rows(
+                "edges",
                 [[g.conv_id, g.source, g.target, g.property, dumps(list(g.record_ids)), g.importance,
                   g.first_mentioned, g.last_mentioned, g.last_accessed] for g in edges],
             )
-            self.executemany(
-                "INSERT INTO event_links VALUES (?, ?, ?, ?, ?)",
+            self.insert_rows(
+                "event_links",
                 [[k.conv_id, k.source, k.target, k.kind, k.label] for k in links],
             )
             if record_importance:
