@@ -18,7 +18,7 @@ DEFAULT_HOME = "./data"
 
 @dataclass(frozen=True)
 class ImportLimits:
-    """Import size limits (MNEMOSCOPE_MAX_FILE_MB, ..._MAX_TURN_CHARS, ..._MAX_DEPTH)."""
+    """Import size limits (MNEMOSCOPE_MAX_FILE_MB, _MAX_TURN_CHARS, _MAX_DEPTH, _MAX_TURNS)."""
 
     max_file_mb: float = 64.0  # files larger than this are refused
     max_turn_chars: int = 20_000  # longer turns are truncated with a named warning
@@ -77,6 +77,7 @@ class Settings:
             max_file_mb=_float(env, "MNEMOSCOPE_MAX_FILE_MB", ImportLimits.max_file_mb),
             max_turn_chars=int(_float(env, "MNEMOSCOPE_MAX_TURN_CHARS", ImportLimits.max_turn_chars)),
             max_depth=int(_float(env, "MNEMOSCOPE_MAX_DEPTH", ImportLimits.max_depth)),
+            max_turns=int(_float(env, "MNEMOSCOPE_MAX_TURNS", ImportLimits.max_turns)),
         )
         budget = env.get("MNEMOSCOPE_BUDGET_TOKENS")
         return cls(
