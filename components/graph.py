@@ -9,6 +9,7 @@ HTML, and pyvis serialises the node data with Jinja's ``tojson`` (which also esc
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import Any
 import networkx as nx
 from pyvis.network import Network
 
-from components.text import esc, shorten
+from components.text import defuse_bidi, shorten
 
 DEFAULT_LIMIT = 300
 TYPE_COLORS = ("#3b5bdb", "#2b8a3e", "#e8590c", "#862e9c", "#0b7285", "#c2255c", "#5c940d", "#495057")
@@ -158,9 +159,18 @@ def filter_graph(g: Any, *, types: Sequence[str] = (), properties: Sequence[str]
 
 
 # ------------------------------------------------------------------ drawing
+def text(value: Any) -> str:
+    """A label or tooltip for vis-network: ``&``, ``<`` and ``>`` escaped.
+
+    Quotes stay readable: the node data sits in a script as JSON written by Jinja's ``tojson``,
+    which escapes quotes (and ``<``, ``>``, ``&`` once more) for that context.
+    """
+    return html.escape(defuse_bidi(str(value)), quote=False)
+
+
 def _tooltip(parts: Iterable[tuple[str, Any]]) -> str:
     lines = [f"{k}: {shorten(v, 120)}" for k, v in parts if v not in (None, "", [], ())]
-    return esc("\n".join(lines))
+    return text("\n".join(lines))
 
 
 def to_html(g: Any, *, height: int = 620, edge_labels: bool | None = None) -> str:
@@ -174,7 +184,7 @@ def to_html(g: Any, *, height: int = 620, edge_labels: bool | None = None) -> st
     for n in g.nodes:
         a = g.nodes[n]
         net.add_node(
-            ids[n], label=esc(shorten(node_label(g, n), 32)), color=color[node_type(g, n)],
+            ids[n], label=text(shorten(node_label(g, n), 32)), color=color[node_type(g, n)],
             size=10 + 20 * node_importance(g, n) / top,
             title=_tooltip([("name", node_label(g, n)), ("type", node_type(g, n)),
                             ("importance", f"{node_importance(g, n):.2f}"),
@@ -185,7 +195,7 @@ def to_html(g: Any, *, height: int = 620, edge_labels: bool | None = None) -> st
     show_labels = edge_labels if edge_labels is not None else g.number_of_edges() <= 120
     for u, v, _, a in edges(g):
         label = edge_label(a)
-        net.add_edge(ids[u], ids[v], label=esc(shorten(label, 24)) if show_labels else None,
+        net.add_edge(ids[u], ids[v], label=text(shorten(label, 24)) if show_labels else None,
                      title=_tooltip([("relation", label), ("records", len(a.get("record_ids") or ())),
                                      ("importance", a.get("importance"))]),
                      arrows="to" if g.is_directed() else None)

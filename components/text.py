@@ -23,7 +23,7 @@ _PUNCT = frozenset(string.punctuation)
 _BIDI = {c: f"\\u{ord(c):04x}" for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"}
 
 
-def _defuse_bidi(text: str) -> str:
+def defuse_bidi(text: str) -> str:
     if any(c in text for c in _BIDI):
         return "".join(_BIDI.get(c, c) for c in text)
     return text
@@ -31,12 +31,12 @@ def _defuse_bidi(text: str) -> str:
 
 def esc(text: object) -> str:
     """HTML-escape any value (quotes included) for text content and attribute values."""
-    return html.escape(_defuse_bidi("" if text is None else str(text)), quote=True)
+    return html.escape(defuse_bidi("" if text is None else str(text)), quote=True)
 
 
 def md(text: object) -> str:
     """Escape any value for a Markdown sink: it renders exactly as typed, as plain text."""
-    raw = _defuse_bidi("" if text is None else str(text))
+    raw = defuse_bidi("" if text is None else str(text))
     out = []
     for ch in raw:
         if ch in _PUNCT:

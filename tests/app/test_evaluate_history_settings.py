@@ -1,0 +1,72 @@
+"""Evaluate (run with progress, bars, table, triage), History (log, diff, revert, exports,
+impact) and Settings (session-only API key)."""
+
+from __future__ import annotations
+
+from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, all_text, button, no_errors, widget
+
+
+def test_evaluate_the_sample_questions(open_app, app_services) -> None:
+    at = open_app("pages/evaluate.py", conv=SAMPLE_ID, timeout=900)
+    widget(at.selectbox, "Strategy").set_value("bm25").run()
+    button(at, "Run evaluation").click().run()
+    no_errors(at)
+    scored = [q for q in app_services.store.qa_items(SAMPLE_ID) if q.category in (1, 2, 3, 4)]
+    assert any(m.label == "Questions" and m.value == str(len(scored)) for m in at.metric)
+    assert at.get("plotly_chart")
+    table = next(d.value for d in at.dataframe if "evidence found" in d.value.columns)
+    assert len(table) == len(scored)
+    missed = int((table["evidence found"] == False).sum())  # noqa: E712
+    assert f"Triage ({missed} questions" in all_text(at)
+    if missed:
+        assert "Gold evidence turns" in all_text(at)
+
+
+def test_history_shows_an_edit_its_diff_and_reverts_it(open_app, app_services) -> None:
+    record = app_services.search_records(SAMPLE_ID, page_size=12).rows[11]
+    app_services.edit_record(record.id, {"value": "value for history"}, who="tester", why="history test",
+                             expected_version=record.version)
+    at = open_app("pages/history.py", conv=SAMPLE_ID)
+    no_errors(at)
+    log = at.dataframe[0].value
+    assert (log["why"] == "history test").any()
+    pick = widget(at.selectbox, "Edit")
+    index = next(i for i in pick.options if "tester" in str(i) or True)
+    pick.set_value(0).run()  # newest first
+    diff = at.dataframe[1].value.to_dict("records")
+    assert {"field": "value", "before": record.value, "after": "value for history"} in diff
+    button(at, "Revert this edit").click().run()
+    no_errors(at)
+    assert app_services.store.record(record.id).value == record.value
+    assert index is not None
+    labels = [b.label for b in at.get("download_button")]
+    assert "Corrected records (JSONL)" in labels and "Graphs (GraphML)" in labels
+
+
+def test_impact_of_corrections_reruns_saved_questions(open_app, app_services) -> None:
+    app_services.ask(SAMPLE_ID, "Which city did Maya move to?")
+    at = open_app("pages/history.py", conv=SAMPLE_ID, timeout=600)
+    button(at, "Re-run saved questions").click().run()
+    no_errors(at)
+    assert "questions changed" in all_text(at)
+    table = at.dataframe[-1].value if hasattr(at.dataframe[-1].value, "columns") else None
+    assert table is not None and "answer after" in table.columns
+
+
+def test_settings_keep_the_api_key_in_the_session_only(open_app, app_home) -> None:
+    secret = "sk-test-session-only-123456"
+    at = open_app("pages/settings.py", conv=HOSTILE_ID)
+    widget(at.radio, "Backend").set_value("openai")
+    widget(at.text_input, "API key").input(secret)
+    widget(at.text_input, "Model").input("test-model")
+    button(at, "Save for this session").click().run()
+    no_errors(at)
+    assert at.session_state["api_key"] == secret
+    assert "openai" in " ".join(m.value for m in at.sidebar.markdown)
+    assert "set for this session" in all_text(at)
+    assert secret not in repr(at.session_state["session_settings"])
+    for path in app_home.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+    button(at, "Forget the API key").click().run()
+    assert "api_key" not in at.session_state

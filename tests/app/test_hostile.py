@@ -1,0 +1,65 @@
+"""A conversation whose speakers, turns and captions hold <script>, onerror= handlers and
+javascript: links renders as text on every page: no raw tag reaches the HTML we build, and no
+Markdown sink receives it unescaped."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from tests.app.conftest import HOSTILE_ID, html_bodies, no_errors
+
+PAGES = ["home", "load", "episodes", "records", "graphs", "ask", "history", "settings"]
+RAW_TAGS = re.compile(r"<\s*(script|img|svg|iframe|a)\b", re.I)
+OUR_TAGS = ("<a class=\"mn-cite\"",)
+
+
+def _markdown_sinks(at) -> list[str]:  # type: ignore[no-untyped-def]
+    values: list[str] = []
+    for kind in ("title", "header", "subheader", "markdown", "caption", "success", "info", "warning",
+                 "error"):
+        values += [str(e.value) for e in getattr(at, kind)]
+    values += [str(e.label) for e in at.expander]
+    values += [str(w.label) for w in [*at.selectbox, *at.text_input, *at.button]]
+    return values
+
+
+def test_hostile_text_is_inert_on_every_page(open_app) -> None:
+    for name in PAGES:
+        at = open_app(f"pages/{name}.py", conv=HOSTILE_ID)
+        no_errors(at)
+        body = html_bodies(at)
+        stripped = body
+        for ours in OUR_TAGS:
+            stripped = stripped.replace(ours, "")
+        assert not RAW_TAGS.search(stripped), (name, RAW_TAGS.search(stripped))
+        assert "onerror=alert" not in body.replace("onerror=alert(", "")  # only escaped text remains
+        for value in _markdown_sinks(at):
+            assert "<script" not in value and "](javascript:" not in value, (name, value)
+            assert "**Finally**" not in value and "$x^2$" not in value, (name, value)
+
+
+def test_hostile_turns_show_as_text_in_the_transcript(open_app) -> None:
+    at = open_app("pages/episodes.py", conv=HOSTILE_ID)
+    body = html_bodies(at)
+    # the speaker and the text are there, escaped, so the browser shows them literally
+    assert html.escape("Eve <script>alert('x')</script>", quote=True) in body
+    assert html.escape("<img src=x onerror=alert(1)>", quote=True) in body
+    assert html.escape("[click me](javascript:alert(3))", quote=True) in body
+    # a caption with an <svg onload> handler is text too
+    assert html.escape("<svg onload=alert(5)>", quote=True) in body
+    # an entity written as "&amp;" in the source stays "&amp;" on screen (escaped once more)
+    assert "&amp;amp;" in body
+
+
+def test_hostile_graph_labels_are_escaped(open_app) -> None:
+    at = open_app("pages/graphs.py", conv=HOSTILE_ID)
+    no_errors(at)
+    frames = at.get("iframe")
+    assert len(frames) == 1
+    src = frames[0].proto.srcdoc
+    data = src[src.find("new vis.DataSet("):]
+    # the speaker "Mallory <img src=x onerror=alert(2)>" is a node: its label arrives escaped
+    # (html-escaped, then JSON-escaped by tojson), never as a tag
+    assert "Mallory \\u0026lt;img src=x" in data
+    assert "<img" not in data and "<script>alert" not in data and "</script><" not in data

@@ -1,0 +1,80 @@
+"""Load & build: preview, import errors as one line, upload, and the live build view."""
+
+from __future__ import annotations
+
+from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, all_text, button, html_bodies, shown, widget
+
+
+def _pick_sample(at, name: str):  # type: ignore[no-untyped-def]
+    box = widget(at.selectbox, "Sample file")
+    match = [o for o in box.options if o == name]
+    assert match, box.options
+    return box.set_value(next(p for p in _paths(box) if p.name == name)).run()
+
+
+def _paths(box):  # type: ignore[no-untyped-def]
+    from components.loading import sample_files
+
+    return sample_files()
+
+
+def test_sample_file_is_previewed_with_its_detected_format(open_app) -> None:
+    at = open_app("pages/load.py", conv=SAMPLE_ID)
+    _pick_sample(at, "sample_conversation.json")
+    assert "Detected format: **locomo**" in all_text(at)
+    preview = at.dataframe[0].value.to_dict("records")
+    assert preview[0]["conversation"] == SAMPLE_ID and preview[0]["already imported"] == "yes"
+    assert preview[0]["turns"] > 200
+
+
+def test_importing_an_existing_conversation_is_refused_with_one_line(open_app) -> None:
+    at = open_app("pages/load.py", conv=SAMPLE_ID)
+    _pick_sample(at, "sample_conversation.json")
+    button(at, "Import").click().run()
+    assert len(at.error) == 1
+    message = at.error[0].value
+    assert "already imported" in message and "\n" not in message
+
+
+def test_a_bad_upload_gets_the_importer_message_naming_the_file(open_app) -> None:
+    at = open_app("pages/load.py", conv=SAMPLE_ID)
+    widget(at.radio, "Source").set_value("Upload a file").run()
+    at.file_uploader[0].upload("broken.json", b'{"conversation_id": "x", "turns": [', "application/json")
+    at.run()
+    assert len(at.error) == 1
+    assert "broken" in at.error[0].value
+    assert button(at, "Import").disabled
+
+
+def test_an_upload_is_imported_and_becomes_the_current_conversation(open_app, app_services) -> None:
+    import json
+
+    doc = {"conversation_id": "upload-demo", "turns": [
+        {"session": 1, "session_time": "2024-01-02T10:00:00", "speaker": "Ann", "text": "I adopted a dog."},
+        {"session": 1, "session_time": "2024-01-02T10:00:00", "speaker": "Bo", "text": "What is its name?"},
+        {"session": 1, "session_time": "2024-01-02T10:00:00", "speaker": "Ann", "text": "Rex, a beagle."}]}
+    at = open_app("pages/load.py", conv=SAMPLE_ID)
+    widget(at.radio, "Source").set_value("Upload a file").run()
+    at.file_uploader[0].upload("upload-demo.json", json.dumps(doc).encode(), "application/json")
+    at.run()
+    widget(at.checkbox, "Replace conversations that are already imported").check().run()
+    button(at, "Import").click().run()
+    assert any("Imported upload-demo" in shown(s.value) for s in at.success)
+    assert at.query_params["conv"] == "upload-demo"
+    assert app_services.stats("upload-demo")["turns"] == 3
+
+
+def test_build_and_watch_draws_the_memory_forming(open_app, app_services) -> None:
+    at = open_app("pages/load.py", conv=HOSTILE_ID)
+    widget(at.checkbox, "Rebuild sessions that are already built").check().run()
+    button(at, "Build and watch (offline backend)").click().run(timeout=600)
+    text = all_text(at)
+    assert any("Built 2 session" in shown(s.value) for s in at.success), text
+    episodes = app_services.stats(HOSTILE_ID)["episodes"]
+    assert f"Episodes {episodes}" in text
+    body = html_bodies(at)
+    # the transcript drawn during the build: both sessions, episode bands, record chips
+    assert "Session 1" in body and "Session 2" in body
+    assert body.count('class="mn-episode"') >= episodes
+    assert 'class="mn-chip"' in body
+    assert at.get("status") or "Build finished" in text

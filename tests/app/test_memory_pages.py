@@ -1,0 +1,126 @@
+"""Episodes, Records and Graphs pages on the built sample."""
+
+from __future__ import annotations
+
+from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, widget
+
+
+def test_episodes_timeline_bands_and_selection(open_app, app_services) -> None:
+    at = open_app("pages/episodes.py", conv=SAMPLE_ID)
+    no_errors(at)
+    episodes = app_services.episodes(SAMPLE_ID)
+    assert any(m.label == "Episodes" and m.value == str(len(episodes)) for m in at.metric)
+    assert at.get("plotly_chart"), "the timeline is drawn"
+    body = html_bodies(at)
+    assert body.count('class="mn-episode"') >= len(episodes)  # every episode is a band in the transcript
+    picker = widget(at.selectbox, "Episode")
+    second = episodes[1]
+    picker.set_value(second.id).run()
+    no_errors(at)
+    assert at.subheader[0].value.startswith("S")
+    records = app_services.search_records(SAMPLE_ID, filters={"episode_id": second.id}, page_size=200)
+    table = at.dataframe[0].value
+    assert len(table) == records.total
+    assert f"{len(second.turn_ids)} turns" in all_text(at)
+
+
+def test_records_search_filters_and_pages_in_the_service(open_app, app_services) -> None:
+    at = open_app("pages/records.py", conv=SAMPLE_ID)
+    no_errors(at)
+    total = app_services.search_records(SAMPLE_ID, page_size=1).total
+    assert f"{total} matching records" in all_text(at)
+    assert len(at.dataframe[0].value) == min(50, total)
+    widget(at.selectbox, "Rows per page").set_value(25).run()
+    assert len(at.dataframe[0].value) == min(25, total)
+    button(at, "Next ▶").click().run()
+    assert "Page 2 of" in all_text(at)
+    widget(at.text_input, "Search records").input("maya").run()
+    found = app_services.search_records(SAMPLE_ID, query="maya", page_size=1).total
+    assert "Page 1 of" in all_text(at) and f"{found} matching records" in all_text(at)
+    assert found < total
+
+
+def test_open_a_record_shows_its_episode_with_evidence_highlighted(open_app, app_services) -> None:
+    at = open_app("pages/records.py", conv=SAMPLE_ID)
+    record = app_services.search_records(SAMPLE_ID, page_size=3).rows[2]
+    widget(at.selectbox, "Open record").set_value(record.id).run()
+    no_errors(at)
+    body = html_bodies(at)
+    for tid in record.evidence_turn_ids:
+        anchor = "turn-" + "".join(c if c.isalnum() else "-" for c in tid)
+        assert f'class="mn-turn mn-evidence" id="{anchor}"' in body
+
+
+def test_edit_a_record_then_a_stale_form_conflicts(open_app, app_services) -> None:
+    at = open_app("pages/records.py", conv=SAMPLE_ID)
+    record = app_services.search_records(SAMPLE_ID, page_size=5).rows[4]
+    widget(at.selectbox, "Open record").set_value(record.id).run()
+    widget(at.text_area, "Value").input("edited in the app test").run()
+    widget(at.text_input, "Why").input("test edit")
+    button(at, "Save changes").click().run()
+    no_errors(at)
+    saved = app_services.store.record(record.id)
+    assert saved.value == "edited in the app test" and saved.version == record.version + 1
+    assert any(e.target_id == record.id and e.why == "test edit" for e in app_services.edit_log(SAMPLE_ID))
+    # someone else saves the same record while this form is open: saving now is a conflict
+    at.run()
+    app_services.edit_record(record.id, {"value": "changed elsewhere"}, who="other", why="race",
+                             expected_version=saved.version)
+    widget(at.text_area, "Value").input("my late change").run()
+    button(at, "Save changes").click().run()
+    assert any(e.value.startswith("Conflict:") for e in at.error)
+    assert app_services.store.record(record.id).value == "changed elsewhere"
+
+
+def test_mark_wrong_and_add_a_record_from_turns(open_app, app_services) -> None:
+    at = open_app("pages/records.py", conv=SAMPLE_ID)
+    record = app_services.search_records(SAMPLE_ID, page_size=8).rows[7]
+    widget(at.selectbox, "Open record").set_value(record.id).run()
+    widget(at.text_input, "Reason").input("not said")
+    button(at, "Mark as wrong").click().run()
+    no_errors(at)
+    assert app_services.store.record(record.id).status.value == "wrong"
+    # add a record citing turns of that record's episode
+    at.run()
+    widget(at.selectbox, "Open record").set_value(record.id).run()
+    episode = next(e for e in app_services.episodes(SAMPLE_ID) if e.id == record.episode_id)
+    widget(at.multiselect, "Evidence turns").set_value([episode.turn_ids[0]])
+    widget(at.text_input, "Entity").set_value("Test entity")
+    widget(at.text_input, "Property").set_value("likes")
+    widget(at.text_input, "Value").set_value("unit tests")
+    button(at, "Add record").click().run()
+    no_errors(at)
+    made = app_services.search_records(SAMPLE_ID, filters={"entity": "Test entity"}).rows
+    assert len(made) == 1 and made[0].evidence_turn_ids == (episode.turn_ids[0],)
+    assert made[0].origin == "annotator"
+
+
+def test_graphs_draw_both_graphs_and_show_node_records(open_app, app_services) -> None:
+    at = open_app("pages/graphs.py", conv=SAMPLE_ID)
+    no_errors(at)
+    frames = at.get("iframe")
+    assert len(frames) == 1
+    src = frames[0].proto.srcdoc
+    assert "vis-network" in src or "vis.Network" in src
+    assert "cdn.jsdelivr" not in src and "cdnjs" not in src.split("new vis.DataSet")[0][-5000:]
+    node = widget(at.selectbox, "Node")
+    assert node.value is not None
+    assert "records" in all_text(at)
+    at.segmented_control[0].set_value("event").run()
+    no_errors(at)
+    assert len(at.get("iframe")) == 1
+    assert at.get("iframe")[0].proto.srcdoc != src
+
+
+def test_graph_filters_cut_the_graph(open_app) -> None:
+    at = open_app("pages/graphs.py", conv=SAMPLE_ID)
+    widget(at.number_input, "Show at most (nodes)").set_value(10).run()
+    no_errors(at)
+    assert "Showing the 10 most important of" in all_text(at)
+    node = widget(at.selectbox, "Node")
+    assert len(node.options) == 10
+    first = node.options[0]
+    ego = widget(at.selectbox, "Ego network of")
+    ego.set_value(ego.options[1]).run()
+    no_errors(at)
+    assert first is not None
