@@ -113,12 +113,12 @@ class ExtractReply(Reply):
 def build_messages(episode: Episode, turns: list[Turn], info: ConversationInfo) -> Messages:
     theme = ", ".join(episode.theme) or "not named"
     time = turns[0].session_time if turns else episode.start_time
-    known_entities = ", ".join(info.known_entities[:40])
+    # Only the episode itself goes in (not ``info.known_entities``, which depends on what was
+    # built before): the same episode gives the same request, so a rebuild is a cache hit.
     header = (f"Conversation: {info.conv_id} (speakers: {', '.join(info.speakers) or 'unknown'})\n"
               f"Episode {episode.id}, session {episode.session}, held on {render_time(time)}\n"
               f"Theme: {theme} ({episode.theme_type.value})\n"
-              + (f"Names already known from earlier sessions: {known_entities}\n" if known_entities else "")
-              + f"Turns ({len(turns)}):")
+              f"Turns ({len(turns)}):")
     return [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": f"{INSTRUCTIONS}\n\n{header}\n{render_turns(turns)}"},
