@@ -93,6 +93,14 @@ class FormatMemo:
             return self._modes[model]
 
 
+class ParameterRejected(Exception):
+    """The endpoint refuses one of our sampling parameters for this model (HTTP 400)."""
+
+    def __init__(self, name: str, text: str) -> None:
+        super().__init__(text)
+        self.name = name
+
+
 class LLMClient:
     """One endpoint, one API key, retries, cache and accounting."""
 
@@ -108,6 +116,8 @@ class LLMClient:
         self._client_lock = threading.Lock()
         self._down: str | None = None  # set once a call failed for good on a transient fault
         self.formats = FormatMemo()  # response_format mode that works, per model
+        self._adapted: dict[str, set[str]] = {}  # parameters a model refused (e.g. reasoning models)
+        self._adapt_lock = threading.Lock()
         self.cancelled = threading.Event()  # set by a worker pool to stop retrying siblings
 
     # ------------------------------------------------------------------ openai client
@@ -162,8 +172,20 @@ class LLMClient:
             raise LLMError(stage, item, f"endpoint {self.endpoint} is unavailable ({self._down}); "
                            "not calling it again in this run")
 
-        completion = replace(self._call_with_retries(stage, item, model, messages, params),
-                             key=key if use_cache else "", model=model)
+        while True:
+            try:
+                raw = self._call_with_retries(stage, item, model, messages, self._wire(model, params))
+                break
+            except ParameterRejected as exc:
+                with self._adapt_lock:
+                    refused = self._adapted.setdefault(model, set())
+                    if exc.name in refused:
+                        raise LLMError(stage, item,
+                                       f"endpoint rejected the request (HTTP 400): {exc}") from None
+                    refused.add(exc.name)
+                log.info("llm %s: endpoint refuses '%s' for model %s; adapting the request", stage,
+                         exc.name, model)
+        completion = replace(raw, key=key if use_cache else "", model=model)
         cost = self.accountant.record(stage=stage, model=model, tokens_in=completion.tokens_in,
                                       tokens_out=completion.tokens_out,
                                       latency_s=completion.latency_s, cached=False)
@@ -171,6 +193,18 @@ class LLMClient:
                  model, completion.tokens_in, completion.tokens_out, completion.latency_s,
                  completion.attempts, cost)
         return completion
+
+    def _wire(self, model: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters as sent: adapted to what the model accepts (the cache key is not)."""
+        with self._adapt_lock:
+            refused = set(self._adapted.get(model, ()))
+        wire = dict(params)
+        if "max_tokens" in refused and "max_tokens" in wire:
+            wire["max_completion_tokens"] = wire.pop("max_tokens")
+        for name in ("temperature", "seed"):
+            if name in refused:
+                wire.pop(name, None)
+        return wire
 
     def keep(self, completion: Completion) -> None:
         """Cache an answer the caller parsed and validated (cached replays are already kept)."""
@@ -226,6 +260,9 @@ class LLMClient:
         # some servers answer an unsupported response_format with 422 or even 500 (llama.cpp)
         if has_format and status in (400, 422, 500) and _mentions_format(text):
             return ResponseFormatRejected(text)
+        refused = _refused_parameter(text) if status == 400 else None
+        if refused is not None:
+            return ParameterRejected(refused, text)
         if status == 401:
             return LLMError(stage, item, f"endpoint {self.endpoint} refused the API key (HTTP 401); "
                             "check OPENAI_API_KEY")
@@ -293,6 +330,18 @@ def _error_text(exc: Exception) -> str:
     if not text:
         text = str(getattr(exc, "message", "") or exc)
     return " ".join(text.split())[:200]
+
+
+def _refused_parameter(text: str) -> str | None:
+    """Which adaptable parameter a 400 message complains about (OpenAI reasoning models)."""
+    lowered = text.lower()
+    complaints = ("unsupported", "not supported", "does not support", "only the default")
+    if not any(w in lowered for w in complaints):
+        return None
+    for name in ("max_tokens", "temperature", "seed"):
+        if any(f"{q}{name}{q}" in lowered for q in ("'", "`", '"', " ")):
+            return name
+    return None
 
 
 def _mentions_format(text: str) -> bool:

@@ -295,3 +295,29 @@ def test_truncated_reply_is_used_without_a_second_call(server: ScriptedServer, l
                                  check=lambda r: plan_prompt.to_plan(r, "What does Ana like?"))
     assert [r.entity for r in outcome.value.requirements] == ["Ana"]
     assert outcome.status == "repaired" and "cut off" in outcome.problems[0] and server.calls == 1
+
+
+def test_parameters_a_reasoning_model_refuses_are_adapted_once(server: ScriptedServer, llm_settings) -> None:
+    def script(body: dict, n: int) -> Reply:
+        if "max_tokens" in body:
+            text = ("Unsupported parameter: 'max_tokens' is not supported with this model. "
+                    "Use 'max_completion_tokens' instead.")
+            return Reply(status=400, error={"message": text})
+        if "temperature" in body:
+            text = ("Unsupported value: 'temperature' does not support 0 with this model. "
+                    "Only the default (1) value is supported.")
+            return Reply(status=400, error={"message": text})
+        return Reply('{"ok": 1}')
+
+    server.script = script
+    store = Store(":memory:")
+    client, _ = _client(llm_settings, store)
+    first = client.chat(stage="t", item="i", model="o-model", messages=MESSAGES, max_tokens=40)
+    assert first.text == '{"ok": 1}' and server.calls == 3
+    sent = server.requests[-1]
+    assert sent["max_completion_tokens"] == 40 and "temperature" not in sent and sent["seed"] == 0
+    client.chat(stage="t", item="i2", model="o-model", messages=MESSAGES[:1], max_tokens=40)
+    assert server.calls == 4  # remembered for the model
+    client.keep(first)  # the cache key is that of the canonical request
+    assert client.chat(stage="t", item="i", model="o-model", messages=MESSAGES, max_tokens=40).cached
+    store.close()
