@@ -83,9 +83,9 @@ class CurationStore(StoreBase):
         where, params = _where(conv_id, query, filters or {})
         order = _order_by(sort)
         base = f"FROM records r LEFT JOIN episodes e ON e.id = r.episode_id WHERE {where}"
-        total = int(self.scalar(f"SELECT count(*) {base}", params))
+        total = int(self.scalar(f"SELECT count(*) {base}", params))  # sql: constants (whitelisted)
         rows = self.all(
-            f"SELECT {_SELECT} {base} ORDER BY {order} LIMIT ? OFFSET ?",
+            f"SELECT {_SELECT} {base} ORDER BY {order} LIMIT ? OFFSET ?",  # sql: constants (whitelisted)
             [*params, page_size, (page - 1) * page_size],
         )
         return [record_from_row(r) for r in rows], total
