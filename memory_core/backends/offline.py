@@ -1,0 +1,115 @@
+"""The offline backend: local embeddings + spaCy + rules. No key, no network.
+
+    segment(session, info)         TextTiling over MiniLM turn embeddings + dialogue rules
+                                   (memory_core.build.segment)
+    extract(episode, turns, info)  spaCy clauses -> records + event frames
+                                   (memory_core.build.extract)
+    plan(question, vocabulary)     memory_core.query.planner.plan_question
+    answer(question, plan, buffer) memory_core.query.answering.extractive_answer
+
+Parsed turns are kept in a small per-instance cache between ``segment`` and ``extract`` so a
+session is parsed once. The spaCy model and the embedding model are loaded once per process.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from memory_core.backends.base import ConversationInfo, Extraction, Vocabulary
+from memory_core.build import nlp
+from memory_core.build.embedcache import embed_texts
+from memory_core.build.extract import extract_episode
+from memory_core.build.segment import segment_session
+from memory_core.models import Answer, BufferTurn, Episode, Plan, Session, Turn
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+    from memory_core.config import Settings
+    from memory_core.embeddings import Embedder
+
+log = logging.getLogger(__name__)
+
+_DOC_CACHE_SIZE = 4000
+
+
+class OfflineBackend:
+    name = "offline"
+
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self._embedder = embedder
+        self._docs: OrderedDict[str, Doc] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ shared models
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from memory_core.services.base import _shared_embedder
+
+            self._embedder = _shared_embedder()
+        return self._embedder
+
+    def prepare(self) -> None:
+        """Load the spaCy and embedding models now (the build times this as ``load``)."""
+        nlp.get_nlp()
+        _ = self.embedder.model
+
+    def parse(self, texts: list[str]) -> list[Doc]:
+        """Parsed (normalised) texts, from the cache when already parsed."""
+        keys = [nlp.normalise_text(t) for t in texts]
+        with self._lock:
+            missing = list(dict.fromkeys(k for k in keys if k not in self._docs))
+        if missing:
+            parsed = nlp.parse_many(missing)
+            with self._lock:
+                for key, doc in zip(missing, parsed, strict=True):
+                    self._docs[key] = doc
+                while len(self._docs) > _DOC_CACHE_SIZE:
+                    self._docs.popitem(last=False)
+        with self._lock:
+            cached = [self._docs.get(k) for k in keys]
+        return [d if d is not None else nlp.parse(k) for d, k in zip(cached, keys, strict=True)]
+
+    # ------------------------------------------------------------------ stages
+    def segment(self, session: Session, info: ConversationInfo) -> list[Episode]:
+        turns = list(session.turns)
+        if not turns:
+            return []
+        vectors = embed_texts(self.embedder, [t.render() for t in turns])
+        docs = self.parse([t.text for t in turns])
+        return segment_session(info.conv_id, session, vectors, docs, info.speakers)
+
+    def extract(self, episode: Episode, turns: list[Turn], info: ConversationInfo) -> Extraction:
+        if not turns:
+            return Extraction()
+        docs = self.parse([t.text for t in turns])
+        return extract_episode(episode, turns, docs, info)
+
+    def plan(self, question: str, vocabulary: Vocabulary) -> Plan:
+        from memory_core.query.planner import plan_question
+
+        return plan_question(question, vocabulary, embedder=self.embedder)
+
+    def answer(self, question: str, plan: Plan, buffer: list[BufferTurn]) -> Answer:
+        from memory_core.query.answering import extractive_answer
+
+        return extractive_answer(question, plan, buffer)
+
+
+_shared: dict[str, Any] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_offline_backend() -> OfflineBackend:
+    """One offline backend per process (its parse cache and models are reused across builds)."""
+    with _shared_lock:
+        backend = _shared.get("offline")
+        if backend is None:
+            backend = _shared["offline"] = OfflineBackend()
+        assert isinstance(backend, OfflineBackend)
+        return backend

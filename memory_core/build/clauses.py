@@ -1,0 +1,230 @@
+"""Dependency-tree helpers for extraction: clauses, phrases, modality, conditions, time.
+
+Everything here reads one spaCy ``Doc``; nothing knows about records or episodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from memory_core.build import lexicon
+from memory_core.models import Modality
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
+CLAUSE_DEPS = frozenset({"ROOT", "conj", "ccomp", "advcl", "parataxis", "xcomp", "relcl"})
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj"})
+OBJECT_DEPS = frozenset({"dobj", "attr", "oprd", "dative", "obj"})
+_DROP_DEPS = frozenset({"advcl", "punct", "mark", "parataxis", "appos", "ccomp"})
+_LEADING = frozenset({"a", "an", "the", "some", "any", "this", "that", "these", "those", "my", "our",
+                      "your", "such", "so", "really", "very", "just", "all", "also"})
+_MODAL_FUTURE = frozenset({"will", "'ll", "shall", "wo"})
+_MODAL_HYPO = frozenset({"would", "'d", "could", "might", "may", "should"})
+
+
+_IRREGULAR = {"lost": "lose", "got": "get", "took": "take", "went": "go", "made": "make", "ran": "run",
+              "won": "win", "bought": "buy", "met": "meet", "found": "find", "felt": "feel", "left": "leave",
+              "began": "begin", "drew": "draw", "wrote": "write", "flew": "fly", "drove": "drive",
+              "gave": "give", "saw": "see", "had": "have", "taught": "teach", "brought": "bring",
+              "caught": "catch", "thought": "think", "built": "build", "sang": "sing", "swam": "swim",
+              "started": "start", "finished": "finish", "joined": "join", "visited": "visit",
+              "adopted": "adopt", "moved": "move", "tried": "try", "signed": "sign"}
+
+
+def lemma(tok: Token) -> str:
+    """The token's lemma, repairing past forms the small model leaves as they are ("Lost")."""
+    low = tok.lower_
+    lem = tok.lemma_.lower()
+    if lem == low and low in _IRREGULAR:
+        return _IRREGULAR[low]
+    return lem
+
+
+def is_past_form(tok: Token) -> bool:
+    return tok.lower_ in _IRREGULAR or (tok.pos_ == "VERB" and tok.lower_.endswith("ed"))
+
+
+def is_question(sent: Span) -> bool:
+    return sent.text.rstrip().endswith("?")
+
+
+def clause_heads(sent: Span) -> Iterator[Token]:
+    """Predicates of a sentence: verbs (and copulas) heading a clause, in order."""
+    for tok in sent:
+        if tok.dep_ not in CLAUSE_DEPS:
+            continue
+        if tok.pos_ in ("VERB", "AUX") or (tok.dep_ == "ROOT" and tok.pos_ in ("ADJ", "NOUN")):
+            if tok.dep_ == "conj" and tok.head.pos_ not in ("VERB", "AUX"):
+                continue
+            yield tok
+
+
+def is_vocative(tok: Token) -> bool:
+    """"Hey Caroline, ..." / "Thanks, Mel!": a name addressed, not a subject."""
+    if tok.pos_ != "PROPN":
+        return False
+    doc = tok.doc
+    after = doc[tok.i + 1].text if tok.i + 1 < len(doc) else ""
+    before = doc[tok.i - 1] if tok.i > 0 else None
+    if after not in (",", "!", ".", "?"):
+        return False
+    return before is None or before.is_sent_start or before.pos_ == "INTJ" or before.is_punct or \
+        before.lower_ in ("hey", "hi", "hello", "thanks", "thank", "wow", "yes", "yeah", "oh", "so")
+
+
+def _subjects(node: Token) -> list[Token]:
+    found = [c for c in node.children if c.dep_ in SUBJECT_DEPS]
+    for aux in (c for c in node.children if c.dep_ in ("aux", "auxpass")):
+        found.extend(g for g in aux.children if g.dep_ in SUBJECT_DEPS)
+    return [c for c in found if not is_vocative(c)]
+
+
+def subject_of(pred: Token) -> Token | None:
+    """The subject of a predicate, inherited along conj/xcomp chains."""
+    current = pred
+    for _ in range(6):
+        found = _subjects(current)
+        if found:
+            before = [c for c in found if c.i < current.i]
+            return before[-1] if before else found[0]
+        if current.dep_ in ("conj", "xcomp") and current.head.i != current.i:
+            if current.dep_ == "xcomp":
+                # "asked me to help": the object of the governor is the subject of the xcomp
+                for child in current.head.children:
+                    if child.dep_ == "dobj" and child.pos_ == "PRON" and child.i < current.i:
+                        return child
+            current = current.head
+            continue
+        return None
+    return None
+
+
+def phrase(tok: Token, *, max_words: int = 10) -> str:
+    """A compact text for a token's phrase: its subtree minus clauses, leading determiners."""
+    words = []
+    skip: set[int] = set()
+    for child in tok.children:
+        if child.dep_ in _DROP_DEPS and child.i > tok.i:
+            skip.update(t.i for t in child.subtree)
+    for t in tok.subtree:
+        if t.i in skip:
+            continue
+        words.append(t)
+    while words and (words[0].lower_ in _LEADING or words[0].is_punct or words[0].dep_ in ("cc", "prep")):
+        words = words[1:]
+    while words and (words[-1].is_punct or words[-1].dep_ == "cc" or words[-1].lower_ in ("and", "or")):
+        words = words[:-1]
+    return join(words[:max_words])
+
+
+def join(tokens: list[Token]) -> str:
+    """Tokens back to text with their original spacing ("self-care", "Melanie's")."""
+    out = []
+    for k, t in enumerate(tokens):
+        contiguous = k + 1 < len(tokens) and tokens[k + 1].i == t.i + 1
+        out.append(t.text_with_ws if contiguous else t.text + " ")
+    return "".join(out).strip()
+
+
+def is_negated(pred: Token) -> bool:
+    for node in (pred, pred.head if pred.dep_ == "xcomp" else None):
+        if node is None:
+            continue
+        if any(c.dep_ == "neg" or c.lower_ in ("never", "not", "n't") for c in node.children):
+            return True
+    return False
+
+
+def modality(pred: Token) -> tuple[Modality, Token | None]:
+    """Modality of a clause and, when set by a governing verb, that verb ("want", "plan" ...)."""
+    aux = {c.lower_ for c in pred.children if c.dep_ in ("aux", "auxpass")}
+    governor = pred.head if pred.dep_ == "xcomp" else None
+    if is_negated(pred):
+        return Modality.NEGATED, governor
+    if pred.dep_ == "conj" and not aux and pred.head.i != pred.i and pred.head.pos_ in ("VERB", "AUX"):
+        inherited = modality(pred.head)  # "going to continue X and check out Y": Y is planned too
+        if inherited[0] in (Modality.PLANNED, Modality.DESIRED, Modality.HYPOTHETICAL):
+            return inherited
+    if governor is not None:
+        g_aux = {c.lower_ for c in governor.children if c.dep_ in ("aux", "auxpass")}
+        lemma = governor.lemma_.lower()
+        if lemma == "go" and governor.tag_ == "VBG":
+            return Modality.PLANNED, governor  # "going to ..."
+        if lemma in ("want", "wish", "hope", "dream", "long", "yearn", "desire", "aspire"):
+            return Modality.DESIRED, governor
+        if lemma in ("love", "like") and g_aux & _MODAL_HYPO:
+            return Modality.DESIRED, governor  # "I'd love to ..."
+        if lemma in lexicon.PLAN_VERBS and lemma not in ("go", "be"):
+            return Modality.PLANNED, governor
+        if lemma in ("think", "consider"):
+            return Modality.DESIRED, governor
+        if g_aux & _MODAL_FUTURE:
+            return Modality.PLANNED, governor
+    if aux & _MODAL_FUTURE:
+        return Modality.PLANNED, None
+    if aux & _MODAL_HYPO and condition_of(pred) is not None:
+        return Modality.HYPOTHETICAL, None
+    if aux & {"would", "'d", "could", "might"}:
+        return Modality.HYPOTHETICAL, None
+    if pred.tag_ == "VBG" and "be" in {c.lemma_ for c in pred.children if c.dep_ == "aux"} and any(
+            c.ent_type_ in ("DATE", "TIME") and c.lower_ in ("next", "tomorrow", "tonight")
+            for c in pred.subtree):
+        return Modality.PLANNED, None  # "I'm flying to Paris next week"
+    return Modality.OBSERVED, None
+
+
+def condition_of(pred: Token) -> str | None:
+    """The text of an "if"/"unless"/"when" clause attached to the predicate."""
+    for child in pred.children:
+        marks = [m for m in child.children if m.dep_ == "mark" and m.lower_ in ("if", "unless")]
+        if child.dep_ == "advcl" and marks:
+            words = [t for t in child.subtree
+                     if not t.is_punct and not (t.i == marks[0].i and t.lower_ == "if")]
+            return join(words)
+    return None
+
+
+def cause_of(pred: Token) -> str | None:
+    for child in pred.children:
+        if child.dep_ == "advcl" and any(m.dep_ == "mark" and m.lower_ in ("because", "since", "as", "so")
+                                         for m in child.children):
+            return " ".join(t.text for t in child.subtree if not t.is_punct)
+        if child.dep_ == "prep" and child.lower_ == "because":
+            return " ".join(t.text for t in child.subtree if not t.is_punct)
+    return None
+
+
+def manner_of(pred: Token) -> str | None:
+    for child in pred.children:
+        if child.dep_ == "advmod" and child.lower_.endswith("ly") and len(child.lower_) > 4:
+            return child.text
+        if child.dep_ == "prep" and child.lower_ in ("by", "with") and child.lower_ != "with":
+            return phrase(child, max_words=6)
+    return None
+
+
+def owning_clause(tok: Token) -> Token | None:
+    """The nearest clause head above a token."""
+    node = tok
+    for _ in range(12):
+        if node.dep_ in CLAUSE_DEPS and node.pos_ in ("VERB", "AUX", "ADJ", "NOUN"):
+            return node
+        if node.head.i == node.i:
+            return node
+        node = node.head
+    return None
+
+
+def gerund_lemma(word: str) -> str:
+    """"camping" -> "camp", "swimming" -> "swim", "hiking" -> "hike"."""
+    w = word.lower()
+    if not w.endswith("ing") or len(w) < 6:
+        return w
+    stem = w[:-3]
+    doubled = stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else None
+    for candidate in (stem, stem + "e", doubled):
+        if candidate and candidate in lexicon.VERBS:
+            return candidate
+    return doubled or stem

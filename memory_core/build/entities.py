@@ -1,0 +1,232 @@
+"""Canonical entities: mentions grouped into one entity each, every alias merge recorded.
+
+Mentions are the entities of records and the values of relation records (``pet: Oliver``,
+``destination: Paris``). They are merged in four steps, each leaving an ``EntityMerge`` with
+its reason and score:
+
+1. ``normalised name`` (1.0) — same name after lower-casing, dropping articles/possessive
+   determiners and punctuation, and a plural ``s`` ("The support group" = "support groups");
+2. ``name prefix`` (len(alias)/len(name)) — a one-word person name that starts another
+   person's first name and matches no other one ("Mel" → "Melanie"), speakers first;
+3. ``acronym`` (1.0) — letters equal to the initials of a multi-word name ("NYC" →
+   "New York City");
+4. ``embedding <cos>`` — two non-person names of the same type whose MiniLM vectors have
+   cosine ≥ ``EMBED_THRESHOLD`` (people are never merged by embedding: "Jon" and "John"
+   are different people).
+
+Merges an annotator made earlier (reason ``annotator``) are applied first and kept. The
+canonical name is a speaker's name when one is in the group, else the most frequent spelling
+(longest on ties). Entity ids are ``<conv>:ent:<slug of the canonical name>``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memory_core.build import lexicon
+from memory_core.models import Entity, EntityMerge, Record
+
+EMBED_THRESHOLD = 0.9
+ANNOTATOR = "annotator"
+_ARTICLES = re.compile(r"^(?:the|a|an|my|our|your|his|her|their|this|that|these|those)\s+", re.I)
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "entity"
+
+
+def normalise_name(name: str) -> str:
+    text = " ".join(name.replace("’", "'").split()).strip(" .,!?;:'\"()[]")
+    while True:
+        stripped = _ARTICLES.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    text = re.sub(r"[^\w' ]+", " ", text.lower())
+    words = text.split()
+    if words and len(words[-1]) > 3 and words[-1].endswith("s") and not words[-1].endswith(("ss", "'s", "us",
+                                                                                           "is")):
+        words[-1] = words[-1][:-1]
+    return " ".join(words)
+
+
+@dataclass
+class _Group:
+    key: str
+    spellings: Counter[str] = field(default_factory=Counter)
+    types: Counter[str] = field(default_factory=Counter)
+    speaker: str | None = None
+
+    @property
+    def type(self) -> str:
+        if self.speaker:
+            return "person"
+        specific = [(t, n) for t, n in self.types.most_common() if t not in ("concept", "other", "")]
+        return specific[0][0] if specific else (self.types.most_common(1)[0][0] if self.types else "concept")
+
+    @property
+    def name(self) -> str:
+        if self.speaker:
+            return self.speaker
+        return max(self.spellings.items(), key=lambda kv: (kv[1], len(kv[0]), kv[0]))[0]
+
+
+@dataclass
+class Canonical:
+    """The result: entities, merges, and a lookup from any spelling to its entity id."""
+
+    entities: list[Entity]
+    merges: list[EntityMerge]
+    by_key: dict[str, str]  # normalised spelling -> entity id
+
+    def lookup(self, name: str) -> str | None:
+        return self.by_key.get(normalise_name(name))
+
+
+def mentions(records: Sequence[Record]) -> list[tuple[str, str]]:
+    """(name, type) of every entity mention: record entities and relation values."""
+    out = [(r.entity, r.entity_type) for r in records]
+    for r in records:
+        prop = lexicon.prop_for(r.property)
+        if prop.relation and r.value and len(r.value.split()) <= 6:
+            out.append((r.value, prop.value_type))
+    return out
+
+
+def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str],
+                 embed: Callable[[list[str]], np.ndarray] | None = None,
+                 annotator_merges: Sequence[tuple[str, str]] = ()) -> Canonical:
+    """Group mentions into canonical entities (see the module docstring for the rules)."""
+    groups: dict[str, _Group] = {}
+    for name, kind in mentions(records):
+        key = normalise_name(name)
+        if not key:
+            continue
+        g = groups.setdefault(key, _Group(key))
+        g.spellings[name.strip()] += 1
+        g.types[kind] += 1
+    for s in speakers:
+        key = normalise_name(s)
+        if key:
+            g = groups.setdefault(key, _Group(key))
+            g.speaker = s
+            g.spellings[s] += 0
+
+    parent: dict[str, str] = {k: k for k in groups}
+    reasons: dict[str, tuple[str, float]] = {}
+
+    def find(k: str) -> str:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    def union(alias: str, keep: str, reason: str, score: float) -> None:
+        ra, rk = find(alias), find(keep)
+        if ra == rk:
+            return
+        if groups[ra].speaker and not groups[rk].speaker:
+            ra, rk = rk, ra  # a speaker is always the canonical side
+        parent[ra] = rk
+        reasons[ra] = (reason, round(score, 4))
+
+    # 0. annotator merges are kept
+    for keep, alias in annotator_merges:
+        ka, kk = normalise_name(alias), normalise_name(keep)
+        if ka in groups and kk in groups:
+            union(ka, kk, ANNOTATOR, 1.0)
+    # 2. name prefix: "Mel" -> "Melanie"
+    persons = [k for k, g in groups.items() if g.type == "person" or g.speaker]
+    firsts = {k: k.split()[0] for k in persons}
+    ordered = sorted(persons, key=lambda k: (groups[k].speaker is None, k))
+    for k in persons:
+        if " " in k or len(k) < 3:
+            continue
+        matches = [o for o in ordered if o != k and firsts[o] != k and firsts[o].startswith(k)]
+        names = {firsts[o] for o in matches}
+        if matches and len(names) == 1:
+            union(k, matches[0], "name prefix", len(k) / len(firsts[matches[0]]))
+    # 3. acronyms: "NYC" -> "New York City"
+    initials: dict[str, list[str]] = defaultdict(list)
+    for k in groups:
+        words = [w for w in k.split() if w not in ("of", "and", "the", "for")]
+        if len(words) >= 2:
+            initials["".join(w[0] for w in words)].append(k)
+    for k, g in groups.items():
+        compact = k.replace(" ", "")
+        if 2 <= len(compact) <= 6 and compact.isalpha() and any(s.isupper() for s in g.spellings) \
+                and len(initials.get(compact, [])) == 1:
+            union(k, initials[compact][0], "acronym", 1.0)
+    # 4. embedding similarity for non-person names of one type
+    if embed is not None:
+        _embedding_merges(groups, find, union, embed)
+
+    # build entities
+    members: dict[str, list[str]] = defaultdict(list)
+    for k in groups:
+        members[find(k)].append(k)
+    entities: list[Entity] = []
+    merges: list[EntityMerge] = []
+    by_key: dict[str, str] = {}
+    used_ids: set[str] = set()
+    for root, keys in sorted(members.items()):
+        spellings: Counter[str] = Counter()
+        types: Counter[str] = Counter()
+        for k in keys:
+            spellings.update(groups[k].spellings)
+            types.update(groups[k].types)
+        merged = _Group(root, spellings, types, groups[root].speaker or next(
+            (groups[k].speaker for k in keys if groups[k].speaker), None))
+        name = merged.name
+        entity_id = f"{conv_id}:ent:{slug(name)}"
+        if entity_id in used_ids:
+            entity_id = f"{entity_id}_{slug(merged.type)}"
+        n = 2
+        while entity_id in used_ids:
+            entity_id = f"{conv_id}:ent:{slug(name)}_{n}"
+            n += 1
+        used_ids.add(entity_id)
+        aliases = sorted({s for s in spellings if s and s != name}, key=str.lower)
+        entities.append(Entity(id=entity_id, conv_id=conv_id, name=name, type=merged.type,
+                               aliases=tuple(aliases)))
+        for k in keys:
+            by_key[k] = entity_id
+            reason, score = reasons.get(k, ("normalised name", 1.0))
+            for s in groups[k].spellings:
+                if s and s != name:
+                    merges.append(EntityMerge(conv_id=conv_id, canonical_id=entity_id, alias=s,
+                                              reason=reason if k != root else "normalised name",
+                                              score=score if k != root else 1.0))
+    return Canonical(entities, merges, by_key)
+
+
+def _embedding_merges(groups: dict[str, _Group], find: Callable[[str], str],
+                      union: Callable[[str, str, str, float], None],
+                      embed: Callable[[list[str]], np.ndarray]) -> None:
+    by_type: dict[str, list[str]] = defaultdict(list)
+    for k, g in groups.items():
+        if g.type != "person" and not g.speaker and len(k.split()) <= 4 and len(k) >= 3:
+            by_type[g.type].append(k)
+    keys = [k for ks in by_type.values() for k in ks]
+    if len(keys) < 2:
+        return
+    vectors = embed([groups[k].name for k in keys])
+    index = {k: i for i, k in enumerate(keys)}
+    pairs: list[tuple[float, str, str]] = []
+    for ks in by_type.values():
+        if len(ks) < 2:
+            continue
+        v = vectors[[index[k] for k in ks]]
+        sims = v @ v.T
+        rows, cols = np.where(np.triu(sims, 1) >= EMBED_THRESHOLD)
+        pairs.extend((float(sims[i, j]), ks[i], ks[j]) for i, j in zip(rows, cols, strict=True))
+    for score, a, b in sorted(pairs, reverse=True):
+        # the more frequent name is kept
+        weight_a, weight_b = sum(groups[a].spellings.values()), sum(groups[b].spellings.values())
+        alias, keep = (a, b) if weight_a < weight_b else (b, a)
+        union(alias, keep, f"embedding {score:.2f}", score)

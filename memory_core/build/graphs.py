@@ -1,0 +1,264 @@
+"""The entity graph and the event graph of a conversation, their importance scores, GraphML.
+
+**Entity graph** (``networkx.MultiDiGraph``): nodes are canonical entities (name, type,
+aliases, importance, aspect attributes); an edge is a relation — records whose value is
+itself an entity (``Melanie --pet--> Oliver``) grouped by (source, target, property), with
+the record ids, importance, first/last mentioned (session date-times) and last accessed.
+Records whose value is not an entity are *aspects*: ``attributes[property]`` of their node.
+
+**Event graph** (``networkx.DiGraph``): nodes are event frames; links are ``participant``
+(consecutive events sharing a canonical participant, labelled with it), ``succession``
+(consecutive events in time order: valid time, else session date, then dialogue order) and
+``episode`` (consecutive events of one episode).
+
+**Importance** is an offline proxy for G-Long's attention-based saliency, named
+*centrality × specificity × repetition*:
+
+    centrality(e)  = log(1 + degree(e) + records(e)) / max over entities      (entity graph)
+    specificity(r) = sqrt(idf(property) · idf(value)) / max,  idf(x) = log(1 + N / count(x))
+    repetition(r)  = 1 + log(number of records with the same entity, property and value)
+    importance(r)  = centrality(entity) · specificity(r) · repetition(r), divided by the
+                     conversation maximum (so it lies in (0, 1])
+    edge importance = max importance of its records; entity importance = centrality
+    event importance = mean centrality of its participants · idf(action verb) · (1 + links),
+                     divided by the maximum
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+
+from memory_core.build.entities import Canonical, normalise_name
+from memory_core.models import Entity, EntityMerge, Episode, EventFrame, EventLink, GraphEdge, Record
+
+if TYPE_CHECKING:
+    from memory_core.store import Store
+
+
+@dataclass(frozen=True)
+class GraphResult:
+    entities: list[Entity]
+    merges: list[EntityMerge]
+    edges: list[GraphEdge]
+    links: list[EventLink]
+    record_importance: dict[str, float]
+    event_importance: dict[str, float]
+
+
+def compute_graph(conv_id: str, canonical: Canonical, records: Sequence[Record], events: Sequence[EventFrame],
+                  episodes: Sequence[Episode], old_edges: Sequence[GraphEdge] = ()) -> GraphResult:
+    """Edges, attributes, event links and importance for a whole conversation."""
+    episode_time = {e.id: e.start_time for e in episodes}
+    episode_pos = {e.id: i for i, e in enumerate(episodes)}
+    entity_of = {e.id: e for e in canonical.entities}
+
+    # relations vs aspects
+    edge_records: dict[tuple[str, str, str], list[Record]] = defaultdict(list)
+    attributes: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    record_entity: dict[str, str] = {}
+    for r in records:
+        source = canonical.lookup(r.entity)
+        if source is None:
+            continue
+        record_entity[r.id] = source
+        target = canonical.lookup(r.value)
+        if target is not None and target != source:
+            edge_records[(source, target, r.property)].append(r)
+        else:
+            values = attributes[source][r.property]
+            if r.value not in values and len(values) < 25:
+                values.append(r.value)
+
+    neighbours: dict[str, set[str]] = defaultdict(set)
+    for src, dst, _ in edge_records:
+        neighbours[src].add(dst)
+        neighbours[dst].add(src)
+    record_count = Counter(record_entity.values())
+    raw_c = {e: math.log1p(len(neighbours[e]) + record_count[e]) for e in entity_of}
+    top_c = max(raw_c.values(), default=1.0) or 1.0
+    centrality = {e: v / top_c for e, v in raw_c.items()}
+
+    # record importance: centrality x specificity x repetition
+    n = max(len(records), 1)
+    prop_count = Counter(r.property for r in records)
+    value_count = Counter(normalise_name(r.value) for r in records)
+    same = Counter((record_entity.get(r.id), r.property, normalise_name(r.value)) for r in records)
+    raw_spec = {r.id: math.sqrt(math.log1p(n / prop_count[r.property])
+                                * math.log1p(n / value_count[normalise_name(r.value)])) for r in records}
+    top_spec = max(raw_spec.values(), default=1.0) or 1.0
+    raw_imp = {}
+    for r in records:
+        rep = 1.0 + math.log(same[(record_entity.get(r.id), r.property, normalise_name(r.value))])
+        raw_imp[r.id] = centrality.get(record_entity.get(r.id, ""), 0.0) * raw_spec[r.id] / top_spec * rep
+    top_imp = max(raw_imp.values(), default=1.0) or 1.0
+    record_importance = {k: round(v / top_imp, 4) for k, v in raw_imp.items()}
+
+    accessed = {(g.source, g.target, g.property): g.last_accessed for g in old_edges}
+    edges = []
+    for (src, dst, prop), recs in sorted(edge_records.items()):
+        times = [t for t in (episode_time.get(r.episode_id) for r in recs) if t is not None]
+        edges.append(GraphEdge(
+            conv_id=conv_id, source=src, target=dst, property=prop,
+            record_ids=tuple(sorted({r.id for r in recs})),
+            importance=max(record_importance.get(r.id, 0.0) for r in recs),
+            first_mentioned=min(times, default=None), last_mentioned=max(times, default=None),
+            last_accessed=accessed.get((src, dst, prop)),
+        ))
+    entities = [
+        e.model_copy(update={"importance": round(centrality.get(e.id, 0.0), 4),
+                             "attributes": {p: list(v) for p, v in attributes[e.id].items()}})
+        for e in canonical.entities
+    ]
+    entities.sort(key=lambda e: (-e.importance, e.name.lower()))
+
+    links = event_links(conv_id, canonical, events, episode_time, episode_pos)
+    degree = Counter([k.source for k in links] + [k.target for k in links])
+    verb_count = Counter(_verb(v) for v in events)
+    m = max(len(events), 1)
+    raw_ev = {}
+    for v in events:
+        ids = [canonical.lookup(p) for p in v.participants]
+        cs = [centrality.get(i, 0.0) for i in ids if i is not None] or [0.0]
+        raw_ev[v.id] = (sum(cs) / len(cs) + 0.05) * math.log1p(m / verb_count[_verb(v)]) * (1 + degree[v.id])
+    top_ev = max(raw_ev.values(), default=1.0) or 1.0
+    event_importance = {k: round(v / top_ev, 4) for k, v in raw_ev.items()}
+    return GraphResult(entities, list(canonical.merges), edges, links, record_importance, event_importance)
+
+
+def _verb(event: EventFrame) -> str:
+    return event.action.split(":", 1)[0].strip().lower()
+
+
+def event_links(conv_id: str, canonical: Canonical, events: Sequence[EventFrame],
+                episode_time: dict[str, datetime | None], episode_pos: dict[str, int]) -> list[EventLink]:
+    def order(v: EventFrame) -> tuple[int, int]:
+        return episode_pos.get(v.episode_id, 0), _number(v.id)
+
+    def when(v: EventFrame) -> str:
+        if v.time:
+            return v.time
+        t = episode_time.get(v.episode_id)
+        return t.date().isoformat() if t is not None else ""
+
+    in_order = sorted(events, key=order)
+    links: list[EventLink] = []
+    by_participant: dict[str, list[EventFrame]] = defaultdict(list)
+    names: dict[str, str] = {}
+    for v in in_order:
+        for p in dict.fromkeys(v.participants):
+            key = canonical.lookup(p) or normalise_name(p)
+            names.setdefault(key, p)
+            by_participant[key].append(v)
+    for key, chain in by_participant.items():
+        for a, b in itertools.pairwise(chain):
+            if a.id != b.id:
+                links.append(EventLink(conv_id=conv_id, source=a.id, target=b.id, kind="participant",
+                                       label=names[key]))
+    timeline = sorted(in_order, key=lambda v: (when(v) or "9999", order(v)))
+    for a, b in itertools.pairwise(timeline):
+        links.append(EventLink(conv_id=conv_id, source=a.id, target=b.id, kind="succession",
+                               label=f"{when(a) or '?'} -> {when(b) or '?'}"))
+    for a, b in itertools.pairwise(in_order):
+        if a.episode_id == b.episode_id:
+            links.append(EventLink(conv_id=conv_id, source=a.id, target=b.id, kind="episode",
+                                   label=a.episode_id))
+    return links
+
+
+def _number(item_id: str) -> int:
+    tail = item_id.rsplit(":", 1)[-1]
+    digits = "".join(ch for ch in tail if ch.isdigit())
+    return int(digits) if digits else 0
+
+
+# --------------------------------------------------------------------------- networkx views
+def entity_graph(store: Store, conv_id: str) -> nx.MultiDiGraph:
+    """The stored entity graph: nodes = entities, edges keyed by property."""
+    g = nx.MultiDiGraph(conv_id=conv_id, kind="entity")
+    for e in store.entities(conv_id):
+        g.add_node(e.id, label=e.name, name=e.name, type=e.type, aliases=list(e.aliases),
+                   importance=e.importance, attributes={k: list(v) for k, v in e.attributes.items()})
+    for edge in store.edges(conv_id):
+        for node in (edge.source, edge.target):
+            if node not in g:
+                g.add_node(node, label=node, name=node, type="unknown", aliases=[], importance=0.0,
+                           attributes={})
+        g.add_edge(edge.source, edge.target, key=edge.property, label=edge.property, property=edge.property,
+                   record_ids=list(edge.record_ids), importance=edge.importance,
+                   first_mentioned=_iso(edge.first_mentioned), last_mentioned=_iso(edge.last_mentioned),
+                   last_accessed=_iso(edge.last_accessed))
+    return g
+
+
+def event_graph(store: Store, conv_id: str) -> nx.DiGraph:
+    """The stored event graph: nodes = event frames, edges = links (kinds and labels as lists)."""
+    g = nx.DiGraph(conv_id=conv_id, kind="event")
+    for v in store.events(conv_id):
+        g.add_node(v.id, label=v.action, action=v.action, participants=list(v.participants), time=v.time,
+                   time_text=v.time_text, place=v.place, cause=v.cause, manner=v.manner,
+                   source_turn_ids=list(v.source_turn_ids), episode_id=v.episode_id, importance=v.importance)
+    for link in store.event_links(conv_id):
+        if link.source not in g or link.target not in g:
+            continue
+        if g.has_edge(link.source, link.target):
+            data = g.edges[link.source, link.target]
+            data["kinds"].append(link.kind)
+            data["labels"].append(link.label)
+        else:
+            g.add_edge(link.source, link.target, kinds=[link.kind], labels=[link.label], kind=link.kind)
+    return g
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _graphml_ready(g: nx.Graph) -> nx.Graph:
+    """A copy whose attributes are all GraphML scalars (lists/dicts become JSON text, None dropped)."""
+    import json
+
+    def clean(data: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in data.items():
+            if v is None:
+                continue
+            out[k] = json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict | tuple) else v
+        return out
+
+    h = g.__class__()
+    h.graph.update(clean(dict(g.graph)))
+    for node, data in g.nodes(data=True):
+        h.add_node(node, **clean(data))
+    if g.is_multigraph():
+        for u, v, k, data in g.edges(keys=True, data=True):
+            h.add_edge(u, v, key=k, **clean(data))
+    else:
+        for u, v, data in g.edges(data=True):
+            h.add_edge(u, v, **clean(data))
+    return h
+
+
+def write_graphml(store: Store, conv_id: str, out: Path) -> list[Path]:
+    """Write both graphs. ``out`` ending in ``.graphml`` gives ``<stem>-entities.graphml`` and
+    ``<stem>-events.graphml`` beside it; any other path is a directory that receives
+    ``<conv>-entities.graphml`` and ``<conv>-events.graphml``."""
+    if out.suffix.lower() == ".graphml":
+        out.parent.mkdir(parents=True, exist_ok=True)
+        stem = out.with_suffix("")
+        paths = [Path(f"{stem}-entities.graphml"), Path(f"{stem}-events.graphml")]
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in conv_id)
+        paths = [out / f"{safe}-entities.graphml", out / f"{safe}-events.graphml"]
+    nx.write_graphml(_graphml_ready(entity_graph(store, conv_id)), paths[0])
+    nx.write_graphml(_graphml_ready(event_graph(store, conv_id)), paths[1])
+    return paths

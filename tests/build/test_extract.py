@@ -1,0 +1,128 @@
+"""Offline extraction on hand-made dialogues: exact records for each rule."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memory_core.backends.offline import OfflineBackend
+from memory_core.models import Record
+from tests.build.dialogues import INFO, Line, one_episode, session
+
+
+@pytest.fixture(scope="module")
+def backend() -> OfflineBackend:
+    return OfflineBackend()
+
+
+def extract(backend: OfflineBackend, lines: list[Line]) -> list[Record]:
+    s = session(1, lines)
+    return backend.extract(one_episode(s), list(s.turns), INFO).records
+
+
+def facts(records: list[Record]) -> set[tuple[Any, ...]]:
+    """(turn, entity, property, value, modality, valid_time) of each record."""
+    return {(r.evidence_turn_ids[0], r.entity, r.property, r.value, r.modality.value, r.valid_time)
+            for r in records}
+
+
+def test_first_and_second_person_resolve_to_the_speakers(backend: OfflineBackend) -> None:
+    records = extract(backend, [
+        ("Anna", "I adopted a dog named Rex last Saturday."),
+        ("Ben", "You must be thrilled! I painted a portrait of my sister last year."),
+    ])
+    got = facts(records)
+    assert ("D1:1", "Anna", "pet", "Rex", "observed", "2023-05-06") in got
+    assert ("D1:1", "Anna", "adopts", "Rex", "observed", "2023-05-06") in got
+    assert ("D1:1", "Rex", "species", "dog", "observed", None) in got
+    assert ("D1:2", "Anna", "feels", "thrilled", "observed", None) in got  # "you" -> the other speaker
+    assert ("D1:2", "Ben", "paints", "portrait of my sister", "observed", "2022") in got
+    assert ("D1:2", "Ben", "sibling", "sister", "observed", None) in got
+    assert all(r.source_speaker == ("Anna" if r.evidence_turn_ids == ("D1:1",) else "Ben") for r in records)
+    assert not any(r.entity == "Ben" and r.property == "feels" for r in records)
+
+
+def test_relative_dates_negation_plans_and_desires(backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [
+        ("Anna", "I didn't go to the concert yesterday because I was sick."),
+        ("Ben", "I'm planning to visit Paris next month."),
+        ("Anna", "I want to learn the guitar."),
+    ]))
+    assert ("D1:1", "Anna", "attends", "concert", "negated", "2023-05-07") in got
+    assert ("D1:1", "Anna", "health", "sick", "observed", None) in got
+    assert ("D1:2", "Ben", "visits", "Paris", "planned", "2023-06") in got
+    assert ("D1:3", "Anna", "learns", "guitar", "desired", None) in got
+
+
+def test_conditions_are_kept_and_hypothetical(backend: OfflineBackend) -> None:
+    records = extract(backend, [("Anna", "If it rains tomorrow, I would stay home and bake bread.")])
+    bake = [r for r in records if r.property == "cooks"]
+    assert [(r.entity, r.value, r.modality.value, r.condition) for r in bake] == [
+        ("Anna", "bread", "hypothetical", "it rains tomorrow")]
+    assert not any(r.property == "rain" for r in records)  # the if-clause is no fact of its own
+
+
+def test_travel_gives_destination_and_means_of_transport(backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [("Anna", "My husband and I took a train to Boston last weekend.")]))
+    for who in ("Anna", "Anna's husband"):
+        assert ("D1:1", who, "destination", "Boston", "observed", "2023-05-06") in got
+        assert ("D1:1", who, "means_of_transport", "train", "observed", "2023-05-06") in got
+    assert ("D1:1", "Anna", "spouse", "husband", "observed", None) in got
+
+
+def test_image_caption_is_evidence_of_its_own_turn(backend: OfflineBackend) -> None:
+    records = extract(backend, [
+        ("Anna", "How is your garden?"),
+        ("Ben", "Here it is!", "a photo of a garden with red roses"),
+    ])
+    images = [r for r in records if r.property == "shares_image"]
+    assert [(r.entity, r.value, r.evidence_turn_ids) for r in images] == [
+        ("Ben", "a garden with red roses", ("D1:2",))]
+
+
+def test_copula_patterns_and_questions(backend: OfflineBackend) -> None:
+    records = extract(backend, [
+        ("Ben", "I work as a nurse at the city hospital. My favorite book is Dune."),
+        ("Anna", "Do you like your job? Have you been to Rome?"),
+    ])
+    got = facts(records)
+    assert ("D1:1", "Ben", "occupation", "nurse at the city hospital", "observed", None) in got
+    assert ("D1:1", "Ben", "favorite_book", "Dune", "observed", None) in got
+    assert not [r for r in records if r.evidence_turn_ids == ("D1:2",)]  # questions assert nothing
+
+
+def test_third_person_pronouns_resolve_to_the_latest_person(backend: OfflineBackend) -> None:
+    records = extract(backend, [
+        ("Anna", "My daughter Lily started school this year."),
+        ("Ben", "That's great!"),
+        ("Anna", "She loves drawing dinosaurs."),
+    ])
+    got = facts(records)
+    assert ("D1:1", "Anna", "child", "Lily", "observed", None) in got
+    assert ("D1:1", "Lily", "parent", "Anna", "observed", None) in got  # entailed inverse
+    lily = [r for r in records if r.entity == "Lily" and r.evidence_turn_ids == ("D1:3",)]
+    assert lily and lily[0].property == "likes" and "dinosaurs" in lily[0].value
+    assert lily[0].confidence < 0.8  # resolved two turns back: less sure than "I"
+
+
+def test_unresolvable_pronouns_are_not_pinned_on_the_speaker(backend: OfflineBackend) -> None:
+    records = extract(backend, [("Ben", "She loves dinosaurs.")])
+    assert not any(r.property == "likes" for r in records)
+
+
+def test_records_are_well_formed(backend: OfflineBackend) -> None:
+    s = session(1, [("Anna", "I ran a charity race last Saturday and it was exhausting."),
+                    ("Ben", "Wow! I went hiking in the mountains with my brother.")])
+    episode = one_episode(s)
+    ex = backend.extract(episode, list(s.turns), INFO)
+    assert ex.records and ex.events
+    assert [r.id for r in ex.records] == [f"{episode.id}:R{i}" for i in range(1, len(ex.records) + 1)]
+    for r in ex.records:
+        assert r.entity and r.property and r.property != "activity"
+        assert set(r.evidence_turn_ids) <= set(episode.turn_ids)
+        assert 0.05 <= r.confidence <= 0.99
+    race = next(v for v in ex.events if v.action.startswith("run"))
+    assert race.participants == ("Anna",) and race.time == "2023-05-06" and race.source_turn_ids == ("D1:1",)
+    hike = [r for r in ex.records if r.property == "hikes"]
+    assert hike and hike[0].entity == "Ben" and "mountains" in hike[0].value

@@ -1,0 +1,47 @@
+"""Relative time expressions normalised against the session date (a Monday, 8 May 2023)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from memory_core.build.timex import normalise
+
+BASE = datetime(2023, 5, 8, 13, 0)
+
+
+@pytest.mark.parametrize(("text", "iso", "granularity"), [
+    ("yesterday", "2023-05-07", "date"),
+    ("last Saturday", "2023-05-06", "date"),
+    ("two weeks ago", "2023-04-24", "date"),
+    ("last weekend", "2023-05-06", "date"),
+    ("this weekend", "2023-05-13", "date"),
+    ("last month", "2023-04", "month"),
+    ("next month", "2023-06", "month"),
+    ("May 2023", "2023-05", "month"),
+    ("last year", "2022", "year"),
+    ("4 years ago", "2019", "year"),
+    ("since 2016", "2016", "year"),
+    ("last summer", "2022", "year"),
+])
+def test_relative_expressions(text: str, iso: str, granularity: str) -> None:
+    value = normalise(text, BASE)
+    assert value is not None
+    assert (value.iso, value.granularity, value.text) == (iso, granularity, text)
+
+
+@pytest.mark.parametrize("text", ["three years", "28 years old", "a while", "recently", "every week"])
+def test_durations_and_vague_words_are_not_points(text: str) -> None:
+    assert normalise(text, BASE) is None
+
+
+def test_future_preference_and_in_durations() -> None:
+    assert normalise("June", BASE).iso == "2022-06"  # type: ignore[union-attr]
+    assert normalise("June", BASE, prefer="future").iso == "2023-06"  # type: ignore[union-attr]
+    assert normalise("two weeks", BASE, preceded_by="in").iso == "2023-05-22"  # type: ignore[union-attr]
+
+
+def test_without_a_session_date_only_explicit_dates() -> None:
+    assert normalise("last year", None) is None
+    assert normalise("May 2023", None).iso == "2023-05"  # type: ignore[union-attr]
