@@ -16,7 +16,8 @@ its reason and score:
 
 Merges an annotator made earlier (reason ``annotator``) are applied first and kept. The
 canonical name is a speaker's name when one is in the group, else the most frequent spelling
-(longest on ties). Entity ids are ``<conv>:ent:<slug of the canonical name>``.
+(on ties: one without a leading article, then the longest). Entity ids are
+``<conv>:ent:<slug of the canonical name>``.
 """
 
 from __future__ import annotations
@@ -73,7 +74,9 @@ class _Group:
     def name(self) -> str:
         if self.speaker:
             return self.speaker
-        return max(self.spellings.items(), key=lambda kv: (kv[1], len(kv[0]), kv[0]))[0]
+        # most frequent; then without a leading article ("support group" over "The support group"); longest
+        return max(self.spellings.items(),
+                   key=lambda kv: (kv[1], _ARTICLES.match(kv[0]) is None, len(kv[0]), kv[0]))[0]
 
 
 @dataclass

@@ -1,0 +1,72 @@
+"""Entity and event graphs: networkx views for the UI, importance, GraphML export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from memory_core.backends.offline import OfflineBackend
+from memory_core.build.graphs import entity_graph, event_graph, write_graphml
+from memory_core.build.pipeline import build_conversation
+from memory_core.store import Store
+from memory_core.store.vectors import VectorIndex
+from tests.build.dialogues import conversation, session
+
+LINES = [
+    ("Anna", "Hi Ben! I adopted a dog named Rex last Saturday."),
+    ("Ben", "Congrats! My wife Julia and I visited Lisbon last month."),
+    ("Anna", "Lisbon! Julia must have loved it. Rex loves long walks on the beach."),
+    ("Ben", "Julia took a tram to the old castle and painted the view."),
+    ("Anna", "I went to Lisbon in 2019 and I ran a marathon there."),
+]
+
+
+@pytest.fixture
+def built(store: Store, tmp_path: Path, embedder) -> Store:  # type: ignore[no-untyped-def]
+    store.save_conversation(conversation("g", [session(1, LINES)]))
+    index = VectorIndex(tmp_path / "chroma")
+    list(build_conversation(store, index, embedder, "g", OfflineBackend(embedder=embedder)))
+    return store
+
+
+def test_entity_graph(built: Store) -> None:
+    g = entity_graph(built, "g")
+    assert isinstance(g, nx.MultiDiGraph)
+    names = {data["name"]: node for node, data in g.nodes(data=True)}
+    anna, ben = names["Anna"], names["Ben"]
+    assert g.has_edge(anna, names["Rex"], key="pet")
+    assert g.has_edge(ben, names["Julia"], key="spouse") and g.has_edge(names["Julia"], ben, key="spouse")
+    assert g.has_edge(ben, names["Lisbon"], key="visits")
+    edge = g.edges[anna, names["Rex"], "pet"]
+    assert edge["record_ids"] and 0 < edge["importance"] <= 1.0
+    assert edge["first_mentioned"].startswith("2023-05-08")
+    assert g.nodes[names["Rex"]]["type"] == "animal"
+    assert g.nodes[names["Rex"]]["attributes"]["species"] == ["dog"]  # an aspect, not an edge
+    assert all(0 <= d["importance"] <= 1.0 for _, d in g.nodes(data=True))
+
+
+def test_event_graph(built: Store) -> None:
+    g = event_graph(built, "g")
+    assert isinstance(g, nx.DiGraph) and g.number_of_nodes() >= 3
+    kinds = {k for _, _, d in g.edges(data=True) for k in d["kinds"]}
+    assert {"succession", "episode", "participant"} <= kinds
+    adopt = next(d for _, d in g.nodes(data=True) if d["action"].startswith("adopt"))
+    assert adopt["time"] == "2023-05-06" and adopt["participants"][0] == "Anna"
+    assert adopt["source_turn_ids"] == ["D1:1"]
+    assert max(d["importance"] for _, d in g.nodes(data=True)) == 1.0
+    # succession follows time: the 2019 marathon comes before the adoption of May 2023
+    marathon = next(n for n, d in g.nodes(data=True) if d["action"].startswith("run"))
+    assert any("succession" in d["kinds"] for _, _, d in g.out_edges(marathon, data=True))
+
+
+def test_graphml_export(built: Store, tmp_path: Path) -> None:
+    files = write_graphml(built, "g", tmp_path / "out.graphml")
+    assert [p.name for p in files] == ["out-entities.graphml", "out-events.graphml"]
+    entities = nx.read_graphml(files[0])
+    events = nx.read_graphml(files[1])
+    assert entities.number_of_nodes() == entity_graph(built, "g").number_of_nodes()
+    assert events.number_of_edges() == event_graph(built, "g").number_of_edges()
+    folder = write_graphml(built, "g", tmp_path / "graphs")
+    assert [p.name for p in folder] == ["g-entities.graphml", "g-events.graphml"]
