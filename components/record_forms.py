@@ -27,7 +27,7 @@ def annotator_box() -> None:
 
 def _run(action: Callable[[], Any], success: str) -> bool:
     try:
-        action()
+        result = action()
     except ConflictError as exc:
         st.error(f"Conflict: {md(exc)}")
         return False
@@ -35,6 +35,8 @@ def _run(action: Callable[[], Any], success: str) -> bool:
         st.error(md(exc))
         return False
     st.session_state["records_flash"] = success
+    if hasattr(result, "version") and hasattr(result, "entity"):
+        remember_version(result)  # the annotator now looks at the saved version
     return True
 
 
@@ -54,8 +56,10 @@ def remember_version(record: Any) -> None:
 
 
 def edit_form(svc: Any, record: Any) -> None:
+    """Edit any field. The form is keyed by the version the annotator saw, so a save made
+    elsewhere in between still reaches this form and is reported as a conflict."""
     expected = seen_version(record)
-    k = f"{record.id}:{record.version}"
+    k = f"{record.id}:{expected}"
     with st.form(f"edit:{k}"):
         c = st.columns(3)
         values = {

@@ -68,9 +68,11 @@ def open_app(app_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callab
     yield make
 
 
-def widget(items: Any, label: str) -> Any:
-    """The one widget of ``items`` (e.g. ``at.selectbox``) with this label."""
-    found = [w for w in items if w.label == label]
+def widget(items: Any, label: str, form: str | None = None) -> Any:
+    """The one widget of ``items`` (e.g. ``at.selectbox``) with this label (in forms whose id
+    starts with ``form``, when given)."""
+    found = [w for w in items if w.label == label
+             and (form is None or str(getattr(w, "form_id", "")).startswith(form))]
     assert len(found) == 1, f"{len(found)} widgets labelled {label!r}: {[w.label for w in items]}"
     return found[0]
 
