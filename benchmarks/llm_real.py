@@ -228,6 +228,7 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=240.0)
     parser.add_argument("--n-ctx", type=int, default=8192)
+    parser.add_argument("--only", choices=("sweep", "services"), help="run one of the two parts")
     args = parser.parse_args()
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -252,15 +253,18 @@ def main() -> int:
         conv = small_conversation(args.sessions, args.turns)
         print(f"conversation {conv.id}: {len(conv.sessions)} sessions, {len(conv.turns)} turns, "
               f"{len(conv.qa)} answerable questions", flush=True)
-        store = Store(work / "sweep.duckdb")
-        backend = OpenAIBackend(llm, store)
-        backend.max_tokens.update(SMALL_MAX_TOKENS)
-        started = time.monotonic()
-        with llm_scope(conv.id, "build:llm-real"):
-            sweep = stage_sweep(backend, conv, args.questions)
-        print(f"\nstage sweep took {time.monotonic() - started:.0f}s")
-        report(backend, store, sweep)
-        store.close()
+        if args.only != "services":
+            store = Store(work / "sweep.duckdb")
+            backend = OpenAIBackend(llm, store)
+            backend.max_tokens.update(SMALL_MAX_TOKENS)
+            started = time.monotonic()
+            with llm_scope(conv.id, "build:llm-real"):
+                sweep = stage_sweep(backend, conv, args.questions)
+            print(f"\nstage sweep took {time.monotonic() - started:.0f}s")
+            report(backend, store, sweep)
+            store.close()
+        if args.only == "sweep":
+            return 0
         OpenAIBackend.MAX_TOKENS = {**OpenAIBackend.MAX_TOKENS, **SMALL_MAX_TOKENS}  # for services
         settings = dataclasses.replace(Settings(home=work / "home", backend="openai"), llm=llm)
         print("\nend to end through the services:")

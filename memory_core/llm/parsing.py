@@ -159,10 +159,30 @@ def parse_reply(text: str, schema: type[M]) -> M:
                          f"({exc.error_count()} problem(s))") from None
 
 
+def endpoint_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """The response model's JSON schema as sent: references inlined, every key required.
+
+    Requiring every key makes grammar-constrained servers write the whole shape (our own
+    validation stays tolerant of missing keys through the models' defaults).
+    """
+    def require(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {k: require(v) for k, v in node.items()}
+            if isinstance(out.get("properties"), dict):
+                out["required"] = list(out["properties"])
+            return out
+        if isinstance(node, list):
+            return [require(v) for v in node]
+        return node
+
+    result = require(inline_refs(schema.model_json_schema()))
+    assert isinstance(result, dict)
+    return result
+
+
 def json_schema_format(name: str, schema: type[BaseModel]) -> dict[str, Any]:
     return {"type": "json_schema",
-            "json_schema": {"name": name, "schema": inline_refs(schema.model_json_schema()),
-                            "strict": False}}
+            "json_schema": {"name": name, "schema": endpoint_schema(schema), "strict": False}}
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -195,8 +215,7 @@ def ask(client: LLMClient, *, stage: str, item: str, model: str, messages: Seque
         if mode == "json_schema" and schema is not None:
             response_format = json_schema_format(f"mnemoscope_{stage}", schema)
         elif mode == "json_object_schema" and schema is not None:
-            response_format = {"type": "json_object",
-                               "schema": inline_refs(schema.model_json_schema())}
+            response_format = {"type": "json_object", "schema": endpoint_schema(schema)}
         elif mode in ("json_object", "json_object_schema"):
             response_format = {"type": "json_object"}
         try:

@@ -321,3 +321,19 @@ def test_parameters_a_reasoning_model_refuses_are_adapted_once(server: ScriptedS
     client.keep(first)  # the cache key is that of the canonical request
     assert client.chat(stage="t", item="i", model="o-model", messages=MESSAGES, max_tokens=40).cached
     store.close()
+
+
+def test_the_schema_sent_requires_every_key_and_lists_fixed_vocabularies() -> None:
+    from memory_core.backends.prompts import plan as plan_prompt
+    from memory_core.llm.parsing import endpoint_schema
+
+    schema = endpoint_schema(plan_prompt.PlanReply)
+    assert set(schema["required"]) == set(plan_prompt.PlanReply.model_fields)
+    item = schema["properties"]["requirements"]["items"]
+    assert set(item["required"]) == set(plan_prompt.RequirementItem.model_fields)
+    assert item["properties"]["role"]["enum"] == ["target", "constraint", "bridge"]
+    assert "multi-hop" in schema["properties"]["reasoning_type"]["enum"]
+    # validation itself stays tolerant: a value outside the enum is mapped by the converter
+    reply = plan_prompt.PlanReply.model_validate({"reasoning_type": "multi_hop",
+                                                  "requirements": [{"entity": "Ana", "role": "x"}]})
+    assert plan_prompt.to_plan(reply, "q").value.requirements[0].role == "target"

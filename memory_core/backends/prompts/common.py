@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from memory_core.models import Turn
 
@@ -28,6 +28,12 @@ class Reply(BaseModel):
     """Base of every response model: unknown keys are ignored, not fatal."""
 
     model_config = ConfigDict(extra="ignore")
+
+
+def choice(default: str, options: Sequence[str]) -> Any:
+    """A text field whose JSON schema lists ``options`` (grammar-constrained servers obey the
+    enum), while validation stays tolerant: converters map or default unexpected values."""
+    return Field(default, json_schema_extra={"enum": list(options)})
 
 
 def _to_text(value: Any) -> str:

@@ -30,6 +30,7 @@ from memory_core.backends.prompts.common import (
     Score,
     Text,
     Texts,
+    choice,
     is_grounded,
     iso_time,
     known,
@@ -83,11 +84,11 @@ SEVERE_DROP_SHARE = 0.5
 
 class RecordItem(Reply):
     entity: Text = ""
-    entity_type: Text = "other"
+    entity_type: Text = choice("other", ENTITY_TYPES)
     property: Text = ""
     value: Text = ""
     condition: Text = ""
-    modality: Text = "observed"
+    modality: Text = choice("observed", [m.value for m in Modality])
     time_text: Text = ""
     valid_time: Text = ""
     evidence: Ids = Field(default_factory=list)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from memory_core.backends.prompts.common import Messages, Reply, Text
+from memory_core.backends.prompts.common import Messages, Reply, Text, choice
 from memory_core.llm.parsing import Checked
 
 SYSTEM = (
@@ -28,11 +28,12 @@ INSTRUCTIONS = """Grade the generated answer against the reference answer.
 Answer with JSON of this shape:
 {"label": "CORRECT"}  or  {"label": "WRONG"}"""
 
+LABELS = ("CORRECT", "WRONG")
 _PLAIN = re.compile(r"\b(CORRECT|WRONG)\b")
 
 
 class JudgeReply(Reply):
-    label: Text = ""
+    label: Text = choice("", LABELS)
 
 
 def build_messages(question: str, gold: str, answer: str) -> Messages:

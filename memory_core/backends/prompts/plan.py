@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field
 
 from memory_core.backends.base import Vocabulary
-from memory_core.backends.prompts.common import Messages, Reply, Text, Texts, norm_label
+from memory_core.backends.prompts.common import Messages, Reply, Text, Texts, choice, norm_label
 from memory_core.llm.parsing import Checked
 from memory_core.models import Plan, ReasoningType, Requirement, Scope
 
@@ -78,14 +78,14 @@ class RequirementItem(Reply):
     property: Text = ""
     value: Text = ""
     condition: Text = ""
-    role: Text = "target"
+    role: Text = choice("target", ROLES)
     depends_on: Annotated[int | None, BeforeValidator(_to_index)] = None
 
 
 class PlanReply(Reply):
     answer_target: Text = ""
-    reasoning_type: Text = "point"
-    scope: Text = "point"
+    reasoning_type: Text = choice("point", [r.value for r in ReasoningType])
+    scope: Text = choice("point", ("point", "all"))
     requirements: list[RequirementItem] = Field(default_factory=list)
     time_condition: Text = ""
     keywords: Texts = Field(default_factory=list)

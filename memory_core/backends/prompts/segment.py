@@ -15,7 +15,15 @@ from __future__ import annotations
 from pydantic import Field
 
 from memory_core.backends.base import ConversationInfo
-from memory_core.backends.prompts.common import Messages, Reply, Text, Texts, render_time, render_turns
+from memory_core.backends.prompts.common import (
+    Messages,
+    Reply,
+    Text,
+    Texts,
+    choice,
+    render_time,
+    render_turns,
+)
 from memory_core.llm.parsing import Checked
 from memory_core.models import Episode, Session, ThemeType
 
@@ -52,7 +60,7 @@ class EpisodeSpan(Reply):
     start: Text = ""
     end: Text = ""
     theme: Text = ""
-    theme_type: Text = "topic"
+    theme_type: Text = choice("topic", [t.value for t in ThemeType])
     keywords: Texts = Field(default_factory=list)
     reason: Text = ""
 
