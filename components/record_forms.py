@@ -21,8 +21,14 @@ def who() -> str:
     return st.session_state.get(WHO_KEY) or "annotator"
 
 
+def _keep_name() -> None:
+    st.session_state[WHO_KEY] = st.session_state.get(f"{WHO_KEY}_input", "")
+
+
 def annotator_box() -> None:
-    st.text_input("Your name (recorded with each change)", key=WHO_KEY, placeholder="annotator")
+    """The annotator's name; kept in a plain session value so it survives page switches."""
+    st.text_input("Your name (recorded with each change)", value=st.session_state.get(WHO_KEY, ""),
+                  key=f"{WHO_KEY}_input", placeholder="annotator", on_change=_keep_name)
 
 
 def _run(action: Callable[[], Any], success: str) -> bool:

@@ -173,3 +173,20 @@ def wait_ready(page: object, timeout: float = 60_000) -> None:
     page.wait_for_function(  # type: ignore[attr-defined]
         "() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
         timeout=timeout)
+
+
+def choose(page: object, label: str, option: str) -> None:
+    """Pick ``option`` (its visible text, or a prefix of it) in the Streamlit selectbox labelled ``label``."""
+    box = page.locator('[data-testid="stSelectbox"]').filter(  # type: ignore[attr-defined]
+        has=page.get_by_text(label, exact=True)).first  # type: ignore[attr-defined]
+    box.locator('[data-baseweb="select"]').click()
+    page.get_by_role("option").filter(has_text=option).first.click()  # type: ignore[attr-defined]
+    wait_ready(page)
+
+
+def goto(page: object, url: str) -> float:
+    """Open ``url`` and wait for the first complete render; returns the seconds it took."""
+    start = time.perf_counter()
+    page.goto(url)  # type: ignore[attr-defined]
+    wait_ready(page)
+    return time.perf_counter() - start
