@@ -106,10 +106,15 @@ def load_gold(path: str | Path) -> list[GoldConversation]:
             evidence = item.get("evidence") or []
             if not isinstance(evidence, list):
                 evidence = [evidence]
-            gold.questions.append(GoldQuestion(
-                conv_id=conv_id, qid=qid, question=str(item.get("question", "")),
-                answer=_answer_text(item.get("answer")), evidence=normalise_evidence(evidence, known),
-                category=category,
-            ))
+            gold.questions.append(
+                GoldQuestion(
+                    conv_id=conv_id,
+                    qid=qid,
+                    question=str(item.get("question", "")),
+                    answer=_answer_text(item.get("answer")),
+                    evidence=normalise_evidence(evidence, known),
+                    category=category,
+                )
+            )
         out.append(gold)
     return out

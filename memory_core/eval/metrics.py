@@ -1,10 +1,10 @@
 """Evaluation metrics, defined exactly as the independent bench scorer defines them.
 
-    full recall   share of questions (with gold evidence) whose gold turns are ALL in the buffer
-    coverage      mean share of a question's gold turns present in the buffer
-    tokens        mean buffer tokens (per-turn cl100k counts of "speaker: text [image: ...]")
-    answer F1     token F1 of the answer (citations removed) against the gold answer
-    latency       p50 / p95 seconds
+full recall   share of questions (with gold evidence) whose gold turns are ALL in the buffer
+coverage      mean share of a question's gold turns present in the buffer
+tokens        mean buffer tokens (per-turn cl100k counts of "speaker: text [image: ...]")
+answer F1     token F1 of the answer (citations removed) against the gold answer
+latency       p50 / p95 seconds
 """
 
 from __future__ import annotations
@@ -57,7 +57,9 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[k]
 
 
-def summarise(rows: Sequence[dict[str, Any]], gold_evidence: dict[tuple[str, int], tuple[str, ...]]) -> dict[str, Any]:
+def summarise(
+    rows: Sequence[dict[str, Any]], gold_evidence: dict[tuple[str, int], tuple[str, ...]]
+) -> dict[str, Any]:
     """Per category ("1".."4") and "overall": n, scored, full_recall, coverage, tokens, f1, latency."""
     groups: dict[str, list[dict[str, Any]]] = {"1": [], "2": [], "3": [], "4": [], "overall": []}
     for row in rows:
@@ -84,7 +86,9 @@ def summarise(rows: Sequence[dict[str, Any]], gold_evidence: dict[tuple[str, int
             "full_recall": full / scored if scored else None,
             "coverage": cov / scored if scored else None,
             "tokens_mean": statistics.mean(r["context_tokens"] for r in members) if members else None,
-            "answer_f1": statistics.mean(token_f1(r["answer"], r["gold"]) for r in members) if members else None,
+            "answer_f1": statistics.mean(token_f1(r["answer"], r["gold"]) for r in members)
+            if members
+            else None,
             "latency_p50": percentile(lat, 50),
             "latency_p95": percentile(lat, 95),
             "plan_retrieve_p50": percentile(prl, 50),
@@ -94,8 +98,10 @@ def summarise(rows: Sequence[dict[str, Any]], gold_evidence: dict[tuple[str, int
 
 
 def format_table(summary: dict[str, Any]) -> str:
-    head = (f"{'category':16} {'n':>4} {'scored':>6} {'full_recall':>11} {'coverage':>8} {'tokens':>8} "
-            f"{'answer_f1':>9} {'lat_p50':>8} {'lat_p95':>8} {'pr_p50':>7} {'pr_p95':>7}")
+    head = (
+        f"{'category':16} {'n':>4} {'scored':>6} {'full_recall':>11} {'coverage':>8} {'tokens':>8} "
+        f"{'answer_f1':>9} {'lat_p50':>8} {'lat_p95':>8} {'pr_p50':>7} {'pr_p95':>7}"
+    )
     lines = [head]
     for key in ("1", "2", "3", "4", "overall"):
         s = summary.get(key)
@@ -107,7 +113,9 @@ def format_table(summary: dict[str, Any]) -> str:
             return (format(v, spec) if v is not None else "-").rjust(width)
 
         lines.append(
-            f"{label:16} {s['n']:4d} {s['scored']:6d} {f(s['full_recall'], '.3f', 11)} {f(s['coverage'], '.3f', 8)} "
-            f"{f(s['tokens_mean'], '.1f', 8)} {f(s['answer_f1'], '.3f', 9)} {f(s['latency_p50'], '.3f', 8)} "
-            f"{f(s['latency_p95'], '.3f', 8)} {f(s['plan_retrieve_p50'], '.3f', 7)} {f(s['plan_retrieve_p95'], '.3f', 7)}")
+            f"{label:16} {s['n']:4d} {s['scored']:6d} {f(s['full_recall'], '.3f', 11)} "
+            f"{f(s['coverage'], '.3f', 8)} {f(s['tokens_mean'], '.1f', 8)} {f(s['answer_f1'], '.3f', 9)} "
+            f"{f(s['latency_p50'], '.3f', 8)} {f(s['latency_p95'], '.3f', 8)} "
+            f"{f(s['plan_retrieve_p50'], '.3f', 7)} {f(s['plan_retrieve_p95'], '.3f', 7)}"
+        )
     return "\n".join(lines)

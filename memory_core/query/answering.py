@@ -109,8 +109,10 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn]) -> An
         if found is not None:
             value, bt = found
             return Answer(text=f"{value} [{bt.turn_id}]", cited_turn_ids=(bt.turn_id,))
-    if plan.reasoning_type in (ReasoningType.AGGREGATION, ReasoningType.COMPARISON) or \
-            plan.answer_target in ("list", "count"):
+    if plan.reasoning_type in (ReasoningType.AGGREGATION, ReasoningType.COMPARISON) or plan.answer_target in (
+        "list",
+        "count",
+    ):
         picked: list[tuple[str, BufferTurn]] = []
         used: set[str] = set()
         top = ranked[0][0]
@@ -123,5 +125,5 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn]) -> An
                 break
         text = "; ".join(f"{s} [{bt.turn_id}]" for s, bt in picked)
         return Answer(text=text, cited_turn_ids=tuple(bt.turn_id for _s, bt in picked))
-    _score_, _k, sentence, bt = ranked[0]
+    sentence, bt = ranked[0][2], ranked[0][3]
     return Answer(text=f"{sentence} [{bt.turn_id}]", cited_turn_ids=(bt.turn_id,))

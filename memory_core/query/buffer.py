@@ -48,8 +48,13 @@ def highlights(text: str, labels: dict[str, str]) -> tuple[Highlight, ...]:
 
 def buffer_turn(turn: Turn, episode_id: str | None, labels: dict[str, str]) -> BufferTurn:
     return BufferTurn(
-        turn_id=turn.id, speaker=turn.speaker, text=turn.text, session=turn.session,
-        session_time=turn.session_time, image_caption=turn.image_caption, episode_id=episode_id,
+        turn_id=turn.id,
+        speaker=turn.speaker,
+        text=turn.text,
+        session=turn.session,
+        session_time=turn.session_time,
+        image_caption=turn.image_caption,
+        episode_id=episode_id,
         highlights=highlights(turn.text, labels),
     )
 

@@ -27,6 +27,7 @@ from memory_core.embeddings import DIMENSION
 from memory_core.errors import QueryError
 from memory_core.models import Entity, Episode, EventFrame, EventLink, GraphEdge, Record, ThemeType, Turn
 from memory_core.query.lexical import LexicalIndex
+from memory_core.query.text import fold, terms
 from memory_core.tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -70,6 +71,8 @@ class ConversationIndex:
     record_episode: list[int] = field(default_factory=list)
     episode_pos: dict[str, int] = field(default_factory=dict)
     speaker_of: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    record_stems: list[frozenset[str]] = field(default_factory=list)  # property + value stems
+    record_props: list[str] = field(default_factory=list)  # folded, lower-cased property
 
     def __post_init__(self) -> None:
         self.pos = {t.id: i for i, t in enumerate(self.turns)}
@@ -83,8 +86,12 @@ class ConversationIndex:
                     self.turn_episode[self.pos[tid]] = i
         for i in np.where(self.turn_episode < 0)[0]:  # turns outside every episode: own unit
             self.turn_episode[i] = self.turn_episode[i - 1] if i > 0 else 0
-        self.record_turns = [[self.pos[t] for t in r.evidence_turn_ids if t in self.pos] for r in self.records]
+        self.record_turns = [
+            [self.pos[t] for t in r.evidence_turn_ids if t in self.pos] for r in self.records
+        ]
         self.record_episode = [self.episode_pos.get(r.episode_id, -1) for r in self.records]
+        self.record_stems = [frozenset(terms(f"{r.property} {r.value}")) for r in self.records]
+        self.record_props = [fold(r.property).lower() for r in self.records]
         names = {s.lower(): k for k, s in enumerate(self.speakers)}
         self.speaker_of = np.array([names.get(t.speaker.lower(), -1) for t in self.turns], dtype=np.int64)
 
@@ -137,18 +144,24 @@ def fallback_episodes(conv_id: str, turns: list[Turn], window: int = FALLBACK_WI
         by_session.setdefault(t.session, []).append(t)
     for session, session_turns in by_session.items():
         for n, start in enumerate(range(0, len(session_turns), window)):
-            chunk = session_turns[start:start + window]
-            out.append(Episode(
-                id=f"{conv_id}:S{session}:W{n + 1}", conv_id=conv_id, session=session,
-                turn_ids=tuple(t.id for t in chunk), theme_type=ThemeType.TOPIC,
-                boundary_reason="fixed window (memory not built yet)",
-                start_time=chunk[0].session_time,
-            ))
+            chunk = session_turns[start : start + window]
+            out.append(
+                Episode(
+                    id=f"{conv_id}:S{session}:W{n + 1}",
+                    conv_id=conv_id,
+                    session=session,
+                    turn_ids=tuple(t.id for t in chunk),
+                    theme_type=ThemeType.TOPIC,
+                    boundary_reason="fixed window (memory not built yet)",
+                    start_time=chunk[0].session_time,
+                )
+            )
     return out
 
 
-def _vectors(index: VectorIndex | None, embedder: Embedder, collection: str, ids: list[str],
-             texts: list[str]) -> np.ndarray:
+def _vectors(
+    index: VectorIndex | None, embedder: Embedder, collection: str, ids: list[str], texts: list[str]
+) -> np.ndarray:
     """Vectors for ``ids`` from Chroma; the missing ones are embedded here (kept in memory only)."""
     if not ids:
         return np.zeros((0, DIMENSION), dtype=np.float32)
@@ -169,8 +182,13 @@ def _vectors(index: VectorIndex | None, embedder: Embedder, collection: str, ids
     return out
 
 
-def build_index(store: Store, index: VectorIndex | None, embedder: Embedder, conv_id: str,
-                fp: tuple[Any, ...] | None = None) -> ConversationIndex:
+def build_index(
+    store: Store,
+    index: VectorIndex | None,
+    embedder: Embedder,
+    conv_id: str,
+    fp: tuple[Any, ...] | None = None,
+) -> ConversationIndex:
     started = time.perf_counter()
     if not store.has_conversation(conv_id):
         raise QueryError(f"unknown conversation '{conv_id}' (see: python -m memory_core list)")
@@ -200,34 +218,65 @@ def build_index(store: Store, index: VectorIndex | None, embedder: Embedder, con
         edges=store.edges(conv_id),
         turn_lex=LexicalIndex([t.render() for t in turns]),
         record_lex=LexicalIndex([r.text() for r in records]),
-        turn_vecs=_vectors(index, embedder, "turns", [turn_vector_id(conv_id, t.id) for t in turns],
-                           [t.render() for t in turns]),
-        record_vecs=_vectors(index, embedder, "records", [r.id for r in records], [r.text() for r in records]),
-        entity_vecs=_vectors(index, embedder, "entities", [e.id for e in entities], [e.name for e in entities]),
+        turn_vecs=_vectors(
+            index,
+            embedder,
+            "turns",
+            [turn_vector_id(conv_id, t.id) for t in turns],
+            [t.render() for t in turns],
+        ),
+        record_vecs=_vectors(
+            index, embedder, "records", [r.id for r in records], [r.text() for r in records]
+        ),
+        entity_vecs=_vectors(
+            index, embedder, "entities", [e.id for e in entities], [e.name for e in entities]
+        ),
     )
-    log.info("retrieval index for %s: %d turns, %d episodes%s, %d records in %.2fs", conv_id, len(turns),
-             len(episodes), "" if built else " (fallback windows)", len(records),
-             time.perf_counter() - started)
+    log.info(
+        "retrieval index for %s: %d turns, %d episodes%s, %d records in %.2fs",
+        conv_id,
+        len(turns),
+        len(episodes),
+        "" if built else " (fallback windows)",
+        len(records),
+        time.perf_counter() - started,
+    )
     return ci
 
 
 class IndexCache:
     """Per-conversation indexes kept in memory, refreshed when the fingerprint changes."""
 
-    def __init__(self) -> None:
+    def __init__(self, recheck_s: float = 1.0) -> None:
         self._entries: dict[str, ConversationIndex] = {}
+        self._checked: dict[str, float] = {}
         self._lock = threading.Lock()
+        self.recheck_s = recheck_s  # the fingerprint is re-read at most this often
 
-    def get(self, store: Store, index: VectorIndex | None, embedder: Embedder, conv_id: str) -> ConversationIndex:
-        fp = fingerprint(store, conv_id)
+    def get(
+        self, store: Store, index: VectorIndex | None, embedder: Embedder, conv_id: str
+    ) -> ConversationIndex:
         with self._lock:
             entry = self._entries.get(conv_id)
+            now = time.monotonic()
+            if entry is not None and now - self._checked.get(conv_id, 0.0) < self.recheck_s:
+                return entry
+            fp = fingerprint(store, conv_id)
+            self._checked[conv_id] = now
             if entry is not None and entry.fingerprint == fp:
                 return entry
             entry = build_index(store, index, embedder, conv_id, fp)
             self._entries[conv_id] = entry
             return entry
 
-    def clear(self) -> None:
+    def invalidate(self, conv_id: str | None = None) -> None:
         with self._lock:
-            self._entries.clear()
+            if conv_id is None:
+                self._entries.clear()
+                self._checked.clear()
+            else:
+                self._entries.pop(conv_id, None)
+                self._checked.pop(conv_id, None)
+
+    def clear(self) -> None:
+        self.invalidate()

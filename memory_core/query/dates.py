@@ -17,7 +17,9 @@ _DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + _M + r")\b\.?,?\s*(\d{4})
 _MDY = re.compile(r"\b(" + _M + r")\b\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?!\d),?\s*(\d{4})\b", re.IGNORECASE)
 _MY = re.compile(r"\b(" + _M + r")\b\.?,?\s+(\d{4})\b", re.IGNORECASE)
 _Y = re.compile(r"\b(?:in|during|of|since|before|after)\s+((?:19|20)\d{2})\b", re.IGNORECASE)
-_M_ONLY = re.compile(r"\b(?:in|during)\s+(?:early\s+|late\s+|mid\s*-?\s*)?(" + _M + r")\b(?!\s*\d)", re.IGNORECASE)
+_M_ONLY = re.compile(
+    r"\b(?:in|during)\s+(?:early\s+|late\s+|mid\s*-?\s*)?(" + _M + r")\b(?!\s*\d)", re.IGNORECASE
+)
 
 
 def _month_end(y: int, m: int) -> date:
@@ -65,7 +67,9 @@ def question_dates(text: str, reference: datetime | None = None) -> list[tuple[d
         taken.append(m.span())
     if reference is not None:
         for m in _M_ONLY.finditer(text):
-            if not free(m) or m.group(1).lower() in ("may",) and not re.search(r"\b(?:in|during)\s+may\b", m.group(0), re.I):
+            if not free(m) or (
+                m.group(1).lower() in ("may",) and not re.search(r"\b(?:in|during)\s+may\b", m.group(0), re.I)
+            ):
                 continue
             mo = _MONTHS[m.group(1).lower()]
             y = reference.year if mo <= reference.month else reference.year - 1
@@ -74,7 +78,9 @@ def question_dates(text: str, reference: datetime | None = None) -> list[tuple[d
     return out
 
 
-def session_near(session_day: date, start: date, end: date, before_days: int = 3, after_days: int = 10) -> float:
+def session_near(
+    session_day: date, start: date, end: date, before_days: int = 3, after_days: int = 10
+) -> float:
     """1.0 when a session falls inside [start - before, end + after], decaying outside it.
 
     Events are usually told shortly after they happen, so the window reaches further after.

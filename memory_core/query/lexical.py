@@ -16,6 +16,7 @@ import numpy as np
 from memory_core.query.text import terms
 
 log = logging.getLogger(__name__)
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
 
 K1 = 1.5
 B = 0.75

@@ -13,13 +13,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from memory_core.models import Answer, BufferTurn, Plan, Trace
 from memory_core.query.answering import extractive_answer
-from memory_core.query.buffer import build_buffer, buffer_tokens
+from memory_core.query.buffer import buffer_tokens, build_buffer
 from memory_core.query.context import ConversationIndex
 from memory_core.query.planner import plan_question
+from memory_core.query.qembed import embed_question
 from memory_core.query.retrieve import Retrieval, retrieve
 from memory_core.query.strategies import StrategyConfig
 
@@ -30,12 +29,20 @@ Planner = Callable[[str, ConversationIndex], Plan]
 Answerer = Callable[[str, Plan, list[BufferTurn]], Answer]
 
 
-def run_question(ci: ConversationIndex, question: str, cfg: StrategyConfig, *, embedder: Embedder,
-                 budget_tokens: int | None = None, planner: Planner | None = None,
-                 answerer: Answerer | None = None, backend_name: str = "offline") -> tuple[Trace, Retrieval]:
+def run_question(
+    ci: ConversationIndex,
+    question: str,
+    cfg: StrategyConfig,
+    *,
+    embedder: Embedder,
+    budget_tokens: int | None = None,
+    planner: Planner | None = None,
+    answerer: Answerer | None = None,
+    backend_name: str = "offline",
+) -> tuple[Trace, Retrieval]:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    qvec = np.asarray(embedder.embed_one(question), dtype=np.float32)
+    qvec = embed_question(embedder, question)
     timings["embed"] = time.perf_counter() - t0
     t1 = time.perf_counter()
     if planner is not None:
@@ -51,7 +58,11 @@ def run_question(ci: ConversationIndex, question: str, cfg: StrategyConfig, *, e
     tokens = buffer_tokens(buffer)
     timings["buffer"] = time.perf_counter() - t3
     t4 = time.perf_counter()
-    answer = answerer(question, plan, buffer) if answerer is not None else extractive_answer(question, plan, buffer)
+    answer = (
+        answerer(question, plan, buffer)
+        if answerer is not None
+        else extractive_answer(question, plan, buffer)
+    )
     timings["answer"] = time.perf_counter() - t4
     timings["total"] = time.perf_counter() - t0
     timings["plan_retrieve"] = timings["embed"] + timings["plan"] + timings["retrieve"] + timings["buffer"]

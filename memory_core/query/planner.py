@@ -26,8 +26,20 @@ from memory_core.query.text import STOPWORDS, WEAK_WORDS, content_words, fold, s
 if TYPE_CHECKING:
     from memory_core.embeddings import Embedder
 
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-          "october", "november", "december")
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _MONTH_RE = "|".join(MONTHS) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 
 _TIME_CONDITION_RE = re.compile(
@@ -51,11 +63,15 @@ _TEMPORAL_RE = re.compile(
 _COUNT_RE = re.compile(r"\bhow\s+(?:many|often|much)\b", re.IGNORECASE)
 _COMPARISON_RE = re.compile(
     r"\b(?:both|in\s+common|same|similar|differ|different|difference|compare|compared|more\s+than|"
-    r"less\s+than|either|neither|share)\b", re.IGNORECASE)
+    r"less\s+than|either|neither|share)\b",
+    re.IGNORECASE,
+)
 _OPEN_RE = re.compile(
     r"^\s*(?:would|could|might|will|is\s+it\s+likely|what\s+might|what\s+would|how\s+might|"
     r"would\s+\w+\s+be)\b|\b(?:likely|probably|considered|might|possibly|potentially|"
-    r"what\s+(?:job|career|personality|traits?|attributes?)|guess|infer)\b", re.IGNORECASE)
+    r"what\s+(?:job|career|personality|traits?|attributes?)|guess|infer)\b",
+    re.IGNORECASE,
+)
 _LIST_RE = re.compile(
     r"\b(?:what|which)\s+(?:are\s+)?(?:some\s+|all\s+|kinds?\s+of\s+|types?\s+of\s+)?(?:\w+\s+){0,2}?"
     r"(?:\w+(?:ies|es|s))\s+(?:has|have|had|did|does|do|is|are|were|was)\b|\b(?:what|which)\s+are\b|"
@@ -64,9 +80,12 @@ _LIST_RE = re.compile(
 )
 _BOOLEAN_RE = re.compile(r"^\s*(?:did|does|do|is|are|was|were|has|have|had|can|will)\b", re.IGNORECASE)
 _RELATION_WORDS = frozenset(
-    """daughter son kids kid children child husband wife partner mom mother dad father parents
-    brother sister sibling siblings friend friends family grandma grandmother grandpa grandfather
-    boss coworker colleague pet pets dog dogs cat cats team teacher mentor""".split())
+    """
+    daughter son kids kid children child husband wife partner mom mother dad father parents brother
+    sister sibling siblings friend friends family grandma grandmother grandpa grandfather boss
+    coworker colleague pet pets dog dogs cat cats team teacher mentor
+    """.split()  # noqa: SIM905
+)
 _NOT_PROPERTY = STOPWORDS | WEAK_WORDS | frozenset({"s"})
 
 
@@ -89,7 +108,7 @@ def answer_target(question: str) -> str:
         return "location"
     if q.startswith("who") or re.search(r"\bwhose\b", q):
         return "entity"
-    if q.startswith("why") or q.startswith("how did") and "feel" not in q:
+    if q.startswith("why") or (q.startswith("how did") and "feel" not in q):
         return "explanation"
     if _OPEN_RE.search(q):
         return "likelihood"
@@ -173,8 +192,12 @@ def _property_matrix(properties: tuple[str, ...], embedder_id: int) -> np.ndarra
 _EMBEDDERS: dict[int, Embedder] = {}
 
 
-def align_property(phrase: str, vocabulary: Vocabulary, embedder: Embedder | None = None,
-                   phrase_vector: np.ndarray | None = None) -> tuple[str | None, float, str]:
+def align_property(
+    phrase: str,
+    vocabulary: Vocabulary,
+    embedder: Embedder | None = None,
+    phrase_vector: np.ndarray | None = None,
+) -> tuple[str | None, float, str]:
     """Best vocabulary property for ``phrase``: (property, score, how) or (None, 0, '')."""
     if not phrase or not vocabulary.properties:
         return None, 0.0, ""
@@ -185,7 +208,9 @@ def align_property(phrase: str, vocabulary: Vocabulary, embedder: Embedder | Non
         if not prop_stems:
             continue
         overlap = len(prop_stems & phrase_stems) / len(prop_stems)
-        fuzzy = max((SequenceMatcher(None, p, s).ratio() for p in prop_stems for s in phrase_stems), default=0.0)
+        fuzzy = max(
+            (SequenceMatcher(None, p, s).ratio() for p in prop_stems for s in phrase_stems), default=0.0
+        )
         score = max(overlap, fuzzy if fuzzy >= 0.85 else 0.0)
         if score > best_score:
             best, best_score, how = prop, score, "fuzzy"
@@ -202,7 +227,9 @@ def align_property(phrase: str, vocabulary: Vocabulary, embedder: Embedder | Non
     return best, round(best_score, 3), how
 
 
-def _property_phrase(question: str, entity_spans: list[tuple[int, int]], time_spans: list[tuple[int, int]]) -> str:
+def _property_phrase(
+    question: str, entity_spans: list[tuple[int, int]], time_spans: list[tuple[int, int]]
+) -> str:
     cut = sorted(entity_spans + time_spans)
     kept, last = [], 0
     for a, b in cut:
@@ -227,16 +254,38 @@ def plan_question(question: str, vocabulary: Vocabulary, *, embedder: Embedder |
     relations = [w for w in content_words(q) if w in _RELATION_WORDS]
     requirements: list[Requirement] = []
     for name, etype, _span in entities:
-        requirements.append(Requirement(entity=name, entity_type=etype, property=property_text,
-                                        value=None, condition=time_text, role="target"))
+        requirements.append(
+            Requirement(
+                entity=name,
+                entity_type=etype,
+                property=property_text,
+                value=None,
+                condition=time_text,
+                role="target",
+            )
+        )
     if not requirements:
-        requirements.append(Requirement(entity=None, entity_type=None, property=property_text,
-                                        value=None, condition=time_text, role="target"))
+        requirements.append(
+            Requirement(
+                entity=None,
+                entity_type=None,
+                property=property_text,
+                value=None,
+                condition=time_text,
+                role="target",
+            )
+        )
     hops = 1
     if relations and entities:
         anchor = entities[0][0]
-        bridge = Requirement(entity=f"{anchor}'s {relations[0]}", entity_type="person",
-                             property="relation", value=relations[0], condition=None, role="bridge")
+        bridge = Requirement(
+            entity=f"{anchor}'s {relations[0]}",
+            entity_type="person",
+            property="relation",
+            value=relations[0],
+            condition=None,
+            role="bridge",
+        )
         requirements = [bridge] + [r.model_copy(update={"depends_on": 0}) for r in requirements]
         hops = 2
         if rtype == ReasoningType.POINT:
@@ -245,8 +294,11 @@ def plan_question(question: str, vocabulary: Vocabulary, *, embedder: Embedder |
         hops = max(hops, 2)
     if time_text and rtype == ReasoningType.POINT and target == "time":
         rtype = ReasoningType.TEMPORAL
-    keywords = tuple(w for w in content_words(q) if w not in WEAK_WORDS and fold(w) not in
-                     {fold(e[0]).lower() for e in entities})
+    keywords = tuple(
+        w
+        for w in content_words(q)
+        if w not in WEAK_WORDS and fold(w) not in {fold(e[0]).lower() for e in entities}
+    )
     return Plan(
         question=question,
         answer_target=target,

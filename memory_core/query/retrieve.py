@@ -35,6 +35,8 @@ from memory_core.query.scoring import Scored, minmax, score_turns
 from memory_core.query.strategies import StrategyConfig
 
 SUPPORTED = 0.6  # a requirement counts as supported by a turn at or above this support
+PARTIAL = 0.3  # an all-matching question keeps taking new episodes supported at least this much
+PATIENCE = 3  # ... until this many candidates in a row bring no such episode
 
 
 @dataclass
@@ -92,8 +94,9 @@ def window(ci: ConversationIndex, p: int, radius: int) -> list[int]:
     return out
 
 
-def _episode_choices(ci: ConversationIndex, chosen: dict[int, str], fused: np.ndarray | None,
-                     support: np.ndarray | None) -> list[EpisodeChoice]:
+def _episode_choices(
+    ci: ConversationIndex, chosen: dict[int, str], fused: np.ndarray | None, support: np.ndarray | None
+) -> list[EpisodeChoice]:
     by_episode: dict[int, list[int]] = {}
     for p in chosen:
         by_episode.setdefault(int(ci.turn_episode[p]), []).append(p)
@@ -102,11 +105,20 @@ def _episode_choices(ci: ConversationIndex, chosen: dict[int, str], fused: np.nd
         score = float(max(fused[p] for p in positions)) if fused is not None else 0.0
         covers: tuple[int, ...] = ()
         if support is not None and support.size:
-            covers = tuple(int(i) for i in range(support.shape[0])
-                           if any(support[i, p] >= SUPPORTED for p in positions))
-        reasons = sorted({chosen[p] for p in positions})
-        out.append(EpisodeChoice(episode_id=ci.episodes[e].id if 0 <= e < len(ci.episodes) else f"turn:{e}",
-                                 score=round(score, 4), reason="; ".join(reasons), covers=covers))
+            covers = tuple(
+                int(i) for i in range(support.shape[0]) if any(support[i, p] >= SUPPORTED for p in positions)
+            )
+        first = min(positions, key=lambda p: -fused[p]) if fused is not None else min(positions)
+        plural = "s" if len(positions) > 1 else ""
+        reason = f"{len(positions)} turn{plural}; best {ci.turns[first].id}: {chosen[first]}"
+        out.append(
+            EpisodeChoice(
+                episode_id=ci.episodes[e].id if 0 <= e < len(ci.episodes) else f"turn:{e}",
+                score=round(score, 4),
+                reason=reason,
+                covers=covers,
+            )
+        )
     out.sort(key=lambda c: -c.score)
     return out
 
@@ -118,8 +130,9 @@ def _fill(picker: _Picker, order: np.ndarray) -> None:
         picker.add([int(p)], "budget fill (next ranked turn)")
 
 
-def select_coverage(ci: ConversationIndex, plan: Plan, scored: Scored, cfg: StrategyConfig,
-                    budget_tokens: int | None) -> Retrieval:
+def select_coverage(
+    ci: ConversationIndex, plan: Plan, scored: Scored, cfg: StrategyConfig, budget_tokens: int | None
+) -> Retrieval:
     fused = scored.fused
     budget = cfg.budget_for(plan.reasoning_type, plan.scope)
     cap = budget_tokens if budget_tokens is not None else budget.max_tokens
@@ -128,6 +141,8 @@ def select_coverage(ci: ConversationIndex, plan: Plan, scored: Scored, cfg: Stra
     best = float(fused[order[0]]) if len(order) else 0.0
     n_req = scored.support.shape[0]
     covered = np.zeros(n_req, dtype=bool)
+    episodes_seen: set[int] = set()
+    idle = 0
     stop = "every turn considered"
     for p in order:
         p = int(p)
@@ -145,25 +160,37 @@ def select_coverage(ci: ConversationIndex, plan: Plan, scored: Scored, cfg: Stra
                 stop = "every requirement supported; remaining candidates weaker"
                 break
             if plan.scope == Scope.ALL and not strong:
-                stop = "no further strongly matching episodes"
-                break
+                e = int(ci.turn_episode[p])
+                if e not in episodes_seen and float(scored.support[:, p].max(initial=0.0)) >= PARTIAL:
+                    idle = 0  # a new episode that still supports a requirement: keep collecting
+                else:
+                    idle += 1
+                    if idle >= PATIENCE:
+                        stop = "no new supporting episodes"
+                        break
+                    continue
         reqs = [i for i in range(n_req) if scored.support[i, p] >= SUPPORTED]
         label = ", ".join(f"r{i}" for i in reqs) if reqs else "question"
         reason = f"supports {label} (fused {s:.2f})"
         if picker.add(window(ci, p, cfg.neighbours), reason):
             covered[reqs] = True
+            episodes_seen.add(int(ci.turn_episode[p]))
     if budget_tokens is not None and cfg.fill_budget and not picker.full():
         _fill(picker, order)
     return Retrieval(
-        positions=list(picker.chosen), why=dict(picker.chosen),
+        positions=list(picker.chosen),
+        why=dict(picker.chosen),
         episodes=_episode_choices(ci, picker.chosen, fused, scored.support),
-        matches=scored.matches, stop_reason=stop, scored=scored,
+        matches=scored.matches,
+        stop_reason=stop,
+        scored=scored,
         covered=tuple(int(i) for i in np.where(covered)[0]),
     )
 
 
-def select_ranked(ci: ConversationIndex, plan: Plan, scored: Scored, cfg: StrategyConfig,
-                  budget_tokens: int | None) -> Retrieval:
+def select_ranked(
+    ci: ConversationIndex, plan: Plan, scored: Scored, cfg: StrategyConfig, budget_tokens: int | None
+) -> Retrieval:
     picker = _Picker(ci, budget_tokens)
     order = np.argsort(-scored.fused, kind="stable")
     limit = len(order) if budget_tokens is not None else cfg.top_k
@@ -176,9 +203,14 @@ def select_ranked(ci: ConversationIndex, plan: Plan, scored: Scored, cfg: Strate
         if picker.add([int(p)], f"rank {taken + 1} ({cfg.name} {float(scored.fused[p]):.3f})"):
             taken += 1
     stop = "token cap reached" if picker.full() else f"top {cfg.top_k}"
-    return Retrieval(positions=list(picker.chosen), why=dict(picker.chosen),
-                     episodes=_episode_choices(ci, picker.chosen, scored.fused, None),
-                     matches=scored.matches, stop_reason=stop, scored=scored)
+    return Retrieval(
+        positions=list(picker.chosen),
+        why=dict(picker.chosen),
+        episodes=_episode_choices(ci, picker.chosen, scored.fused, None),
+        matches=scored.matches,
+        stop_reason=stop,
+        scored=scored,
+    )
 
 
 def select_full(ci: ConversationIndex, budget_tokens: int | None) -> Retrieval:
@@ -187,9 +219,13 @@ def select_full(ci: ConversationIndex, budget_tokens: int | None) -> Retrieval:
         if picker.full():
             break
         picker.add([p], "whole conversation")
-    return Retrieval(positions=list(picker.chosen), why=dict(picker.chosen),
-                     episodes=_episode_choices(ci, picker.chosen, None, None), matches=[],
-                     stop_reason="token cap reached" if picker.full() else "whole conversation")
+    return Retrieval(
+        positions=list(picker.chosen),
+        why=dict(picker.chosen),
+        episodes=_episode_choices(ci, picker.chosen, None, None),
+        matches=[],
+        stop_reason="token cap reached" if picker.full() else "whole conversation",
+    )
 
 
 def _recency(ci: ConversationIndex, when: datetime | None, lam: float) -> float:
@@ -199,15 +235,21 @@ def _recency(ci: ConversationIndex, when: datetime | None, lam: float) -> float:
     return math.exp(-lam * max(0.0, (now - when).total_seconds()))
 
 
-def select_glong(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, scored: Scored,
-                 cfg: StrategyConfig, budget_tokens: int | None) -> Retrieval:
+def select_glong(
+    ci: ConversationIndex,
+    plan: Plan,
+    qvec: np.ndarray,
+    scored: Scored,
+    cfg: StrategyConfig,
+    budget_tokens: int | None,
+) -> Retrieval:
     """Anchor entities -> 1-hop records -> 0.5 semantic + 0.3 importance + 0.2 recency."""
     w_sem, w_imp, w_rec = cfg.glong_weights
     named = {(r.entity or "").split("'")[0].lower() for r in plan.requirements if r.entity}
     anchors: dict[str, float] = {n: 1.0 for n in named if n}
     if ci.entities and ci.entity_vecs.shape[0]:
         sims = ci.entity_vecs @ qvec
-        for k in np.argsort(-sims)[:cfg.anchors]:
+        for k in np.argsort(-sims)[: cfg.anchors]:
             e = ci.entities[int(k)]
             for name in (e.name, *e.aliases):
                 anchors.setdefault(name.lower(), float(sims[k]))
@@ -216,7 +258,9 @@ def select_glong(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, scored: Sc
     for r, rec in enumerate(ci.records):
         if rec.entity.lower() in anchors or (rec.source_speaker or "").lower() in anchors:
             candidates.add(r)
-    one_hop = {rid for g in ci.edges if g.source in anchor_ids or g.target in anchor_ids for rid in g.record_ids}
+    one_hop = {
+        rid for g in ci.edges if g.source in anchor_ids or g.target in anchor_ids for rid in g.record_ids
+    }
     rec_index = {rec.id: r for r, rec in enumerate(ci.records)}
     candidates |= {rec_index[rid] for rid in one_hop if rid in rec_index}
     matches: list[Match] = []
@@ -227,24 +271,46 @@ def select_glong(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, scored: Sc
         sem = minmax(ci.record_vecs[idx] @ qvec)
         imp = np.array([ci.records[r].importance for r in idx], dtype=np.float32)
         imp = imp / (float(imp.max()) or 1.0)
-        rec_t = np.array([_recency(ci, ci.episodes[ci.record_episode[r]].start_time
-                                   if ci.record_episode[r] >= 0 else None, cfg.recency_lambda) for r in idx])
+        rec_t = np.array(
+            [
+                _recency(
+                    ci,
+                    ci.episodes[ci.record_episode[r]].start_time if ci.record_episode[r] >= 0 else None,
+                    cfg.recency_lambda,
+                )
+                for r in idx
+            ]
+        )
         final = w_sem * sem + w_imp * imp + w_rec * rec_t
-        for j in np.argsort(-final)[:cfg.top_k]:
+        for j in np.argsort(-final)[: cfg.top_k]:
             r = idx[int(j)]
             rec = ci.records[r]
-            matches.append(Match(requirement=-1, kind=MatchKind.GRAPH, score=round(float(final[j]), 4),
-                                 components={"semantic": round(float(sem[j]), 4), "importance": round(float(imp[j]), 4),
-                                             "recency": round(float(rec_t[j]), 4)},
-                                 record_id=rec.id, episode_id=rec.episode_id))
+            matches.append(
+                Match(
+                    requirement=-1,
+                    kind=MatchKind.GRAPH,
+                    score=round(float(final[j]), 4),
+                    components={
+                        "semantic": round(float(sem[j]), 4),
+                        "importance": round(float(imp[j]), 4),
+                        "recency": round(float(rec_t[j]), 4),
+                    },
+                    record_id=rec.id,
+                    episode_id=rec.episode_id,
+                )
+            )
             turns = [q for p in ci.record_turns[r] for q in window(ci, p, cfg.neighbours)]
             units.append((float(final[j]), turns, f"anchor record {rec.entity} / {rec.property}"))
     else:  # no graph yet: the anchors are the named speakers, their turns the 1-hop neighbourhood
         sem = minmax(ci.turn_vecs @ qvec)
         rec_t = np.array([_recency(ci, t.session_time, cfg.recency_lambda) for t in ci.turns])
-        mask = np.array([t.speaker.lower() in anchors for t in ci.turns]) if anchors else np.ones(len(ci.turns), bool)
+        mask = (
+            np.array([t.speaker.lower() in anchors for t in ci.turns])
+            if anchors
+            else np.ones(len(ci.turns), bool)
+        )
         final = np.where(mask, w_sem * sem + w_rec * rec_t, -1.0)
-        for p in np.argsort(-final)[:cfg.top_k]:
+        for p in np.argsort(-final)[: cfg.top_k]:
             if final[p] < 0:
                 break
             units.append((float(final[p]), window(ci, int(p), cfg.neighbours), "anchor speaker turn"))
@@ -254,18 +320,24 @@ def select_glong(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, scored: Sc
         picker.add(turns, reason)
     if budget_tokens is not None and cfg.fill_budget and not picker.full():
         _fill(picker, np.argsort(-scored.fused, kind="stable"))
-    return Retrieval(positions=list(picker.chosen), why=dict(picker.chosen),
-                     episodes=_episode_choices(ci, picker.chosen, scored.fused, scored.support),
-                     matches=matches + scored.matches, stop_reason="top records taken",
-                     scored=scored, extra={"anchors": float(len(anchors)), "candidates": float(len(candidates))})
+    return Retrieval(
+        positions=list(picker.chosen),
+        why=dict(picker.chosen),
+        episodes=_episode_choices(ci, picker.chosen, scored.fused, scored.support),
+        matches=matches + scored.matches,
+        stop_reason="top records taken",
+        scored=scored,
+        extra={"anchors": float(len(anchors)), "candidates": float(len(candidates))},
+    )
 
 
-def select_seem(ci: ConversationIndex, plan: Plan, scored: Scored, cfg: StrategyConfig,
-                budget_tokens: int | None) -> Retrieval:
+def select_seem(
+    ci: ConversationIndex, plan: Plan, scored: Scored, cfg: StrategyConfig, budget_tokens: int | None
+) -> Retrieval:
     """Seed passages -> event frames citing them -> all their source turns -> their episodes."""
     picker = _Picker(ci, budget_tokens)
     order = [int(p) for p in np.argsort(-scored.fused, kind="stable")]
-    seeds = order[:cfg.seeds]
+    seeds = order[: cfg.seeds]
     matches: list[Match] = []
     seed_ids = {ci.turns[p].id for p in seeds}
     frames = [v for v in ci.events if seed_ids & set(v.source_turn_ids)]
@@ -277,22 +349,34 @@ def select_seem(ci: ConversationIndex, plan: Plan, scored: Scored, cfg: Strategy
         cited = [v for v in frames if ci.turns[p].id in v.source_turn_ids]
         provenance = [ci.pos[t] for v in cited for t in v.source_turn_ids if t in ci.pos]
         for v in cited:
-            matches.append(Match(requirement=-1, kind=MatchKind.EVENT, score=round(float(scored.fused[p]), 4),
-                                 components={"seed": float(scored.fused[p])}, episode_id=v.episode_id,
-                                 turn_id=ci.turns[p].id))
+            matches.append(
+                Match(
+                    requirement=-1,
+                    kind=MatchKind.EVENT,
+                    score=round(float(scored.fused[p]), 4),
+                    components={"seed": float(scored.fused[p])},
+                    episode_id=v.episode_id,
+                    turn_id=ci.turns[p].id,
+                )
+            )
         picker.add(sorted(set(provenance)), "reverse provenance (event frame source turns)")
         picker.add(ci.episode_turns(ep) if ep >= 0 else [], "reverse provenance (episode context)")
     if budget_tokens is not None and cfg.fill_budget and not picker.full():
         _fill(picker, np.array(order))
-    return Retrieval(positions=list(picker.chosen), why=dict(picker.chosen),
-                     episodes=_episode_choices(ci, picker.chosen, scored.fused, scored.support),
-                     matches=matches + scored.matches,
-                     stop_reason="seed episodes expanded", scored=scored,
-                     extra={"frames": float(len(frames))})
+    return Retrieval(
+        positions=list(picker.chosen),
+        why=dict(picker.chosen),
+        episodes=_episode_choices(ci, picker.chosen, scored.fused, scored.support),
+        matches=matches + scored.matches,
+        stop_reason="seed episodes expanded",
+        scored=scored,
+        extra={"frames": float(len(frames))},
+    )
 
 
-def retrieve(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: StrategyConfig,
-             budget_tokens: int | None = None) -> Retrieval:
+def retrieve(
+    ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: StrategyConfig, budget_tokens: int | None = None
+) -> Retrieval:
     if cfg.method == "full":
         return select_full(ci, budget_tokens)
     scored = score_turns(ci, plan, qvec, cfg)

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 import numpy as np
 
-from memory_core.models import MatchKind, Match, Plan, Requirement
+from memory_core.models import Match, MatchKind, Plan, Requirement
 from memory_core.query.context import ConversationIndex
 from memory_core.query.dates import question_dates, session_near
 from memory_core.query.strategies import StrategyConfig
@@ -64,8 +65,9 @@ def requirement_terms(req: Requirement) -> set[str]:
     return out
 
 
-def _entity_words(name: str | None) -> set[str]:
-    return {stem(w) for w in words(name or "") if w not in STOPWORDS}
+@lru_cache(maxsize=16384)
+def _entity_words(name: str | None) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(name or "") if w not in STOPWORDS)
 
 
 def records_to_turns(ci: ConversationIndex, per_record: np.ndarray) -> np.ndarray:
@@ -78,6 +80,7 @@ def records_to_turns(ci: ConversationIndex, per_record: np.ndarray) -> np.ndarra
     return out
 
 
+@lru_cache(maxsize=65536)
 def entity_match(req_entity: str | None, record_entity: str, speaker: str | None) -> float:
     if not req_entity:
         return 0.5
@@ -87,7 +90,8 @@ def entity_match(req_entity: str | None, record_entity: str, speaker: str | None
     aw, bw = _entity_words(req_entity), _entity_words(record_entity)
     if aw and bw and (aw <= bw or bw <= aw):
         return 0.9
-    if SequenceMatcher(None, a, b).ratio() >= 0.85:
+    matcher = SequenceMatcher(None, a, b)
+    if matcher.real_quick_ratio() >= 0.85 and matcher.quick_ratio() >= 0.85 and matcher.ratio() >= 0.85:
         return 0.8
     return 0.0
 
@@ -100,14 +104,14 @@ def structured_scores(ci: ConversationIndex, plan: Plan, keyword_stems: set[str]
     for i, req in enumerate(plan.requirements):
         prop = {stem(w) for w in words(req.property or "") if w not in STOPWORDS}
         value = {stem(w) for w in words(req.value or "") if w not in STOPWORDS}
+        req_prop = fold(req.property).lower() if req.property else None
         for r, rec in enumerate(ci.records):
             ent = entity_match(req.entity, rec.entity, rec.source_speaker)
             if ent == 0.0:
                 continue
-            rec_prop = {stem(w) for w in words(rec.property) if w not in STOPWORDS}
-            rec_all = rec_prop | {stem(w) for w in words(rec.value) if w not in STOPWORDS}
+            rec_all = ci.record_stems[r]
             p = len(prop & rec_all) / len(prop) if prop else 0.0
-            if req.property and rec.property and fold(req.property) == fold(rec.property):
+            if req_prop is not None and req_prop == ci.record_props[r]:
                 p = 1.0
             v = len(value & rec_all) / len(value) if value else 0.0
             k = len(keyword_stems & rec_all) / len(keyword_stems) if keyword_stems else 0.0
@@ -117,8 +121,9 @@ def structured_scores(ci: ConversationIndex, plan: Plan, keyword_stems: set[str]
     return out
 
 
-def support_matrix(ci: ConversationIndex, plan: Plan, structured_turns: np.ndarray,
-                   dense: np.ndarray) -> np.ndarray:
+def support_matrix(
+    ci: ConversationIndex, plan: Plan, structured_turns: np.ndarray, dense: np.ndarray
+) -> np.ndarray:
     n = len(ci.turns)
     sup = np.zeros((len(plan.requirements), n), dtype=np.float32)
     speakers_lower = [t.speaker.lower() for t in ci.turns]
@@ -128,15 +133,13 @@ def support_matrix(ci: ConversationIndex, plan: Plan, structured_turns: np.ndarr
         ent_name = fold(req.entity.split("'")[0]).lower() if req.entity else ""
         for t in range(n):
             doc = ci.turn_lex.doc_terms[t]
-            frac = len(rterms & doc) / len(rterms) if rterms else 0.5
-            if not req.entity:
-                ent_ok = 1.0
-            elif speakers_lower[t] == ent_name or ent <= doc:
-                ent_ok = 1.0
-            else:
-                ent_ok = 0.5
-            best = max(frac, float(structured_turns[i, t]), 0.6 if dense[t] >= 0.55 else 0.0)
-            sup[i, t] = ent_ok * best
+            # half of the requirement's words suffice: questions name the answer's category
+            # ("which trails") in words the evidence need not repeat
+            frac = min(1.0, len(rterms & doc) / max(1, -(-len(rterms) // 2))) if rterms else 0.5
+            ent_ok = 1.0 if not req.entity or speakers_lower[t] == ent_name or ent <= doc else 0.5
+            # a matching record already checked the entity; close meaning alone is only partial
+            lexical = ent_ok * max(frac, 0.5 if dense[t] >= 0.55 else 0.0)
+            sup[i, t] = max(lexical, float(structured_turns[i, t]))
     return sup
 
 
@@ -164,9 +167,11 @@ def score_turns(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: Strate
         channels["structured"] = structured_turns.max(axis=0) if len(plan.requirements) else np.zeros(n)
     fused = (cfg.w_lexical * channels["lexical"] + cfg.w_dense * channels["dense"]).astype(np.float32)
     if ci.records:
-        fused += (cfg.w_record_lexical * channels["record_lexical"]
-                  + cfg.w_record_dense * channels["record_dense"]
-                  + cfg.w_structured * channels["structured"])
+        fused += (
+            cfg.w_record_lexical * channels["record_lexical"]
+            + cfg.w_record_dense * channels["record_dense"]
+            + cfg.w_structured * channels["structured"]
+        )
     focus = _focus_speaker(ci, plan)
     if cfg.speaker_boost and focus is not None:
         channels["speaker"] = np.array([t.speaker == focus for t in ci.turns], dtype=np.float32)
@@ -187,8 +192,15 @@ def score_turns(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: Strate
     if cfg.smoothing:
         fused = smooth(ci, fused, cfg.smoothing)
     support = support_matrix(ci, plan, structured_turns, raw_dense)
-    scored = Scored(fused=fused, channels=channels, support=support, record_scores=record_scores,
-                    structured=structured, focus_speaker=focus, date_ranges=date_ranges)
+    scored = Scored(
+        fused=fused,
+        channels=channels,
+        support=support,
+        record_scores=record_scores,
+        structured=structured,
+        focus_speaker=focus,
+        date_ranges=date_ranges,
+    )
     scored.matches = collect_matches(ci, plan, scored, raw_lex, raw_dense)
     return scored
 
@@ -209,8 +221,9 @@ def _focus_speaker(ci: ConversationIndex, plan: Plan) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def collect_matches(ci: ConversationIndex, plan: Plan, scored: Scored, raw_lex: np.ndarray,
-                    raw_dense: np.ndarray) -> list[Match]:
+def collect_matches(
+    ci: ConversationIndex, plan: Plan, scored: Scored, raw_lex: np.ndarray, raw_dense: np.ndarray
+) -> list[Match]:
     """The strongest matches per channel (and per requirement for structured ones)."""
     out: list[Match] = []
 
@@ -218,24 +231,40 @@ def collect_matches(ci: ConversationIndex, plan: Plan, scored: Scored, raw_lex: 
         e = int(ci.turn_episode[pos])
         return ci.episodes[e].id if 0 <= e < len(ci.episodes) else None
 
-    for kind, raw, norm in ((MatchKind.LEXICAL, raw_lex, scored.channels["lexical"]),
-                            (MatchKind.DENSE, raw_dense, scored.channels["dense"])):
+    for kind, raw, norm in (
+        (MatchKind.LEXICAL, raw_lex, scored.channels["lexical"]),
+        (MatchKind.DENSE, raw_dense, scored.channels["dense"]),
+    ):
         for p in np.argsort(-norm, kind="stable")[:TOP_MATCHES]:
             if raw[p] <= 0:
                 continue
-            out.append(Match(requirement=-1, kind=kind, score=round(float(norm[p]), 4),
-                             components={"raw": round(float(raw[p]), 4), "normalised": round(float(norm[p]), 4)},
-                             turn_id=ci.turns[p].id, episode_id=episode_of(int(p))))
+            out.append(
+                Match(
+                    requirement=-1,
+                    kind=kind,
+                    score=round(float(norm[p]), 4),
+                    components={"raw": round(float(raw[p]), 4), "normalised": round(float(norm[p]), 4)},
+                    turn_id=ci.turns[p].id,
+                    episode_id=episode_of(int(p)),
+                )
+            )
     if ci.records:
         for kind, key in ((MatchKind.LEXICAL, "lexical"), (MatchKind.DENSE, "dense")):
             rs = scored.record_scores[key]
-            for r in np.argsort(-rs, kind="stable")[:TOP_MATCHES // 2]:
+            for r in np.argsort(-rs, kind="stable")[: TOP_MATCHES // 2]:
                 if rs[r] <= 0:
                     continue
                 rec = ci.records[int(r)]
-                out.append(Match(requirement=-1, kind=kind, score=round(float(rs[r]), 4),
-                                 components={"normalised": round(float(rs[r]), 4), "on": 1.0},
-                                 record_id=rec.id, episode_id=rec.episode_id))
+                out.append(
+                    Match(
+                        requirement=-1,
+                        kind=kind,
+                        score=round(float(rs[r]), 4),
+                        components={"normalised": round(float(rs[r]), 4), "on": 1.0},
+                        record_id=rec.id,
+                        episode_id=rec.episode_id,
+                    )
+                )
         if scored.structured is not None:
             for i in range(scored.structured.shape[0]):
                 row = scored.structured[i]
@@ -244,21 +273,36 @@ def collect_matches(ci: ConversationIndex, plan: Plan, scored: Scored, raw_lex: 
                         break
                     rec = ci.records[int(r)]
                     req = plan.requirements[i]
-                    out.append(Match(
-                        requirement=i, kind=MatchKind.STRUCTURED, score=round(float(row[r]), 4),
-                        components={
-                            "entity": entity_match(req.entity, rec.entity, rec.source_speaker),
-                            "dense": round(float(scored.record_scores["dense_raw"][r]), 4),
-                        },
-                        record_id=rec.id, episode_id=rec.episode_id))
+                    out.append(
+                        Match(
+                            requirement=i,
+                            kind=MatchKind.STRUCTURED,
+                            score=round(float(row[r]), 4),
+                            components={
+                                "entity": entity_match(req.entity, rec.entity, rec.source_speaker),
+                                "dense": round(float(scored.record_scores["dense_raw"][r]), 4),
+                            },
+                            record_id=rec.id,
+                            episode_id=rec.episode_id,
+                        )
+                    )
     # per requirement: the turns that support it best
     for i in range(scored.support.shape[0]):
         row = scored.support[i] * (0.5 + 0.5 * scored.fused / (float(scored.fused.max()) or 1.0))
         for p in np.argsort(-row, kind="stable")[:3]:
             if scored.support[i, p] <= 0:
                 break
-            out.append(Match(requirement=i, kind=MatchKind.LEXICAL, score=round(float(scored.support[i, p]), 4),
-                             components={"support": round(float(scored.support[i, p]), 4),
-                                         "fused": round(float(scored.fused[p]), 4)},
-                             turn_id=ci.turns[p].id, episode_id=episode_of(int(p))))
+            out.append(
+                Match(
+                    requirement=i,
+                    kind=MatchKind.LEXICAL,
+                    score=round(float(scored.support[i, p]), 4),
+                    components={
+                        "support": round(float(scored.support[i, p]), 4),
+                        "fused": round(float(scored.fused[p]), 4),
+                    },
+                    turn_id=ci.turns[p].id,
+                    episode_id=episode_of(int(p)),
+                )
+            )
     return out

@@ -33,14 +33,16 @@ class Budget:
     keep_ratio: float  # keep collecting while a candidate scores >= keep_ratio * best
 
 
-_DEFAULT_BUDGETS: Mapping[str, Budget] = MappingProxyType({
-    ReasoningType.POINT.value: Budget(1400, 3200, 0.80),
-    ReasoningType.TEMPORAL.value: Budget(1000, 2600, 0.85),
-    ReasoningType.MULTI_HOP.value: Budget(2200, 4400, 0.65),
-    ReasoningType.COMPARISON.value: Budget(2600, 5000, 0.60),
-    ReasoningType.AGGREGATION.value: Budget(2600, 5000, 0.60),
-    ReasoningType.OPEN_DOMAIN.value: Budget(2200, 4400, 0.65),
-})
+_DEFAULT_BUDGETS: Mapping[str, Budget] = MappingProxyType(
+    {
+        ReasoningType.POINT.value: Budget(1400, 3200, 0.80),
+        ReasoningType.TEMPORAL.value: Budget(1000, 2600, 0.85),
+        ReasoningType.MULTI_HOP.value: Budget(2200, 4400, 0.65),
+        ReasoningType.COMPARISON.value: Budget(2600, 5000, 0.60),
+        ReasoningType.AGGREGATION.value: Budget(2600, 5000, 0.60),
+        ReasoningType.OPEN_DOMAIN.value: Budget(2200, 4400, 0.65),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -77,29 +79,52 @@ class StrategyConfig:
         return b
 
 
-PRESETS: Mapping[str, StrategyConfig] = MappingProxyType({
-    "ensimem": StrategyConfig(
-        name="ensimem", method="ensimem",
-        description="requirement-aware structured + lexical + dense retrieval, coverage-stopped",
-        w_lexical=0.40, w_dense=0.40, w_record_lexical=0.10, w_record_dense=0.10, w_structured=0.20,
-        speaker_boost=0.15, date_boost=0.25, smoothing=0.30, neighbours=0,
-    ),
-    "glong": StrategyConfig(
-        name="glong", method="glong",
-        description="anchor entities + 1-hop expansion, 0.5 semantic + 0.3 importance + 0.2 recency",
-        w_lexical=0.5, w_dense=0.5, top_k=30, neighbours=1,
-    ),
-    "seem": StrategyConfig(
-        name="seem", method="seem",
-        description="seed passages -> event frames -> reverse provenance expansion",
-        w_lexical=0.5, w_dense=0.5, seeds=4,
-    ),
-    "bm25": StrategyConfig(name="bm25", method="ranked", description="BM25 over turns, top 40",
-                           w_lexical=1.0, top_k=40),
-    "dense": StrategyConfig(name="dense", method="ranked", description="MiniLM cosine over turns, top 40",
-                            w_dense=1.0, top_k=40),
-    "full": StrategyConfig(name="full", method="full", description="the whole conversation"),
-})
+PRESETS: Mapping[str, StrategyConfig] = MappingProxyType(
+    {
+        "ensimem": StrategyConfig(
+            name="ensimem",
+            method="ensimem",
+            description="requirement-aware structured + lexical + dense retrieval, coverage-stopped",
+            w_lexical=0.40,
+            w_dense=0.40,
+            w_record_lexical=0.05,
+            w_record_dense=0.05,
+            w_structured=0.10,
+            speaker_boost=0.25,
+            date_boost=0.25,
+            smoothing=0.40,
+            neighbours=0,
+        ),
+        "glong": StrategyConfig(
+            name="glong",
+            method="glong",
+            description="anchor entities + 1-hop expansion, 0.5 semantic + 0.3 importance + 0.2 recency",
+            w_lexical=0.5,
+            w_dense=0.5,
+            top_k=30,
+            neighbours=1,
+        ),
+        "seem": StrategyConfig(
+            name="seem",
+            method="seem",
+            description="seed passages -> event frames -> reverse provenance expansion",
+            w_lexical=0.5,
+            w_dense=0.5,
+            seeds=4,
+        ),
+        "bm25": StrategyConfig(
+            name="bm25", method="ranked", description="BM25 over turns, top 40", w_lexical=1.0, top_k=40
+        ),
+        "dense": StrategyConfig(
+            name="dense",
+            method="ranked",
+            description="MiniLM cosine over turns, top 40",
+            w_dense=1.0,
+            top_k=40,
+        ),
+        "full": StrategyConfig(name="full", method="full", description="the whole conversation"),
+    }
+)
 
 DEFAULT_STRATEGY = "ensimem"
 BASELINES = ("bm25", "dense", "full")

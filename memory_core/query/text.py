@@ -16,20 +16,24 @@ _WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 
 # Lucene's English stop words plus question/auxiliary words that carry no topic.
 STOPWORDS = frozenset(
-    """a an and are as at be but by for if in into is it no not of on or such that the their then
-    there these they this to was will with what when where who whom whose which why how did does
-    do doing done was were is am been being has have had having i me my mine myself you your yours
+    """
+    a an and are as at be but by for if in into is it no not of on or such that the their then
+    there these they this to was will with what when where who whom whose which why how did does do
+    doing done was were is am been being has have had having i me my mine myself you your yours
     yourself he him his himself she her hers herself we us our ours they them theirs themselves it
     its itself would could should can may might must shall about any some all both each few more
     most other same so than too very s t just also from up down out over under again further once
-    here only own off just ever""".split()
+    here only own off just ever
+    """.split()  # noqa: SIM905
 )
 
 # Words too generic to anchor a requirement (they still count for BM25 through the text).
 WEAK_WORDS = frozenset(
-    """kind type sort thing things something anything way ways lot lots like get got go going went
+    """
+    kind type sort thing things something anything way ways lot lots like get got go going went
     make made say said tell told think thought feel felt know knew see saw want wanted time times
-    recently recent ever really much many one two first last new old good great""".split()
+    recently recent ever really much many one two first last new old good great
+    """.split()  # noqa: SIM905
 )
 
 _stemmer_lock = threading.Lock()

@@ -11,16 +11,44 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-        "eight": 8, "nine": 9, "ten": 10, "couple": 2, "few": 3, "several": 3}
+_NUM = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "couple": 2,
+    "few": 3,
+    "several": 3,
+}
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTH = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-          "october", "november", "december")
+_MONTH = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 
 TIME_RE = re.compile(
     r"\b(?:yesterday|today|tonight|this\s+morning|this\s+afternoon|this\s+evening|last\s+night|"
     r"(?:last|this|next|past)\s+(?:week(?:end)?|month|year|summer|winter|spring|fall|autumn|"
-    + "|".join(_WEEKDAYS) + r")|"
+    + "|".join(_WEEKDAYS)
+    + r")|"
     r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a\s+couple\s+of|a\s+few|few|several)\s+"
     r"(?:days?|weeks?|months?|years?)\s+ago|"
     r"(?:in|on|since|during)\s+(?:" + "|".join(_MONTH) + r")(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|"
@@ -46,8 +74,12 @@ def resolve(expression: str, when: datetime | date) -> str:
     e = " ".join(expression.lower().split())
     if e == "yesterday" or e == "last night":
         return fmt_day(d - timedelta(days=1))
-    if e in ("today", "tonight") or e.startswith("this morning") or e.startswith("this afternoon") \
-            or e.startswith("this evening"):
+    if (
+        e in ("today", "tonight")
+        or e.startswith("this morning")
+        or e.startswith("this afternoon")
+        or e.startswith("this evening")
+    ):
         return fmt_day(d)
     m = re.fullmatch(r"(last|this|next|past) (\w+)", e)
     if m:
@@ -113,7 +145,7 @@ def find_and_resolve(text: str, when: datetime | date | None) -> list[tuple[str,
 
 
 def format_iso(iso: str) -> str:
-    """"2023-05-07" -> "7 May 2023", "2023-04" -> "April 2023", "2022" -> "2022"."""
+    """ "2023-05-07" -> "7 May 2023", "2023-04" -> "April 2023", "2022" -> "2022"."""
     parts = iso.split("-")
     try:
         if len(parts) == 3:

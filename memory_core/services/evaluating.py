@@ -9,15 +9,24 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from memory_core.errors import ConfigError, QueryError
-from memory_core.eval.locomo import SCORED_CATEGORIES, GoldConversation, GoldQuestion, load_gold, normalise_evidence
+from memory_core.eval.locomo import (
+    SCORED_CATEGORIES,
+    GoldConversation,
+    GoldQuestion,
+    load_gold,
+    normalise_evidence,
+)
 from memory_core.eval.metrics import evidence_hits, summarise, token_f1
 from memory_core.models import Trace
 from memory_core.query.strategies import strategy as get_strategy
 from memory_core.query.strategies import strategy_names
 from memory_core.services.base import ServicesBase
+
+if TYPE_CHECKING:
+    from memory_core.services.querying import QueryService
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +46,18 @@ class EvalReport:
     seconds: float = 0.0
 
     def jsonl(self) -> str:
-        keys = ("conv_id", "qid", "category", "question", "gold", "answer", "dia_ids", "context_tokens",
-                "latency_s", "strategy")
+        keys = (
+            "conv_id",
+            "qid",
+            "category",
+            "question",
+            "gold",
+            "answer",
+            "dia_ids",
+            "context_tokens",
+            "latency_s",
+            "strategy",
+        )
         out = []
         for row in self.rows:
             line = {k: row[k] for k in keys}
@@ -63,8 +82,13 @@ def _matches(conv_id: str, wanted: list[str]) -> bool:
 
 class EvalService(ServicesBase):
     # ------------------------------------------------------------------ preparing the home
-    def gold_questions(self, source: str | Path | Sequence[str], convs: Sequence[str] | str | None = None,
-                       *, on_progress: Progress | None = None) -> list[GoldConversation]:
+    def gold_questions(
+        self,
+        source: str | Path | Sequence[str],
+        convs: Sequence[str] | str | None = None,
+        *,
+        on_progress: Progress | None = None,
+    ) -> list[GoldConversation]:
         """Gold questions of the wanted conversations, importing/building what the home lacks.
 
         ``source`` is a LoCoMo-layout file or a list of conversation ids already in the home.
@@ -92,9 +116,16 @@ class EvalService(ServicesBase):
         known = {t.id for t in self.store.turns(conv_id)}
         gold = GoldConversation(conv_id=conv_id, turn_ids=known)
         for q in self.store.qa_items(conv_id):
-            gold.questions.append(GoldQuestion(
-                conv_id=conv_id, qid=q.qid, question=q.question, answer=q.answer or "",
-                evidence=normalise_evidence(list(q.evidence), known), category=int(q.category or 0)))
+            gold.questions.append(
+                GoldQuestion(
+                    conv_id=conv_id,
+                    qid=q.qid,
+                    question=q.question,
+                    answer=q.answer or "",
+                    evidence=normalise_evidence(list(q.evidence), known),
+                    category=int(q.category or 0),
+                )
+            )
         return gold
 
     def _import_missing(self, path: Path, gold: list[GoldConversation], on_progress: Progress | None) -> None:
@@ -137,16 +168,28 @@ class EvalService(ServicesBase):
                     on_progress({"stage": "build", "conv_id": conv_id, "event": str(event)})
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, source: str | Path | Sequence[str], *, strategy: str | None = None,
-                 budget_tokens: int | None = None, backend: str | None = None, judge: Judge | None = None,
-                 on_progress: Progress | None = None, convs: Sequence[str] | str | None = None,
-                 save_traces: bool = False) -> EvalReport:
+    def evaluate(
+        self,
+        source: str | Path | Sequence[str],
+        *,
+        strategy: str | None = None,
+        budget_tokens: int | None = None,
+        backend: str | None = None,
+        judge: Judge | None = None,
+        on_progress: Progress | None = None,
+        convs: Sequence[str] | str | None = None,
+        save_traces: bool = False,
+    ) -> EvalReport:
         started = time.perf_counter()
         cfg = get_strategy(strategy or self.settings.strategy)
         gold = self.gold_questions(source, convs, on_progress=on_progress)
         backend_name = backend or self.settings.backend
-        report = EvalReport(strategy=cfg.name, budget_tokens=budget_tokens, backend=backend_name,
-                            conv_ids=[g.conv_id for g in gold])
+        report = EvalReport(
+            strategy=cfg.name,
+            budget_tokens=budget_tokens,
+            backend=backend_name,
+            conv_ids=[g.conv_id for g in gold],
+        )
         evidence: dict[tuple[str, int], tuple[str, ...]] = {}
         total = sum(len(g.scored()) for g in gold)
         done = 0
@@ -155,8 +198,14 @@ class EvalService(ServicesBase):
             raise ConfigError("querying is not available in this installation")
         for g in gold:
             for q in g.scored():
-                trace, _ = ask(g.conv_id, q.question, strategy_name=cfg.name, budget_tokens=budget_tokens,
-                               backend=backend_name, save=save_traces)
+                trace, _ = ask(
+                    g.conv_id,
+                    q.question,
+                    strategy_name=cfg.name,
+                    budget_tokens=budget_tokens,
+                    backend=backend_name,
+                    save=save_traces,
+                )
                 row = self._row(g.conv_id, q, trace)
                 if judge is not None:
                     row["judge"] = bool(judge(q.question, q.answer, trace.answer.text))
@@ -164,30 +213,53 @@ class EvalService(ServicesBase):
                 evidence[(g.conv_id, q.qid)] = q.evidence
                 done += 1
                 if on_progress:
-                    on_progress({"stage": "question", "done": done, "total": total, "conv_id": g.conv_id,
-                                 "qid": q.qid})
+                    on_progress(
+                        {
+                            "stage": "question",
+                            "done": done,
+                            "total": total,
+                            "conv_id": g.conv_id,
+                            "qid": q.qid,
+                        }
+                    )
         report.summary = summarise(report.rows, evidence)
         if judge is not None:
             for key, group in report.summary.items():
                 members = [r for r in report.rows if key == "overall" or str(r["category"]) == key]
-                group["judge_accuracy"] = (sum(r["judge"] for r in members) / len(members)) if members else None
+                group["judge_accuracy"] = (
+                    (sum(r["judge"] for r in members) / len(members)) if members else None
+                )
         report.seconds = time.perf_counter() - started
         return report
 
     @staticmethod
     def _row(conv_id: str, q: GoldQuestion, trace: Trace) -> dict[str, Any]:
         return {
-            "conv_id": conv_id, "qid": q.qid, "category": q.category, "question": q.question,
-            "gold": q.answer, "answer": trace.answer.text, "dia_ids": [b.turn_id for b in trace.buffer],
-            "context_tokens": trace.buffer_tokens, "latency_s": round(trace.timings.get("total", 0.0), 5),
-            "strategy": trace.strategy, "plan_retrieve_s": round(trace.timings.get("plan_retrieve", 0.0), 5),
-            "budget_tokens": trace.budget_tokens, "backend": trace.backend,
+            "conv_id": conv_id,
+            "qid": q.qid,
+            "category": q.category,
+            "question": q.question,
+            "gold": q.answer,
+            "answer": trace.answer.text,
+            "dia_ids": [b.turn_id for b in trace.buffer],
+            "context_tokens": trace.buffer_tokens,
+            "latency_s": round(trace.timings.get("total", 0.0), 5),
+            "strategy": trace.strategy,
+            "plan_retrieve_s": round(trace.timings.get("plan_retrieve", 0.0), 5),
+            "budget_tokens": trace.budget_tokens,
+            "backend": trace.backend,
             "answer_f1": round(token_f1(trace.answer.text, q.answer), 4),
         }
 
-    def curve(self, source: str | Path | Sequence[str], *, strategies: Iterable[str] | None = None,
-              budgets: Sequence[int] = CURVE_BUDGETS, convs: Sequence[str] | str | None = None,
-              on_progress: Progress | None = None) -> dict[str, dict[int, dict[str, float]]]:
+    def curve(
+        self,
+        source: str | Path | Sequence[str],
+        *,
+        strategies: Iterable[str] | None = None,
+        budgets: Sequence[int] = CURVE_BUDGETS,
+        convs: Sequence[str] | str | None = None,
+        on_progress: Progress | None = None,
+    ) -> dict[str, dict[int, dict[str, float]]]:
         """Full-evidence recall (and mean tokens) at each budget for each strategy."""
         names = list(strategies) if strategies is not None else strategy_names()
         for name in names:
@@ -197,13 +269,23 @@ class EvalService(ServicesBase):
         for name in names:
             out[name] = {}
             for budget in budgets:
-                report = self.evaluate([g.conv_id for g in gold], strategy=name, budget_tokens=budget,
-                                       backend="offline")
+                report = self.evaluate(
+                    [g.conv_id for g in gold], strategy=name, budget_tokens=budget, backend="offline"
+                )
                 s = report.summary["overall"]
-                out[name][budget] = {"full_recall": s["full_recall"] or 0.0, "tokens_mean": s["tokens_mean"] or 0.0}
+                out[name][budget] = {
+                    "full_recall": s["full_recall"] or 0.0,
+                    "tokens_mean": s["tokens_mean"] or 0.0,
+                }
                 if on_progress:
-                    on_progress({"stage": "curve", "strategy": name, "budget": budget,
-                                 "full_recall": out[name][budget]["full_recall"]})
+                    on_progress(
+                        {
+                            "stage": "curve",
+                            "strategy": name,
+                            "budget": budget,
+                            "full_recall": out[name][budget]["full_recall"],
+                        }
+                    )
         return out
 
     # ------------------------------------------------------------------ triage
@@ -222,10 +304,17 @@ class EvalService(ServicesBase):
             retrieved = list(trace_or_row.get("dia_ids", []))
             strategy_name = str(trace_or_row.get("strategy") or self.settings.strategy)
             budget = trace_or_row.get("budget_tokens")
-        ask = getattr(self, "ask_detailed")
-        _trace, result = ask(conv_id, question.question, strategy_name=strategy_name, budget_tokens=budget,
-                             backend="offline", save=False)
-        ci = getattr(self, "conversation_index")(conv_id)
+        query = cast("QueryService", self)
+        ask = query.ask_detailed
+        _trace, result = ask(
+            conv_id,
+            question.question,
+            strategy_name=strategy_name,
+            budget_tokens=budget,
+            backend="offline",
+            save=False,
+        )
+        ci = query.conversation_index(conv_id)
         fused = result.scored.fused if result.scored is not None else None
         order = [] if fused is None else [int(p) for p in fused.argsort()[::-1]]
         rank = {ci.turns[p].id: i + 1 for i, p in enumerate(order)}
@@ -238,17 +327,31 @@ class EvalService(ServicesBase):
         full, coverage = evidence_hits(question.evidence, got) if question.evidence else (False, 0.0)
         worst = max((rank.get(t, 0) for t in question.evidence if t not in got), default=0)
         outranked = [
-            {"turn_id": ci.turns[p].id, "rank": i + 1, "score": round(float(fused[p]), 4),
-             "text": ci.turns[p].render()[:160]}
-            for i, p in enumerate(order[:worst]) if fused is not None and ci.turns[p].id not in question.evidence
+            {
+                "turn_id": ci.turns[p].id,
+                "rank": i + 1,
+                "score": round(float(fused[p]), 4),
+                "text": ci.turns[p].render()[:160],
+            }
+            for i, p in enumerate(order[:worst])
+            if fused is not None and ci.turns[p].id not in question.evidence
         ][:10]
         return {
-            "conv_id": conv_id, "qid": qid, "question": question.question, "gold": question.answer,
-            "category": question.category, "full_recall": full, "coverage": coverage,
+            "conv_id": conv_id,
+            "qid": qid,
+            "question": question.question,
+            "gold": question.answer,
+            "category": question.category,
+            "full_recall": full,
+            "coverage": coverage,
             "evidence": [
-                {"turn_id": t, "retrieved": t in got, "rank": rank.get(t),
-                 "cited_by_records": cited_by.get(t, []),
-                 "text": ci.turns[ci.pos[t]].render() if t in ci.pos else None}
+                {
+                    "turn_id": t,
+                    "retrieved": t in got,
+                    "rank": rank.get(t),
+                    "cited_by_records": cited_by.get(t, []),
+                    "text": ci.turns[ci.pos[t]].render() if t in ci.pos else None,
+                }
                 for t in question.evidence
             ],
             "outranked_by": outranked,
@@ -256,4 +359,4 @@ class EvalService(ServicesBase):
         }
 
 
-__all__ = ["CURVE_BUDGETS", "EvalReport", "EvalService", "SCORED_CATEGORIES"]
+__all__ = ["CURVE_BUDGETS", "SCORED_CATEGORIES", "EvalReport", "EvalService"]

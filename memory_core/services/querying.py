@@ -32,8 +32,10 @@ def answer_backend(settings: Any, store: Any, name: str) -> tuple[Answerer | Non
         raise ConfigError(f"backend 'openai' is not available: {exc}") from None
     make_backend = getattr(backends, "make_backend", None)
     if make_backend is None:
-        raise ConfigError("backend 'openai' is not available in this installation "
-                          "(memory_core.backends.make_backend is missing)")
+        raise ConfigError(
+            "backend 'openai' is not available in this installation "
+            "(memory_core.backends.make_backend is missing)"
+        )
     from dataclasses import replace
 
     backend = make_backend(replace(settings, backend="openai"), store)
@@ -51,7 +53,6 @@ class QueryService(ServicesBase):
             return cache
 
     def conversation_index(self, conv_id: str) -> ConversationIndex:
-        self.store.require_conversation(conv_id) if hasattr(self.store, "require_conversation") else None
         return self.index_cache.get(self.store, self._vector_index_or_none(), self.embedder, conv_id)
 
     def _vector_index_or_none(self) -> Any:
@@ -67,9 +68,17 @@ class QueryService(ServicesBase):
     def vocabulary(self, conv_id: str) -> Vocabulary:
         return self.conversation_index(conv_id).vocabulary()
 
-    def ask_detailed(self, conv_id: str, question: str, *, strategy_name: str | None = None,
-                     budget_tokens: int | None = None, backend: str | None = None,
-                     answerer: Answerer | None = None, save: bool = True) -> tuple[Trace, Retrieval]:
+    def ask_detailed(
+        self,
+        conv_id: str,
+        question: str,
+        *,
+        strategy_name: str | None = None,
+        budget_tokens: int | None = None,
+        backend: str | None = None,
+        answerer: Answerer | None = None,
+        save: bool = True,
+    ) -> tuple[Trace, Retrieval]:
         question = (question or "").strip()
         if not question:
             raise QueryError("the question is empty")
@@ -82,16 +91,31 @@ class QueryService(ServicesBase):
         backend_name = backend or self.settings.backend
         if answerer is None:
             answerer, backend_name = answer_backend(self.settings, self.store, backend_name)
-        trace, result = run_question(ci, question, cfg, embedder=self.embedder, budget_tokens=budget_tokens,
-                                     answerer=answerer, backend_name=backend_name)
+        trace, result = run_question(
+            ci,
+            question,
+            cfg,
+            embedder=self.embedder,
+            budget_tokens=budget_tokens,
+            answerer=answerer,
+            backend_name=backend_name,
+        )
         if save:
             self.store.save_trace(trace)
         return trace, result
 
-    def ask(self, conv_id: str, question: str, *, strategy: str | None = None,
-            budget_tokens: int | None = None, backend: str | None = None) -> Trace:
-        trace, _ = self.ask_detailed(conv_id, question, strategy_name=strategy,
-                                     budget_tokens=budget_tokens, backend=backend)
+    def ask(
+        self,
+        conv_id: str,
+        question: str,
+        *,
+        strategy: str | None = None,
+        budget_tokens: int | None = None,
+        backend: str | None = None,
+    ) -> Trace:
+        trace, _ = self.ask_detailed(
+            conv_id, question, strategy_name=strategy, budget_tokens=budget_tokens, backend=backend
+        )
         return trace
 
     def trace(self, trace_id: str) -> Trace:

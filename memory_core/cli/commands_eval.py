@@ -1,0 +1,106 @@
+"""``eval locomo FILE [--convs 26,30] [--strategy S] [--budget-tokens N] [--backend B] [--judge]
+[--curve] [--out run.jsonl]``: answer every scored question and print per-category metrics."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from memory_core.config import Settings
+from memory_core.errors import ConfigError
+from memory_core.eval.metrics import format_table
+from memory_core.query.strategies import strategy_names
+from memory_core.services.evaluating import CURVE_BUDGETS
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("eval", help="evaluate retrieval and answers on a benchmark")
+    kinds = p.add_subparsers(dest="eval_kind", required=True, metavar="KIND")
+    e = kinds.add_parser("locomo", help="a LoCoMo-layout file (imports and builds what the home lacks)")
+    e.add_argument("file")
+    e.add_argument("--convs", default=None, help="subset, e.g. 26,30 or conv-26")
+    e.add_argument("--strategy", default=None, choices=strategy_names())
+    e.add_argument("--budget-tokens", type=int, default=None)
+    e.add_argument("--backend", default=None, choices=("offline", "openai"))
+    e.add_argument("--judge", action="store_true", help="also grade answers with the LLM judge")
+    e.add_argument(
+        "--curve", action="store_true", help="also print recall at budgets 500..8000 for every strategy"
+    )
+    e.add_argument("--out", default=None, help="write one JSON line per question here")
+    e.add_argument("--save-traces", action="store_true", help="persist every question's trace")
+    e.set_defaults(func=cmd_eval_locomo)
+
+
+def _progress(event: dict[str, Any]) -> None:
+    stage = event.get("stage")
+    if stage == "question" and (event["done"] % 25 == 0 or event["done"] == event["total"]):
+        print(f"  {event['done']}/{event['total']} questions", file=sys.stderr)
+    elif stage in ("import", "build") and "event" not in event:
+        print(f"  {stage} {event.get('conv_ids') or event.get('conv_id')}", file=sys.stderr)
+    elif stage == "curve":
+        print(f"  curve {event['strategy']} @ {event['budget']}: {event['full_recall']:.3f}", file=sys.stderr)
+
+
+def _judge(settings: Settings, store: Any) -> Any:
+    try:
+        from memory_core import backends
+    except ImportError as exc:  # pragma: no cover
+        raise ConfigError(f"--judge is not available: {exc}") from None
+    make_judge = getattr(backends, "make_judge", None)
+    if make_judge is None:
+        raise ConfigError(
+            "--judge is not available in this installation (memory_core.backends.make_judge is missing)"
+        )
+    return make_judge(settings, store)
+
+
+def format_curve(curve: dict[str, dict[int, dict[str, float]]]) -> str:
+    budgets = sorted({b for per in curve.values() for b in per})
+    lines = [f"{'budget':>8} " + " ".join(f"{name:>9}" for name in curve)]
+    for b in budgets:
+        lines.append(f"{b:>8} " + " ".join(f"{curve[name][b]['full_recall']:9.3f}" for name in curve))
+    return "\n".join(lines)
+
+
+def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
+    from memory_core.services import Services
+
+    path = Path(args.file)
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file")
+    services = Services.open(settings)
+    try:
+        judge = _judge(settings, services.store) if args.judge else None
+        report = services.evaluate(
+            path,
+            strategy=args.strategy,
+            budget_tokens=args.budget_tokens,
+            backend=args.backend,
+            judge=judge,
+            on_progress=_progress,
+            convs=args.convs,
+            save_traces=args.save_traces,
+        )
+        if args.out:
+            Path(args.out).write_text(report.jsonl(), encoding="utf-8")
+        cap = f", budget {report.budget_tokens} tokens" if report.budget_tokens else ""
+        print(
+            f"strategy {report.strategy}{cap}, backend {report.backend}, "
+            f"conversations {', '.join(report.conv_ids)}, "
+            f"{len(report.rows)} questions in {report.seconds:.1f}s"
+        )
+        print(format_table(report.summary))
+        if judge is not None:
+            acc = report.summary["overall"].get("judge_accuracy")
+            print(f"judge accuracy: {acc:.3f}" if acc is not None else "judge accuracy: -")
+        if args.out:
+            print(f"wrote {args.out}")
+        if args.curve:
+            curve = services.curve(report.conv_ids, budgets=CURVE_BUDGETS, on_progress=_progress)
+            print("full-evidence recall at budget (tokens):")
+            print(format_curve(curve))
+    finally:
+        services.close()
+    return 0
