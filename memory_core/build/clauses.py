@@ -43,7 +43,8 @@ def lemma(tok: Token) -> str:
 
 
 def is_past_form(tok: Token) -> bool:
-    return tok.lower_ in _IRREGULAR or (tok.pos_ == "VERB" and tok.lower_.endswith("ed"))
+    low = tok.lower_
+    return low in _IRREGULAR or low == "been" or (tok.pos_ == "VERB" and low.endswith("ed"))
 
 
 def is_question(sent: Span) -> bool:
@@ -109,8 +110,8 @@ def phrase(tok: Token, *, max_words: int = 10) -> str:
         if child.dep_ in _DROP_DEPS and child.i > tok.i:
             skip.update(t.i for t in child.subtree)
     for t in tok.subtree:
-        if t.i in skip:
-            continue
+        if t.i in skip or (t.ent_type_ in ("DATE", "TIME") and t.i != tok.i):
+            continue  # the time goes to valid_time, not into the value
         words.append(t)
     while words and (words[0].lower_ in _LEADING or words[0].is_punct or words[0].dep_ in ("cc", "prep")):
         words = words[1:]
@@ -143,6 +144,9 @@ def modality(pred: Token) -> tuple[Modality, Token | None]:
     governor = pred.head if pred.dep_ == "xcomp" else None
     if is_negated(pred):
         return Modality.NEGATED, governor
+    if pred.dep_ in ("ccomp", "xcomp") and pred.head.lemma_ == "let" and any(
+            c.lower_ in ("'s", "us") for c in (*pred.children, *pred.head.children)):
+        return Modality.PLANNED, pred.head  # "let's go to a dance class"
     if pred.dep_ == "conj" and not aux and pred.head.i != pred.i and pred.head.pos_ in ("VERB", "AUX"):
         inherited = modality(pred.head)  # "going to continue X and check out Y": Y is planned too
         if inherited[0] in (Modality.PLANNED, Modality.DESIRED, Modality.HYPOTHETICAL):

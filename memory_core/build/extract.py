@@ -180,7 +180,7 @@ def _resolve(state: _State, tok: Token, speaker: str, other: str, pos: int) -> S
     low = tok.lower_
     if low in ("i", "me", "myself"):
         return Subject(speaker, "person", 1.0)
-    if low in ("we", "us", "ourselves"):
+    if low in ("we", "us", "ourselves") or (low == "'s" and tok.dep_ == "nsubj"):  # "let's"
         return Subject(speaker, "person", 0.85)
     if low in ("you", "yourself"):
         return Subject(other, "person", 1.0)
@@ -206,7 +206,11 @@ def _resolve(state: _State, tok: Token, speaker: str, other: str, pos: int) -> S
         if alias is not None:
             return Subject(name, "person", 1.0)
         kind = NER_TYPES.get(tok.ent_type_, "")
-        return Subject(name, kind or "person", 1.0, 1.0 if kind else 0.9)
+        if not kind:  # untagged proper noun: a person mentioned before, else a capitalised word
+            known = next((m for m in reversed(state.mentions) if m.name == name), None)
+            kind = known.type if known else ("concept" if tok.i == tok.sent.start else "person")
+            return Subject(name, kind, 1.0, 0.9)
+        return Subject(name, kind, 1.0)
     if tok.pos_ == "NOUN":
         text = clauses.phrase(tok, max_words=5)
         return Subject(text or tok.text, "concept", 0.9) if text else None
@@ -231,6 +235,8 @@ def _subject_for(state: _State, pred: Token, speaker: str, other: str, pos: int)
             obj = _last_object(pred)
             return Subject(obj, "concept", 0.6) if obj else None
         return _resolve(state, subj, speaker, other, pos)
+    if pred.i == pred.sent.start and clauses.is_past_form(pred) and pred.dep_ in ("ROOT", "advcl", "ccomp"):
+        return Subject(speaker, "person", 0.7)  # "Lost my job yesterday, so ..."
     root = pred
     while root.dep_ in ("conj", "xcomp") and root.head.i != root.i:
         root = root.head
@@ -292,8 +298,8 @@ def _clause(state: _State, pred: Token, turn: Turn, pos: int, speaker: str, othe
     gerund = _gerund_complement(pred)
     if gerund is not None:  # "thinking about going camping": the gerund's fact, desired
         found = _property(state, gerund, subject, speaker, other, turn)
-        mod = Modality.NEGATED if mod == Modality.NEGATED else (
-            Modality.PLANNED if lemma == "plan" else Modality.DESIRED)
+        if mod not in (Modality.NEGATED, Modality.PLANNED):
+            mod = Modality.PLANNED if lemma == "plan" else Modality.DESIRED
         pred = gerund
     else:
         found = _property(state, pred, subject, speaker, other, turn)
@@ -360,7 +366,7 @@ def _gerund_complement(pred: Token) -> Token | None:
         return None
     if lemma not in ("think", "consider", "dream", "plan", "talk", "take", "look"):
         return None
-    for prep in (c for c in pred.children if c.dep_ == "prep" and c.lower_ in ("about", "of", "on")):
+    for prep in (c for c in pred.children if c.dep_ == "prep" and c.lower_ in ("about", "of", "on", "at")):
         for g in prep.children:
             if g.dep_ in ("pcomp", "pobj") and g.tag_ == "VBG" and g.pos_ == "VERB":
                 return g
@@ -382,7 +388,8 @@ def _property(state: _State, pred: Token, subject: Subject, speaker: str, other:
     attr = next((c for c in kids if c.dep_ in ("attr", "oprd")), None)
     acomp = next((c for c in kids if c.dep_ == "acomp"), None)
     preps = [c for c in kids if c.dep_ in ("prep", "agent", "dative")]
-    prts = [c for c in kids if c.dep_ == "prt"]
+    prts = [c for c in kids
+            if c.dep_ == "prt" or (c.dep_ == "advmod" and (lemma, c.lower_) in lexicon.PHRASES)]
     xcomp = next((c for c in kids if c.dep_ == "xcomp"), None)
     out: list[tuple[Prop, str, str]] = []
 
@@ -400,7 +407,8 @@ def _property(state: _State, pred: Token, subject: Subject, speaker: str, other:
     if any(c.lemma_ == "feel" and c.dep_ in ("aux", "auxpass") for c in kids):
         return [(lexicon.FEELS, pred.text, "pattern")]
     # copula and state verbs
-    copula = lemma in ("be", "become", "seem", "feel", "stay", "remain")
+    copula = lemma in ("be", "become", "seem", "feel", "stay", "remain") or (
+        lemma == "get" and acomp is not None)
     if copula or (pred.pos_ == "AUX" and pred.dep_ == "ROOT"):
         if attr is not None:
             return _copula_noun(attr, subject, lemma)
@@ -457,14 +465,17 @@ def _property(state: _State, pred: Token, subject: Subject, speaker: str, other:
     for prep in preps:
         rule = lexicon.PHRASES.get((lemma, prep.lower_))
         obj = pobj(prep)
-        if rule and obj is not None:
+        if rule and obj is not None and obj.ent_type_ not in ("DATE", "TIME"):
             return [(rule, clauses.phrase(obj), "phrase")]
     prop = lexicon.VERBS.get(lemma)
     if lemma == "make" and dobj is not None and dobj.lemma_.lower() in lexicon.ABSTRACT_MAKE:
         prop = None
     value = _value(pred, dobj, xcomp, preps)
-    if prop is not None:
-        return [(prop, value or pred.lemma_, "lexicon")]
+    if prop is not None and (value or not prop.relation):
+        return [(prop, value or pred.lemma_, "lexicon")]  # "I paint" -> paints: paint
+    if lemma == "get" and dobj is not None and dobj.pos_ in ("NOUN", "PROPN") and value:
+        perfect = any(c.dep_ == "aux" and c.lemma_ == "have" for c in kids)  # "we've got" = we have
+        return [(lexicon.HAS if perfect else lexicon.GETS, value, "lexicon")]
     if pred.pos_ == "VERB" and lemma not in _TRIVIAL_VERBS and lemma.isalpha() and value:
         return [(Prop(lemma), value, "fallback")]
     return []
@@ -629,9 +640,9 @@ def _fallback(state: _State, doc: Doc, turn: Turn, speaker: str, other: str, pos
         return
     for sent in statements:
         for tok in sent:
-            if _in_condition(tok):
-                continue
-            if tok.pos_ == "VERB" and tok.lemma_.lower() not in _TRIVIAL_VERBS and tok.lemma_.isalpha():
+            if _in_condition(tok) or tok.dep_ in ("csubj", "csubjpass"):
+                continue  # "Winning first place is amazing!" is not the speaker winning
+            if tok.pos_ == "VERB" and clauses.lemma(tok) not in _TRIVIAL_VERBS and tok.lemma_.isalpha():
                 subj = clauses.subject_of(tok)
                 who = _resolve(state, subj, speaker, other, pos) if subj is not None else None
                 if subj is not None and who is None:
@@ -641,7 +652,7 @@ def _fallback(state: _State, doc: Doc, turn: Turn, speaker: str, other: str, pos
                 value = value or clauses.phrase(tok, max_words=8)
                 if value.lower() in _PRONOUN_VALUES or value.lower() == tok.lower_:
                     continue
-                prop = lexicon.VERBS.get(tok.lemma_.lower(), Prop(tok.lemma_.lower()))
+                prop = lexicon.VERBS.get(clauses.lemma(tok), Prop(clauses.lemma(tok)))
                 entity, kind, resolution = ((who.name, who.type, who.resolution) if who
                                             else (speaker, "person", 0.7))
                 state.drafts.append(Draft(entity, kind, prop.name, value, turn,

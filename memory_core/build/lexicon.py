@@ -56,6 +56,7 @@ COMPLETES = _p("completes", False, "concept", True)
 ENROLLS = _p("enrolls_in", True, "organization", True)
 PHOTOGRAPHS = _p("photographs", False, "object", True)
 SHARES_IMAGE = _p("shares_image", False, "object")
+GETS = _p("gets", False, "object", True)
 
 # verb lemma -> property (the verb alone decides)
 VERBS: dict[str, Prop] = {
@@ -129,8 +130,12 @@ PHRASES: dict[tuple[str, str], Prop] = {
     ("move", "to"): RESIDENCE, ("move", "from"): _p("moved_from", True, "place", True),
     ("live", "in"): RESIDENCE, ("grow", "up"): _p("hometown", True, "place"),
     ("come", "from"): _p("hometown", True, "place"), ("be", "from"): _p("hometown", True, "place"),
+    ("be", "to"): VISITS,
     ("work", "as"): OCCUPATION, ("work", "at"): EMPLOYER, ("work", "for"): EMPLOYER,
     ("work", "on"): _p("works_on"), ("work", "in"): _p("works_in"),
+    ("work", "with"): _p("works_with", True, "person"),
+    ("collaborate", "with"): _p("works_with", True, "person"),
+    ("team", "up"): _p("works_with", True, "person"), ("partner", "with"): _p("works_with", True, "person"),
     ("volunteer", "at"): _p("volunteers", True, "organization", True),
     ("sign", "up"): ENROLLS, ("enroll", "in"): ENROLLS, ("enrol", "in"): ENROLLS,
     ("take", "class"): ENROLLS, ("take", "course"): ENROLLS, ("take", "lesson"): ENROLLS,
@@ -221,7 +226,9 @@ ADJ_PREP: dict[tuple[str, str], Prop] = {
     ("scared", "of"): _p("fears"), ("terrified", "of"): _p("fears"), ("good", "at"): _p("skilled_at"),
     ("great", "at"): _p("skilled_at"), ("allergic", "to"): _p("allergy"),
     ("married", "to"): _p("spouse", True, "person"), ("engaged", "to"): _p("partner", True, "person"),
-    ("busy", "with"): _p("busy_with"), ("excited", "about"): _p("looks_forward_to"),
+    ("busy", "with"): _p("busy_with"), ("ready", "for"): _p("prepares_for", False, "event", True),
+    ("prepared", "for"): _p("prepares_for", False, "event", True),
+    ("excited", "about"): _p("looks_forward_to"),
     ("excited", "for"): _p("looks_forward_to"), ("worried", "about"): _p("worries_about"),
     ("nervous", "about"): _p("worries_about"), ("fond", "of"): LIKES, ("tired", "of"): DISLIKES,
     ("sick", "of"): DISLIKES, ("swamped", "with"): _p("busy_with"), ("involved", "in"): _p("involved_in"),

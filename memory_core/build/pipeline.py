@@ -11,8 +11,11 @@ progress events of ``memory_core.build.events``. It works with any ``Backend``:
    ids prefixed by the episode id) -> one ``store.save_session_memory`` call, which is a
    single transaction (episodes + records + events + the ``built_sessions`` marker) — an
    interrupted build leaves whole sessions or nothing;
-3. after the DuckDB commit, the session's vectors: turns (``<conv>|<turn id>``), records
-   (record id); stale record vectors of a rebuilt session are deleted first;
+3. after the sessions' DuckDB commits, their vectors, in one embedding batch (also when the
+   build stops on an error or the consumer closes the stream): turns (``<conv>|<turn id>``),
+   records (record id); stale record vectors of a rebuilt session are deleted first. A kill
+   before that leaves committed sessions without vectors: the next run sees the counts differ
+   and re-indexes them;
 4. once per run with something built (or a missing graph): canonical entities, merges,
    edges, event links and importance recomputed for the whole conversation
    (``store.save_graph``), entity vectors refreshed.
@@ -29,6 +32,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -215,30 +219,38 @@ def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder,
         accounting = getattr(backend, "accounting", None)
         scope: AbstractContextManager[Any] = (
             accounting(conv_id, f"build:{build_id}") if callable(accounting) else nullcontext())
-        with scope:
-            for session in conv.sessions:
-                if session.index not in pending_ids:
-                    t = time.perf_counter()
-                    reason = "already built"
-                    if not vectors_complete(index, store, conv_id, session):
-                        eps = store.episodes(conv_id, session.index)
-                        recs = [r for e in eps for r in store.records(conv_id, episode_id=e.id)]
-                        index_session(index, embedder, conv_id, session, eps, recs)
-                        reason = "already built; missing vectors re-indexed"
-                        counts["sessions_repaired"] += 1
-                    timings["index"] += time.perf_counter() - t
-                    yield SessionSkipped(conv_id, session.index, reason)
-                    continue
-                names: list[str] = []
-                yield from _build_session(store, index, embedder, backend, name, info, session,
-                                          built.get(session.index) is not None, timings, counts, names)
-                info = ConversationInfo(conv_id, conv.speakers,
-                                        known_entities=tuple(dict.fromkeys([*info.known_entities, *names])))
-            graph_missing = not store.entities(conv_id) and bool(store.records(conv_id))
-            if pending or graph_missing or rebuild:
-                yield from _build_graph(store, index, embedder, conv_id, conv.speakers, timings)
-            elif index.count("entities", where={"conv_id": conv_id}) != len(store.entities(conv_id)):
-                index_entities(index, embedder, conv_id, store.entities(conv_id))
+        committed: list[_Committed] = []
+        try:
+            with scope:
+                for session in conv.sessions:
+                    if session.index not in pending_ids:
+                        t = time.perf_counter()
+                        reason = "already built"
+                        if not vectors_complete(index, store, conv_id, session):
+                            eps = store.episodes(conv_id, session.index)
+                            recs = [r for e in eps for r in store.records(conv_id, episode_id=e.id)]
+                            index_session(index, embedder, conv_id, session, eps, recs)
+                            reason = "already built; missing vectors re-indexed"
+                            counts["sessions_repaired"] += 1
+                        timings["index"] += time.perf_counter() - t
+                        yield SessionSkipped(conv_id, session.index, reason)
+                        continue
+                    names: list[str] = []
+                    yield from _build_session(store, backend, name, info, session,
+                                              built.get(session.index) is not None, timings, counts, names,
+                                              committed)
+                    known = tuple(dict.fromkeys([*info.known_entities, *names]))
+                    info = ConversationInfo(conv_id, conv.speakers, known_entities=known)
+        finally:
+            # vectors of the committed sessions in one batch (a kill before this is repaired on rerun)
+            t = time.perf_counter()
+            _index_committed(index, embedder, conv_id, committed)
+            timings["index"] += time.perf_counter() - t
+        graph_missing = not store.entities(conv_id) and bool(store.records(conv_id))
+        if pending or graph_missing or rebuild:
+            yield from _build_graph(store, index, embedder, conv_id, conv.speakers, timings)
+        elif index.count("entities", where={"conv_id": conv_id}) != len(store.entities(conv_id)):
+            index_entities(index, embedder, conv_id, store.entities(conv_id))
         seconds = time.perf_counter() - started
         stats = _stats(conv_id, store, pending, timings, counts, seconds)
         usage = getattr(backend, "usage", None)
@@ -252,11 +264,28 @@ def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder,
         raise
 
 
-def _build_session(store: Store, index: VectorIndex, embedder: TextEmbedder, backend: Backend, name: str,
-                   info: ConversationInfo, session: Session, was_built: bool,
-                   timings: dict[str, float], counts: dict[str, int],
-                   names: list[str]) -> Iterator[BuildEvent]:
-    """One session: segment, extract, validate, commit, index. ``names`` collects its entities."""
+@dataclass(frozen=True)
+class _Committed:
+    session: Session
+    episodes: list[Episode]
+    records: list[Record]
+    stale: list[str]
+
+
+def _index_committed(index: VectorIndex, embedder: TextEmbedder, conv_id: str,
+                     committed: Sequence[_Committed]) -> None:
+    if not committed:
+        return
+    embed_texts(embedder, [r.text() for c in committed for r in c.records])  # one batch, then memo hits
+    for c in committed:
+        index_session(index, embedder, conv_id, c.session, c.episodes, c.records, c.stale)
+
+
+def _build_session(store: Store, backend: Backend, name: str, info: ConversationInfo, session: Session,
+                   was_built: bool, timings: dict[str, float], counts: dict[str, int], names: list[str],
+                   committed: list[_Committed]) -> Iterator[BuildEvent]:
+    """One session: segment, extract, validate, commit. ``names`` collects its entities; the
+    committed session is appended to ``committed`` for indexing."""
     conv_id = info.conv_id
     t_session = time.perf_counter()
     turns = list(session.turns)
@@ -302,9 +331,7 @@ def _build_session(store: Store, index: VectorIndex, embedder: TextEmbedder, bac
         "turns": len(turns), "episodes": len(episodes), "records": len(records), "events": len(events),
         "seconds": round(seconds, 3)})
     timings["persist"] += time.perf_counter() - t
-    t = time.perf_counter()
-    index_session(index, embedder, conv_id, session, episodes, records, stale)
-    timings["index"] += time.perf_counter() - t
+    committed.append(_Committed(session, episodes, records, stale))
     counts["sessions_built"] += 1
     counts["turns_built"] += len(turns)
     yield SessionDone(conv_id, session.index, len(episodes), len(records), time.perf_counter() - t_session,
