@@ -40,7 +40,7 @@ from memory_core.models import Entity, EntityMerge, GraphEdge, Record
 MAX_VALUES = 25  # aspect values kept per property, as the build does
 MAX_MENTION_WORDS = 6  # a relation value longer than this is not an entity mention
 
-__all__ = ["ANNOTATOR", "GraphPatch", "Names", "affected_names", "patch_entity_graph"]
+__all__ = ["ANNOTATOR", "GraphPatch", "Names", "affected_names", "mentions", "patch_entity_graph"]
 
 
 @dataclass

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from memory_core.curation import edits as ed
-from memory_core.curation.graph import ANNOTATOR, Names, affected_names, patch_entity_graph
+from memory_core.curation.graph import ANNOTATOR, Names, affected_names, mentions, patch_entity_graph
 from memory_core.curation.impact import DEFAULT_CAP, compare, failed, saved_questions
 from memory_core.curation.reindex import apply_record_vectors, prepare_record_vectors
 from memory_core.curation.results import ImpactReport, ImpactRow, RecordPage
@@ -346,9 +346,16 @@ class CurationService(ServicesBase):
             if changes is None:
                 raw = set(store.entity_names(conv_id)) | {e.name for e in old_entities}
                 raw |= {n for r in store.records(conv_id) for n in (r.entity, r.value)}
+                keys = {names.key(n) for n in raw} | names.stale
             else:
                 raw = affected_names(changes, pairs)
-            keys = {names.key(n) for n in raw} | names.stale
+                # only names that are (or become) graph nodes need recomputing: a plain value
+                # such as "blue" has no entity row and no edges
+                nodes = {names.key(e.name) for e in old_entities} | names.stale
+                nodes |= {names.key(n) for b, a in changes for r in (b, a) if r is not None
+                          for n, _, _ in mentions(r)}
+                nodes |= {names.key(n) for pair in pairs for n in pair}
+                keys = {names.key(n) for n in raw} & nodes | names.stale
             # entities whose records point at an affected name: their outgoing edges may change
             naming = store.records_naming(conv_id, sorted(names.spellings(keys, raw)), active_only=True)
             keys |= {names.key(r.entity) for r in naming}
