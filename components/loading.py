@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "sample_data"
 FORMATS = ("detect", "locomo", "longmemeval", "json", "jsonl", "csv", "text")
 UPLOAD_TYPES = ["json", "jsonl", "csv", "txt", "md"]
+DEFAULT_SAMPLE = "sample_conversation.json"
 
 
 @dataclass(frozen=True)
@@ -44,9 +45,13 @@ def sample_files() -> list[Path]:
 def choose_source() -> Source | None:
     kind = st.radio("Source", ["Sample data", "Upload a file"], horizontal=True)
     if kind == "Sample data":
-        files = sample_files()
-        path = st.selectbox("Sample file", files, format_func=lambda p: p.name) if files else None
-        return Source(path.name, path=path) if path is not None else None
+        files = {p.name: p for p in sample_files()}  # the widget holds the name, a plain string
+        if not files:
+            return None
+        names = list(files)
+        first = names.index(DEFAULT_SAMPLE) if DEFAULT_SAMPLE in files else 0
+        name = st.selectbox("Sample file", names, index=first)
+        return Source(name, path=files[name])
     upload = st.file_uploader("Conversation file", type=UPLOAD_TYPES)
     return Source(upload.name, data=upload.getvalue()) if upload is not None else None
 

@@ -69,3 +69,25 @@ def test_settings_keep_the_api_key_in_the_session_only(open_app, app_home) -> No
             assert secret.encode() not in path.read_bytes(), path
     button(at, "Forget the API key").click().run()
     assert "api_key" not in at.session_state
+
+
+def test_evaluate_an_uploaded_file_and_draw_the_curve(open_app, app_services) -> None:
+    from tests.app.conftest import SAMPLE
+
+    at = open_app("pages/evaluate.py", conv=SAMPLE_ID, timeout=900)
+    widget(at.radio, "Questions").set_value("Upload a LoCoMo-format file").run()
+    at.file_uploader[0].upload(SAMPLE.name, SAMPLE.read_bytes(), "application/json")
+    at.run()
+    widget(at.selectbox, "Strategy").set_value("bm25").run()
+    button(at, "Run evaluation").click().run()
+    no_errors(at)
+    scored = [q for q in app_services.store.qa_items(SAMPLE_ID) if q.category in (1, 2, 3, 4)]
+    assert any(m.label == "Questions" and m.value == str(len(scored)) for m in at.metric)
+    charts = len(at.get("plotly_chart"))
+    widget(at.multiselect, "Strategies to compare").set_value(["bm25"]).run()
+    button(at, "Compute the curve").click().run()
+    no_errors(at)
+    assert len(at.get("plotly_chart")) == charts + 1
+    curve = at.session_state["eval_curve"]
+    assert set(curve) == {"bm25"} and len(curve["bm25"]) >= 3
+    assert all(0.0 <= v["full_recall"] <= 1.0 for v in curve["bm25"].values())

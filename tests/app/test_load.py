@@ -7,15 +7,8 @@ from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, all_text, button, html_bod
 
 def _pick_sample(at, name: str):  # type: ignore[no-untyped-def]
     box = widget(at.selectbox, "Sample file")
-    match = [o for o in box.options if o == name]
-    assert match, box.options
-    return box.set_value(next(p for p in _paths(box) if p.name == name)).run()
-
-
-def _paths(box):  # type: ignore[no-untyped-def]
-    from components.loading import sample_files
-
-    return sample_files()
+    assert name in box.options, box.options
+    return box.set_value(name).run()
 
 
 def test_sample_file_is_previewed_with_its_detected_format(open_app) -> None:

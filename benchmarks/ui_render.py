@@ -1,0 +1,189 @@
+"""First-render time of every page in a real browser, and of a 300-node graph.
+
+    .venv/bin/python benchmarks/ui_render.py [--data ../shared/bench/locomo_dev.json] [--home DIR]
+                                             [--repeat 3] [--keep]
+
+Imports the LoCoMo development split into a temporary home (or reuses ``--home``), builds it
+with the offline backend through the CLI, serves the app with ``streamlit run`` and opens every
+page in headless Debian Chromium (a new browser context, i.e. a new Streamlit session, per
+visit). A visit's time runs from navigation until Streamlit reports the script run finished and
+no lazy element is still loading; for the Graphs page also until vis-network has its nodes.
+The first visit after the server starts is reported apart (it pays for module imports).
+A standalone 300-node graph (the same HTML the Graphs page embeds) is timed until drawn and
+until the layout stabilised. Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PAGES = ["", "load", "episodes", "records", "graphs", "ask", "evaluate", "history", "settings"]
+READY = ('[data-testid="stApp"][data-test-script-state="notRunning"]')
+NO_SKELETON = "() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0"
+GRAPH_DRAWN = ("() => { const f = document.querySelector('iframe'); if (!f || !f.contentWindow) return false;"
+               " const w = f.contentWindow; return !!(w.network && w.network.body &&"
+               " w.network.body.data.nodes.length > 0); }")
+
+
+def env(home: Path) -> dict[str, str]:
+    out = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MNEMOSCOPE_"))}
+    out.update(MNEMOSCOPE_HOME=str(home), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               ANONYMIZED_TELEMETRY="False", PYTHONPATH=str(ROOT))
+    return out
+
+
+def cli(home: Path, *args: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "memory_core", "--home", str(home), *args], cwd=ROOT,
+                          env=env(home), capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit(f"memory_core {' '.join(args)}: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def prepare(home: Path, data: Path) -> list[str]:
+    listed = json.loads(cli(home, "stats", "--json")) if (home / "mnemoscope.duckdb").exists() else {}
+    if not listed.get("conversations"):
+        print(cli(home, "import", str(data)).strip())
+    ids = [line.split("\t")[0] for line in cli(home, "list").splitlines() if "\t" in line]
+    for conv in ids:
+        start = time.perf_counter()
+        cli(home, "build", "--conv", conv)
+        print(f"built {conv} in {time.perf_counter() - start:.1f} s (skips sessions already built)")
+    print(cli(home, "stats", "--json").strip())
+    return ids
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve(home: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env(home), stdout=log.open("w"), stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise SystemExit("streamlit did not start")
+
+
+def visit(browser, url: str, graph: bool = False) -> float:  # type: ignore[no-untyped-def]
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    start = time.perf_counter()
+    page.goto(url)
+    page.wait_for_selector(READY, timeout=120_000)
+    page.wait_for_function(NO_SKELETON, timeout=120_000)
+    if graph:
+        page.wait_for_function(GRAPH_DRAWN, timeout=120_000)
+    took = time.perf_counter() - start
+    context.close()
+    return took
+
+
+def standalone_graph(browser, nodes: int = 300) -> tuple[float, float, int]:  # type: ignore[no-untyped-def]
+    import random
+
+    import networkx as nx
+
+    from components.graph import filter_graph, to_html
+
+    rng = random.Random(7)
+    g = nx.MultiDiGraph()
+    for i in range(nodes):
+        g.add_node(f"n{i}", name=f"entity {i}", type=rng.choice(["person", "place", "thing", "event"]),
+                   importance=rng.random())
+    for _ in range(nodes * 2):
+        a, b = rng.sample(range(nodes), 2)
+        g.add_edge(f"n{a}", f"n{b}", property=rng.choice(["likes", "visited", "owns", "works_at"]),
+                   record_ids=["r"])
+    view = filter_graph(g, limit=nodes)
+    html = to_html(view.graph)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "graph.html"
+        path.write_text(html, encoding="utf-8")
+        page = browser.new_page(viewport={"width": 1400, "height": 800})
+        page.add_init_script("window.__t0 = performance.now();")
+        start = time.perf_counter()
+        page.goto(path.as_uri())
+        page.wait_for_function("() => window.network && window.network.body.data.nodes.length > 0")
+        drawn = time.perf_counter() - start
+        page.evaluate("() => new Promise(r => { if (network.physics.stabilized) r(); "
+                      "else network.once('stabilized', () => r()); setTimeout(r, 30000); })")
+        stable = time.perf_counter() - start
+        count = int(page.evaluate("() => network.body.data.nodes.length"))
+        page.close()
+    return drawn, stable, count
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "bench" / "locomo_dev.json"))
+    parser.add_argument("--home", default=None, help="reuse (or create) this home instead of a temp one")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary home")
+    args = parser.parse_args()
+    home = Path(args.home) if args.home else Path(tempfile.mkdtemp(prefix="mnemoscope-ui-")) / "home"
+    ids = prepare(home, Path(args.data))
+    from playwright.sync_api import sync_playwright
+
+    log = home.parent / "ui_render_streamlit.log"
+    proc, url = serve(home, log)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            conv = max(ids, key=lambda c: json.loads(cli_stats(home, c))["records"]) if ids else ""
+            first = visit(browser, f"{url}/?conv={conv}")
+            print(f"\nfirst visit after server start (home): {first:.2f} s")
+            print(f"pages, conversation {conv} (seconds over {args.repeat} visits, each a new session):")
+            print(f"{'page':<10} {'first':>7} {'median':>7} {'max':>7}")
+            for name in PAGES:
+                times = [visit(browser, f"{url}/{name}?conv={conv}", graph=name == "graphs")
+                         for _ in range(args.repeat)]
+                median = statistics.median(times)
+                print(f"{'/' + name:<10} {times[0]:>7.2f} {median:>7.2f} {max(times):>7.2f}")
+            drawn, stable, count = standalone_graph(browser)
+            print(f"\n{count}-node graph (pyvis in_line, same options): drawn {drawn:.2f} s, "
+                  f"layout stabilised {stable:.2f} s")
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+        if not args.home and not args.keep:
+            shutil.rmtree(home.parent, ignore_errors=True)
+    return 0
+
+
+def cli_stats(home: Path, conv: str) -> str:
+    return cli(home, "stats", "--conv", conv, "--json")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
