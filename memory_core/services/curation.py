@@ -143,42 +143,50 @@ class CurationService(ServicesBase):
 
     # ------------------------------------------------------------------ entities
     def merge_entities(self, conv_id: str, keep: str, merge: str, *, who: str, why: str = "") -> Edit:
-        """Re-point every record naming ``merge`` (as entity, or as a relation's value) to ``keep``.
+        """Re-point every record naming entity ``merge`` (any of its spellings, as the record's
+        entity or as its value) to ``keep``.
 
-        Records whose entity is ``merge`` also take ``keep``'s entity type. One edit records the
-        merge (target kind ``entity``), with every touched record's before/after and version.
+        Names resolve like the graph does (the build's normalised names and aliases). Records
+        whose entity is re-pointed take ``keep``'s entity type. One edit records the merge
+        (target kind ``entity``), with every touched record's before/after and version.
         """
         self.store.require_conversation(conv_id)
         keep, merge = keep.strip(), merge.strip()
-        names = self.store.entity_names(conv_id)
-        lowered = {n.lower(): n for n in names}
         if not keep or not merge:
             raise StoreError("merge entities: both names are needed")
-        if keep.lower() == merge.lower():
+        store = self.store
+        names = Names.of(store.entities(conv_id), store.entity_merges(conv_id),
+                         self._annotator_merges(conv_id), store.conversation_speakers(conv_id))
+        keep_key, merge_key = names.key(keep), names.key(merge)
+        if keep_key == merge_key:
             raise StoreError(f"merge entities: '{keep}' and '{merge}' are the same entity")
-        for name in (keep, merge):
-            if name.lower() not in lowered:
-                raise StoreError(f"merge entities: no active record names entity '{name}' in '{conv_id}'")
-        keep, merge = lowered[keep.lower()], lowered[merge.lower()]
-        keep_type = self._dominant_type(conv_id, keep)
-        touched = self.store.records_naming(conv_id, [merge])
+        found: dict[str, list[Record]] = {}
+        for name, key in ((keep, keep_key), (merge, merge_key)):
+            found[key] = [r for r in store.records_naming(conv_id, sorted(names.spellings({key}, [name])))
+                          if key in (names.key(r.entity), names.key(r.value))]
+            if not found[key]:
+                raise StoreError(f"merge entities: no record names entity '{name}' in '{conv_id}'")
+        known = names.known.get(keep_key)
+        keep_name = known.name if known is not None else keep
+        merge_name = known_m.name if (known_m := names.known.get(merge_key)) is not None else merge
+        keep_type = known.type if known is not None else self._dominant_type(conv_id, keep_name)
         updates: list[tuple[Record, Record]] = []
-        for r in touched:
+        for r in found[merge_key]:
             change: dict[str, Any] = {}
-            if r.entity.strip().lower() == merge.lower():
-                change = {"entity": keep, "entity_type": keep_type}
-            if r.value.strip().lower() == merge.lower():
-                change["value"] = keep
+            if names.key(r.entity) == merge_key:
+                change = {"entity": keep_name, "entity_type": keep_type}
+            if names.key(r.value) == merge_key:
+                change["value"] = keep_name
             if change:
                 updates.append((r, ed.apply_changes(r, change)))
-        before = {"name": merge, "merged_into": None,
+        before = {"name": merge_name, "merged_into": None,
                   "records": {old.id: _merge_fields(old) for old, _ in updates}}
-        after = {"name": merge, "merged_into": keep, "records": {
+        after = {"name": merge_name, "merged_into": keep_name, "records": {
             new.id: {**_merge_fields(new), "version": new.version + 1} for _, new in updates}}
-        edit = ed.make_edit(conv_id=conv_id, target_kind=ENTITY, target_id=merge, action="merge",
+        edit = ed.make_edit(conv_id=conv_id, target_kind=ENTITY, target_id=merge_name, action="merge",
                             who=who, why=why, before=before, after=after)
         self._save_many(conv_id, updates, edit)
-        log.info("%s merged entity %r into %r (%d records)", edit.who, merge, keep, len(updates))
+        log.info("%s merged entity %r into %r (%d records)", edit.who, merge_name, keep_name, len(updates))
         return edit
 
     # ------------------------------------------------------------------ revert

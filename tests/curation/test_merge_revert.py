@@ -35,8 +35,20 @@ def test_merge_repoints_entity_and_relation_values(built) -> None:  # type: igno
     assert built.index.get_vectors("entities", [melanie.id])
 
 
+def test_merge_a_value_only_entity_and_by_any_spelling(built) -> None:  # type: ignore[no-untyped-def]
+    built.edit_record("c1:S1:E2:R2", {"entity": "Porto"}, who="ana", expected_version=1)
+    # Lisbon is now only a destination value (a graph node without records of its own)
+    assert "Lisbon" in names(built)
+    edit = built.merge_entities(CONV, "porto", "lisbon", who="ana")  # spelled in lower case
+    assert (edit.target_id, edit.after["merged_into"]) == ("Lisbon", "Porto")
+    assert {built.store.record(r).value for r in ("c1:S1:E2:R1", "c1:S2:E1:R1")} == {"Porto"}
+    assert "Lisbon" not in names(built)
+    porto = next(e for e in built.store.entities(CONV) if e.name == "Porto")
+    assert "Lisbon" in porto.aliases
+
+
 def test_merge_refusals(built) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(StoreError, match="no active record names entity 'Zed'"):
+    with pytest.raises(StoreError, match="no record names entity 'Zed'"):
         built.merge_entities(CONV, "Ana", "Zed", who="ana")
     with pytest.raises(StoreError, match="are the same entity"):
         built.merge_entities(CONV, "Ana", "ana", who="ana")
