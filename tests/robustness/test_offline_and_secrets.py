@@ -221,3 +221,10 @@ def test_api_key_reaches_no_file_log_trace_export_or_error(guarded, tmp_path: Pa
     for done in outputs:
         assert FAKE_KEY not in done.stdout and FAKE_KEY not in done.stderr
     assert attempts(guarded.log) == []  # only the loopback endpoint was contacted
+
+
+def test_vector_index_telemetry_is_off(tmp_path: Path) -> None:
+    from memory_core.store.vectors import VectorIndex
+
+    index = VectorIndex(tmp_path / "chroma")
+    assert index._client.get_settings().anonymized_telemetry is False
