@@ -60,11 +60,16 @@ def prepare(home: Path, data: Path) -> list[str]:
     listed = json.loads(cli(home, "stats", "--json")) if (home / "mnemoscope.duckdb").exists() else {}
     if not listed.get("conversations"):
         print(cli(home, "import", str(data)).strip())
-    ids = [line.split("\t")[0] for line in cli(home, "list").splitlines() if "\t" in line]
-    for conv in ids:
+    rows = [line.split("\t") for line in cli(home, "list").splitlines() if "\t" in line]
+    ids = [row[0] for row in rows]
+    for row in rows:
+        conv, episodes = row[0], int(row[3].split()[0])
+        if episodes:
+            print(f"{conv}: already built ({row[3]}, {row[4]})")
+            continue
         start = time.perf_counter()
         cli(home, "build", "--conv", conv)
-        print(f"built {conv} in {time.perf_counter() - start:.1f} s (skips sessions already built)")
+        print(f"built {conv} in {time.perf_counter() - start:.1f} s")
     print(cli(home, "stats", "--json").strip())
     return ids
 
@@ -135,8 +140,7 @@ def standalone_graph(browser, nodes: int = 300) -> tuple[float, float, int]:  # 
         page.goto(path.as_uri())
         page.wait_for_function("() => window.network && window.network.body.data.nodes.length > 0")
         drawn = time.perf_counter() - start
-        page.evaluate("() => new Promise(r => { if (network.physics.stabilized) r(); "
-                      "else network.once('stabilized', () => r()); setTimeout(r, 30000); })")
+        page.wait_for_function("() => window.mnLayoutDone === true", timeout=60_000)
         stable = time.perf_counter() - start
         count = int(page.evaluate("() => network.body.data.nodes.length"))
         page.close()

@@ -202,7 +202,20 @@ def to_html(g: Any, *, height: int = 620, edge_labels: bool | None = None) -> st
     net.set_options(_OPTIONS)
     html = net.generate_html(notebook=False)
     html = _CDN.sub("", html)
+    head, sep, tail = html.rpartition("return network;")  # the end of pyvis' drawGraph()
+    html = head + _FREEZE + sep + tail if sep else html
     return _HEADING.sub("", html)
+
+
+# Once the initial layout is computed, stop the physics so the drawing holds still (and the
+# CPU rests); dragging a node still works. ``window.mnLayoutDone`` lets tests and the render
+# benchmark see the moment the layout is final.
+_FREEZE = """
+                  network.once("stabilizationIterationsDone", function () {
+                      network.setOptions({physics: {enabled: false}});
+                      window.mnLayoutDone = true;
+                  });
+"""
 
 
 _OPTIONS = """

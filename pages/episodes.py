@@ -52,7 +52,8 @@ with right:
                  column_order=("entity", "property", "value", "modality", "valid time", "confidence"))
 
 st.subheader("Transcript")
-session = st.selectbox("Session", [0] + [s.index for s in convo.sessions],
+sessions = [s.index for s in convo.sessions]
+session = st.selectbox("Session", [*sessions, 0], index=sessions.index(episode.session),
                        format_func=lambda i: "All sessions" if i == 0 else f"Session {i}")
 shown = [t for t in convo.turns if session in (0, t.session)]
 transcript.render(shown, episodes, data.records(svc, conv),
