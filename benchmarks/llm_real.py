@@ -199,7 +199,8 @@ def report(backend: Any, store: Any, sweep: dict[str, Any]) -> None:
     kinds: collections.Counter[str] = collections.Counter()
     for stage, problems in backend.stats.problems.items():
         for problem in problems:
-            kind = re.sub(r"\d+", "N", re.sub(r"'[^']*'|: .*$", "", problem)).strip()
+            kind = re.sub(r"'[^']*'", "'…'", problem)
+            kind = re.sub(r"\b[A-Z]?\d+(:\d+)?\b", "N", re.sub(r"<[^>]*>", "<…>", kind))[:90]
             kinds[f"{stage}: {kind}"] += 1
     for kind, count in kinds.most_common(15):
         print(f"  {count:4d}  {kind}")
