@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import re
 
-from tests.app.conftest import HOSTILE_ID, html_bodies, no_errors
+from tests.app.conftest import HOSTILE_ID, html_bodies, no_errors, widget
 
 PAGES = ["home", "load", "episodes", "records", "graphs", "ask", "history", "settings"]
 RAW_TAGS = re.compile(r"<\s*(script|img|svg|iframe|a)\b", re.I)
@@ -41,6 +41,7 @@ def test_hostile_text_is_inert_on_every_page(open_app) -> None:
 
 def test_hostile_turns_show_as_text_in_the_transcript(open_app) -> None:
     at = open_app("pages/episodes.py", conv=HOSTILE_ID)
+    widget(at.selectbox, "Session").set_value(0).run()  # all sessions
     body = html_bodies(at)
     # the speaker and the text are there, escaped, so the browser shows them literally
     assert html.escape("Eve <script>alert('x')</script>", quote=True) in body
