@@ -26,19 +26,26 @@ def register(sub: Any) -> None:
 
 
 class Progress:
-    """A one-line text progress bar driven by build events."""
+    """A text progress bar driven by build events: redrawn in place on a terminal, one line
+    per session (and graph / end) when stderr is a file or a pipe."""
 
     def __init__(self, out: TextIO, *, enabled: bool = True, width: int = 28) -> None:
         self.out, self.enabled, self.width = out, enabled, width
+        self.tty = bool(getattr(out, "isatty", lambda: False)())
         self.total = self.done = 0
         self.line = ""
 
-    def _draw(self, label: str) -> None:
-        if not self.enabled:
+    def _draw(self, label: str, *, milestone: bool = False) -> None:
+        if not self.enabled or not (self.tty or milestone):
             return
         share = self.done / self.total if self.total else 1.0
         filled = round(share * self.width)
-        text = f"\r[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} turns  {label}"
+        bar = f"[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} turns  {label}"
+        if not self.tty:
+            self.out.write(bar + "\n")
+            self.out.flush()
+            return
+        text = "\r" + bar
         pad = max(0, len(self.line) - len(text))
         self.out.write(text + " " * pad)
         self.out.flush()
@@ -67,11 +74,13 @@ class Progress:
             elif kind == "records_extracted":
                 self.done += turns_of.get(getattr(event, "episode_id", ""), 0)
                 self._draw(f"{event.conv_id}: {getattr(event, 'episode_id', '')}")
+            elif kind == "session_done":
+                self._draw(f"{event.conv_id} session {getattr(event, 'session', '?')} done", milestone=True)
             elif kind in ("entities_merged", "graph_updated"):
-                self._draw(f"{event.conv_id}: graph")
+                self._draw(f"{event.conv_id}: graph", milestone=kind == "graph_updated")
             elif kind == "build_done":
                 self.done = self.total
-                self._draw(f"{event.conv_id}: done")
+                self._draw(f"{event.conv_id}: done", milestone=True)
                 self.finish()
                 stats = dict(getattr(event, "stats", {}))
                 print(str(event), file=sys.stdout)
