@@ -45,6 +45,8 @@ def episode_timeline(sessions: Sequence[Any], episodes: Sequence[Any],
             marker={"size": [8 + 22 * (v / biggest) for v in s["size"]], "color": THEME_COLORS.get(kind),
                     "opacity": 0.8, "line": {"width": 1, "color": "#fff"}},
         ))
+    deepest = max(position.values(), default=1)
+    fig.update_yaxes(range=[0.5, deepest + 0.5])
     fig.update_layout(
         height=320, margin={"l": 40, "r": 10, "t": 30, "b": 40}, legend_title_text="theme type",
         xaxis_title="session date" if dated else "session", yaxis_title="episode in session", yaxis_dtick=1,
