@@ -13,6 +13,9 @@ PICKER_KEY = "conv_picker"
 
 
 def _sync_url() -> None:
+    """Another conversation was picked: its id goes to the URL; links into the previous one
+    (``trace=``, ``record=``, ``episode=``) no longer apply and are dropped."""
+    st.query_params.clear()
     st.query_params["conv"] = st.session_state[PICKER_KEY]
 
 

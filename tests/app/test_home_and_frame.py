@@ -28,9 +28,10 @@ def test_conversation_comes_from_the_url_and_goes_back_into_it(open_app) -> None
     at = open_app(conv=HOSTILE_ID)
     assert widget(at.sidebar.selectbox, "Conversation").value == HOSTILE_ID
     assert at.query_params["conv"] == HOSTILE_ID
+    at.query_params["trace"] = "some-trace-of-the-other-conversation"
     picker = widget(at.sidebar.selectbox, "Conversation")
     picker.select(SAMPLE_ID).run()
-    assert at.query_params["conv"] == SAMPLE_ID
+    assert at.query_params == {"conv": SAMPLE_ID}
     assert at.session_state["conv"] == SAMPLE_ID
 
 
