@@ -12,6 +12,7 @@ import statistics
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from memory_core.build.timex import normalise
 from memory_core.store import Store
 
 if TYPE_CHECKING:
@@ -85,10 +86,19 @@ def measure(store: Store, conv_id: str,
     }
     if parse is not None:
         docs = parse([t.text for t in turns])
-        timed = [t.id for t, d in zip(turns, docs, strict=True)
-                 if any(e.label_ in ("DATE", "TIME") for e in d.ents)]
+        spans = {t.id: [e.text for e in d.ents if e.label_ in ("DATE", "TIME")]
+                 for t, d in zip(turns, docs, strict=True)}
+        timed = [tid for tid, found in spans.items() if found]
+        when = {t.id: t.session_time for t in turns}
+        anchorable = [tid for tid in timed if any(normalise(x, when[tid]) is not None for x in spans[tid])]
         with_time = {tid for r in records if r.valid_time for tid in r.evidence_turn_ids}
         out["turns_with_time_expression"] = len(timed)
-        share = len(set(timed) & with_time) / len(timed) if timed else None
-        out["time_turns_with_valid_time"] = round(share, 4) if share is not None else None
+        out["time_turns_with_valid_time"] = _share(set(timed) & with_time, timed)
+        # the same over turns whose expression is a point in time (not "for 4 years", "that day")
+        out["turns_with_anchorable_time"] = len(anchorable)
+        out["anchorable_time_turns_with_valid_time"] = _share(set(anchorable) & with_time, anchorable)
     return out
+
+
+def _share(hit: set[str], among: list[str]) -> float | None:
+    return round(len(hit) / len(among), 4) if among else None

@@ -105,6 +105,7 @@ def _print(row: dict[str, Any], *, as_json: bool) -> None:
     stages = ", ".join(f"{k} {v:.1f}" for k, v in row["stages_s"].items())
     obs = row["observation_turns_cited"]
     timed = row.get("time_turns_with_valid_time")
+    anchored = row.get("anchorable_time_turns_with_valid_time")
     lines = [
         f"{row['conv_id']}: {row['sessions']} sessions, {row['turns']} turns",
         f"  build wall        {row['wall_s']:.1f} s ({row['turns_per_s']} turns/s); "
@@ -119,7 +120,9 @@ def _print(row: dict[str, Any], *, as_json: bool) -> None:
         f"  observation turns {row['observation_turns']} cited by a record: "
         + (f"{obs:.1%}" if obs is not None else "n/a"),
         f"  time expressions  {row.get('turns_with_time_expression', 'n/a')} turns, with valid_time: "
-        + (f"{timed:.1%}" if timed is not None else "n/a"),
+        + (f"{timed:.1%}" if timed is not None else "n/a")
+        + f"; a point in time {row.get('turns_with_anchorable_time', 'n/a')} turns, with valid_time: "
+        + (f"{anchored:.1%}" if anchored is not None else "n/a"),
         f"  graph             {row['entities']} entities, {row['merges']} merges, {row['edges']} edges, "
         f"{row['events']} events",
         f"  peak RSS          {row['peak_rss_mb']} MB",
