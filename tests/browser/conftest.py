@@ -177,9 +177,7 @@ def wait_ready(page: object, timeout: float = 60_000) -> None:
 
 def choose(page: object, label: str, option: str) -> None:
     """Pick ``option`` (its visible text, or a prefix of it) in the Streamlit selectbox labelled ``label``."""
-    box = page.locator('[data-testid="stSelectbox"]').filter(  # type: ignore[attr-defined]
-        has=page.get_by_text(label, exact=True)).first  # type: ignore[attr-defined]
-    box.locator('[data-baseweb="select"]').click()
+    page.get_by_role("combobox", name=label, exact=True).click()  # type: ignore[attr-defined]
     page.get_by_role("option").filter(has_text=option).first.click()  # type: ignore[attr-defined]
     wait_ready(page)
 
