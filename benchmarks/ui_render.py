@@ -7,7 +7,8 @@ Imports the LoCoMo development split into a temporary home (or reuses ``--home``
 with the offline backend through the CLI, serves the app with ``streamlit run`` and opens every
 page in headless Debian Chromium (a new browser context, i.e. a new Streamlit session, per
 visit). A visit's time runs from navigation until Streamlit reports the script run finished and
-no lazy element is still loading; for the Graphs page also until vis-network has its nodes.
+no lazy element is still loading; for the Graphs page also until vis-network has its nodes and
+their layout is final.
 The first visit after the server starts is reported apart (it pays for module imports).
 A standalone 300-node graph (the same HTML the Graphs page embeds) is timed until drawn and
 until the layout stabilised. Prints figures; asserts nothing.
@@ -38,7 +39,7 @@ READY = ('[data-testid="stApp"][data-test-script-state="notRunning"]')
 NO_SKELETON = "() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0"
 GRAPH_DRAWN = ("() => { const f = document.querySelector('iframe'); if (!f || !f.contentWindow) return false;"
                " const w = f.contentWindow; return !!(w.network && w.network.body &&"
-               " w.network.body.data.nodes.length > 0); }")
+               " w.network.body.data.nodes.length > 0 && w.mnLayoutDone === true); }")
 
 
 def env(home: Path) -> dict[str, str]:
