@@ -72,6 +72,8 @@ def test_events_stream_in_order_and_everything_is_stored(built: list[Any], store
     assert store.built_sessions("c1") == {1: "offline", 2: "offline"}
     episodes = store.episodes("c1")
     assert [t for e in episodes for t in e.turn_ids] == [t.id for t in store.turns("c1")]
+    # no episode crosses a session
+    assert all({t.split(":")[0] for t in e.turn_ids} == {f"D{e.session}"} for e in episodes)
     records = store.records("c1")
     assert len(records) >= 19 / 3
     for r in records:
