@@ -110,14 +110,18 @@ def phrase(tok: Token, *, max_words: int = 10) -> str:
         if child.dep_ in _DROP_DEPS and child.i > tok.i:
             skip.update(t.i for t in child.subtree)
     for t in tok.subtree:
-        if t.i in skip or (t.ent_type_ in ("DATE", "TIME") and t.i != tok.i):
-            continue  # the time goes to valid_time, not into the value
+        if t.i in skip or (t.ent_type_ in ("DATE", "TIME") and t.i != tok.i and not is_noun_modifier(t)):
+            continue  # the time goes to valid_time, not into the value ("summer break" stays)
         words.append(t)
     while words and (words[0].lower_ in _LEADING or words[0].is_punct or words[0].dep_ in ("cc", "prep")):
         words = words[1:]
     while words and (words[-1].is_punct or words[-1].dep_ == "cc" or words[-1].lower_ in ("and", "or")):
         words = words[:-1]
     return join(words[:max_words])
+
+
+def is_noun_modifier(tok: Token) -> bool:
+    return tok.dep_ in ("compound", "amod") and tok.head.pos_ == "NOUN"
 
 
 def join(tokens: list[Token]) -> str:

@@ -103,6 +103,7 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
     for pos, (turn, doc) in enumerate(zip(turns, docs, strict=True)):
         speaker, other = turn.speaker, _other_speaker(turns, pos, info)
         before = len(state.drafts)
+        carried: list[Span] = []  # "Last night was amazing! We celebrated ...": the time carries on
         for sent in doc.sents:
             _register_mentions(state, sent, speaker, other, pos)
             if clauses.is_question(sent):
@@ -110,7 +111,7 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
             _possessions(state, sent, turn, speaker, other)
             for pred in clauses.clause_heads(sent):
                 _clause(state, pred, turn, pos, speaker, other)
-            _attach_times(state, sent, turn, before)
+            carried = _attach_times(state, sent, turn, before, carried)
         if turn.image_caption:
             caption = _clean_caption(turn.image_caption)
             if caption:
@@ -243,6 +244,8 @@ def _subject_for(state: _State, pred: Token, speaker: str, other: str, pos: int)
     if root.dep_ != "ROOT":
         return None
     lemma = clauses.lemma(root)
+    if lemma == "be":
+        return None  # "Last night was amazing!" is not about the speaker
     if (lexicon.VERBS.get(lemma) in (lexicon.LIKES, lexicon.DISLIKES) or lemma in ("miss", "hope", "want")
             or root.tag_ in ("VBD", "VBN") or (lemma == "go" and root.tag_ == "VBG")
             or (root.i == root.sent.start and clauses.is_past_form(root))):
@@ -470,6 +473,8 @@ def _property(state: _State, pred: Token, subject: Subject, speaker: str, other:
     prop = lexicon.VERBS.get(lemma)
     if lemma == "make" and dobj is not None and dobj.lemma_.lower() in lexicon.ABSTRACT_MAKE:
         prop = None
+    if prop is lexicon.CREATES and any(c.dep_ == "auxpass" for c in kids):
+        prop = None  # "the group is made of ..." creates nothing
     value = _value(pred, dobj, xcomp, preps)
     if prop is not None and (value or not prop.relation):
         return [(prop, value or pred.lemma_, "lexicon")]  # "I paint" -> paints: paint
@@ -609,27 +614,40 @@ def _inverse(state: _State, subject: Subject, prop: Prop, value: str, turn: Turn
 
 
 # --------------------------------------------------------------------------- time, fallback
-def _attach_times(state: _State, sent: Span, turn: Turn, first_of_turn: int) -> None:
-    """Give each DATE/TIME span of the sentence to the records of the clause it belongs to."""
-    spans = [e for e in sent.ents if e.label_ in ("DATE", "TIME")]
-    if not spans:
-        return
+def _attach_times(state: _State, sent: Span, turn: Turn, first_of_turn: int,
+                  carried: list[Span]) -> list[Span]:
+    """Give each DATE/TIME span of the sentence to the records of the clause it belongs to.
+
+    A span in a sentence that gave no record is carried to the next sentence of the turn when
+    that one has none of its own; the spans to carry on are returned."""
+    # a time word inside a noun phrase ("the warm summer breeze", "summer break") is no time
+    own = [e for e in sent.ents if e.label_ in ("DATE", "TIME") and not clauses.is_noun_modifier(e.root)]
     mine = [d for d in state.drafts[first_of_turn:] if d.pred is not None and d.pred.sent == sent]
-    base = turn.session_time
-    for ent in spans:
+    if not own and carried and mine:
+        for d in mine:
+            if d.time is None:
+                d.time = _normalise(carried[0], d, turn)
+        return []
+    if not own:
+        return []
+    if not mine:
+        return own
+    for ent in own:
         owner = clauses.owning_clause(ent.root)
         at = owner.i if owner is not None else -1
         targets = [d for d in mine if d.pred is not None and (
             d.pred.i == at or (d.pred.head.i == at and d.pred.dep_ in ("xcomp", "conj")))]
-        if not targets:
-            targets = mine[:1]
-        for d in targets:
-            if d.time is not None:
-                continue
-            ahead = d.modality in (Modality.PLANNED, Modality.DESIRED) or d.prop in _AHEAD
-            prefer: Literal["past", "future"] = "future" if ahead else "past"
-            before = ent.doc[ent.start - 1].lower_ if ent.start > 0 else ""
-            d.time = timex.normalise(ent.text, base, prefer=prefer, preceded_by=before)
+        for d in targets or mine[:1]:
+            if d.time is None:
+                d.time = _normalise(ent, d, turn)
+    return []
+
+
+def _normalise(ent: Span, d: Draft, turn: Turn) -> timex.TimeValue | None:
+    ahead = d.modality in (Modality.PLANNED, Modality.DESIRED) or d.prop in _AHEAD
+    prefer: Literal["past", "future"] = "future" if ahead else "past"
+    before = ent.doc[ent.start - 1].lower_ if ent.start > 0 else ""
+    return timex.normalise(ent.text, turn.session_time, prefer=prefer, preceded_by=before)
 
 
 def _fallback(state: _State, doc: Doc, turn: Turn, speaker: str, other: str, pos: int) -> None:

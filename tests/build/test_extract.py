@@ -126,3 +126,13 @@ def test_records_are_well_formed(backend: OfflineBackend) -> None:
     assert race.participants == ("Anna",) and race.time == "2023-05-06" and race.source_turn_ids == ("D1:1",)
     hike = [r for r in ex.records if r.property == "hikes"]
     assert hike and hike[0].entity == "Ben" and "mountains" in hike[0].value
+
+
+def test_time_carries_to_the_next_sentence_and_noun_modifiers_are_no_time(backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [
+        ("Anna", "Last night was amazing! We celebrated my daughter's birthday with a concert."),
+        ("Ben", "My kids are so excited about summer break!"),
+    ]))
+    assert ("D1:1", "Anna", "celebrates", "daughter's birthday", "observed", "2023-05-07") in got
+    assert ("D1:2", "Ben's kids", "looks_forward_to", "summer break", "observed", None) in got
+    assert not any(f[1] == "Anna" and f[2] == "feels" for f in got)  # "last night was amazing" is no feeling
