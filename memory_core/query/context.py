@@ -101,6 +101,13 @@ class ConversationIndex:
         return max(times) if times else None
 
     def vocabulary(self) -> Vocabulary:
+        cached = self.__dict__.get("_vocabulary")
+        if cached is None:
+            cached = self._vocabulary()
+            self.__dict__["_vocabulary"] = cached
+        return cached
+
+    def _vocabulary(self) -> Vocabulary:
         entities: dict[str, str] = {}
         for e in self.entities:
             entities.setdefault(e.name, e.type)

@@ -21,6 +21,7 @@ import numpy as np
 
 from memory_core.backends.base import Vocabulary
 from memory_core.models import Plan, ReasoningType, Requirement, Scope
+from memory_core.query.qembed import embed_question
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, content_words, fold, stem, words
 
 if TYPE_CHECKING:
@@ -217,7 +218,7 @@ def align_property(
     if embedder is not None and best_score < 1.0:
         _EMBEDDERS[id(embedder)] = embedder
         matrix = _property_matrix(vocabulary.properties, id(embedder))
-        vec = phrase_vector if phrase_vector is not None else embedder.embed_one(phrase)
+        vec = phrase_vector if phrase_vector is not None else embed_question(embedder, phrase)
         sims = matrix @ vec
         k = int(np.argmax(sims))
         if float(sims[k]) >= 0.55 and float(sims[k]) > best_score:

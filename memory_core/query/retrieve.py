@@ -143,6 +143,7 @@ def select_coverage(
     covered = np.zeros(n_req, dtype=bool)
     episodes_seen: set[int] = set()
     idle = 0
+    rank = 0
     stop = "every turn considered"
     for p in order:
         p = int(p)
@@ -172,9 +173,15 @@ def select_coverage(
         reqs = [i for i in range(n_req) if scored.support[i, p] >= SUPPORTED]
         label = ", ".join(f"r{i}" for i in reqs) if reqs else "question"
         reason = f"supports {label} (fused {s:.2f})"
-        if picker.add(window(ci, p, cfg.neighbours), reason):
+        radius = max(cfg.neighbours, 1) if rank < cfg.context_top else cfg.neighbours
+        rank += 1
+        if p in picker.chosen:  # already in as context of a stronger candidate
             covered[reqs] = True
-            episodes_seen.add(int(ci.turn_episode[p]))
+            continue
+        added = picker.add(window(ci, p, radius), reason)
+        for q in added:
+            covered |= scored.support[:, q] >= SUPPORTED
+            episodes_seen.add(int(ci.turn_episode[q]))
     if budget_tokens is not None and cfg.fill_budget and not picker.full():
         _fill(picker, order)
     return Retrieval(

@@ -60,6 +60,7 @@ class StrategyConfig:
     date_boost: float = 0.0  # added to turns of sessions near a date named in the question
     smoothing: float = 0.0  # share of the best neighbour's score a turn inherits
     neighbours: int = 0  # turns on each side added (same episode) around a selected turn
+    context_top: int = 0  # the best this-many candidates also bring their +-1 neighbours
     top_k: int = 40  # ranked baselines / glong records / seem seeds
     fill_budget: bool = True  # with --budget-tokens, keep adding ranked turns up to the cap
     budgets: Mapping[str, Budget] = field(default_factory=lambda: _DEFAULT_BUDGETS)
@@ -94,6 +95,7 @@ PRESETS: Mapping[str, StrategyConfig] = MappingProxyType(
             date_boost=0.25,
             smoothing=0.40,
             neighbours=0,
+            context_top=5,
         ),
         "glong": StrategyConfig(
             name="glong",
