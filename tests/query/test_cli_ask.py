@@ -1,0 +1,66 @@
+"""``python -m memory_core ask``: the answer and the trace, as text and as JSON."""
+
+from __future__ import annotations
+
+import json
+
+from memory_core.cli import main
+from memory_core.models import Trace
+
+
+def _imported(settings, embedder, conversation) -> None:  # type: ignore[no-untyped-def]
+    from memory_core.services import Services
+
+    services = Services(settings, embedder=embedder)
+    services.store.save_conversation(conversation)
+    services.close()
+
+
+def test_ask_prints_answer_and_trace(settings, embedder, conversation, capsys) -> None:  # type: ignore[no-untyped-def]
+    _imported(settings, embedder, conversation)
+    code = main(
+        ["--home", str(settings.home), "ask", "--conv", "conv-test", "When did Alice adopt her puppy?"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.splitlines()[0] == "answer: 7 May 2023 [D1:1]"
+    assert "plan: target=time reasoning=temporal scope=point" in out
+    assert "r0 [target] entity=Alice" in out
+    assert "[[adopted]]" in out and "[[puppy]]" in out  # highlighted words
+    assert "timings:" in out and "buffer:" in out
+
+
+def test_ask_json_is_the_persisted_trace(settings, embedder, conversation, capsys) -> None:  # type: ignore[no-untyped-def]
+    _imported(settings, embedder, conversation)
+    code = main(
+        [
+            "--home",
+            str(settings.home),
+            "ask",
+            "--conv",
+            "conv-test",
+            "Where did Bob hike?",
+            "--strategy",
+            "bm25",
+            "--budget-tokens",
+            "60",
+            "--json",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    trace = Trace.model_validate(json.loads(out))
+    assert trace.strategy == "bm25" and trace.budget_tokens == 60 and trace.buffer_tokens <= 60
+    from memory_core.services import Services
+
+    services = Services(settings, embedder=embedder)
+    try:
+        assert services.trace(trace.id) == trace
+    finally:
+        services.close()
+
+
+def test_ask_unknown_conversation_is_one_line_error(settings, capsys) -> None:  # type: ignore[no-untyped-def]
+    code = main(["--home", str(settings.home), "ask", "--conv", "nope", "anything?"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith("error: ") and "nope" in err and len(err.strip().splitlines()) == 1
