@@ -114,6 +114,32 @@ def visit(browser, url: str, graph: bool = False) -> float:  # type: ignore[no-u
     return took
 
 
+TITLES = {"": "Home", "load": "Load & build", "episodes": "Episodes", "records": "Records",
+          "graphs": "Graphs", "ask": "Ask", "evaluate": "Evaluate", "history": "History",
+          "settings": "Settings"}
+
+
+def in_session(browser, url: str, conv: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """One browser session moving page to page through the sidebar, as a user does."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(f"{url}/?conv={conv}")
+    page.wait_for_selector(READY, timeout=120_000)
+    page.wait_for_function(NO_SKELETON, timeout=120_000)
+    out: dict[str, float] = {}
+    for name in [*PAGES[1:], ""]:
+        start = time.perf_counter()
+        page.locator('[data-testid="stSidebar"]').get_by_role("link", name=TITLES[name], exact=True).click()
+        page.wait_for_url(f"**/{name}?conv={conv}")
+        page.wait_for_selector(READY, timeout=120_000)
+        page.wait_for_function(NO_SKELETON, timeout=120_000)
+        if name == "graphs":
+            page.wait_for_function(GRAPH_DRAWN, timeout=120_000)
+        out[name] = time.perf_counter() - start
+    context.close()
+    return out
+
+
 def standalone_graph(browser, nodes: int = 300) -> tuple[float, float, int]:  # type: ignore[no-untyped-def]
     import random
 
@@ -174,6 +200,9 @@ def main() -> int:
                          for _ in range(args.repeat)]
                 median = statistics.median(times)
                 print(f"{'/' + name:<10} {times[0]:>7.2f} {median:>7.2f} {max(times):>7.2f}")
+            moves = in_session(browser, url, conv)
+            print("\nmoving through the sidebar in one session (seconds):")
+            print("  " + "  ".join(f"/{k} {v:.2f}" for k, v in moves.items()))
             drawn, stable, count = standalone_graph(browser)
             print(f"\n{count}-node graph (pyvis in_line, same options): drawn {drawn:.2f} s, "
                   f"layout stabilised {stable:.2f} s")
