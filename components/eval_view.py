@@ -73,7 +73,10 @@ def show_summary(report: dict[str, Any]) -> None:
     cols[2].metric("Mean buffer tokens", f"{float(overall.get('tokens_mean') or 0):.0f}")
     cols[3].metric("Answer F1", _pct(overall.get("answer_f1")))
     st.plotly_chart(plots.category_bars(rows, METRICS))
-    st.dataframe(pd.DataFrame(rows), hide_index=True, column_order=(
+    number = {k: st.column_config.NumberColumn(k, format="%.3f") for k in (
+        "full_recall", "coverage", "answer_f1", "latency_p50", "latency_p95")}
+    number["tokens_mean"] = st.column_config.NumberColumn("tokens_mean", format="%.0f")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=number, column_order=(
         "category", "n", "scored", "full_recall", "coverage", "tokens_mean", "answer_f1", "latency_p50",
         "latency_p95"))
 
@@ -108,8 +111,8 @@ def show_curve(curve: dict[str, dict[Any, dict[str, float]]]) -> None:
 
 def show_triage(t: dict[str, Any]) -> None:
     st.markdown(f"**{md(t['question'])}** — gold: {md(t['gold'])}")
-    st.caption(f"category {t['category']} · full recall {t['full_recall']} · "
-               f"coverage {float(t['coverage']):.2f}")
+    st.caption(f"category {t['category']} · all gold evidence retrieved: "
+               f"{'yes' if t['full_recall'] else 'no'} · coverage {float(t['coverage']):.2f}")
     st.markdown("**Gold evidence turns** — cited by a record? retrieved? at what rank?")
     st.dataframe(pd.DataFrame([{
         "turn": e["turn_id"], "retrieved": e["retrieved"], "rank": e["rank"],

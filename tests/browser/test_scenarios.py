@@ -147,3 +147,15 @@ def test_hostile_conversation_runs_nothing(fresh_app: str, page) -> None:  # typ
             assert _graph_nodes(page) > 0
     page.wait_for_timeout(1000)
     assert page.dialogs == [], page.dialogs
+
+
+def test_evaluate_runs_with_progress_and_draws_results(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+    goto(page, f"{built_app}/evaluate?conv={SAMPLE_ID}")
+    choose(page, "Strategy", "bm25")
+    page.get_by_role("button", name="Run evaluation").click()
+    expect(page.get_by_role("heading", name=re.compile("Results"))).to_be_visible(timeout=600_000)
+    wait_ready(page)
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Triage \(\d+ questions"))).to_be_visible()
+    shot(page, "evaluate-results")
+    assert page.dialogs == []
