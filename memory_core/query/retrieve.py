@@ -144,6 +144,9 @@ def select_coverage(
     episodes_seen: set[int] = set()
     idle = 0
     rank = 0
+    context_top = cfg.context_top
+    if budget_tokens is not None:  # a tight cap is better spent on more candidates than on context
+        context_top = min(context_top, max(0, budget_tokens // 500 - 1))
     stop = "every turn considered"
     for p in order:
         p = int(p)
@@ -173,7 +176,7 @@ def select_coverage(
         reqs = [i for i in range(n_req) if scored.support[i, p] >= SUPPORTED]
         label = ", ".join(f"r{i}" for i in reqs) if reqs else "question"
         reason = f"supports {label} (fused {s:.2f})"
-        radius = max(cfg.neighbours, 1) if rank < cfg.context_top else cfg.neighbours
+        radius = max(cfg.neighbours, 1) if rank < context_top else cfg.neighbours
         rank += 1
         if p in picker.chosen:  # already in as context of a stronger candidate
             covered[reqs] = True
