@@ -9,7 +9,8 @@ kind, by the first that applies to its missing gold turns:
     answer only in an image caption   the question's words match the caption, not the text
     next to a retrieved turn          a missing gold turn sits right beside a retrieved one
     said by the other person          the question names one person, the other one said it
-    no shared words                   no content word in common with the question
+    aggregation / no shared words     other gold turns found; a further one shares no word
+    inference / paraphrase            the gold turn shares no word with the question
     outranked                         shares words but ranked below what the buffer held
 Prints the counts and one example per kind.
 """
@@ -46,7 +47,9 @@ def kind_of(info: dict[str, Any], question: str, retrieved: set[str], speakers: 
         if len(named) == 1 and speaker not in named:
             return "said by the other person"
         if not q & set(terms(body)):
-            return "no shared words (paraphrase / inference)"
+            if len(info["evidence"]) > 1 and len(missing) < len(info["evidence"]):
+                return "aggregation: a further gold turn shares no word with the question"
+            return "inference / paraphrase: gold turn shares no word with the question"
     return "outranked (shares words, ranked too low)"
 
 

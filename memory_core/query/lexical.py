@@ -16,7 +16,6 @@ import numpy as np
 from memory_core.query.text import terms
 
 log = logging.getLogger(__name__)
-logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
 
 K1 = 1.5
 B = 0.75
@@ -26,6 +25,7 @@ class LexicalIndex:
     def __init__(self, texts: Sequence[str]) -> None:
         import bm25s
 
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets DEBUG on import
         started = time.perf_counter()
         self.size = len(texts)
         self.vocab: dict[str, int] = {}
