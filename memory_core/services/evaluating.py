@@ -196,6 +196,9 @@ class EvalService(ServicesBase):
         ask = getattr(self, "ask_detailed", None)
         if ask is None:
             raise ConfigError("querying is not available in this installation")
+        from memory_core.services.querying import answer_backend
+
+        answerer, backend_label = answer_backend(self.settings, self.store, backend_name)  # one per run
         for g in gold:
             for q in g.scored():
                 trace, _ = ask(
@@ -203,7 +206,8 @@ class EvalService(ServicesBase):
                     q.question,
                     strategy_name=cfg.name,
                     budget_tokens=budget_tokens,
-                    backend=backend_name,
+                    backend=backend_label,
+                    answerer=answerer,
                     save=save_traces,
                 )
                 row = self._row(g.conv_id, q, trace)
@@ -355,7 +359,7 @@ class EvalService(ServicesBase):
                 for t in question.evidence
             ],
             "outranked_by": outranked,
-            "plan": result.scored is not None and _trace.plan.model_dump(mode="json"),
+            "plan": _trace.plan.model_dump(mode="json"),
         }
 
 
