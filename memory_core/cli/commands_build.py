@@ -21,6 +21,8 @@ def register(sub: Any) -> None:
     which.add_argument("--all", action="store_true", help="every imported conversation")
     p.add_argument("--backend", default=None, help="offline (default: MNEMOSCOPE_BACKEND) or openai")
     p.add_argument("--rebuild", action="store_true", help="rebuild sessions that are already built")
+    p.add_argument("--discard-edits", action="store_true",
+                   help="allow a rebuild of a conversation that annotators corrected")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_build)
 
@@ -100,7 +102,9 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
             print("no conversations (import one with: python -m memory_core import FILE)")
             return 0
         for conv_id in ids:
-            stats = progress.feed(services.build(conv_id, backend=backend, rebuild=args.rebuild))
+            events = services.build(conv_id, backend=backend, rebuild=args.rebuild,
+                                    discard_edits=args.discard_edits)
+            stats = progress.feed(events)
             stages = ", ".join(f"{k} {v:.1f}s" for k, v in stats.get("stages", {}).items())
             if stages:
                 print(f"  stages: {stages}")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory_core.backends.base import Backend
 from memory_core.build.events import BuildEvent
-from memory_core.errors import ConfigError
+from memory_core.errors import BuildError, ConfigError
 from memory_core.models import Episode
 from memory_core.services.base import ServicesBase
 
@@ -43,22 +43,34 @@ class BuildService(ServicesBase):
         return backend
 
     def build(self, conv_id: str, *, backend: Backend | str | None = None,
-              rebuild: bool = False) -> Iterator[BuildEvent]:
-        """Build (or extend) one conversation's memory, yielding progress events."""
+              rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]:
+        """Build (or extend) one conversation's memory, yielding progress events.
+
+        A rebuild replaces every session's records, so on a conversation that annotators
+        corrected it is refused unless ``discard_edits`` (the edit log keeps the history).
+        """
         from memory_core.build.pipeline import build_conversation
 
         self.store.require_conversation(conv_id)
+        if rebuild and not discard_edits:
+            corrected = len(self.store.edits(conv_id))
+            if corrected:
+                raise BuildError(
+                    f"conversation '{conv_id}' has {corrected} annotator edit(s); a rebuild would "
+                    "replace the corrected records (the edit log keeps them) — rebuild with "
+                    "--discard-edits to do it anyway"
+                )
         chosen = self.resolve_backend(backend)
         yield from build_conversation(self.store, self.index, self.embedder, conv_id, chosen, rebuild=rebuild)
         invalidate = getattr(self, "invalidate", None)
         if callable(invalidate):  # query caches of the conversation are stale now
             invalidate(conv_id)
 
-    def build_all(self, *, backend: Backend | str | None = None,
-                  rebuild: bool = False) -> Iterator[BuildEvent]:
+    def build_all(self, *, backend: Backend | str | None = None, rebuild: bool = False,
+                  discard_edits: bool = False) -> Iterator[BuildEvent]:
         chosen = self.resolve_backend(backend)
         for conv_id in self.store.conversation_ids():
-            yield from self.build(conv_id, backend=chosen, rebuild=rebuild)
+            yield from self.build(conv_id, backend=chosen, rebuild=rebuild, discard_edits=discard_edits)
 
     def episodes(self, conv_id: str) -> list[Episode]:
         self.store.require_conversation(conv_id)
