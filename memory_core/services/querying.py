@@ -62,6 +62,16 @@ class QueryService(ServicesBase):
             log.warning("vector index unavailable (%s); embedding in memory", exc)
             return None
 
+    def warm(self, conv_id: str) -> None:
+        """Build the conversation's in-memory index and embed its property vocabulary now, so the
+        first question is not slower than the rest."""
+        from memory_core.query.planner import align_property
+
+        ci = self.conversation_index(conv_id)
+        vocabulary = ci.vocabulary()
+        if vocabulary.properties:
+            align_property("index warm-up", vocabulary, self.embedder)  # embeds the property matrix
+
     def strategies(self) -> list[str]:
         return strategy_names()
 
