@@ -92,10 +92,4 @@ def session_services() -> Services:
     settings = replace(base, backend=chosen.get("backend") or base.backend,
                        strategy=chosen.get("strategy") or base.strategy,
                        budget_tokens=chosen.get("budget_tokens"), llm=llm)
-    if settings == base:
-        return svc
-    view = Services(settings, store=svc.store, index=svc.index, embedder=svc.embedder)
-    cache = getattr(svc, "index_cache", None)  # share the per-conversation query indexes
-    if cache is not None:
-        view.__dict__["_index_cache"] = cache
-    return view
+    return svc.with_settings(settings)
