@@ -127,9 +127,12 @@ def support_matrix(
     n = len(ci.turns)
     sup = np.zeros((len(plan.requirements), n), dtype=np.float32)
     speakers_lower = [t.speaker.lower() for t in ci.turns]
+    keyword_stems = {stem(fold(w)) for w in plan.keywords if w not in WEAK_WORDS}
     for i, req in enumerate(plan.requirements):
+        ent = _entity_words(req.entity) if req.entity else frozenset()
         rterms = requirement_terms(req)
-        ent = _entity_words(req.entity) if req.entity else set()
+        if req.role != "bridge":  # the question's own words count even when the property was aligned
+            rterms = rterms | (keyword_stems - ent)
         ent_name = fold(req.entity.split("'")[0]).lower() if req.entity else ""
         for t in range(n):
             doc = ci.turn_lex.doc_terms[t]
