@@ -11,6 +11,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from memory_core.cli import commands_data
@@ -43,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--home", help="data directory (default: $MNEMOSCOPE_HOME or ./data)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log INFO lines to stderr")
+    parser.add_argument("--cache-only", action="store_true",
+                        help="openai backend: replay cached LLM responses only, never call the endpoint")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMAND_MODULES + _optional_modules():
         module.register(sub)
@@ -57,6 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace, Settings], int] = args.func
     try:
         settings = Settings.from_env(home=args.home)
+        if args.cache_only:
+            settings = replace(settings, llm=replace(settings.llm, cache_only=True))
         return handler(args, settings)
     except MnemoscopeError as exc:
         print(f"error: {exc}", file=sys.stderr)

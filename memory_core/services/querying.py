@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from typing import Any
 
 from memory_core.backends.base import Vocabulary
 from memory_core.errors import ConfigError, QueryError
+from memory_core.llm.accounting import flat_cost, llm_scope, usage
 from memory_core.models import Trace
 from memory_core.query.context import ConversationIndex, IndexCache
 from memory_core.query.pipeline import Answerer, run_question
@@ -22,8 +24,16 @@ _CACHE_LOCK = threading.Lock()
 
 def answer_backend(settings: Any, store: Any, name: str) -> tuple[Answerer | None, str]:
     """The answerer of backend ``name``: None for offline (the extractive answer)."""
-    if name == "offline":
+    backend = llm_backend(settings, store, name)
+    if backend is None:
         return None, "offline"
+    return backend.answer, getattr(backend, "name", "openai")
+
+
+def llm_backend(settings: Any, store: Any, name: str) -> Any:
+    """The LLM backend for ``name`` ("openai"), or None for the offline one."""
+    if name == "offline":
+        return None
     if name != "openai":
         raise ConfigError(f"unknown backend '{name}' (offline, openai)")
     try:
@@ -38,8 +48,7 @@ def answer_backend(settings: Any, store: Any, name: str) -> tuple[Answerer | Non
         )
     from dataclasses import replace
 
-    backend = make_backend(replace(settings, backend="openai"), store)
-    return backend.answer, getattr(backend, "name", "openai")
+    return make_backend(replace(settings, backend="openai"), store)
 
 
 class QueryService(ServicesBase):
@@ -99,17 +108,28 @@ class QueryService(ServicesBase):
             budget_tokens = self.settings.budget_tokens
         ci = self.conversation_index(conv_id)
         backend_name = backend or self.settings.backend
+        planner = None
         if answerer is None:
-            answerer, backend_name = answer_backend(self.settings, self.store, backend_name)
-        trace, result = run_question(
-            ci,
-            question,
-            cfg,
-            embedder=self.embedder,
-            budget_tokens=budget_tokens,
-            answerer=answerer,
-            backend_name=backend_name,
-        )
+            llm = llm_backend(self.settings, self.store, backend_name)
+            if llm is not None:  # the LLM plans and answers; retrieval stays the same
+                answerer = llm.answer
+                planner = lambda q, index: llm.plan(q, index.vocabulary())  # noqa: E731
+                backend_name = getattr(llm, "name", "openai")
+        trace_id = uuid.uuid4().hex[:16]
+        scope = f"trace:{trace_id}"
+        with llm_scope(conv_id, scope):
+            trace, result = run_question(
+                ci,
+                question,
+                cfg,
+                embedder=self.embedder,
+                budget_tokens=budget_tokens,
+                planner=planner,
+                answerer=answerer,
+                backend_name=backend_name,
+            )
+        cost = flat_cost(usage(self.store, scope)) if backend_name != "offline" else {}
+        trace = trace.model_copy(update={"id": trace_id, "cost": cost})
         if save:
             self.store.save_trace(trace)
         return trace, result

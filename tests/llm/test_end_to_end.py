@@ -78,9 +78,15 @@ def test_full_build_ask_and_judged_eval_of_the_sample(server: ScriptedServer, ll
         assert records and all(r.origin == "openai" for r in records)
         assert type(events[-1]).__name__ == "BuildDone"
 
+        asked_before = server.stage_calls()
         trace = services.ask(conv_id, conv.qa[0].question, backend="openai")
         assert trace.backend == "openai" and trace.answer.text
         assert set(trace.answer.cited_turn_ids) <= {b.turn_id for b in trace.buffer}
+        asked_after = server.stage_calls()
+        assert asked_after.get("plan", 0) - asked_before.get("plan", 0) == 1  # the LLM planned it
+        llm_calls = sum(asked_after.values()) - sum(asked_before.values())
+        assert trace.cost["calls"] == llm_calls and trace.cost["tokens_in"] > 0  # accounted per trace
+        assert services.trace(trace.id).cost == trace.cost
 
         judge = make_judge(services.settings, services.store)
         before = server.stage_calls()
