@@ -22,25 +22,11 @@ import numpy as np
 from memory_core.backends.base import Vocabulary
 from memory_core.models import Plan, ReasoningType, Requirement, Scope
 from memory_core.query.qembed import embed_question
-from memory_core.query.text import STOPWORDS, WEAK_WORDS, content_words, fold, stem, words
+from memory_core.query.text import MONTHS, STOPWORDS, WEAK_WORDS, content_words, fold, stem, words
 
 if TYPE_CHECKING:
     from memory_core.embeddings import Embedder
 
-MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
 _MONTH_RE = "|".join(MONTHS) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 
 _TIME_CONDITION_RE = re.compile(

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
+from memory_core.query.text import MONTHS
+
 _NUM = {
     "a": 1,
     "an": 1,
@@ -29,20 +31,6 @@ _NUM = {
     "several": 3,
 }
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTH = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
 
 TIME_RE = re.compile(
     r"\b(?:yesterday|today|tonight|this\s+morning|this\s+afternoon|this\s+evening|last\s+night|"
@@ -51,9 +39,9 @@ TIME_RE = re.compile(
     + r")|"
     r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a\s+couple\s+of|a\s+few|few|several)\s+"
     r"(?:days?|weeks?|months?|years?)\s+ago|"
-    r"(?:in|on|since|during)\s+(?:" + "|".join(_MONTH) + r")(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|"
+    r"(?:in|on|since|during)\s+(?:" + "|".join(MONTHS) + r")(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|"
     r"(?:in|since|during)\s+(?:19|20)\d{2}|"
-    r"\d{1,2}\s+(?:" + "|".join(_MONTH) + r"),?\s+\d{4}|"
+    r"\d{1,2}\s+(?:" + "|".join(MONTHS) + r"),?\s+\d{4}|"
     r"(?:" + "|".join(_WEEKDAYS) + r"))\b",
     re.IGNORECASE,
 )
@@ -89,7 +77,7 @@ def resolve(expression: str, when: datetime | date) -> str:
             return str(d.year + step)
         if unit == "month":
             y, mo = _month_shift(d, step)
-            return f"{_MONTH[mo - 1].capitalize()} {y}"
+            return f"{MONTHS[mo - 1].capitalize()} {y}"
         if unit == "week":
             return f"the week {'before' if step < 0 else 'after' if step > 0 else 'of'} {fmt_day(d)}"
         if unit == "weekend":
@@ -115,17 +103,17 @@ def resolve(expression: str, when: datetime | date) -> str:
             return f"the week of {fmt_day(d - timedelta(weeks=n))}"
         if unit == "month":
             y, mo = _month_shift(d, -n)
-            return f"{_MONTH[mo - 1].capitalize()} {y}"
+            return f"{MONTHS[mo - 1].capitalize()} {y}"
         if vague:
             return f"{qty} years before {d.year}"
         return str(d.year - n)
     m = re.fullmatch(r"(?:in|on|since|during) (\w+)(?: (\d{1,2})(?:st|nd|rd|th)?)?(?:,? (\d{4}))?", e)
-    if m and m.group(1) in _MONTH:
-        mo = _MONTH.index(m.group(1)) + 1
+    if m and m.group(1) in MONTHS:
+        mo = MONTHS.index(m.group(1)) + 1
         y = int(m.group(3)) if m.group(3) else (d.year if mo <= d.month else d.year - 1)
         if m.group(2):
-            return f"{int(m.group(2))} {_MONTH[mo - 1].capitalize()} {y}"
-        return f"{_MONTH[mo - 1].capitalize()} {y}"
+            return f"{int(m.group(2))} {MONTHS[mo - 1].capitalize()} {y}"
+        return f"{MONTHS[mo - 1].capitalize()} {y}"
     m = re.fullmatch(r"(?:in|since|during) ((?:19|20)\d{2})", e)
     if m:
         return m.group(1)
@@ -151,7 +139,7 @@ def format_iso(iso: str) -> str:
         if len(parts) == 3:
             return fmt_day(date(int(parts[0]), int(parts[1]), int(parts[2])))
         if len(parts) == 2:
-            return f"{_MONTH[int(parts[1]) - 1].capitalize()} {int(parts[0])}"
+            return f"{MONTHS[int(parts[1]) - 1].capitalize()} {int(parts[0])}"
     except (ValueError, IndexError):
         return iso
     return iso
