@@ -452,7 +452,9 @@ def _property(state: _State, pred: Token, subject: Subject, speaker: str, other:
     for prt in prts:
         rule = lexicon.PHRASES.get((lemma, prt.lower_))
         if rule:
-            target = dobj or next((pobj(p) for p in preps if pobj(p) is not None), None) or xcomp
+            # "guess what, I signed up for X": a pronoun object is a parse slip, take X
+            real_dobj = dobj if dobj is not None and dobj.pos_ != "PRON" else None
+            target = real_dobj or next((pobj(p) for p in preps if pobj(p) is not None), None) or xcomp
             return [(rule, clauses.phrase(target) if target is not None else prt.head.lemma_ + " " + prt.text,
                      "phrase")]
     if dobj is not None:
@@ -496,6 +498,11 @@ def _value(pred: Token, dobj: Token | None, xcomp: Token | None, preps: list[Tok
         return clauses.phrase(dobj)
     if xcomp is not None:
         return clauses.phrase(xcomp).removeprefix("to ").strip()
+    if pred.dep_ == "relcl" and pred.head.pos_ in ("NOUN", "PROPN") and not any(
+            c.dep_ in ("nsubj", "nsubjpass") and c.i > pred.head.i and c.lower_ in ("that", "which", "who")
+            for c in pred.children):
+        head = pred.head  # "the bowl I made on the wheel": the head noun is the object
+        return clauses.join([t for t in head.subtree if t.i <= head.i and t.dep_ not in ("det", "poss")])
     for prep in preps:
         obj = next((c for c in prep.children if c.dep_ in ("pobj", "pcomp")), None)
         if obj is not None:

@@ -136,3 +136,15 @@ def test_time_carries_to_the_next_sentence_and_noun_modifiers_are_no_time(backen
     assert ("D1:1", "Anna", "celebrates", "daughter's birthday", "observed", "2023-05-07") in got
     assert ("D1:2", "Ben's kids", "looks_forward_to", "summer break", "observed", None) in got
     assert not any(f[1] == "Anna" and f[2] == "feels" for f in got)  # "last night was amazing" is no feeling
+
+
+def test_particle_verbs_skip_a_stray_pronoun_object_and_relative_clauses_give_their_head(
+        backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [
+        ("Anna", "Guess what, I finally signed up for that pottery class."),
+        ("Ben", "Nice! Here's the bowl I made on the wheel."),
+    ]))
+    # "what" is parsed as the object of "signed": the class is the value, not the pronoun
+    assert ("D1:1", "Anna", "enrolls_in", "pottery class", "observed", None) in got
+    # the thing made is the relative clause's head noun, not "on wheel"
+    assert ("D1:2", "Ben", "creates", "bowl", "observed", None) in got
