@@ -102,12 +102,17 @@ def subject_of(pred: Token) -> Token | None:
     return None
 
 
-def phrase(tok: Token, *, max_words: int = 10) -> str:
-    """A compact text for a token's phrase: its subtree minus clauses, leading determiners."""
+def phrase(tok: Token, *, max_words: int = 10, name: bool = False) -> str:
+    """A compact text for a token's phrase: its subtree minus clauses, leading determiners.
+
+    With ``name`` relative and participle clauses go too: an entity is named by its noun
+    phrase ("the bowl I made on the wheel" -> "bowl").
+    """
     words = []
     skip: set[int] = set()
+    drop = _DROP_DEPS | {"relcl", "acl"} if name else _DROP_DEPS
     for child in tok.children:
-        if child.dep_ in _DROP_DEPS and child.i > tok.i:
+        if child.dep_ in drop and child.i > tok.i:
             skip.update(t.i for t in child.subtree)
     for t in tok.subtree:
         if t.i in skip or (t.ent_type_ in ("DATE", "TIME") and t.i != tok.i and not is_noun_modifier(t)):

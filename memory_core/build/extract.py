@@ -213,7 +213,7 @@ def _resolve(state: _State, tok: Token, speaker: str, other: str, pos: int) -> S
             return Subject(name, kind, 1.0, 0.9)
         return Subject(name, kind, 1.0)
     if tok.pos_ == "NOUN":
-        text = clauses.phrase(tok, max_words=5)
+        text = clauses.phrase(tok, max_words=5, name=True)
         return Subject(text or tok.text, "concept", 0.9) if text else None
     return None
 

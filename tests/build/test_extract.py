@@ -148,3 +148,8 @@ def test_particle_verbs_skip_a_stray_pronoun_object_and_relative_clauses_give_th
     assert ("D1:1", "Anna", "enrolls_in", "pottery class", "observed", None) in got
     # the thing made is the relative clause's head noun, not "on wheel"
     assert ("D1:2", "Ben", "creates", "bowl", "observed", None) in got
+
+
+def test_an_entity_is_named_by_its_noun_phrase_without_its_relative_clause(backend: OfflineBackend) -> None:
+    records = extract(backend, [("Anna", "The bowl I made on the wheel is a bit lopsided.")])
+    assert {r.entity for r in records if r.property == "description"} == {"bowl"}
