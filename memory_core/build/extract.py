@@ -422,6 +422,13 @@ def _property(state: _State, pred: Token, subject: Subject, speaker: str, other:
             obj = pobj(prep)
             if rule and obj is not None:
                 return [(rule, clauses.phrase(obj), "phrase")]
+        when = [c for c in kids
+                if c.ent_type_ in ("DATE", "TIME") and c.dep_ in ("npadvmod", "advmod", "attr")]
+        if lemma == "be" and when and subject.type != "person":
+            # "the first lesson was last Tuesday (at a little studio)": when (and where) it took place
+            where = [f"{p.lower_} {clauses.phrase(o)}" for p in preps if (o := pobj(p)) is not None
+                     and o.ent_type_ not in ("DATE", "TIME")]
+            return [(lexicon.TAKES_PLACE, " ".join(where) or clauses.join(list(when[0].subtree)), "pattern")]
         if lemma == "be" or pred.pos_ == "AUX":
             return []
     if pred.tag_ == "VBN":

@@ -35,6 +35,7 @@ def _p(name: str, relation: bool = False, value_type: str = "concept", event: bo
 DESTINATION = _p("destination", True, "place", True)
 TRANSPORT = _p("means_of_transport", False, "object", True)
 ATTENDS = _p("attends", True, "event", True)
+TAKES_PLACE = _p("takes_place", False, "place", True)  # "the first lesson was last Tuesday at X"
 VISITS = _p("visits", True, "place", True)
 RESIDENCE = _p("residence", True, "place", True)
 OCCUPATION = _p("occupation", False, "concept")

@@ -153,3 +153,11 @@ def test_particle_verbs_skip_a_stray_pronoun_object_and_relative_clauses_give_th
 def test_an_entity_is_named_by_its_noun_phrase_without_its_relative_clause(backend: OfflineBackend) -> None:
     records = extract(backend, [("Anna", "The bowl I made on the wheel is a bit lopsided.")])
     assert {r.entity for r in records if r.property == "description"} == {"bowl"}
+
+
+def test_a_dated_copula_says_when_and_where_something_took_place(backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [
+        ("Anna", "The first lesson was last Tuesday at a little studio called Kleiwerk."),
+    ]))
+    assert ("D1:1", "first lesson", "takes_place", "at little studio called Kleiwerk", "observed",
+            "2023-05-02") in got
