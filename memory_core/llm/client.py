@@ -35,6 +35,7 @@ from memory_core.config import LLMSettings
 from memory_core.errors import ConfigError, LLMError
 from memory_core.llm.accounting import Accountant
 from memory_core.llm.cache import LLMCache, cache_key
+from memory_core.llm.memscrub import scrub_freed_memory
 from memory_core.store import Store
 from memory_core.tokens import count_tokens
 
@@ -131,6 +132,7 @@ class LLMClient:
                             "the openai backend needs OPENAI_API_KEY (or OPENAI_BASE_URL pointing "
                             "at a local OpenAI-compatible server)")
                     key = LOCAL_PLACEHOLDER_KEY
+                scrub_freed_memory()  # request buffers carrying the key never reach a file
                 self._client = openai.OpenAI(
                     api_key=key, base_url=self.endpoint, timeout=self.settings.timeout_s,
                     max_retries=0)  # retries are ours: transient-only, capped, logged

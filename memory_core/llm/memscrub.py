@@ -1,0 +1,44 @@
+"""Scrub freed heap memory while an API key is in use.
+
+Chroma's HNSW persistence writes parts of freshly ``malloc``-ed, never-initialised buffers to
+disk (seen: ``chroma/<segment>/length.bin`` holding a stale HTTP request with its
+``authorization: Bearer`` header). Whatever the process freed earlier can end up in a file.
+glibc's ``M_PERTURB`` makes ``free`` overwrite every freed block (and ``malloc`` fill new ones)
+with a fixed byte, so request buffers that carried the key are wiped before any reuse. It is
+turned on once, before the first LLM request, and costs a memset per allocation — paid only in
+processes that talk to an LLM endpoint. On a libc without ``mallopt`` this is a no-op.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+_M_PERTURB = -6  # glibc malloc.h
+_PERTURB_BYTE = 0x5A
+_done = False
+_lock = threading.Lock()
+
+
+def scrub_freed_memory() -> bool:
+    """Turn on glibc's free-time scrubbing for this process; True when it is on."""
+    global _done
+    with _lock:
+        if _done:
+            return True
+        name = ctypes.util.find_library("c")
+        if not name:
+            return False
+        try:
+            libc = ctypes.CDLL(name)
+            ok = bool(libc.mallopt(_M_PERTURB, _PERTURB_BYTE))
+        except (OSError, AttributeError):
+            return False
+        _done = ok
+        if ok:
+            log.info("freed heap memory is scrubbed from now on (an API key is in use)")
+        return ok
