@@ -103,6 +103,17 @@ def kind(value: Any) -> str:
     return type(value).__name__
 
 
+def top_level_items(ctx: Context, data: Any, *, noun: str, expected: str) -> list[tuple[str, Any]]:
+    """A list of objects or one object, each with its JSON path ("$[3]" or "$")."""
+    if isinstance(data, list):
+        if not data:
+            raise ctx.error("$", f"empty list: no {noun}")
+        return [(f"$[{i}]", item) for i, item in enumerate(data)]
+    if isinstance(data, dict):
+        return [("$", data)]
+    raise ctx.error("$", f"expected {expected}, got {kind(data)}")
+
+
 def key_path(path: str, key: str) -> str:
     return f"{path}.{key}" if _IDENT.fullmatch(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 

@@ -26,8 +26,8 @@ from memory_core.ingest.common import (
     get_list,
     get_str,
     key_path,
-    kind,
     opt_str,
+    top_level_items,
 )
 from memory_core.models import Conversation
 
@@ -46,14 +46,8 @@ def looks_like(data: Any) -> bool:
 
 
 def parse(data: Any, ctx: Context) -> list[Conversation]:
-    if isinstance(data, list):
-        if not data:
-            raise ctx.error("$", "empty list: no LoCoMo samples")
-        samples = [(f"$[{i}]", item) for i, item in enumerate(data)]
-    elif isinstance(data, dict):
-        samples = [("$", data)]
-    else:
-        raise ctx.error("$", f"expected a LoCoMo sample object or a list of samples, got {kind(data)}")
+    samples = top_level_items(ctx, data, noun="LoCoMo samples",
+                              expected="a LoCoMo sample object or a list of samples")
     return [_sample(ctx, item, where, i, len(samples)) for i, (where, item) in enumerate(samples)]
 
 

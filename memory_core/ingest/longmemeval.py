@@ -22,9 +22,9 @@ from memory_core.ingest.common import (
     get_list,
     get_str,
     key_path,
-    kind,
     opt_str,
     show,
+    top_level_items,
 )
 from memory_core.ingest.dates import parse_datetime
 from memory_core.models import Conversation, QAItem
@@ -38,14 +38,7 @@ def looks_like(data: Any) -> bool:
 
 
 def parse(data: Any, ctx: Context) -> list[Conversation]:
-    if isinstance(data, list):
-        if not data:
-            raise ctx.error("$", "empty list: no LongMemEval items")
-        items = [(f"$[{i}]", item) for i, item in enumerate(data)]
-    elif isinstance(data, dict):
-        items = [("$", data)]
-    else:
-        raise ctx.error("$", f"expected a list of LongMemEval items, got {kind(data)}")
+    items = top_level_items(ctx, data, noun="LongMemEval items", expected="a list of LongMemEval items")
     return [_item(ctx, value, where) for where, value in items]
 
 
