@@ -16,8 +16,8 @@ from typing import Any
 
 from memory_core.errors import StoreError
 from memory_core.models import Edit, Entity, EntityMerge, GraphEdge, Modality, Record, RecordStatus
-from memory_core.store.base import StoreBase, dumps, loads
-from memory_core.store.memory import record_from_row
+from memory_core.store.base import StoreBase, loads
+from memory_core.store.memory import edge_row, entity_row, merge_row, record_from_row
 
 RECORD_COLUMNS = (
     "id", "conv_id", "episode_id", "entity", "entity_type", "property", "value", "condition",
@@ -153,20 +153,9 @@ class CurationStore(StoreBase):
                                  [conv_id, removed])
             self.execute("DELETE FROM entity_merges WHERE conv_id = ? AND reason = ?",
                          [conv_id, merges_reason])
-            self.executemany(
-                "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [[e.id, e.conv_id, e.name, e.type, dumps(list(e.aliases)), e.importance,
-                  dumps(e.attributes)] for e in entities],
-            )
-            self.executemany(
-                "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [[g.conv_id, g.source, g.target, g.property, dumps(list(g.record_ids)), g.importance,
-                  g.first_mentioned, g.last_mentioned, g.last_accessed] for g in edges],
-            )
-            self.executemany(
-                "INSERT INTO entity_merges VALUES (?, ?, ?, ?, ?)",
-                [[m.conv_id, m.canonical_id, m.alias, m.reason, m.score] for m in merges],
-            )
+            self.insert_rows("entities", [entity_row(e) for e in entities])
+            self.insert_rows("edges", [edge_row(g) for g in edges])
+            self.insert_rows("entity_merges", [merge_row(m) for m in merges])
 
     def conversation_speakers(self, conv_id: str) -> list[str]:
         raw = self.scalar("SELECT speakers FROM conversations WHERE id = ?", [conv_id])

@@ -35,6 +35,19 @@ def record_row(r: Record) -> list[Any]:
             r.status.value, r.version, r.origin]
 
 
+def entity_row(e: Entity) -> list[Any]:
+    return [e.id, e.conv_id, e.name, e.type, dumps(list(e.aliases)), e.importance, dumps(e.attributes)]
+
+
+def merge_row(m: EntityMerge) -> list[Any]:
+    return [m.conv_id, m.canonical_id, m.alias, m.reason, m.score]
+
+
+def edge_row(g: GraphEdge) -> list[Any]:
+    return [g.conv_id, g.source, g.target, g.property, dumps(list(g.record_ids)), g.importance,
+            g.first_mentioned, g.last_mentioned, g.last_accessed]
+
+
 def record_from_row(row: Sequence[Any]) -> Record:
     return Record(
         id=row[0], conv_id=row[1], episode_id=row[2], entity=row[3], entity_type=row[4],
@@ -123,20 +136,9 @@ class MemoryStore(StoreBase):
         with self.atomic():
             for table in ("entities", "entity_merges", "edges", "event_links"):
                 self.execute(f"DELETE FROM {table} WHERE conv_id = ?", [conv_id])  # noqa: S608
-            self.insert_rows(
-                "entities",
-                [[e.id, e.conv_id, e.name, e.type, dumps(list(e.aliases)), e.importance,
-                  dumps(e.attributes)] for e in entities],
-            )
-            self.insert_rows(
-                "entity_merges",
-                [[m.conv_id, m.canonical_id, m.alias, m.reason, m.score] for m in merges],
-            )
-            self.insert_rows(
-                "edges",
-                [[g.conv_id, g.source, g.target, g.property, dumps(list(g.record_ids)), g.importance,
-                  g.first_mentioned, g.last_mentioned, g.last_accessed] for g in edges],
-            )
+            self.insert_rows("entities", [entity_row(e) for e in entities])
+            self.insert_rows("entity_merges", [merge_row(m) for m in merges])
+            self.insert_rows("edges", [edge_row(g) for g in edges])
             self.insert_rows(
                 "event_links",
                 [[k.conv_id, k.source, k.target, k.kind, k.label] for k in links],
