@@ -106,7 +106,7 @@ def small_conversation(sessions: int, turns: int) -> Any:
 
 def stage_sweep(backend: Any, conv: Any, questions: int) -> dict[str, Any]:
     """Every stage on every item; a rejected item is counted and the sweep goes on."""
-    from memory_core.backends.base import ConversationInfo, Vocabulary
+    from memory_core.contracts import ConversationInfo, Vocabulary
     from memory_core.errors import LLMError
     from memory_core.models import BufferTurn, Episode
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from memory_core.backends.base import STAGES, Backend, ConversationInfo, Extraction, Vocabulary
+from memory_core.contracts import STAGES, Backend, ConversationInfo, Extraction, Vocabulary
 from memory_core.config import Settings
 from memory_core.errors import ConfigError
 from memory_core.store import Store

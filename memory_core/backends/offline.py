@@ -1,9 +1,9 @@
 """The offline backend: local embeddings + spaCy + rules. No key, no network.
 
     segment(session, info)         TextTiling over MiniLM turn embeddings + dialogue rules
-                                   (memory_core.build.segment)
+                                   (memory_core.construct.segment)
     extract(episode, turns, info)  spaCy clauses -> records + event frames
-                                   (memory_core.build.extract)
+                                   (memory_core.construct.extract)
     plan(question, vocabulary)     memory_core.query.planner.plan_question
     answer(question, plan, buffer) memory_core.query.answering.extractive_answer
 
@@ -18,11 +18,11 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from memory_core.backends.base import ConversationInfo, Extraction, Vocabulary
-from memory_core.build import nlp
-from memory_core.build.embedcache import embed_texts
-from memory_core.build.extract import extract_episode
-from memory_core.build.segment import segment_session
+from memory_core.contracts import ConversationInfo, Extraction, Vocabulary
+from memory_core.construct import nlp
+from memory_core.construct.embedcache import embed_texts
+from memory_core.construct.extract import extract_episode
+from memory_core.construct.segment import segment_session
 from memory_core.models import Answer, BufferTurn, Episode, Plan, Session, Turn
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel
 
-from memory_core.backends.base import ConversationInfo, Extraction, Vocabulary
+from memory_core.contracts import ConversationInfo, Extraction, Vocabulary
 from memory_core.backends.prompts import answer as answer_prompt
 from memory_core.backends.prompts import extract as extract_prompt
 from memory_core.backends.prompts import judge as judge_prompt

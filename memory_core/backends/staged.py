@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from memory_core.backends.base import STAGES, Backend, ConversationInfo, Extraction, Vocabulary
+from memory_core.contracts import STAGES, Backend, ConversationInfo, Extraction, Vocabulary
 from memory_core.errors import ConfigError
 from memory_core.llm.accounting import Scope, llm_scope
 from memory_core.models import Answer, BufferTurn, Episode, Plan, Session, Turn

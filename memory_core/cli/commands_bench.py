@@ -41,7 +41,7 @@ def _peak_mb() -> float:
 
 
 def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given: bool | None = None) -> int:
-    from memory_core.build.measure import measure
+    from memory_core.construct.measure import measure
 
     given = home_given if home_given is not None else bool(getattr(args, "home", None))
     tmp = None if given else tempfile.mkdtemp(prefix="mnemoscope-bench-")

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from memory_core.build.events import BuildEvent
+from memory_core.construct.events import BuildEvent
 from memory_core.config import Settings
 from memory_core.errors import ConfigError
 from memory_core.services import Services

@@ -1,6 +1,6 @@
 """Patching the entity graph after a curation change.
 
-The build (``memory_core.build.entities`` / ``graphs``) computes the conversation's canonical
+The build (``memory_core.construct.entities`` / ``graphs``) computes the conversation's canonical
 entities, alias merges, relation edges and importance from all records at once. After an
 annotator's change only the part of the graph the change touches is recomputed, with the
 build's own rules, so an edit stays fast with 20,000 records and the build's importance
@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from statistics import fmean
 
-from memory_core.build.entities import ANNOTATOR, normalise_name, slug
-from memory_core.build.lexicon import prop_for
+from memory_core.construct.entities import ANNOTATOR, normalise_name, slug
+from memory_core.construct.lexicon import prop_for
 from memory_core.models import Entity, EntityMerge, GraphEdge, Record
 
 MAX_VALUES = 25  # aspect values kept per property, as the build does

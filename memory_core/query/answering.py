@@ -25,9 +25,9 @@ _WEIGHT = {"value": 1.0, "keyword": 0.7, "entity": 0.3}
 
 
 def _build_resolver() -> Callable[[str, datetime], str | None] | None:
-    """The build's time normaliser (``memory_core.build.timex.normalise``) when it is installed."""
+    """The build's time normaliser (``memory_core.construct.timex.normalise``) when it is installed."""
     try:
-        from memory_core.build import timex
+        from memory_core.construct import timex
     except ImportError:
         return None
     normalise = getattr(timex, "normalise", None)

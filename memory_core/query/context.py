@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memory_core.backends.base import Vocabulary
+from memory_core.contracts import Vocabulary
 from memory_core.embeddings import DIMENSION
 from memory_core.errors import QueryError
 from memory_core.models import Entity, Episode, EventFrame, EventLink, GraphEdge, Record, ThemeType, Turn

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memory_core.backends.base import Vocabulary
+from memory_core.contracts import Vocabulary
 from memory_core.models import Plan, ReasoningType, Requirement, Scope
 from memory_core.query.qembed import embed_question
 from memory_core.query.text import MONTHS, STOPWORDS, WEAK_WORDS, content_words, fold, stem, words

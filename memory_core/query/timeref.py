@@ -3,7 +3,7 @@
 "yesterday" said on 8 May 2023 -> "7 May 2023"; "last year" on 12 July 2023 -> "2022";
 "last Saturday" -> the Saturday before; "two weeks ago" -> "the week of 24 April 2023".
 Used by the offline extractive answer. When the build's own time normaliser exists
-(``memory_core.build.timex``) the answer prefers it; this module is the fallback.
+(``memory_core.construct.timex``) the answer prefers it; this module is the fallback.
 """
 
 from __future__ import annotations

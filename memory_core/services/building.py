@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_core.backends.base import Backend
-from memory_core.build.events import BuildEvent
+from memory_core.contracts import Backend
+from memory_core.construct.events import BuildEvent
 from memory_core.errors import BuildError, ConfigError
 from memory_core.models import Episode
 from memory_core.services.base import ServicesBase
@@ -49,7 +49,7 @@ class BuildService(ServicesBase):
         A rebuild replaces every session's records, so on a conversation that annotators
         corrected it is refused unless ``discard_edits`` (the edit log keeps the history).
         """
-        from memory_core.build.pipeline import build_conversation
+        from memory_core.construct.pipeline import build_conversation
 
         self.store.require_conversation(conv_id)
         if rebuild and not discard_edits:
@@ -77,13 +77,13 @@ class BuildService(ServicesBase):
         return self.store.episodes(conv_id)
 
     def entity_graph(self, conv_id: str) -> nx.MultiDiGraph:
-        from memory_core.build.graphs import entity_graph
+        from memory_core.construct.graphs import entity_graph
 
         self.store.require_conversation(conv_id)
         return entity_graph(self.store, conv_id)
 
     def event_graph(self, conv_id: str) -> nx.DiGraph:
-        from memory_core.build.graphs import event_graph
+        from memory_core.construct.graphs import event_graph
 
         self.store.require_conversation(conv_id)
         return event_graph(self.store, conv_id)
@@ -91,7 +91,7 @@ class BuildService(ServicesBase):
     def export_graphml(self, conv_id: str, out_path: str | Path) -> list[Path]:
         """``out.graphml`` -> ``out-entities.graphml`` + ``out-events.graphml``; a directory ->
         ``<dir>/<conv>-entities.graphml`` + ``<dir>/<conv>-events.graphml``. Returns the paths."""
-        from memory_core.build.graphs import write_graphml
+        from memory_core.construct.graphs import write_graphml
 
         self.store.require_conversation(conv_id)
         return write_graphml(self.store, conv_id, Path(out_path))

@@ -7,7 +7,7 @@ import threading
 import uuid
 from typing import Any
 
-from memory_core.backends.base import Vocabulary
+from memory_core.contracts import Vocabulary
 from memory_core.errors import ConfigError, QueryError
 from memory_core.llm.accounting import flat_cost, llm_scope, usage
 from memory_core.models import Trace

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.store.activity import ActivityStore
 from memory_core.store.base import DB_FILE
 from memory_core.store.conversations import ConversationStore
 from memory_core.store.curation import CurationStore
 from memory_core.store.memory import MemoryStore
+from memory_core.store.vectors import VectorIndex
 
 
 class Store(ConversationStore, MemoryStore, ActivityStore, CurationStore):
@@ -22,4 +24,9 @@ class Store(ConversationStore, MemoryStore, ActivityStore, CurationStore):
         return cls(Path(home) / DB_FILE, read_only=read_only)
 
 
-__all__ = ["DB_FILE", "Store"]
+__all__ = ["DB_FILE", "Store", "VectorIndex"]
+
+
+def _conforms(store: Store, index: VectorIndex) -> tuple[RelationalStore, VectorStore]:
+    """Never called: mypy checks here that both classes keep the contracts' surface."""
+    return store, index

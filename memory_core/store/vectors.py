@@ -10,25 +10,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from memory_core.contracts import Hit
 from memory_core.errors import StoreError
 
 log = logging.getLogger(__name__)
 
 COLLECTIONS = ("records", "turns", "entities")
 CHROMA_DIR = "chroma"
-
-
-@dataclass(frozen=True)
-class Hit:
-    id: str
-    score: float  # cosine similarity, higher is better
-    metadata: dict[str, Any]
 
 
 class VectorIndex:

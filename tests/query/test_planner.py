@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.backends.base import Vocabulary
+from memory_core.contracts import Vocabulary
 from memory_core.models import ReasoningType, Scope
 from memory_core.query.planner import find_entities, plan_question
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from memory_core.backends.base import ConversationInfo, Extraction
+from memory_core.contracts import ConversationInfo, Extraction
 from memory_core.backends.prompts.common import (
     FIRST_PERSON,
     Ids,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from memory_core.backends.base import ConversationInfo
+from memory_core.contracts import ConversationInfo
 from memory_core.backends.prompts.common import (
     Messages,
     Reply,

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memory_core.build import lexicon
+from memory_core.construct import lexicon
 from memory_core.models import Episode, Session, ThemeType, Turn
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from memory_core.build import lexicon
+from memory_core.construct import lexicon
 from memory_core.models import Modality
 
 if TYPE_CHECKING:

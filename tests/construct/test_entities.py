@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memory_core.build.embedcache import embed_texts
-from memory_core.build.entities import canonicalise, normalise_name
+from memory_core.construct.embedcache import embed_texts
+from memory_core.construct.entities import canonicalise, normalise_name
 from memory_core.models import Record
 
 

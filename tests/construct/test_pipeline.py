@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from memory_core.backends.base import ConversationInfo, Extraction
+from memory_core.contracts import ConversationInfo, Extraction
 from memory_core.backends.offline import OfflineBackend
-from memory_core.build.pipeline import build_conversation
+from memory_core.construct.pipeline import build_conversation
 from memory_core.errors import BuildError
 from memory_core.models import Episode, Session, Turn
 from memory_core.store import Store
 from memory_core.store.vectors import VectorIndex
-from tests.build.dialogues import TWO_THEMES, conversation, session
+from tests.construct.dialogues import TWO_THEMES, conversation, session
 
 SECOND: list[Any] = [
     ("Ben", "Hi Anna, how was your weekend?"),

@@ -8,7 +8,7 @@ import pytest
 
 from memory_core.backends.offline import OfflineBackend
 from memory_core.models import Record
-from tests.build.dialogues import INFO, Line, one_episode, session
+from tests.construct.dialogues import INFO, Line, one_episode, session
 
 
 @pytest.fixture(scope="module")

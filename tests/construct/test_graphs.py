@@ -8,11 +8,11 @@ import networkx as nx
 import pytest
 
 from memory_core.backends.offline import OfflineBackend
-from memory_core.build.graphs import entity_graph, event_graph, write_graphml
-from memory_core.build.pipeline import build_conversation
+from memory_core.construct.graphs import entity_graph, event_graph, write_graphml
+from memory_core.construct.pipeline import build_conversation
 from memory_core.store import Store
 from memory_core.store.vectors import VectorIndex
-from tests.build.dialogues import conversation, session
+from tests.construct.dialogues import conversation, session
 
 LINES = [
     ("Anna", "Hi Ben! I adopted a dog named Rex last Saturday."),

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from memory_core.build.entities import Canonical, normalise_name
+from memory_core.construct.entities import Canonical, normalise_name
 from memory_core.models import Entity, EntityMerge, Episode, EventFrame, EventLink, GraphEdge, Record
 
 if TYPE_CHECKING:

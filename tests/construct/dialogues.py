@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory_core.backends.base import ConversationInfo
+from memory_core.contracts import ConversationInfo
 from memory_core.models import Conversation, Episode, Session, Turn
 
 SPEAKERS = ("Anna", "Ben")

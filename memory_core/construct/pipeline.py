@@ -1,7 +1,7 @@
 """The build: a conversation's sessions -> episodes, records, events -> graphs, streamed.
 
 ``build_conversation(store, index, embedder, conv_id, backend)`` is a generator of the
-progress events of ``memory_core.build.events``. It works with any ``Backend``:
+progress events of ``memory_core.construct.events``. It works with any ``Backend``:
 
 1. sessions already built (``store.built_sessions``) are skipped unless ``rebuild``; their
    vectors are checked (Chroma counts against DuckDB) and re-indexed when some are missing;
@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 
-from memory_core.backends.base import Backend, ConversationInfo, Extraction
-from memory_core.build.embedcache import TextEmbedder, embed_texts
-from memory_core.build.entities import ANNOTATOR, canonicalise
-from memory_core.build.events import (
+from memory_core.contracts import Backend, ConversationInfo, Extraction
+from memory_core.construct.embedcache import TextEmbedder, embed_texts
+from memory_core.construct.entities import ANNOTATOR, canonicalise
+from memory_core.construct.events import (
     BuildDone,
     BuildEvent,
     BuildStarted,
@@ -52,7 +52,7 @@ from memory_core.build.events import (
     SessionSkipped,
     SessionStarted,
 )
-from memory_core.build.graphs import compute_graph
+from memory_core.construct.graphs import compute_graph
 from memory_core.errors import BuildError, MnemoscopeError
 from memory_core.models import Episode, EventFrame, Record, Session, Turn
 from memory_core.store import Store

@@ -12,7 +12,7 @@ import statistics
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memory_core.build.timex import normalise
+from memory_core.construct.timex import normalise
 from memory_core.store import Store
 
 if TYPE_CHECKING:

@@ -31,9 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from memory_core.backends.base import ConversationInfo, Extraction
-from memory_core.build import clauses, lexicon, timex
-from memory_core.build.lexicon import Prop
+from memory_core.contracts import ConversationInfo, Extraction
+from memory_core.construct import clauses, lexicon, timex
+from memory_core.construct.lexicon import Prop
 from memory_core.models import Episode, EventFrame, Modality, Record, Turn
 
 if TYPE_CHECKING:

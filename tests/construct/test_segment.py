@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from memory_core.backends.offline import OfflineBackend
-from memory_core.build.segment import find_spans, is_acknowledgement, is_greeting
+from memory_core.construct.segment import find_spans, is_acknowledgement, is_greeting
 from memory_core.models import ThemeType, Turn
-from tests.build.dialogues import INFO, TWO_THEMES, session
+from tests.construct.dialogues import INFO, TWO_THEMES, session
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memory_core.build import lexicon
+from memory_core.construct import lexicon
 from memory_core.models import Entity, EntityMerge, Record
 
 EMBED_THRESHOLD = 0.9

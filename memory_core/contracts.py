@@ -1,0 +1,262 @@
+"""The contracts every floor above relies on: the backend, the relational store and the
+vector index, and the small value types they exchange. Implementations live above
+(``backends/``, ``store/``); callers depend on these protocols only.
+
+The backend interface: who does the thinking in each stage.
+
+Two implementations sit behind it: ``offline`` (local embeddings + spaCy + rules, the
+default, no network) and ``openai`` (any OpenAI-compatible endpoint). A ``StagedBackend``
+can mix them per stage (e.g. offline segmentation + LLM extraction).
+
+    segment(session, info)            -> episodes (every turn in exactly one, in order)
+    extract(episode, turns, info)     -> Extraction(records, events), evidence inside the episode
+    plan(question, vocabulary)        -> Plan
+    answer(question, plan, buffer)    -> Answer (cites buffer turn ids)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from memory_core.models import (
+    Answer,
+    BufferTurn,
+    Conversation,
+    Edit,
+    Entity,
+    EntityMerge,
+    Episode,
+    EventFrame,
+    EventLink,
+    GraphEdge,
+    Plan,
+    QAItem,
+    Record,
+    Session,
+    Trace,
+    Turn,
+)
+
+STAGES = ("segment", "extract", "plan", "answer")
+
+
+@dataclass(frozen=True)
+class ConversationInfo:
+    """What a stage may know about the conversation besides its own input."""
+
+    conv_id: str
+    speakers: tuple[str, ...]
+    # canonical entity names already known (earlier sessions), for alias resolution
+    known_entities: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Extraction:
+    records: list[Record] = field(default_factory=list)
+    events: list[EventFrame] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The home's own entity and property vocabulary, for aligning a question's plan."""
+
+    speakers: tuple[str, ...] = ()
+    entities: tuple[tuple[str, str], ...] = ()  # (name, type), aliases included as names
+    properties: tuple[str, ...] = ()
+    question_time: datetime | None = None  # "now" for relative time in the question
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+
+    def segment(self, session: Session, info: ConversationInfo) -> list[Episode]: ...
+
+    def extract(self, episode: Episode, turns: list[Turn], info: ConversationInfo) -> Extraction: ...
+
+    def plan(self, question: str, vocabulary: Vocabulary) -> Plan: ...
+
+    def answer(self, question: str, plan: Plan, buffer: list[BufferTurn]) -> Answer: ...
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One vector-index match."""
+
+    id: str
+    score: float  # cosine similarity, higher is better
+    metadata: dict[str, Any]
+
+
+@runtime_checkable
+class RelationalStore(Protocol):
+    """The relational repository every service talks to (DuckDB today; any engine that keeps
+    this surface plugs in)."""
+
+    def add_edit(self, edit: Edit) -> None: ...
+
+    def add_sessions(self, conv_id: str, sessions: tuple[Session, ...] | list[Session]) -> None: ...
+
+    def atomic(self) -> AbstractContextManager[None]: ...
+
+    def builds(self, conv_id: str) -> list[dict[str, Any]]: ...
+
+    def built_sessions(self, conv_id: str) -> dict[int, str]: ...
+
+    def cache_response(self, key: str, endpoint: str, model: str, response: str,
+                       tokens_in: int, tokens_out: int) -> None: ...
+
+    def cached_response(self, key: str) -> tuple[str, int, int] | None: ...
+
+    def clear_memory(self, conv_id: str) -> None: ...
+
+    def clear_session_memory(self, conv_id: str, session: int) -> None: ...
+
+    def close(self) -> None: ...
+
+    def conversation_ids(self) -> list[str]: ...
+
+    def conversation_speakers(self, conv_id: str) -> list[str]: ...
+
+    def conversation_summaries(self) -> list[dict[str, Any]]: ...
+
+    def delete_conversation(self, conv_id: str) -> None: ...
+
+    def edges(self, conv_id: str) -> list[GraphEdge]: ...
+
+    def edit(self, edit_id: str) -> Edit: ...
+
+    def edits(self, conv_id: str | None = None, target_id: str | None = None) -> list[Edit]: ...
+
+    def entities(self, conv_id: str) -> list[Entity]: ...
+
+    def entity_merges(self, conv_id: str) -> list[EntityMerge]: ...
+
+    def entity_names(self, conv_id: str) -> dict[str, int]: ...
+
+    def episode_times(self, conv_id: str) -> dict[str, Any]: ...
+
+    def episodes(self, conv_id: str, session: int | None = None) -> list[Episode]: ...
+
+    def event_links(self, conv_id: str) -> list[EventLink]: ...
+
+    def events(self, conv_id: str) -> list[EventFrame]: ...
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    def finish_build(self, build_id: str, stats: dict[str, Any], cost: dict[str, Any]) -> None: ...
+
+    def has_conversation(self, conv_id: str) -> bool: ...
+
+    def insert_record(self, record: Record) -> None: ...
+
+    def insert_rows(self, table: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    def llm_usage(self, scope_prefix: str) -> list[dict[str, Any]]: ...
+
+    def load_conversation(self, conv_id: str, *, with_qa: bool = True) -> Conversation: ...
+
+    def log_llm_call(self, *, conv_id: str | None, scope: str, stage: str, model: str,
+                     tokens_in: int, tokens_out: int, latency_s: float, cost_usd: float,
+                     cached: bool, at: datetime | None = None) -> None: ...
+
+    def patch_graph(self, conv_id: str, *, delete_entity_ids: Sequence[str], entities: Sequence[Entity],
+                    delete_edge_sources: Sequence[str], edges: Sequence[GraphEdge],
+                    merges_reason: str, merges: Sequence[EntityMerge]) -> None: ...
+
+    def qa_items(self, conv_id: str) -> list[QAItem]: ...
+
+    def record(self, record_id: str) -> Record: ...
+
+    def record_facets(self, conv_id: str, *, top_entities: int = 200) -> dict[str, list[tuple[Any, int]]]: ...
+
+    def records(self, conv_id: str, *, include_inactive: bool = False,
+                episode_id: str | None = None) -> list[Record]: ...
+
+    def records_naming(self, conv_id: str, names: Sequence[str], *, as_value: bool = True,
+                       active_only: bool = False) -> list[Record]: ...
+
+    def require_conversation(self, conv_id: str) -> None: ...
+
+    def save_conversation(self, conv: Conversation, *, replace: bool = False) -> None: ...
+
+    def save_graph(
+        self,
+        conv_id: str,
+        entities: Sequence[Entity],
+        merges: Sequence[EntityMerge],
+        edges: Sequence[GraphEdge],
+        links: Sequence[EventLink],
+        record_importance: dict[str, float] | None = None,
+        event_importance: dict[str, float] | None = None,
+    ) -> None: ...
+
+    def save_session_memory(
+        self,
+        conv_id: str,
+        session: int,
+        episodes: Sequence[Episode],
+        records: Sequence[Record],
+        events: Sequence[EventFrame],
+        *,
+        backend: str,
+        stats: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    def save_trace(self, trace: Trace) -> None: ...
+
+    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
+
+    def search_records(
+        self,
+        conv_id: str,
+        *,
+        query: str = "",
+        filters: Mapping[str, Any] | None = None,
+        sort: str = "episode",
+        page: int = 1,
+        page_size: int = 50,
+    ) -> tuple[list[Record], int]: ...
+
+    def sessions(self, conv_id: str) -> list[Session]: ...
+
+    def start_build(self, build_id: str, conv_id: str, backend: str) -> None: ...
+
+    def stats(self, conv_id: str | None = None) -> dict[str, int]: ...
+
+    def touch_edges(self, conv_id: str, record_ids: Sequence[str]) -> None: ...
+
+    def trace(self, trace_id: str) -> Trace: ...
+
+    def traces(self, conv_id: str, limit: int = 200) -> list[dict[str, Any]]: ...
+
+    def turns(self, conv_id: str, ids: list[str] | None = None) -> list[Turn]: ...
+
+    def update_record(self, record: Record, *, expected_version: int) -> Record: ...
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """The vector index: our own embeddings in, ids and similarities out."""
+
+    def count(self, collection: str, where: dict[str, Any] | None = None) -> int: ...
+
+    def delete(self, collection: str, *, ids: Sequence[str] | None = None,
+               where: dict[str, Any] | None = None) -> None: ...
+
+    def delete_conversation(self, conv_id: str) -> None: ...
+
+    def get_vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def query(self, collection: str, vector: np.ndarray, *, k: int = 20,
+              where: dict[str, Any] | None = None) -> list[Hit]: ...
+
+    def upsert(self, collection: str, ids: Sequence[str], vectors: np.ndarray,
+               metadatas: Sequence[dict[str, Any]], documents: Sequence[str] | None = None) -> None: ...
+
