@@ -11,12 +11,12 @@ import streamlit as st
 COUNT_COLUMNS = ("sessions", "turns", "questions", "episodes", "records", "entities", "events")
 
 LINKS = (
-    ("pages/episodes.py", "Episodes", ":material/view_timeline:"),
-    ("pages/records.py", "Records", ":material/table_rows:"),
-    ("pages/graphs.py", "Graphs", ":material/hub:"),
-    ("pages/ask.py", "Ask", ":material/question_answer:"),
-    ("pages/evaluate.py", "Evaluate", ":material/analytics:"),
-    ("pages/history.py", "History", ":material/history:"),
+    ("pages/episodes.py", "Episodes", "🎞️"),
+    ("pages/records.py", "Records", "📋"),
+    ("pages/graphs.py", "Graphs", "🕸️"),
+    ("pages/ask.py", "Ask", "💬"),
+    ("pages/evaluate.py", "Evaluate", "📊"),
+    ("pages/history.py", "History", "🕘"),
 )
 
 

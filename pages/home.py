@@ -14,7 +14,7 @@ st.caption("Inspect the long-term memory built from multi-session conversations.
 rows = svc.list_conversations()
 if not rows:
     st.info("No conversation imported yet.")
-    st.page_link("pages/load.py", label="Load a conversation", icon=":material/upload:")
+    st.page_link("pages/load.py", label="Load a conversation", icon="📥")
     st.stop()
 
 overview.totals(rows)
