@@ -25,6 +25,8 @@ STATUS_CHOICES = {"active and wrong": None, "active": "active", "wrong": "wrong"
                   "all": "all"}
 PAGE_SIZES = (25, 50, 100, 200)
 PAGE_KEY = "records_page"
+ENTITY_KEY = "records_entity"
+ENTITY_URL_KEY = "records_entity__url"
 
 
 def _facet(facets: dict[str, list[tuple[Any, int]]], name: str) -> list[Any]:
@@ -33,9 +35,14 @@ def _facet(facets: dict[str, list[tuple[Any, int]]], name: str) -> list[Any]:
 
 def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str, Any], str, int]:
     """Search box, filters, sort and page size; returns (query, filters, sort, page_size)."""
-    query = st.text_input("Search records", placeholder="words that must all appear, e.g. paris train")
+    top = st.columns([3, 2])
+    query = top[0].text_input("Search records", placeholder="words that must all appear, e.g. paris train",
+                              help="Searches entity, property, value, condition, time and the words "
+                                   "of the evidence turns (not ids).")
+    entities = entity_filter(top[1], facets)
     cols = st.columns(4)
     filters: dict[str, Any] = {
+        "entity": entities,
         "entity_type": cols[0].multiselect("Entity type", _facet(facets, "entity_type")),
         "property": cols[1].multiselect("Property", _facet(facets, "property")),
         "modality": cols[2].multiselect("Modality", _facet(facets, "modality")),
@@ -56,6 +63,34 @@ def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str,
         st.session_state["records_signature"] = signature
         st.session_state[PAGE_KEY] = 1
     return query, filters, sort, page_size
+
+
+def entity_filter(where: Any, facets: dict[str, list[tuple[Any, int]]]) -> list[str]:
+    """The entity filter (type to get suggestions; any name can be typed), kept in step with
+    ``?entity=`` so that a name anywhere in the app links here and the filter can be shared.
+
+    A new ``?entity=`` (a link was followed) replaces the choice; the user's own choice is
+    written back to the URL. Names match case-insensitively (as the store's filter does).
+    """
+    counts = {str(v): n for v, n in facets.get("entity", []) if v is not None}
+    by_lower = {name.lower(): name for name in counts}
+    url = [by_lower.get(v.lower(), v) for v in st.query_params.get_all("entity") if v.strip()]
+    if url != st.session_state.get(ENTITY_URL_KEY):
+        st.session_state[ENTITY_URL_KEY] = url
+        st.session_state[ENTITY_KEY] = url
+    options = list(counts)
+    options += [v for v in st.session_state.get(ENTITY_KEY, []) if v not in counts]
+    chosen = [str(v) for v in where.multiselect(
+        "Entity", options, key=ENTITY_KEY, accept_new_options=True,
+        placeholder="type a name: Maya, Jonas…",
+        format_func=lambda n: f"{n} ({counts[n]})" if n in counts else str(n))]
+    if chosen != url:
+        st.session_state[ENTITY_URL_KEY] = chosen
+        if chosen:
+            st.query_params["entity"] = chosen
+        else:
+            st.query_params.pop("entity", None)
+    return chosen
 
 
 def current_page() -> int:

@@ -3,7 +3,7 @@ the evidence turns highlighted; edit, add, mark wrong, delete, merge entities.""
 
 import streamlit as st
 
-from components import data, record_forms, record_table, transcript
+from components import data, links, record_forms, record_table, transcript
 from components.services import call, need, services
 from components.state import query_param, require_conv, sync_pick
 from components.text import md, shorten
@@ -39,6 +39,7 @@ episode = next((e for e in episodes if e.id == record.episode_id), None)
 st.subheader(f"{md(record.entity)} · {md(record.property)} = {md(record.value)}")
 st.caption(f"{md(record.id)} · {md(record.status.value)} · version {record.version} · origin "
            f"{md(record.origin)} · episode {md(labels.get(record.episode_id, record.episode_id))}")
+links.page_link_entity(conv, record.entity)
 if episode is not None:
     transcript.render(data.turns(svc, conv, episode.turn_ids), [episode], [record],
                       evidence=record.evidence_turn_ids)
