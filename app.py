@@ -6,12 +6,17 @@ not used) and every page reads the current conversation from ``?conv=<id>``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from components import sidebar, theme
 from components.services import services
 
-st.set_page_config(page_title="Mnemoscope", page_icon="🧠", layout="wide")
+# a local image: a ``:material/…:`` page icon makes the browser fetch the favicon from
+# fonts.gstatic.com (nothing may leave the machine)
+FAVICON = Path(__file__).resolve().parent / "components" / "assets" / "favicon.png"
+st.set_page_config(page_title="Mnemoscope", page_icon=str(FAVICON), layout="wide")
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon="🏠", default=True),
