@@ -54,11 +54,14 @@ export default function (component) {
   const nodes = new vis.DataSet(data.nodes.map((n) => ({ ...n, title: tipElement(n.tip) })));
   const edges = new vis.DataSet(data.edges.map((e) => ({ ...e, title: tipElement(e.tip), label: undefined })));
   const network = new vis.Network(box, { nodes, edges }, data.options);
-  const stats = { nodes: data.nodes.length, edges: data.edges.length, drawnMs: null, layoutMs: null };
+  const mine = { signature: data.signature, network, select: () => {} };
+  root.__mn = mine;
+  const stats = { nodes: data.nodes.length, edges: data.edges.length, drawnMs: null, layoutMs: null,
+                  stabilisedMs: null };
   root.dataset.layoutDone = "0";
 
   const finish = () => {
-    if (stats.layoutMs !== null) return;
+    if (stats.layoutMs !== null || root.__mn !== mine) return;
     stats.layoutMs = Math.round(performance.now() - started);
     network.setOptions({ physics: { enabled: false } });
     root.dataset.layoutDone = "1";
@@ -69,8 +72,18 @@ export default function (component) {
     root.dataset.drawnMs = String(stats.drawnMs);
     if (!data.options.physics || data.options.physics.enabled === false) finish();
   });
-  network.once("stabilizationIterationsDone", finish);
-  network.once("stabilized", finish);
+  network.once("stabilizationIterationsDone", () => {
+    stats.stabilisedMs = Math.round(performance.now() - started);
+    if (data.nodes.length <= (data.settleAbove || Infinity)) finish();
+  });
+  network.once("stabilized", finish);  // large graphs: physics ran on until still
+  const settle = setTimeout(finish, (data.settleMs || 4000) + 30000);  // never spin for ever
+  network.once("afterDrawing", () => {
+    if (data.nodes.length > (data.settleAbove || Infinity)) {
+      clearTimeout(settle);
+      setTimeout(finish, data.settleMs || 4000);
+    }
+  });
 
   network.on("hoverEdge", (p) => {
     const e = edges.get(p.edge);
@@ -115,7 +128,7 @@ export default function (component) {
   };
   globalThis.mnGraphs = globalThis.mnGraphs || {};
   globalThis.mnGraphs[data.name] = api;
-  root.__mn = { signature: data.signature, network, select };
+  mine.select = select;
   return () => {
     network.destroy();
     root.__mn = null;
