@@ -81,10 +81,20 @@ def facts_html(conv: str, facts: Sequence[tuple[str, str]], people: Sequence[str
     return f'<div class="mn-facts">{"".join(rows)}</div>'
 
 
+def kind_html(kind: str) -> str:
+    color = type_color(kind)  # from a fixed palette or a hash: never user text
+    return f'<span class="mn-chip" style="border-color:{color};color:{color}">{esc(kind)}</span>'
+
+
+def _show(*parts: str) -> None:
+    """The panel's one HTML sink: parts from ``kind_html``, ``facts_html`` and ``records_html``,
+    each built from escaped pieces."""
+    st.html("".join(parts))
+
+
 def _header(title: str, kind: str) -> None:
     st.markdown(f"#### {md(shorten(title, 90))}")
-    st.html(f'<span class="mn-chip" style="border-color:{type_color(kind)};color:{type_color(kind)}">'
-            f"{esc(kind)}</span>")
+    _show(kind_html(kind))
 
 
 def panel(svc: Any, conv: str, g: Any, kind: str, episode_labels: dict[str, str]) -> None:
@@ -137,13 +147,13 @@ def _entity(svc: Any, conv: str, g: Any, node: Any, labels: dict[str, str]) -> N
         records = list(svc.store.records_naming(conv, names, as_value=True))[:MAX_RECORDS]
     about = sum(1 for r in records if r.entity.strip().lower() in {n.strip().lower() for n in names})
     aliases = ", ".join(map(str, attrs.get("aliases") or ()))
-    st.html(facts_html(conv, [("aliases", aliases), ("importance", f"{graph.node_importance(g, node):.2f}"),
+    _show(facts_html(conv, [("aliases", aliases), ("importance", f"{graph.node_importance(g, node):.2f}"),
                               ("links in view", str(g.degree[node]))],
                        episodes=_episodes_of(records, labels)))
     if about:
         links.page_link_entity(conv, name, about)
     if records:
-        st.html(records_html(conv, records))
+        _show(records_html(conv, records))
     _turns(svc, conv, records, attrs.get("source_turn_ids") or ())
 
 
@@ -153,7 +163,7 @@ def _event(svc: Any, conv: str, g: Any, node: Any, labels: dict[str, str]) -> No
     _header(action, action_family(action))
     when = " · ".join(str(x) for x in (a.get("time_text"), a.get("time")) if x)
     episode = a.get("episode_id")
-    st.html(facts_html(conv, [("when", when), ("where", str(a.get("place") or "")),
+    _show(facts_html(conv, [("when", when), ("where", str(a.get("place") or "")),
                               ("why", str(a.get("cause") or "")), ("how", str(a.get("manner") or ""))],
                        people=[str(p) for p in a.get("participants") or ()],
                        episodes=[(str(episode), labels.get(str(episode), str(episode)))] if episode else ()))
@@ -169,11 +179,11 @@ def _edge(svc: Any, conv: str, g: Any, edge: tuple[Any, Any, Any], kind: str, la
     records = data.records_by_ids(svc, attrs.get("record_ids") or ())
     people = [graph.node_label(g, u), graph.node_label(g, v)] if kind == "entity" else []
     extra = ", ".join(map(str, attrs.get("labels") or ())) if kind == "event" else ""
-    st.html(facts_html(conv, [("relation", relation), ("details", extra),
+    _show(facts_html(conv, [("relation", relation), ("details", extra),
                               ("first said", str(attrs.get("first_mentioned") or ""))],
                        people=people, episodes=_episodes_of(records, labels)))
     if records:
-        st.html(records_html(conv, records))
+        _show(records_html(conv, records))
     turn_ids = [*(g.nodes[u].get("source_turn_ids") or ()), *(g.nodes[v].get("source_turn_ids") or ())] \
         if kind == "event" else []
     _turns(svc, conv, records, turn_ids)
