@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components import data, transcript
+from components import buffer_view, data, transcript
 from components.text import anchor_id, esc, md, shorten
 
 
@@ -145,7 +145,7 @@ def full(svc: Any, conv: str, trace: Any, episodes: Sequence[Any]) -> None:
     episodes_chosen(trace, labels, trace.plan.requirements)
     st.subheader("Evidence buffer")
     timings(trace)
-    buffer(trace, episodes)
+    buffer_view.buffer(svc, trace, episodes)
 
 
 def comparison(traces: Sequence[Any], titles: Sequence[str] | None = None) -> None:
