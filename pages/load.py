@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components import build_view, loading
+from components import build_view, formats, loading
 from components.services import available, services
 from components.state import current_conv, session_settings
 from components.text import md
@@ -11,6 +11,7 @@ from memory_core.errors import MnemoscopeError
 svc = services()
 st.title("Load & build")
 
+formats.guide()
 source = loading.choose_source()
 choice = st.selectbox("Format", loading.FORMATS, help="Detected from the content unless you choose one.")
 fmt = None if choice == "detect" else choice

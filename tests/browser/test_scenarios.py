@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import SAMPLE_ID, choose, goto, shot, wait_ready
+from tests.browser.conftest import HOSTILE, SAMPLE_ID, choose, goto, shot, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -123,7 +123,10 @@ def test_other_pages_render(built_app: str, page) -> None:  # type: ignore[no-un
 
 def test_hostile_conversation_runs_nothing(fresh_app: str, page) -> None:  # type: ignore[no-untyped-def]
     goto(page, f"{fresh_app}/load")
-    choose(page, "Sample file", "hostile_conversation.json")
+    page.get_by_text("Upload a file", exact=True).click()  # a test fixture, not offered as a sample
+    wait_ready(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(HOSTILE))
+    wait_ready(page)
     checkbox = page.get_by_text("Replace conversations that are already imported")
     checkbox.click()
     wait_ready(page)
