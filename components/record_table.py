@@ -15,6 +15,8 @@ import pandas as pd
 import streamlit as st
 
 from components.data import records_frame_rows
+from components.state import sync_pick
+from components.text import shorten
 
 SORTS = {
     "dialogue order": "episode", "entity": "entity", "property": "property", "value": "value",
@@ -128,3 +130,28 @@ def table(rows: Sequence[Any], labels: dict[str, str]) -> str | None:
     )
     picked = event.selection.rows if event is not None else []
     return str(rows[picked[0]].id) if picked else None
+
+
+PICK_KEY = "record_pick"
+
+
+def _picked(widget_key: str) -> None:
+    st.session_state[PICK_KEY] = st.session_state[widget_key]
+
+
+def picker(ids: list[str], by_id: dict[str, Any], picked: str | None, wanted: str | None) -> str:
+    """The "Open record" box: follows a table selection, and its labels show the records as they
+    are now — after a save the label changes, so the widget is keyed by its labels (the choice
+    itself lives in ``st.session_state["record_pick"]`` and carries over)."""
+    sync_pick(PICK_KEY, ids, picked, default=wanted)
+
+    def label(i: str) -> str:
+        r = by_id.get(i)
+        return (f"{i} — {shorten(r.entity, 30)} · {shorten(r.property, 30)} = {shorten(r.value, 40)}"
+                if r is not None else i)
+
+    labels = [label(i) for i in ids]
+    widget_key = "record_pick_box:" + hashlib.sha256("\n".join(labels).encode()).hexdigest()[:12]
+    st.session_state[widget_key] = st.session_state[PICK_KEY]
+    return str(st.selectbox("Open record", ids, key=widget_key, format_func=label, on_change=_picked,
+                            args=(widget_key,)))
