@@ -90,3 +90,20 @@ def ids_html(conv: str, kind: str, ids: Any, *, limit: int = 12) -> str:
     items = [str(i) for i in ids]
     shown = ", ".join(make(conv, i) for i in items[:limit])
     return shown + (f" … (+{len(items) - limit})" if len(items) > limit else "")
+
+
+def show(html: str) -> None:
+    """Draw a line of links built by this module (``ids_html``, ``*_link``: escaped parts)."""
+    st.html(f'<div class="mn-ep-head">{html}</div>')
+
+
+def record_caption_html(conv: str, record: Any, episode_label: str) -> str:
+    """The open record's id line: the record (a shareable link), its state, its episode (a link)."""
+    status = str(getattr(record.status, "value", record.status))
+    return " · ".join([record_link(conv, record.id), esc(status), f"version {int(record.version)}",
+                       f"origin {esc(record.origin)}",
+                       "episode " + episode_link(conv, record.episode_id, episode_label)])
+
+
+def record_caption(conv: str, record: Any, episode_label: str) -> None:
+    show(record_caption_html(conv, record, episode_label))

@@ -33,8 +33,7 @@ record = call(data.record, svc, choice)
 episode = next((e for e in episodes if e.id == record.episode_id), None)
 
 st.subheader(f"{md(record.entity)} · {md(record.property)} = {md(record.value)}")
-st.caption(f"{md(record.id)} · {md(record.status.value)} · version {record.version} · origin "
-           f"{md(record.origin)} · episode {md(labels.get(record.episode_id, record.episode_id))}")
+links.record_caption(conv, record, labels.get(record.episode_id, record.episode_id))
 links.page_link_entity(conv, record.entity)
 if episode is not None:
     transcript.render(data.turns(svc, conv, episode.turn_ids), [episode], [record],

@@ -67,5 +67,6 @@ def test_names_and_record_chips_link_to_their_objects(open_app, app_services) ->
     speaker = _speakers(app_services)[0]
     assert f'href="records?conv={SAMPLE_ID}&amp;entity={quote(speaker)}"' in body
     assert f'href="records?conv={SAMPLE_ID}&amp;record={quote(record.id, safe="")}"' in body
+    assert f'href="episodes?conv={SAMPLE_ID}&amp;episode={quote(record.episode_id, safe="")}"' in body
     links = [p for p in at.get("page_link")]
     assert any(p.proto.label.startswith("All records about") for p in links)

@@ -88,6 +88,7 @@ HTML_SINKS = {
     ("components/build_view.py", "_draw_session"),  # transcript_html
     ("components/graph_view.py", "draw"),  # graph.to_html (pyvis, in_line)
     ("components/graph_panel.py", "_show"),  # kind_html, facts_html, records_html
+    ("components/links.py", "show"),  # record_caption, ids_html, *_link
 }
 UNSAFE_ALLOWED: set[tuple[str, str]] = set()  # nothing may pass unsafe_allow_html=True
 
@@ -189,6 +190,8 @@ def test_graph_html_keeps_hostile_labels_inside_the_data() -> None:
 
 
 def test_graph_panel_and_links_escape_every_hostile_string() -> None:
+    from types import SimpleNamespace
+
     from components import links
     from components.graph_panel import facts_html, kind_html, records_html
     from memory_core.models import Record
@@ -202,6 +205,8 @@ def test_graph_panel_and_links_escape_every_hostile_string() -> None:
         links.entity_link(conv, HOSTILE[0]), links.record_link(conv, HOSTILE[2]),
         links.ids_html(conv, "trace", HOSTILE),
     ])
+    html += links.record_caption_html(conv, SimpleNamespace(
+        id=HOSTILE[0], status=HOSTILE[1], version=2, origin=HOSTILE[2], episode_id=HOSTILE[3]), HOSTILE[4])
     parsed = markup(html)
     assert set(parsed.tags) <= {"div", "span", "a", "b"}
     assert parsed.bad_attrs == []
