@@ -4,7 +4,7 @@ reopen from the URL (``/ask?conv=…&trace=<id>``); strategies compare side by s
 
 import streamlit as st
 
-from components import data, past_questions, trace_view
+from components import data, past_questions, trace_view, warmup
 from components.services import call, need, services, session_services
 from components.state import query_param, require_conv, session_settings
 from components.text import md
@@ -14,6 +14,7 @@ conv = require_conv()
 st.title("Ask")
 need(svc, "ask", "trace", "traces", "strategies", what="Asking questions")
 settings = session_settings(svc.settings)
+warmup.once_per_session(svc, conv)  # the question index builds while the question is typed
 strategies = call(svc.strategies)
 
 with st.form("ask"):

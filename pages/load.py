@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components import build_view, formats, loading
+from components import build_view, formats, loading, warmup
 from components.services import available, services
 from components.state import current_conv, session_settings
 from components.text import md
@@ -50,6 +50,7 @@ elif st.button(f"Build and watch ({md(settings['backend'])} backend)", type="pri
         st.error(md(exc))
     else:
         build_view.summary(tally)
+        warmup.start(svc, conv)  # the first question need not build the index
         cols = st.columns(3)
         for col, (path, label) in zip(cols, [("pages/episodes.py", "See the episodes"),
                                              ("pages/records.py", "See the records"),
