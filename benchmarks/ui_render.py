@@ -139,6 +139,24 @@ def in_session(browser, url: str, conv: str) -> dict[str, float]:  # type: ignor
     return out
 
 
+def first_question(browser, url: str, conv: str, question: str, pause: float) -> float:  # type: ignore[no-untyped-def]
+    """A new session opens Ask (which starts warming the index), waits ``pause`` seconds (the
+    user typing), asks; seconds from the click until the answer is drawn."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(f"{url}/ask?conv={conv}")
+    page.wait_for_selector(READY, timeout=120_000)
+    page.get_by_label("Question", exact=True).fill(question)
+    time.sleep(pause)
+    start = time.perf_counter()
+    page.get_by_role("button", name="Ask", exact=True).click()
+    page.wait_for_selector(".mn-answer", timeout=300_000)
+    page.wait_for_selector(READY, timeout=300_000)
+    took = time.perf_counter() - start
+    context.close()
+    return took
+
+
 def serve_canvas_app() -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "benchmarks" / "graph_canvas_app.py"),
@@ -206,6 +224,8 @@ def main() -> int:
     parser.add_argument("--graph-nodes", type=int, nargs="*", default=[300, 1000],
                         help="sizes of the synthetic graphs to time (default 300 1000)")
     parser.add_argument("--graph-only", action="store_true", help="time only the synthetic graphs")
+    parser.add_argument("--question", default="",
+                        help="also time this question on a newly opened Ask page (index warming)")
     args = parser.parse_args()
     if args.graph_only:
         from playwright.sync_api import sync_playwright
@@ -227,13 +247,20 @@ def main() -> int:
             conv = max(ids, key=lambda c: json.loads(cli_stats(home, c))["records"]) if ids else ""
             first = visit(browser, f"{url}/?conv={conv}")
             print(f"\nfirst visit after server start (home): {first:.2f} s")
-            print(f"pages, conversation {conv} (seconds over {args.repeat} visits, each a new session):")
-            print(f"{'page':<10} {'first':>7} {'median':>7} {'max':>7}")
+            print(f"pages, conversation {conv} (seconds; 'cold' = the page's first visit since the "
+                  f"server started, then {args.repeat} warm visits, each a new session):")
+            print(f"{'page':<10} {'cold':>7} {'first':>7} {'median':>7} {'max':>7}")
             for name in PAGES:
+                cold = visit(browser, f"{url}/{name}?conv={conv}", graph=name == "graphs")
                 times = [visit(browser, f"{url}/{name}?conv={conv}", graph=name == "graphs")
                          for _ in range(args.repeat)]
                 median = statistics.median(times)
-                print(f"{'/' + name:<10} {times[0]:>7.2f} {median:>7.2f} {max(times):>7.2f}")
+                print(f"{'/' + name:<10} {cold:>7.2f} {times[0]:>7.2f} {median:>7.2f} {max(times):>7.2f}")
+            if args.question:
+                for pause in (0.0, 5.0):
+                    took = first_question(browser, url, conv, args.question, pause)
+                    print(f"question on a newly opened Ask page after {pause:.0f} s of typing: "
+                          f"{took:.2f} s from the click to the answer")
             moves = in_session(browser, url, conv)
             print("\nmoving through the sidebar in one session (seconds):")
             print("  " + "  ".join(f"/{k} {v:.2f}" for k, v in moves.items()))

@@ -75,12 +75,12 @@ def render(svc: Any, conv: str, rows: Sequence[Mapping[str, Any]], expanded: boo
     """The two lists, each in its own expander (only the user's own one opens by default)."""
     mine, bench = split(group(rows), (q.question for q in svc.store.qa_items(conv)))
     with st.expander(f"Past questions ({len(mine)})", expanded=expanded and bool(mine)):
-        query = st.text_input("Search past questions", key="past_q_search",
+        query = st.text_input("Filter by words", key="past_q_search",
                               placeholder="words in the question")
         _links(conv, mine, query)
     if bench:
         with st.expander(f"Benchmark questions asked by evaluation runs and re-runs ({len(bench)})"):
-            _links(conv, bench, st.text_input("Search benchmark questions", key="past_b_search"))
+            _links(conv, bench, st.text_input("Filter the benchmark list by words", key="past_b_search"))
 
 
 def gold_answer(svc: Any, conv: str, question: str) -> None:

@@ -38,7 +38,7 @@ def test_past_questions_are_distinct_and_benchmark_questions_listed_apart(open_a
     assert all("jonas move to" not in str(p.proto.label).lower() for p in bench[0].get("page_link"))
     assert any("jonas move to" in str(p.proto.label).lower() for p in mine.get("page_link"))
     # search narrows the list
-    widget(at.text_input, "Search past questions").input("nothing-like-this").run()
+    widget(at.text_input, "Filter by words").input("nothing-like-this").run()
     assert "No past question matches." in all_text(at)
 
 
