@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from networkx.utils import UnionFind
 
 from memory_core.construct import lexicon
 from memory_core.models import Entity, EntityMerge, Record
@@ -120,14 +121,14 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
             g.speaker = s
             g.spellings[s] += 0
 
-    parent: dict[str, str] = {k: k for k in groups}
+    # networkx's union-find holds the partition; ``head`` names each set's canonical key (the
+    # side a merge keeps), which networkx's size-based root choice does not preserve
+    sets = UnionFind(groups)
+    head: dict[str, str] = {k: k for k in groups}
     reasons: dict[str, tuple[str, float]] = {}
 
     def find(k: str) -> str:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
+        return head[sets[k]]
 
     def union(alias: str, keep: str, reason: str, score: float) -> None:
         ra, rk = find(alias), find(keep)
@@ -135,7 +136,8 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
             return
         if groups[ra].speaker and not groups[rk].speaker:
             ra, rk = rk, ra  # a speaker is always the canonical side
-        parent[ra] = rk
+        sets.union(ra, rk)
+        head[sets[rk]] = rk
         reasons[ra] = (reason, round(score, 4))
 
     # 0. annotator merges are kept
