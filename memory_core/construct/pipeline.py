@@ -54,6 +54,7 @@ from memory_core.construct.events import (
 )
 from memory_core.construct.graphs import compute_graph
 from memory_core.errors import BuildError, MnemoscopeError
+from memory_core.ids import turn_vector_id
 from memory_core.models import Episode, EventFrame, Record, Session, Turn
 from memory_core.store import Store
 from memory_core.store.vectors import VectorIndex
@@ -133,10 +134,6 @@ def validate_extraction(conv_id: str, session: int, episode: Episode, extraction
 
 
 # --------------------------------------------------------------------------- vectors
-def turn_vector_id(conv_id: str, turn_id: str) -> str:
-    return f"{conv_id}|{turn_id}"
-
-
 def _session_filter(conv_id: str, session: int) -> dict[str, Any]:
     return {"$and": [{"conv_id": conv_id}, {"session": session}]}
 
