@@ -25,9 +25,9 @@ import numpy as np
 
 from memory_core.models import Match, MatchKind, Plan, Requirement
 from memory_core.query.context import ConversationIndex
-from memory_core.query.dates import question_dates, session_near
 from memory_core.query.strategies import StrategyConfig
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, terms, words
+from memory_core.timeexpr import question_dates, session_near
 
 TOP_MATCHES = 8
 
