@@ -25,6 +25,7 @@ import numpy as np
 from memory_core.contracts import Vocabulary
 from memory_core.embeddings import DIMENSION
 from memory_core.errors import QueryError
+from memory_core.ids import turn_vector_id
 from memory_core.models import Entity, Episode, EventFrame, EventLink, GraphEdge, Record, ThemeType, Turn
 from memory_core.query.lexical import LexicalIndex
 from memory_core.query.text import fold, terms
@@ -38,10 +39,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FALLBACK_WINDOW = 8  # turns per window when the conversation has no built episodes
-
-
-def turn_vector_id(conv_id: str, turn_id: str) -> str:
-    return f"{conv_id}|{turn_id}"
 
 
 @dataclass
@@ -129,18 +126,7 @@ class ConversationIndex:
 
 
 def fingerprint(store: Store, conv_id: str) -> tuple[Any, ...]:
-    row = store.one(
-        "SELECT (SELECT count(*) FROM turns WHERE conv_id = ?), "
-        "(SELECT count(*) FROM episodes WHERE conv_id = ?), "
-        "(SELECT count(*) FROM records WHERE conv_id = ?), "
-        "(SELECT coalesce(sum(version), 0) FROM records WHERE conv_id = ?), "
-        "(SELECT count(*) FROM records WHERE conv_id = ? AND status = 'active'), "
-        "(SELECT count(*) FROM entities WHERE conv_id = ?), "
-        "(SELECT count(*) FROM events WHERE conv_id = ?), "
-        "(SELECT max(built_at) FROM built_sessions WHERE conv_id = ?)",
-        [conv_id] * 8,
-    )
-    return tuple(row) if row else ()
+    return store.memory_fingerprint(conv_id)
 
 
 def fallback_episodes(conv_id: str, turns: list[Turn], window: int = FALLBACK_WINDOW) -> list[Episode]:
