@@ -35,11 +35,8 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from memory_core.contracts import Backend, ConversationInfo, Extraction
 from memory_core.construct.embedcache import TextEmbedder, embed_texts
-from memory_core.construct.entities import ANNOTATOR, canonicalise
 from memory_core.construct.events import (
     BuildDone,
     BuildEvent,
@@ -52,7 +49,7 @@ from memory_core.construct.events import (
     SessionSkipped,
     SessionStarted,
 )
-from memory_core.construct.graphs import compute_graph
+from memory_core.construct.graph_refresh import index_entities, refresh_graph
 from memory_core.errors import BuildError, MnemoscopeError
 from memory_core.ids import turn_vector_id
 from memory_core.models import Episode, EventFrame, Record, Session, Turn
@@ -168,21 +165,6 @@ def vectors_complete(index: VectorIndex, store: Store, conv_id: str, session: Se
     active = sum(len(store.records(conv_id, episode_id=e)) for e in episode_ids)
     where = {"$and": [{"conv_id": conv_id}, {"episode_id": {"$in": episode_ids}}]}
     return index.count("records", where=where) == active
-
-
-def index_entities(index: VectorIndex, embedder: TextEmbedder, conv_id: str, entities: Sequence[Any]) -> None:
-    """Replace the conversation's entity vectors; names already indexed reuse their vectors."""
-    ids = [e.id for e in entities]
-    known = index.get_vectors("entities", ids) if ids else {}
-    missing = [e for e in entities if e.id not in known]
-    fresh = embed_texts(embedder, [e.name for e in missing]) if missing else np.zeros((0, 384), np.float32)
-    vectors = dict(known)
-    vectors.update({e.id: v for e, v in zip(missing, fresh, strict=True)})
-    index.delete("entities", where={"conv_id": conv_id})
-    if entities:
-        index.upsert("entities", ids, np.vstack([vectors[i] for i in ids]),
-                     [{"conv_id": conv_id, "name": e.name, "type": e.type} for e in entities],
-                     documents=[e.name for e in entities])
 
 
 # --------------------------------------------------------------------------- the build
@@ -337,23 +319,11 @@ def _build_session(store: Store, backend: Backend, name: str, info: Conversation
 
 def _build_graph(store: Store, index: VectorIndex, embedder: TextEmbedder, conv_id: str,
                  speakers: Sequence[str], timings: dict[str, float]) -> Iterator[BuildEvent]:
-    t = time.perf_counter()
-    records = store.records(conv_id)
-    annotator = [(m.canonical_id, m.alias) for m in store.entity_merges(conv_id) if m.reason == ANNOTATOR]
-    old_entities = {e.id: e.name for e in store.entities(conv_id)}
-    pairs = [(old_entities.get(keep, ""), alias) for keep, alias in annotator if keep in old_entities]
-    canonical = canonicalise(conv_id, records, speakers, lambda names: embed_texts(embedder, names), pairs)
-    result = compute_graph(conv_id, canonical, records, store.events(conv_id), store.episodes(conv_id),
-                           store.edges(conv_id))
-    timings["entities"] += time.perf_counter() - t
-    yield EntitiesMerged(conv_id, result.merges, result.entities)
-    t = time.perf_counter()
-    store.save_graph(conv_id, result.entities, result.merges, result.edges, result.links,
-                     result.record_importance, result.event_importance)
-    index_entities(index, embedder, conv_id, result.entities)
-    timings["graph"] += time.perf_counter() - t
-    yield GraphUpdated(conv_id, len(result.entities), len(result.edges), len(result.event_importance),
-                       len(result.links))
+    result = refresh_graph(store, index, embedder, conv_id, rebuild=True, speakers=speakers, timings=timings)
+    if result is not None:
+        yield EntitiesMerged(conv_id, result.merges, result.entities)
+        yield GraphUpdated(conv_id, len(result.entities), len(result.edges), len(result.event_importance),
+                           len(result.links))
 
 
 def _stats(conv_id: str, store: Store, pending: Sequence[Session], timings: dict[str, float],
