@@ -162,24 +162,24 @@ def services_round(settings: Any, conv: Any, questions: int) -> str:
     services = Services(settings)
     if not hasattr(services, "build") or not hasattr(services, "ask"):
         services.close()
-        return "services.build/services.ask not available in this checkout: skipped"
+        return "services.builds.build/services.queries.ask not available in this checkout: skipped"
     lines = []
     try:
         services.store.save_conversation(conv, replace=True)
         started = time.monotonic()
         try:
-            result = services.build(conv.id, backend="openai")
+            result = services.builds.build(conv.id, backend="openai")
             for _ in result if hasattr(result, "__iter__") and not isinstance(result, dict) else ():
                 pass
-            lines.append(f"services.build: ok in {time.monotonic() - started:.0f}s, "
+            lines.append(f"services.builds.build: ok in {time.monotonic() - started:.0f}s, "
                          f"stats {services.store.stats(conv.id)}")
         except MnemoscopeError as exc:
-            lines.append(f"services.build failed after {time.monotonic() - started:.0f}s: {exc}")
+            lines.append(f"services.builds.build failed after {time.monotonic() - started:.0f}s: {exc}")
             lines.append(f"  store after the failure: {services.store.stats(conv.id)}")
             return "\n".join(lines)
         for qa in conv.qa[:questions]:
             try:
-                trace = services.ask(conv.id, qa.question, backend="openai")
+                trace = services.queries.ask(conv.id, qa.question, backend="openai")
                 lines.append(f"  ask {qa.question!r} -> {trace.answer.text!r}")
             except MnemoscopeError as exc:
                 lines.append(f"  ask {qa.question!r} failed: {exc}")

@@ -12,6 +12,8 @@ import streamlit as st
 
 from components.text import md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
+from memory_core.models import Episode, Record, Turn
+from memory_core.services import Services
 
 MODALITIES = ("observed", "planned", "desired", "hypothetical", "negated")
 WHO_KEY = "annotator_name"
@@ -51,17 +53,17 @@ def flash() -> None:
         st.success(md(message))
 
 
-def seen_version(record: Any) -> int:
+def seen_version(record: Record) -> int:
     """The version the annotator was looking at when the form was drawn (for conflicts)."""
     seen = st.session_state.get("records_seen", {})
     return int(seen.get(record.id, record.version))
 
 
-def remember_version(record: Any) -> None:
+def remember_version(record: Record) -> None:
     st.session_state["records_seen"] = {record.id: int(record.version)}
 
 
-def edit_form(svc: Any, record: Any) -> None:
+def edit_form(svc: Services, record: Record) -> None:
     """Edit any field. The form is keyed by the version the annotator saw, so a save made
     elsewhere in between still reaches this form and is reported as a conflict."""
     expected = seen_version(record)
@@ -91,7 +93,7 @@ def edit_form(svc: Any, record: Any) -> None:
         changes = {f: v for f, v in values.items() if _differs(getattr(record, f), v)}
         if not changes:
             st.info("Nothing changed.")
-        elif _run(lambda: svc.edit_record(record.id, changes, who=who(), why=why,
+        elif _run(lambda: svc.curation.edit_record(record.id, changes, who=who(), why=why,
                                           expected_version=expected),
                   f"Saved {', '.join(changes)} of {record.id}."):
             st.rerun()
@@ -108,27 +110,27 @@ def _differs(old: Any, new: Any) -> bool:
     return old != new
 
 
-def status_actions(svc: Any, record: Any) -> None:
+def status_actions(svc: Services, record: Record) -> None:
     expected = seen_version(record)
     why = st.text_input("Reason", key=f"s:why:{record.id}", placeholder="why (kept in the edit log)")
     status = str(record.status.value)
     c = st.columns(3)
     if status != "wrong" and c[0].button("Mark as wrong", key=f"s:wrong:{record.id}") and _run(
-            lambda: svc.mark_wrong(record.id, who=who(), why=why, expected_version=expected),
+            lambda: svc.curation.mark_wrong(record.id, who=who(), why=why, expected_version=expected),
             f"Marked {record.id} as wrong."):
         st.rerun()
     if status != "deleted" and c[1].button("Delete", key=f"s:del:{record.id}") and _run(
-            lambda: svc.delete_record(record.id, who=who(), why=why, expected_version=expected),
+            lambda: svc.curation.delete_record(record.id, who=who(), why=why, expected_version=expected),
             f"Deleted {record.id}."):
         st.rerun()
-    if status != "active" and callable(getattr(svc, "restore_record", None)) and c[2].button(
+    if status != "active" and c[2].button(
             "Restore", key=f"s:restore:{record.id}") and _run(
-            lambda: svc.restore_record(record.id, who=who(), why=why, expected_version=expected),
+            lambda: svc.curation.restore_record(record.id, who=who(), why=why, expected_version=expected),
             f"Restored {record.id}."):
         st.rerun()
 
 
-def create_form(svc: Any, conv: str, episode: Any, turns: Sequence[Any]) -> None:
+def create_form(svc: Services, conv: str, episode: Episode, turns: Sequence[Turn]) -> None:
     """A new record written by the annotator from turns of ``episode``."""
     with st.form(f"create:{episode.id}", clear_on_submit=False):
         chosen = st.multiselect("Evidence turns", [t.id for t in turns],
@@ -155,14 +157,14 @@ def create_form(svc: Any, conv: str, episode: Any, turns: Sequence[Any]) -> None
         holder: dict[str, Any] = {}
 
         def _create() -> None:
-            holder["record"] = svc.create_record(conv, episode.id, clean, chosen, who=who(), why=why)
+            holder["record"] = svc.curation.create_record(conv, episode.id, clean, chosen, who=who(), why=why)
 
         if _run(_create, "Added a record."):
             st.session_state["records_flash"] = f"Added record {holder['record'].id}."
             st.rerun()
 
 
-def merge_form(svc: Any, conv: str, names: Sequence[str]) -> None:
+def merge_form(svc: Services, conv: str, names: Sequence[str]) -> None:
     with st.form("merge"):
         c = st.columns(2)
         keep = c[0].selectbox("Keep this entity", names, key="merge_keep")
@@ -173,6 +175,6 @@ def merge_form(svc: Any, conv: str, names: Sequence[str]) -> None:
     if submitted:
         if keep == merge:
             st.error("Choose two different entities.")
-        elif _run(lambda: svc.merge_entities(conv, keep, merge, who=who(), why=why),
+        elif _run(lambda: svc.curation.merge_entities(conv, keep, merge, who=who(), why=why),
                   f"Merged {merge} into {keep}."):
             st.rerun()

@@ -47,9 +47,9 @@ def bench() -> Callable[[str], Path]:
 
 @pytest.fixture(scope="session")
 def embedder():  # type: ignore[no-untyped-def]
-    from memory_core.services.base import _shared_embedder
+    from memory_core.embeddings import shared_embedder
 
-    return _shared_embedder()
+    return shared_embedder()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ def test_ask_walk_and_reopen(open_app, app_services) -> None:
     button(at, "Ask").click().run()
     no_errors(at)
     trace_id = at.query_params["trace"]
-    trace = app_services.trace(trace_id)
+    trace = app_services.queries.trace(trace_id)
     assert trace.question == QUESTION
     body = html_bodies(at)
     # the answer, its citations as in-page links to the buffer turns, the buffer with marks

@@ -23,8 +23,9 @@ def test_evaluate_the_sample_questions(open_app, app_services) -> None:
 
 
 def test_history_shows_an_edit_its_diff_and_reverts_it(open_app, app_services) -> None:
-    record = app_services.search_records(SAMPLE_ID, page_size=12).rows[11]
-    app_services.edit_record(record.id, {"value": "value for history"}, who="tester", why="history test",
+    record = app_services.curation.search_records(SAMPLE_ID, page_size=12).rows[11]
+    app_services.curation.edit_record(record.id, {"value": "value for history"}, who="tester",
+            why="history test",
                              expected_version=record.version)
     at = open_app("pages/history.py", conv=SAMPLE_ID)
     no_errors(at)
@@ -43,7 +44,7 @@ def test_history_shows_an_edit_its_diff_and_reverts_it(open_app, app_services) -
 
 
 def test_impact_of_corrections_reruns_saved_questions(open_app, app_services) -> None:
-    app_services.ask(SAMPLE_ID, "Which city did Maya move to?")
+    app_services.queries.ask(SAMPLE_ID, "Which city did Maya move to?")
     at = open_app("pages/history.py", conv=SAMPLE_ID, timeout=600)
     button(at, "Re-run saved questions").click().run()
     no_errors(at)

@@ -26,7 +26,8 @@ def test_edit_saves_new_version_edit_row_and_vector(built) -> None:  # type: ign
     assert built.store.record(R2) == saved
     (edit,) = built.curation.edit_log(CONV)
     assert (edit.action, edit.who, edit.why, edit.target_id) == ("update", "ana", "spelling", R2)
-    assert built.curation.record_diff(edit) == [("value", "watercolour", "watercolor"), ("confidence", 0.6, 0.95)]
+    assert built.curation.record_diff(edit) == [("value", "watercolour", "watercolor"), ("confidence",
+            0.6, 0.95)]
     assert edit.before["version"] == 1 and edit.after["version"] == 2
     new_vector = vector(built, R2)
     expected = built.embedder.embed_one(saved.text())
@@ -37,7 +38,8 @@ def test_edit_saves_new_version_edit_row_and_vector(built) -> None:  # type: ign
 
 
 def test_stale_version_is_a_conflict_naming_the_other_change(built) -> None:  # type: ignore[no-untyped-def]
-    built.curation.edit_record(R2, {"value": "gouache"}, who="bea", why="she said gouache", expected_version=1)
+    built.curation.edit_record(R2, {"value": "gouache"}, who="bea", why="she said gouache",
+            expected_version=1)
     with pytest.raises(ConflictError) as caught:
         built.curation.edit_record(R2, {"value": "acrylic"}, who="carl", expected_version=1)
     message = str(caught.value)
