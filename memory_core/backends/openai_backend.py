@@ -25,13 +25,13 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel
 
-from memory_core.contracts import ConversationInfo, Extraction, Vocabulary
 from memory_core.backends.prompts import answer as answer_prompt
 from memory_core.backends.prompts import extract as extract_prompt
 from memory_core.backends.prompts import judge as judge_prompt
 from memory_core.backends.prompts import plan as plan_prompt
 from memory_core.backends.prompts import segment as segment_prompt
 from memory_core.config import LLMSettings
+from memory_core.contracts import ConversationInfo, Extraction, Vocabulary
 from memory_core.errors import LLMError
 from memory_core.llm.accounting import Scope, llm_scope, usage
 from memory_core.llm.client import LLMClient, Message
