@@ -3,7 +3,7 @@ table, triage of a question whose gold evidence was not retrieved."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -79,7 +79,7 @@ def _pct(value: Any) -> str:
     return "—" if value is None else f"{100 * float(value):.1f}%"
 
 
-def evidence_found(row: dict[str, Any], gold: dict[tuple[str, int], Sequence[str]]) -> bool | None:
+def evidence_found(row: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]]) -> bool | None:
     ev = gold.get((row["conv_id"], int(row["qid"])))
     if not ev:
         return None
@@ -87,7 +87,7 @@ def evidence_found(row: dict[str, Any], gold: dict[tuple[str, int], Sequence[str
     return all(t in got for t in ev)
 
 
-def question_table(report: dict[str, Any], gold: dict[tuple[str, int], Sequence[str]]) -> list[dict]:
+def question_table(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]]) -> list[dict]:
     rows = [{
         "conversation": r["conv_id"], "qid": r["qid"], "category": r["category"], "question": r["question"],
         "gold": r["gold"], "answer": r["answer"], "evidence found": evidence_found(r, gold),

@@ -37,12 +37,12 @@ def filters(g: Any, kind: str) -> dict[str, Any]:
                              key=f"g:props:{kind}")
     min_imp = c[2].slider("Minimum importance", 0.0, max(f.max_importance, 0.01), 0.0,
                           key=f"g:imp:{kind}") if f.max_importance > 0 else 0.0
-    c = st.columns([2, 1, 1])
+    d = st.columns([2, 1, 1])
     nodes = graph.node_choices(g)
-    ego = c[0].selectbox("Ego network of", [None, *nodes], key=f"g:ego:{kind}", format_func=lambda n: (
+    ego = d[0].selectbox("Ego network of", [None, *nodes], key=f"g:ego:{kind}", format_func=lambda n: (
         "(whole graph)" if n is None else shorten(graph.node_label(g, n), 60)))
-    depth = c[1].number_input("Depth", 1, 4, 1, key=f"g:depth:{kind}", disabled=ego is None)
-    limit = c[2].number_input("Show at most (nodes)", 10, 5000, graph.DEFAULT_LIMIT, 50,
+    depth = d[1].number_input("Depth", 1, 4, 1, key=f"g:depth:{kind}", disabled=ego is None)
+    limit = d[2].number_input("Show at most (nodes)", 10, 5000, graph.DEFAULT_LIMIT, 50,
                               key=f"g:limit:{kind}")
     window = None
     if f.first and f.last and f.first < f.last:

@@ -30,6 +30,13 @@ class Source:
     data: bytes | None = None
 
     @property
+    def file(self) -> Path:
+        """The shipped file (a source without uploaded bytes always has one)."""
+        if self.path is None:
+            raise ValueError(f"source {self.name!r} has neither a path nor data")
+        return self.path
+
+    @property
     def digest(self) -> str:
         if self.data is not None:
             return hashlib.sha256(self.data).hexdigest()
@@ -63,7 +70,7 @@ def _preview(_svc: Services, _source: Source, digest: str, fmt: str | None) -> d
         if _source.data is not None:
             info = _svc.imports.preview_bytes(_source.name, _source.data, fmt=fmt)
         else:
-            info = _svc.imports.preview(_source.path, fmt=fmt)
+            info = _svc.imports.preview(_source.file, fmt=fmt)
         return {"info": info, "error": None}
     except MnemoscopeError as exc:
         return {"info": None, "error": str(exc)}
@@ -92,4 +99,4 @@ def import_source(svc: Services, source: Source, fmt: str | None, replace: bool)
     """Import ``source``; project errors propagate (the page shows them as one line)."""
     if source.data is not None:
         return svc.imports.import_bytes(source.name, source.data, fmt=fmt, replace=replace)
-    return svc.imports.import_file(source.path, fmt=fmt, replace=replace)
+    return svc.imports.import_file(source.file, fmt=fmt, replace=replace)

@@ -70,19 +70,19 @@ def edit_form(svc: Services, record: Record) -> None:
     k = f"{record.id}:{expected}"
     with st.form(f"edit:{k}"):
         c = st.columns(3)
-        values = {
+        values: dict[str, Any] = {
             "entity": c[0].text_input("Entity", record.entity, key=f"e:entity:{k}"),
             "entity_type": c[1].text_input("Entity type", record.entity_type, key=f"e:type:{k}"),
             "property": c[2].text_input("Property", record.property, key=f"e:prop:{k}"),
             "value": st.text_area("Value", record.value, key=f"e:value:{k}", height=68),
         }
-        c = st.columns(4)
-        values["condition"] = c[0].text_input("Condition", record.condition or "", key=f"e:cond:{k}") or None
-        values["modality"] = c[1].selectbox("Modality", MODALITIES, key=f"e:mod:{k}",
+        d = st.columns(4)
+        values["condition"] = d[0].text_input("Condition", record.condition or "", key=f"e:cond:{k}") or None
+        values["modality"] = d[1].selectbox("Modality", MODALITIES, key=f"e:mod:{k}",
                                             index=MODALITIES.index(str(record.modality.value)))
-        values["valid_time"] = c[2].text_input("Valid time (ISO)", record.valid_time or "",
+        values["valid_time"] = d[2].text_input("Valid time (ISO)", record.valid_time or "",
                                                key=f"e:time:{k}") or None
-        values["confidence"] = c[3].number_input("Confidence", 0.0, 1.0, float(record.confidence), 0.05,
+        values["confidence"] = d[3].number_input("Confidence", 0.0, 1.0, float(record.confidence), 0.05,
                                                  key=f"e:conf:{k}")
         values["evidence_turn_ids"] = st.text_input(
             "Evidence turn ids (comma separated)", ", ".join(record.evidence_turn_ids), key=f"e:ev:{k}")

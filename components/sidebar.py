@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import streamlit as st
 
 from components.state import CONV_KEY, session_settings
@@ -46,7 +48,7 @@ def conversation_picker(svc: Services) -> str | None:
 def backend_badge(svc: Services) -> None:
     settings = session_settings(svc.settings)
     backend = settings["backend"]
-    color = "green" if backend == "offline" else "orange"
+    color: Literal["green", "orange"] = "green" if backend == "offline" else "orange"
     icon = ":material/cloud_off:" if backend == "offline" else ":material/cloud:"
     with st.sidebar:
         st.badge(f"backend: {md(backend)}", icon=icon, color=color)

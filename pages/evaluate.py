@@ -24,10 +24,10 @@ budget = c[1].number_input("Token budget (0 = the strategy's own)", 0, 100_000,
                            int(settings["budget_tokens"] or 0), 100)
 if st.button("Run evaluation", type="primary", disabled=source_kind.startswith("Upload") and upload is None):
     progress = eval_view.Progress("Preparing…")
-    report = call(session_services().evaluation.evaluate, source, strategy=strategy,
-                  budget_tokens=int(budget) or None, on_progress=progress)
-    progress.done(f"Done in {report.seconds:.1f} s")
-    st.session_state[eval_view.REPORT_KEY] = eval_view.report_to_state(report)
+    finished = call(session_services().evaluation.evaluate, source, strategy=strategy,
+                    budget_tokens=int(budget) or None, on_progress=progress)
+    progress.done(f"Done in {finished.seconds:.1f} s")
+    st.session_state[eval_view.REPORT_KEY] = eval_view.report_to_state(finished)
 
 report = st.session_state.get(eval_view.REPORT_KEY)
 if report:

@@ -7,6 +7,7 @@ from components import history_view, record_forms, trace_view
 from components.services import call, services
 from components.state import require_conv
 from components.text import md
+from memory_core.curation.results import ImpactRow
 
 svc = services()
 conv = require_conv()
@@ -34,9 +35,12 @@ st.caption("Re-ask this conversation's saved questions against the corrected mem
            "answer, plan and buffer with the last time it was asked.")
 if st.button("Re-run saved questions"):
     bar = st.progress(0.0, text="Re-asking…")
-    report = call(svc.curation.impact, conv, on_progress=lambda done, total, row: bar.progress(
-        done / max(total, 1), text=f"Question {done}/{total}"))
-    st.session_state[history_view.IMPACT_KEY] = report.model_dump(mode="json")
+
+    def advance(done: int, total: int, row: ImpactRow) -> None:
+        bar.progress(done / max(total, 1), text=f"Question {done}/{total}")
+
+    impact = call(svc.curation.impact, conv, on_progress=advance)
+    st.session_state[history_view.IMPACT_KEY] = impact.model_dump(mode="json")
 if report := st.session_state.get(history_view.IMPACT_KEY):
     rows = history_view.impact_rows(report)
     st.caption(f"{sum(r['changed'] for r in rows)} of {len(rows)} questions changed · "
