@@ -7,7 +7,6 @@ from components import history_view, record_forms, trace_view
 from components.services import call, services
 from components.state import require_conv
 from components.text import md
-from memory_core.curation.results import ImpactRow
 
 svc = services()
 conv = require_conv()
@@ -36,7 +35,7 @@ st.caption("Re-ask this conversation's saved questions against the corrected mem
 if st.button("Re-run saved questions"):
     bar = st.progress(0.0, text="Re-asking…")
 
-    def advance(done: int, total: int, row: ImpactRow) -> None:
+    def advance(done: int, total: int, row: object) -> None:
         bar.progress(done / max(total, 1), text=f"Question {done}/{total}")
 
     impact = call(svc.curation.impact, conv, on_progress=advance)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from components import graph
+from components.text import shorten
 from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, widget
 
 
@@ -117,15 +119,22 @@ def test_graphs_draw_both_graphs_and_show_node_records(open_app, app_services) -
     assert at.get("iframe")[0].proto.srcdoc != src
 
 
-def test_graph_filters_cut_the_graph(open_app) -> None:
+def test_graph_filters_cut_the_graph(open_app, app_services) -> None:
     at = open_app("pages/graphs.py", conv=SAMPLE_ID)
     widget(at.number_input, "Show at most (nodes)").set_value(10).run()
     no_errors(at)
     assert "Showing the 10 most important of" in all_text(at)
     node = widget(at.selectbox, "Node")
     assert len(node.options) == 10
-    first = node.options[0]
     ego = widget(at.selectbox, "Ego network of")
     ego.set_value(ego.options[1]).run()
     no_errors(at)
-    assert first is not None
+    # the drawn graph is now the chosen node's neighbourhood (depth 1, at most 10 nodes)
+    center = widget(at.selectbox, "Ego network of").value
+    g = app_services.builds.entity_graph(SAMPLE_ID)
+    assert center in g
+    expected = graph.filter_graph(g, ego=center, depth=1, limit=10).graph
+    neighbourhood = set(g.predecessors(center)) | set(g.successors(center)) | {center}
+    assert set(expected.nodes) <= neighbourhood and center in expected.nodes
+    labels = [shorten(graph.node_label(expected, n), 70) for n in graph.node_choices(expected)]
+    assert widget(at.selectbox, "Node").options == labels
