@@ -152,24 +152,17 @@ def stage_sweep(backend: Any, conv: Any, questions: int) -> dict[str, Any]:
 
 
 def services_round(settings: Any, conv: Any, questions: int) -> str:
-    """A full build + ask through the services, when they exist in this checkout."""
-    try:
-        from memory_core.services import Services
-    except ImportError as exc:
-        return f"services unavailable: {exc}"
+    """A full build + ask through the services (``settings.backend`` is openai)."""
     from memory_core.errors import MnemoscopeError
+    from memory_core.services import Services
 
     services = Services(settings)
-    if not hasattr(services, "build") or not hasattr(services, "ask"):
-        services.close()
-        return "services.builds.build/services.queries.ask not available in this checkout: skipped"
     lines = []
     try:
         services.store.save_conversation(conv, replace=True)
         started = time.monotonic()
         try:
-            result = services.builds.build(conv.id, backend="openai")
-            for _ in result if hasattr(result, "__iter__") and not isinstance(result, dict) else ():
+            for _ in services.builds.build(conv.id):
                 pass
             lines.append(f"services.builds.build: ok in {time.monotonic() - started:.0f}s, "
                          f"stats {services.store.stats(conv.id)}")
@@ -179,7 +172,7 @@ def services_round(settings: Any, conv: Any, questions: int) -> str:
             return "\n".join(lines)
         for qa in conv.qa[:questions]:
             try:
-                trace = services.queries.ask(conv.id, qa.question, backend="openai")
+                trace = services.queries.ask(conv.id, qa.question)
                 lines.append(f"  ask {qa.question!r} -> {trace.answer.text!r}")
             except MnemoscopeError as exc:
                 lines.append(f"  ask {qa.question!r} failed: {exc}")
