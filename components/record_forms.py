@@ -6,6 +6,7 @@ project errors (a conflict, a bad value) show as one red line.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from enum import Enum
 from typing import Any
 
 import streamlit as st
@@ -43,7 +44,7 @@ def _run(action: Callable[[], Any], success: str) -> bool:
         st.error(md(exc))
         return False
     st.session_state["records_flash"] = success
-    if hasattr(result, "version") and hasattr(result, "entity"):
+    if isinstance(result, Record):
         remember_version(result)  # the annotator now looks at the saved version
     return True
 
@@ -103,7 +104,7 @@ def edit_form(svc: Services, record: Record) -> None:
 def _differs(old: Any, new: Any) -> bool:
     if isinstance(old, tuple):
         return list(old) != list(new)
-    if hasattr(old, "value"):
+    if isinstance(old, Enum):
         return str(old.value) != str(new)
     if isinstance(old, float):
         return abs(old - float(new)) > 1e-9
