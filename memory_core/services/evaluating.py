@@ -10,6 +10,7 @@ questions are then asked through ``queries`` and scored by the plain functions o
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -69,8 +70,6 @@ class EvalReport:
     seconds: float = 0.0
 
     def jsonl(self) -> str:
-        import json
-
         out = [json.dumps(run_line(row), ensure_ascii=False) for row in self.rows]
         return "\n".join(out) + ("\n" if out else "")
 
