@@ -70,7 +70,7 @@ def test_replace_swaps_conversation_and_memory_atomically(svc, write):
     stats = svc.imports.stats("c")
     assert (stats["turns"], stats["episodes"], stats["records"], stats["events"]) == (6, 0, 0, 0)
     assert svc.store.built_sessions("c") == {}
-    assert not (svc.home / CHROMA_DIR).exists()  # no index existed: Chroma is not opened
+    assert not (svc.settings.home / CHROMA_DIR).exists()  # no index existed: Chroma is not opened
 
 
 def test_replace_drops_the_old_vectors(tmp_path, write, embedder):
@@ -98,9 +98,9 @@ def test_import_bytes_uses_the_upload_name(svc):
     with pytest.raises(IngestError) as err:
         svc.imports.import_bytes("broken.json", b'{"turns": [')
     assert str(err.value).startswith("broken.json: line 1, column 12: truncated JSON")
-    big = Services(Settings(home=svc.home, limits=ImportLimits(max_file_mb=0.001)), store=svc.store)
+    big = Services(Settings(home=svc.settings.home, limits=ImportLimits(max_file_mb=0.001)), store=svc.store)
     with pytest.raises(IngestError, match=r"^big\.json: file is 0\.0 MB, over the import limit"):
-        big.import_bytes("big.json", b" " * 2000)
+        big.imports.import_bytes("big.json", b" " * 2000)
 
 
 def test_preview_reads_without_writing(svc, write):
