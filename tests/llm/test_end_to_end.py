@@ -61,6 +61,7 @@ def _memory(services: Any, conv_id: str) -> dict[str, Any]:
             "episodes": store.episodes(conv_id), "records": store.records(conv_id, include_inactive=True)}
 
 
+@pytest.mark.slow  # a whole build of the sample through the scripted endpoint, then a judged eval
 def test_full_build_ask_and_judged_eval_of_the_sample(server: ScriptedServer, llm_services, llm_settings,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     services = llm_services
