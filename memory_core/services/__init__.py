@@ -33,13 +33,14 @@ from memory_core.store import Store, VectorIndex
 
 class Services:
     def __init__(self, settings: Settings, *, store: Store | None = None, index: VectorIndex | None = None,
-                 embedder: Embedder | None = None, index_cache: IndexCache | None = None) -> None:
+                 embedder: Embedder | None = None, index_cache: IndexCache | None = None,
+                 backend: Backend | None = None) -> None:
         self.settings = settings
         self.store: Store = store if store is not None else Store.open_home(settings.home)
         self.index: VectorIndex = index if index is not None else VectorIndex.open_home(settings.home)
         self.embedder: Embedder = embedder if embedder is not None else shared_embedder()
-        self.backend: Backend = make_backend(settings, self.store, embedder=self.embedder,
-                                             check_endpoint=False)
+        self.backend: Backend = backend if backend is not None else make_backend(
+            settings, self.store, embedder=self.embedder, check_endpoint=False)
         self.imports = ImportService(self.store, self.index, settings)
         self.queries = QueryService(self.store, self.index, self.embedder, self.backend, settings,
                                     index_cache if index_cache is not None else IndexCache())
@@ -53,16 +54,18 @@ class Services:
 
     def with_settings(self, settings: Settings) -> Services:
         """A view with other settings (backend, endpoint, model, key, strategy) over the same
-        home: it shares this object's store, vector index, embedder and query index cache and
-        gets its own backend, so it is cheap to make and meant to be short-lived (e.g. one app
-        rerun, or one CLI run with ``--backend``).
+        home: it shares this object's store, vector index, embedder and query index cache. It
+        gets its own backend when the backend or the LLM settings differ (a view that only
+        changes the strategy or the budget keeps this one's), so it is cheap to make and meant
+        to be short-lived (e.g. one app rerun).
         """
         if settings == self.settings:
             return self
         if settings.home.resolve() != self.settings.home.resolve():
             raise ConfigError("with_settings: a view must keep the same home")
+        same_backend = (settings.backend, settings.llm) == (self.settings.backend, self.settings.llm)
         return Services(settings, store=self.store, index=self.index, embedder=self.embedder,
-                        index_cache=self.queries.index_cache)
+                        index_cache=self.queries.index_cache, backend=self.backend if same_backend else None)
 
     def close(self) -> None:
         self.store.close()
