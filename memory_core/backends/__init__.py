@@ -14,16 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from memory_core.config import Settings
-from memory_core.contracts import STAGES, Backend, ConversationInfo, Extraction, Vocabulary
+from memory_core.contracts import STAGES, Backend, ConversationInfo, Extraction, RelationalStore, Vocabulary
 from memory_core.embeddings import Embedder, shared_embedder
 from memory_core.errors import ConfigError
-from memory_core.store import Store
 
 BACKEND_NAMES = ("offline", "openai")
 
 
-def make_backend(settings: Settings, store: Store | None = None, *, embedder: Embedder | None = None,
-                 stages: Mapping[str, str] | None = None, check_endpoint: bool = True) -> Backend:
+def make_backend(settings: Settings, store: RelationalStore | None = None, *,
+                 embedder: Embedder | None = None, stages: Mapping[str, str] | None = None,
+                 check_endpoint: bool = True) -> Backend:
     """The backend for a run: one implementation, or a per-stage mix.
 
     ``embedder`` goes to the offline backend (default: the process-wide one). With
@@ -49,7 +49,7 @@ def make_backend(settings: Settings, store: Store | None = None, *, embedder: Em
     return StagedBackend({stage: instances[name] for stage, name in choice.items()})
 
 
-def make_judge(settings: Settings, store: Store | None = None) -> Callable[[str, str, str], bool]:
+def make_judge(settings: Settings, store: RelationalStore | None = None) -> Callable[[str, str, str], bool]:
     """The LLM judge (LoCoMo-style CORRECT/WRONG) on the configured endpoint and judge model."""
     from memory_core.backends.openai_backend import OpenAIBackend
 
@@ -57,7 +57,7 @@ def make_judge(settings: Settings, store: Store | None = None) -> Callable[[str,
     return OpenAIBackend(settings.llm, store).judge
 
 
-def _instantiate(name: str, settings: Settings, store: Store | None, embedder: Embedder,
+def _instantiate(name: str, settings: Settings, store: RelationalStore | None, embedder: Embedder,
                  check_endpoint: bool) -> Backend:
     if name == "openai":
         from memory_core.backends.openai_backend import OpenAIBackend

@@ -23,7 +23,7 @@ from memory_core.construct import nlp
 from memory_core.construct.embedcache import embed_texts
 from memory_core.construct.extract import extract_episode
 from memory_core.construct.segment import segment_session
-from memory_core.contracts import ConversationInfo, Extraction, Vocabulary
+from memory_core.contracts import BackendBase, ConversationInfo, Extraction, Vocabulary
 from memory_core.models import Answer, BufferTurn, Episode, Plan, Session, Turn
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 _DOC_CACHE_SIZE = 4000
 
 
-class OfflineBackend:
+class OfflineBackend(BackendBase):
     name = "offline"
 
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder) -> None:

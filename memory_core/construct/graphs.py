@@ -41,7 +41,7 @@ from memory_core.construct.entities import Canonical, normalise_name
 from memory_core.models import Entity, EntityMerge, Episode, EventFrame, EventLink, GraphEdge, Record
 
 if TYPE_CHECKING:
-    from memory_core.store import Store
+    from memory_core.contracts import RelationalStore
 
 MAX_VALUES = 25  # aspect values kept per entity and property
 
@@ -211,7 +211,7 @@ def _number(item_id: str) -> int:
 
 
 # --------------------------------------------------------------------------- networkx views
-def entity_graph(store: Store, conv_id: str) -> nx.MultiDiGraph:
+def entity_graph(store: RelationalStore, conv_id: str) -> nx.MultiDiGraph:
     """The stored entity graph: nodes = entities, edges keyed by property."""
     g = nx.MultiDiGraph(conv_id=conv_id, kind="entity")
     for e in store.entities(conv_id):
@@ -229,7 +229,7 @@ def entity_graph(store: Store, conv_id: str) -> nx.MultiDiGraph:
     return g
 
 
-def event_graph(store: Store, conv_id: str) -> nx.DiGraph:
+def event_graph(store: RelationalStore, conv_id: str) -> nx.DiGraph:
     """The stored event graph: nodes = event frames, edges = links (kinds and labels as lists)."""
     g = nx.DiGraph(conv_id=conv_id, kind="event")
     for v in store.events(conv_id):
@@ -277,7 +277,7 @@ def _graphml_ready(g: nx.Graph) -> nx.Graph:
     return h
 
 
-def write_graphml(store: Store, conv_id: str, out: Path) -> list[Path]:
+def write_graphml(store: RelationalStore, conv_id: str, out: Path) -> list[Path]:
     """Write both graphs. ``out`` ending in ``.graphml`` gives ``<stem>-entities.graphml`` and
     ``<stem>-events.graphml`` beside it; any other path is a directory that receives
     ``<conv>-entities.graphml`` and ``<conv>-events.graphml``."""

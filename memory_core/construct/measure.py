@@ -11,8 +11,8 @@ import statistics
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from memory_core.contracts import RelationalStore
 from memory_core.ids import canonical_turn_id, evidence_tokens
-from memory_core.store import Store
 from memory_core.timeexpr import normalise
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def observation_turns(meta: dict[str, Any]) -> set[str]:
     return ids
 
 
-def measure(store: Store, conv_id: str,
+def measure(store: RelationalStore, conv_id: str,
             parse: Callable[[list[str]], list[Doc]] | None = None) -> dict[str, Any]:
     conv = store.load_conversation(conv_id, with_qa=False)
     turns = conv.turns

@@ -31,11 +31,10 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.contracts import Backend, ConversationInfo, Extraction
 from memory_core.construct.embedcache import TextEmbedder, embed_texts
 from memory_core.construct.events import (
     BuildDone,
@@ -50,11 +49,10 @@ from memory_core.construct.events import (
     SessionStarted,
 )
 from memory_core.construct.graph_refresh import index_entities, refresh_graph
+from memory_core.contracts import Backend, ConversationInfo, Extraction, RelationalStore, VectorStore
 from memory_core.errors import BuildError, MnemoscopeError
 from memory_core.ids import turn_vector_id
 from memory_core.models import Episode, EventFrame, Record, Session, Turn
-from memory_core.store import Store
-from memory_core.store.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +133,7 @@ def _session_filter(conv_id: str, session: int) -> dict[str, Any]:
     return {"$and": [{"conv_id": conv_id}, {"session": session}]}
 
 
-def index_session(index: VectorIndex, embedder: TextEmbedder, conv_id: str, session: Session,
+def index_session(index: VectorStore, embedder: TextEmbedder, conv_id: str, session: Session,
                   episodes: Sequence[Episode], records: Sequence[Record], stale_record_ids: Sequence[str] = ()
                   ) -> None:
     """Upsert the session's turn and record vectors (after its DuckDB commit)."""
@@ -155,7 +153,7 @@ def index_session(index: VectorIndex, embedder: TextEmbedder, conv_id: str, sess
                    "property": r.property, "session": session.index} for r in active], documents=docs)
 
 
-def vectors_complete(index: VectorIndex, store: Store, conv_id: str, session: Session) -> bool:
+def vectors_complete(index: VectorStore, store: RelationalStore, conv_id: str, session: Session) -> bool:
     """Do Chroma's counts for this session match DuckDB (turns, active records)?"""
     if index.count("turns", where=_session_filter(conv_id, session.index)) != len(session.turns):
         return False
@@ -168,14 +166,14 @@ def vectors_complete(index: VectorIndex, store: Store, conv_id: str, session: Se
 
 
 # --------------------------------------------------------------------------- the build
-def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder, conv_id: str,
+def build_conversation(store: RelationalStore, index: VectorStore, embedder: TextEmbedder, conv_id: str,
                        backend: Backend, *, rebuild: bool = False) -> Iterator[BuildEvent]:
     """Build (or extend) a conversation's memory, yielding progress events."""
     conv = store.load_conversation(conv_id, with_qa=False)
     built = store.built_sessions(conv_id)
     pending = [s for s in conv.sessions if rebuild or s.index not in built]
     pending_ids = {s.index for s in pending}
-    name = str(getattr(backend, "name", type(backend).__name__))
+    name = backend.name
     build_id = uuid.uuid4().hex[:12]
     started = time.perf_counter()
     timings: dict[str, float] = defaultdict(float)
@@ -184,10 +182,9 @@ def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder,
     yield BuildStarted(conv_id, len(conv.sessions), name, sessions_pending=len(pending),
                        turns_pending=sum(len(s.turns) for s in pending), rebuild=rebuild)
     try:
-        prepare = getattr(backend, "prepare", None)
-        if pending and callable(prepare):
+        if pending:
             t = time.perf_counter()
-            prepare()
+            backend.prepare()
             timings["load"] += time.perf_counter() - t
         if pending:  # one batch for every pending turn: segmentation and indexing reuse these vectors
             t = time.perf_counter()
@@ -195,9 +192,7 @@ def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder,
             timings["embed"] += time.perf_counter() - t
         known = tuple(e.name for e in store.entities(conv_id))
         info = ConversationInfo(conv_id, conv.speakers, known_entities=known)
-        accounting = getattr(backend, "accounting", None)
-        scope: AbstractContextManager[Any] = (
-            accounting(conv_id, f"build:{build_id}") if callable(accounting) else nullcontext())
+        scope: AbstractContextManager[Any] = backend.accounting(conv_id, f"build:{build_id}")
         committed: list[_Committed] = []
         try:
             with scope:
@@ -232,9 +227,7 @@ def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder,
             index_entities(index, embedder, conv_id, store.entities(conv_id))
         seconds = time.perf_counter() - started
         stats = _stats(conv_id, store, pending, timings, counts, seconds)
-        usage = getattr(backend, "usage", None)
-        cost = usage(f"build:{build_id}") if callable(usage) else {}
-        store.finish_build(build_id, stats, cost if isinstance(cost, dict) else {})
+        store.finish_build(build_id, stats, backend.usage(f"build:{build_id}"))
         log.info("built %s in %.2fs: %s", conv_id, seconds, stats)
         yield BuildDone(conv_id, stats)
     except MnemoscopeError as exc:
@@ -251,7 +244,7 @@ class _Committed:
     stale: list[str]
 
 
-def _index_committed(index: VectorIndex, embedder: TextEmbedder, conv_id: str,
+def _index_committed(index: VectorStore, embedder: TextEmbedder, conv_id: str,
                      committed: Sequence[_Committed]) -> None:
     if not committed:
         return
@@ -260,8 +253,9 @@ def _index_committed(index: VectorIndex, embedder: TextEmbedder, conv_id: str,
         index_session(index, embedder, conv_id, c.session, c.episodes, c.records, c.stale)
 
 
-def _build_session(store: Store, backend: Backend, name: str, info: ConversationInfo, session: Session,
-                   was_built: bool, timings: dict[str, float], counts: dict[str, int], names: list[str],
+def _build_session(store: RelationalStore, backend: Backend, name: str, info: ConversationInfo,
+                   session: Session, was_built: bool, timings: dict[str, float], counts: dict[str, int],
+                   names: list[str],
                    committed: list[_Committed]) -> Iterator[BuildEvent]:
     """One session: segment, extract, validate, commit. ``names`` collects its entities; the
     committed session is appended to ``committed`` for indexing."""
@@ -279,10 +273,9 @@ def _build_session(store: Store, backend: Backend, name: str, info: Conversation
     records: list[Record] = []
     events: list[EventFrame] = []
     seen: set[str] = set()
-    extract_many = getattr(backend, "extract_many", None)
     t = time.perf_counter()
-    if callable(extract_many) and len(items) > 1:
-        results = list(extract_many(items, info))
+    if len(items) > 1:
+        results = list(backend.extract_many(items, info))
         if len(results) != len(items):
             raise BuildError(f"conversation '{conv_id}', session {session.index}: backend '{name}' "
                              f"returned {len(results)} extractions for {len(items)} episodes")
@@ -317,7 +310,7 @@ def _build_session(store: Store, backend: Backend, name: str, info: Conversation
                       events=len(events), turns=len(turns))
 
 
-def _build_graph(store: Store, index: VectorIndex, embedder: TextEmbedder, conv_id: str,
+def _build_graph(store: RelationalStore, index: VectorStore, embedder: TextEmbedder, conv_id: str,
                  speakers: Sequence[str], timings: dict[str, float]) -> Iterator[BuildEvent]:
     result = refresh_graph(store, index, embedder, conv_id, rebuild=True, speakers=speakers, timings=timings)
     if result is not None:
@@ -326,7 +319,7 @@ def _build_graph(store: Store, index: VectorIndex, embedder: TextEmbedder, conv_
                            len(result.links))
 
 
-def _stats(conv_id: str, store: Store, pending: Sequence[Session], timings: dict[str, float],
+def _stats(conv_id: str, store: RelationalStore, pending: Sequence[Session], timings: dict[str, float],
            counts: dict[str, int], seconds: float) -> dict[str, Any]:
     summary = store.stats(conv_id)
     turns_built = counts.get("turns_built", 0)

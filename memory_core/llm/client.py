@@ -33,11 +33,11 @@ import openai
 import tenacity
 
 from memory_core.config import LLMSettings
+from memory_core.contracts import RelationalStore
 from memory_core.errors import ConfigError, LLMError
 from memory_core.llm.accounting import Accountant
 from memory_core.llm.cache import LLMCache, cache_key
 from memory_core.llm.memscrub import scrub_freed_memory
-from memory_core.store import Store
 from memory_core.tokens import count_tokens
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ class ParameterRejected(Exception):
 class LLMClient:
     """One endpoint, one API key, retries, cache and accounting."""
 
-    def __init__(self, settings: LLMSettings, store: Store | None = None, *,
+    def __init__(self, settings: LLMSettings, store: RelationalStore | None = None, *,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.settings = settings
         self.endpoint = (settings.base_url or DEFAULT_ENDPOINT).rstrip("/")

@@ -32,9 +32,8 @@ from memory_core.query.text import fold, terms
 from memory_core.tokens import count_tokens
 
 if TYPE_CHECKING:
+    from memory_core.contracts import RelationalStore, VectorStore
     from memory_core.embeddings import Embedder
-    from memory_core.store import Store
-    from memory_core.store.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +124,7 @@ class ConversationIndex:
         return [self.pos[t] for t in self.episodes[e].turn_ids if t in self.pos]
 
 
-def fingerprint(store: Store, conv_id: str) -> tuple[Any, ...]:
+def fingerprint(store: RelationalStore, conv_id: str) -> tuple[Any, ...]:
     return store.memory_fingerprint(conv_id)
 
 
@@ -153,7 +152,7 @@ def fallback_episodes(conv_id: str, turns: list[Turn], window: int = FALLBACK_WI
 
 
 def _vectors(
-    index: VectorIndex | None, embedder: Embedder, collection: str, ids: list[str], texts: list[str]
+    index: VectorStore | None, embedder: Embedder, collection: str, ids: list[str], texts: list[str]
 ) -> np.ndarray:
     """Vectors for ``ids`` from Chroma; the missing ones are embedded here (kept in memory only)."""
     if not ids:
@@ -176,8 +175,8 @@ def _vectors(
 
 
 def build_index(
-    store: Store,
-    index: VectorIndex | None,
+    store: RelationalStore,
+    index: VectorStore | None,
     embedder: Embedder,
     conv_id: str,
     fp: tuple[Any, ...] | None = None,
@@ -247,7 +246,7 @@ class IndexCache:
         self.recheck_s = recheck_s  # the fingerprint is re-read at most this often
 
     def get(
-        self, store: Store, index: VectorIndex | None, embedder: Embedder, conv_id: str
+        self, store: RelationalStore, index: VectorStore | None, embedder: Embedder, conv_id: str
     ) -> ConversationIndex:
         with self._lock:
             entry = self._entries.get(conv_id)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from memory_core.backends import make_backend
 from memory_core.config import Settings
-from memory_core.contracts import Backend
+from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder, shared_embedder
 from memory_core.errors import ConfigError
 from memory_core.query.context import IndexCache
@@ -32,12 +32,13 @@ from memory_core.store import Store, VectorIndex
 
 
 class Services:
-    def __init__(self, settings: Settings, *, store: Store | None = None, index: VectorIndex | None = None,
-                 embedder: Embedder | None = None, index_cache: IndexCache | None = None,
+    def __init__(self, settings: Settings, *, store: RelationalStore | None = None,
+                 index: VectorStore | None = None, embedder: Embedder | None = None,
+                 index_cache: IndexCache | None = None,
                  backend: Backend | None = None) -> None:
         self.settings = settings
-        self.store: Store = store if store is not None else Store.open_home(settings.home)
-        self.index: VectorIndex = index if index is not None else VectorIndex.open_home(settings.home)
+        self.store: RelationalStore = store if store is not None else Store.open_home(settings.home)
+        self.index: VectorStore = index if index is not None else VectorIndex.open_home(settings.home)
         self.embedder: Embedder = embedder if embedder is not None else shared_embedder()
         self.backend: Backend = backend if backend is not None else make_backend(
             settings, self.store, embedder=self.embedder, check_endpoint=False)

@@ -19,19 +19,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory_core.construct.events import BuildEvent
-from memory_core.contracts import Backend
+from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder
 from memory_core.errors import BuildError, ConfigError
 from memory_core.models import Episode
 from memory_core.services.querying import QueryService
-from memory_core.store import Store, VectorIndex
 
 if TYPE_CHECKING:
     import networkx as nx
 
 
 class BuildService:
-    def __init__(self, store: Store, index: VectorIndex, embedder: Embedder, backend: Backend,
+    def __init__(self, store: RelationalStore, index: VectorStore, embedder: Embedder, backend: Backend,
                  queries: QueryService) -> None:
         self.store = store
         self.index = index

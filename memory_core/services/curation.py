@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from memory_core.construct.graph_refresh import Change, Names, annotator_pairs, refresh_graph
+from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.curation import edits as ed
 from memory_core.curation import merging
 from memory_core.curation.impact import DEFAULT_CAP, compare, failed, saved_questions
@@ -35,7 +36,6 @@ from memory_core.embeddings import Embedder
 from memory_core.errors import ConflictError, MnemoscopeError, StoreError
 from memory_core.models import Edit, Episode, Record, RecordStatus
 from memory_core.services.querying import QueryService
-from memory_core.store import Store, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,8 @@ __all__ = ["ENTITY", "RECORD", "CurationService"]
 
 
 class CurationService:
-    def __init__(self, store: Store, index: VectorIndex, embedder: Embedder, queries: QueryService) -> None:
+    def __init__(self, store: RelationalStore, index: VectorStore, embedder: Embedder,
+                 queries: QueryService) -> None:
         self.store = store
         self.index = index
         self.embedder = embedder

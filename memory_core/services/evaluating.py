@@ -20,7 +20,7 @@ from typing import Any
 
 from memory_core.backends import make_backend
 from memory_core.config import Settings
-from memory_core.contracts import Backend
+from memory_core.contracts import Backend, RelationalStore
 from memory_core.errors import QueryError
 from memory_core.eval.locomo import (
     SCORED_CATEGORIES,
@@ -40,7 +40,6 @@ from memory_core.query.strategies import strategy_names
 from memory_core.services.building import BuildService
 from memory_core.services.importing import ImportService
 from memory_core.services.querying import QueryService
-from memory_core.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +81,8 @@ def _parse_convs(convs: Sequence[str] | str | None) -> list[str] | None:
 
 
 class EvalService:
-    def __init__(self, store: Store, imports: ImportService, builds: BuildService, queries: QueryService,
-                 settings: Settings) -> None:
+    def __init__(self, store: RelationalStore, imports: ImportService, builds: BuildService,
+                 queries: QueryService, settings: Settings) -> None:
         self.store = store
         self.imports = imports
         self.builds = builds

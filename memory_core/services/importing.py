@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.config import Settings
+from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.errors import IngestError
 from memory_core.ingest import Loaded, detect_format, load_file
 from memory_core.ingest.common import show
 from memory_core.models import Conversation
-from memory_core.store import Store, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class ImportResult:
 
 
 class ImportService:
-    def __init__(self, store: Store, index: VectorIndex, settings: Settings) -> None:
+    def __init__(self, store: RelationalStore, index: VectorStore, settings: Settings) -> None:
         self.store = store
         self.index = index
         self.settings = settings

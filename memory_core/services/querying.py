@@ -16,7 +16,7 @@ import uuid
 from typing import Any
 
 from memory_core.config import Settings
-from memory_core.contracts import Backend, Vocabulary
+from memory_core.contracts import Backend, RelationalStore, VectorStore, Vocabulary
 from memory_core.embeddings import Embedder
 from memory_core.errors import QueryError
 from memory_core.llm.accounting import flat_cost, llm_scope, usage
@@ -25,13 +25,12 @@ from memory_core.query.context import ConversationIndex, IndexCache
 from memory_core.query.pipeline import run_question
 from memory_core.query.retrieve import Retrieval
 from memory_core.query.strategies import strategy, strategy_names
-from memory_core.store import Store, VectorIndex
 
 log = logging.getLogger(__name__)
 
 
 class QueryService:
-    def __init__(self, store: Store, index: VectorIndex, embedder: Embedder, backend: Backend,
+    def __init__(self, store: RelationalStore, index: VectorStore, embedder: Embedder, backend: Backend,
                  settings: Settings, index_cache: IndexCache) -> None:
         self.store = store
         self.index = index
@@ -45,7 +44,7 @@ class QueryService:
     def conversation_index(self, conv_id: str) -> ConversationIndex:
         return self.index_cache.get(self.store, self._vector_index_or_none(), self.embedder, conv_id)
 
-    def _vector_index_or_none(self) -> VectorIndex | None:
+    def _vector_index_or_none(self) -> VectorStore | None:
         with self._lock:
             if self._index_usable is None:
                 try:
