@@ -26,13 +26,14 @@ from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
+import pyvis
 import streamlit as st
 
 from components import graph
 from components.graph_style import type_color
 from components.text import defuse_bidi, shorten
 
-_PYVIS = Path(__import__("pyvis").__file__).resolve().parent / "lib" / "vis-9.1.2"
+_PYVIS = Path(str(pyvis.__file__)).resolve().parent / "lib" / "vis-9.1.2"
 _ASSETS = Path(__file__).resolve().parent / "assets"
 _SOURCE_MAP = re.compile(r"^//# sourceMappingURL=.*$", re.M)
 _TOOLTIP_CSS = re.compile(r"div\.vis-tooltip\{[^}]*\}")

@@ -17,6 +17,7 @@ from components import data, graph, links, transcript
 from components.graph_canvas import Selection, parse_edge_id, selection
 from components.graph_style import action_family, type_color
 from components.text import esc, md, shorten
+from memory_core.services import Services
 
 MAX_RECORDS = 200  # records listed for a node
 MAX_EVIDENCE_RECORDS = 40  # records whose source turns are shown
@@ -97,7 +98,7 @@ def _header(title: str, kind: str) -> None:
     _show(kind_html(kind))
 
 
-def panel(svc: Any, conv: str, g: Any, kind: str, episode_labels: dict[str, str]) -> None:
+def panel(svc: Services, conv: str, g: Any, kind: str, episode_labels: dict[str, str]) -> None:
     """Draw the panel for the current selection (or a hint when nothing is selected)."""
     find_box(g, kind)
     sel = current(kind)
@@ -126,7 +127,7 @@ def _episodes_of(records: Sequence[Any], labels: dict[str, str]) -> list[tuple[s
     return [(e, labels.get(e, e)) for e in ids[:12]]
 
 
-def _turns(svc: Any, conv: str, records: Sequence[Any], turn_ids: Sequence[str]) -> None:
+def _turns(svc: Services, conv: str, records: Sequence[Any], turn_ids: Sequence[str]) -> None:
     cited = [t for r in records[:MAX_EVIDENCE_RECORDS] for t in r.evidence_turn_ids]
     evidence = list(dict.fromkeys([*turn_ids, *cited]))
     if not evidence:
@@ -136,7 +137,7 @@ def _turns(svc: Any, conv: str, records: Sequence[Any], turn_ids: Sequence[str])
     transcript.render(data.turns(svc, conv, evidence), records=records, evidence=evidence)
 
 
-def _entity(svc: Any, conv: str, g: Any, node: Any, labels: dict[str, str]) -> None:
+def _entity(svc: Services, conv: str, g: Any, node: Any, labels: dict[str, str]) -> None:
     attrs = graph.node_attrs(g, node)
     name = graph.node_label(g, node)
     _header(name, graph.node_type(g, node))
@@ -157,7 +158,7 @@ def _entity(svc: Any, conv: str, g: Any, node: Any, labels: dict[str, str]) -> N
     _turns(svc, conv, records, attrs.get("source_turn_ids") or ())
 
 
-def _event(svc: Any, conv: str, g: Any, node: Any, labels: dict[str, str]) -> None:
+def _event(svc: Services, conv: str, g: Any, node: Any, labels: dict[str, str]) -> None:
     a = graph.node_attrs(g, node)
     action = str(a.get("action") or graph.node_label(g, node))
     _header(action, action_family(action))
@@ -170,7 +171,8 @@ def _event(svc: Any, conv: str, g: Any, node: Any, labels: dict[str, str]) -> No
     _turns(svc, conv, [], a.get("source_turn_ids") or ())
 
 
-def _edge(svc: Any, conv: str, g: Any, edge: tuple[Any, Any, Any], kind: str, labels: dict[str, str]) -> None:
+def _edge(svc: Services, conv: str, g: Any, edge: tuple[Any, Any, Any], kind: str,
+          labels: dict[str, str]) -> None:
     u, v, _ = edge
     attrs = graph.edge_attrs(g, edge)
     relation = graph.edge_label(attrs)

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import networkx as nx
 import streamlit as st
 
 from components import graph, graph_canvas, graph_panel
 from components.text import shorten
+from memory_core.services import Services
 
 HEIGHT = 600  # canvas height in pixels
 
 
 @st.cache_data(show_spinner="Reading the graph…", max_entries=8)
-def load_graph(_svc: Any, conv: str, kind: str, token: str) -> Any:
+def load_graph(_svc: Services, conv: str, kind: str, token: str) -> nx.DiGraph:
     """The entity or event graph of ``conv`` (cached per memory version ``token``)."""
-    return _svc.entity_graph(conv) if kind == "entity" else _svc.event_graph(conv)
+    return _svc.builds.entity_graph(conv) if kind == "entity" else _svc.builds.event_graph(conv)
 
 
 @st.cache_data(show_spinner="Laying out…", max_entries=32)
@@ -31,17 +33,17 @@ def filters(g: Any, kind: str) -> dict[str, Any]:
                              key=f"g:props:{kind}")
     min_imp = c[2].slider("Minimum importance", 0.0, max(f.max_importance, 0.01), 0.0,
                           key=f"g:imp:{kind}") if f.max_importance > 0 else 0.0
-    c = st.columns([2, 1, 1])
+    d = st.columns([2, 1, 1])
     nodes = graph.node_choices(g)
-    ego = c[0].selectbox("Ego network of", [None, *nodes], key=f"g:ego:{kind}", format_func=lambda n: (
+    ego = d[0].selectbox("Ego network of", [None, *nodes], key=f"g:ego:{kind}", format_func=lambda n: (
         "(whole graph)" if n is None else shorten(graph.node_label(g, n), 60)))
-    depth = c[1].number_input("Depth", 1, 4, 1, key=f"g:depth:{kind}", disabled=ego is None)
-    limit = c[2].number_input("Show at most (nodes)", 10, 5000, graph.DEFAULT_LIMIT, 50,
+    depth = d[1].number_input("Depth", 1, 4, 1, key=f"g:depth:{kind}", disabled=ego is None)
+    limit = d[2].number_input("Show at most (nodes)", 10, 5000, graph.DEFAULT_LIMIT, 50,
                               key=f"g:limit:{kind}")
-    c = st.columns([2, 2])
-    layout = c[0].radio("Layout", list(graph_canvas.LAYOUTS), key=f"g:layout:{kind}", horizontal=True,
+    e = st.columns([2, 2])
+    layout = e[0].radio("Layout", list(graph_canvas.LAYOUTS), key=f"g:layout:{kind}", horizontal=True,
                         format_func=graph_canvas.LAYOUTS.__getitem__)
-    show_all = c[1].toggle("Show isolated and minor nodes", key=f"g:all:{kind}",
+    show_all = e[1].toggle("Show isolated and minor nodes", key=f"g:all:{kind}",
                            help="Hidden by default: nodes with no link, and leaves whose importance is "
                                 "below a quarter of the most important node's.")
     window = None

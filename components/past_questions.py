@@ -16,6 +16,7 @@ from typing import Any
 import streamlit as st
 
 from components.text import md, shorten
+from memory_core.services import Services
 
 SHOWN = 30
 
@@ -71,7 +72,7 @@ def _links(conv: str, items: Sequence[Asked], query: str) -> None:
         st.caption(f"… and {len(found) - SHOWN} more: narrow the search.")
 
 
-def render(svc: Any, conv: str, rows: Sequence[Mapping[str, Any]], expanded: bool) -> None:
+def render(svc: Services, conv: str, rows: Sequence[Mapping[str, Any]], expanded: bool) -> None:
     """The two lists, each in its own expander (only the user's own one opens by default)."""
     mine, bench = split(group(rows), (q.question for q in svc.store.qa_items(conv)))
     with st.expander(f"Past questions ({len(mine)})", expanded=expanded and bool(mine)):
@@ -83,7 +84,7 @@ def render(svc: Any, conv: str, rows: Sequence[Mapping[str, Any]], expanded: boo
             _links(conv, bench, st.text_input("Filter the benchmark list by words", key="past_b_search"))
 
 
-def gold_answer(svc: Any, conv: str, question: str) -> None:
+def gold_answer(svc: Services, conv: str, question: str) -> None:
     """When the question is one of the conversation's benchmark questions, show its gold answer."""
     key = normalise(question)
     for q in svc.store.qa_items(conv):

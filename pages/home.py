@@ -10,7 +10,8 @@ from components.text import md
 svc = services()
 st.title("Mnemoscope")
 st.caption("Inspect the long-term memory built from multi-session conversations.")
-rows = svc.list_conversations()
+
+rows = svc.imports.list_conversations()
 onboarding.three_steps(rows, current_conv())
 if not rows:
     st.info("No conversation imported yet.")

@@ -7,7 +7,7 @@ from tests.app.conftest import SAMPLE_ID, button, no_errors, widget
 
 
 def test_saving_refreshes_the_record_pickers_label(open_app, app_services) -> None:
-    record = app_services.search_records(SAMPLE_ID, page_size=12).rows[11]
+    record = app_services.curation.search_records(SAMPLE_ID, page_size=12).rows[11]
     at = open_app("pages/records.py", conv=SAMPLE_ID)
     widget(at.selectbox, "Open record").set_value(record.id).run()
     widget(at.text_area, "Value").input("a freshly saved value")

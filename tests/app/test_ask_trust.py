@@ -26,7 +26,7 @@ def test_grouping_merges_repeats_and_keeps_benchmark_questions_apart() -> None:
 def test_past_questions_are_distinct_and_benchmark_questions_listed_apart(open_app, app_services) -> None:
     gold = app_services.store.qa_items(SAMPLE_ID)[0]
     for question, strategy in ((OWN, "bm25"), (OWN.lower(), "ensimem"), (gold.question, "bm25")):
-        app_services.ask(SAMPLE_ID, question, strategy=strategy)
+        app_services.queries.ask(SAMPLE_ID, question, strategy=strategy)
     at = open_app("pages/ask.py", conv=SAMPLE_ID)
     no_errors(at)
     labels = [p.proto.label for p in at.get("page_link")]
@@ -49,7 +49,7 @@ def test_a_benchmark_question_shows_its_gold_answer_and_a_short_buffer(open_app,
     button(at, "Ask").click().run()
     no_errors(at)
     assert f"the gold answer is: {gold.answer}" in all_text(at).replace("**", "")
-    trace = app_services.trace(at.query_params["trace"])
+    trace = app_services.queries.trace(at.query_params["trace"])
     first, rest = split(trace, app_services.store.records(SAMPLE_ID))  # all records: an upper bound
     keys = key_turns(trace)
     assert set(trace.answer.cited_turn_ids) <= keys

@@ -11,12 +11,12 @@ def _speakers(app_services) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def test_searching_a_speakers_name_no_longer_matches_every_record(open_app, app_services) -> None:
-    total = app_services.search_records(SAMPLE_ID, page_size=1).total
+    total = app_services.curation.search_records(SAMPLE_ID, page_size=1).total
     name = _speakers(app_services)[0]  # also part of the conversation id "demo-maya-jonas"
     at = open_app("pages/records.py", conv=SAMPLE_ID)
     widget(at.text_input, "Search records").input(name).run()
     no_errors(at)
-    found = app_services.search_records(SAMPLE_ID, query=name, page_size=200)
+    found = app_services.curation.search_records(SAMPLE_ID, query=name, page_size=200)
     assert 0 < found.total < total
     assert f"{found.total} matching records" in all_text(at)
     # every hit says the name in a field a reader sees, or in its evidence turns
@@ -26,7 +26,7 @@ def test_searching_a_speakers_name_no_longer_matches_every_record(open_app, app_
                          r.valid_time or "", r.valid_time_text or "",
                          *(turns.get(t, "") for t in r.evidence_turn_ids)]).lower()
         assert name.lower() in seen, r.id
-    assert app_services.search_records(SAMPLE_ID, query=SAMPLE_ID).total == 0  # ids are not text
+    assert app_services.curation.search_records(SAMPLE_ID, query=SAMPLE_ID).total == 0  # ids are not text
 
 
 def test_entity_link_opens_the_records_about_that_entity(open_app, app_services) -> None:
@@ -35,7 +35,7 @@ def test_entity_link_opens_the_records_about_that_entity(open_app, app_services)
     no_errors(at)
     picker = widget(at.multiselect, "Entity")
     assert [v.lower() for v in picker.value] == [name.lower()]
-    expected = app_services.search_records(SAMPLE_ID, filters={"entity": name}, page_size=1).total
+    expected = app_services.curation.search_records(SAMPLE_ID, filters={"entity": name}, page_size=1).total
     assert expected > 0 and f"{expected} matching records" in all_text(at)
     assert {e.lower() for e in at.dataframe[0].value["entity"]} == {name.lower()}
     # the user's own choice goes back to the URL (shareable)
@@ -50,7 +50,7 @@ def test_entity_link_opens_the_records_about_that_entity(open_app, app_services)
 def test_entity_filter_suggests_entities_and_accepts_a_typed_name(open_app, app_services) -> None:
     at = open_app("pages/records.py", conv=SAMPLE_ID)
     picker = widget(at.multiselect, "Entity")
-    facets = dict(app_services.record_facets(SAMPLE_ID)["entity"])
+    facets = dict(app_services.curation.record_facets(SAMPLE_ID)["entity"])
     assert set(picker.options) >= {f"{n} ({c})" for n, c in list(facets.items())[:5]}
     picker.set_value(["nobody-by-this-name"]).run()
     no_errors(at)
@@ -58,7 +58,7 @@ def test_entity_filter_suggests_entities_and_accepts_a_typed_name(open_app, app_
 
 
 def test_names_and_record_chips_link_to_their_objects(open_app, app_services) -> None:
-    record = app_services.search_records(SAMPLE_ID, page_size=1).rows[0]
+    record = app_services.curation.search_records(SAMPLE_ID, page_size=1).rows[0]
     at = open_app("pages/records.py", conv=SAMPLE_ID, record=record.id)
     no_errors(at)
     body = html_bodies(at)

@@ -33,7 +33,7 @@ def test_canvas_gets_a_legend_stable_colours_and_hides_isolated_nodes(open_app, 
     assert data["nodes"] and all(n["id"] in linked for n in data["nodes"])  # no isolated node
     for item in data["legend"]:
         assert item["color"] == type_color(item["label"])
-    full = app_services.entity_graph(SAMPLE_ID)
+    full = app_services.builds.entity_graph(SAMPLE_ID)
     hidden = full.number_of_nodes() - len(data["nodes"])
     assert hidden > 0 and f"{hidden} isolated or minor nodes hidden" in all_text(at)
     widget(at.toggle, "Show isolated and minor nodes").set_value(True).run()
@@ -48,7 +48,7 @@ def test_find_a_node_opens_the_side_panel_with_records_and_turns(open_app, app_s
     speaker = app_services.store.load_conversation(SAMPLE_ID).speakers[0]
     box = widget(at.selectbox, "Find a node")
     assert speaker in box.options  # offered by name
-    g = app_services.entity_graph(SAMPLE_ID)
+    g = app_services.builds.entity_graph(SAMPLE_ID)
     node = next(n for n in g.nodes if g.nodes[n].get("name") == speaker)
     box.set_value(node).run()
     no_errors(at)
@@ -67,7 +67,7 @@ def test_event_graph_types_events_by_family_and_shows_who_when_where(open_app, a
     data = canvas_data(at)
     families = {item["label"] for item in data["legend"]}
     assert len(families - {"other"}) >= 3, families
-    g = app_services.event_graph(SAMPLE_ID)
+    g = app_services.builds.event_graph(SAMPLE_ID)
     event = next(n for n in g.nodes if g.nodes[n].get("participants") and g.nodes[n].get("time"))
     widget(at.selectbox, "Find a node").set_value(event).run()
     no_errors(at)
