@@ -72,9 +72,10 @@ def main() -> int:
         elapsed = time.perf_counter() - started
         peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         progress = [line for line in done.stderr.splitlines() if line.startswith(("checked", "saved"))]
-        for line in progress[:3] + ["..."] + progress[-3:] if len(progress) > 6 else progress:
+        for line in [*progress[:3], "...", *progress[-3:]] if len(progress) > 6 else progress:
             print(f"  {line}")
-        imported = sum(1 for line in done.stdout.splitlines() if line.startswith("imported "))
+        summary = [line for line in done.stdout.splitlines() if line.startswith("imported ")]
+        imported = int(summary[-1].split()[1]) if summary else 0
         warnings = sum(1 for line in done.stderr.splitlines() if line.startswith("warning:"))
         print(f"import: exit {done.returncode}, {imported} conversations, {warnings} warning lines, "
               f"{elapsed:.1f} s wall, peak RSS {peak_mb:.0f} MB "

@@ -68,6 +68,10 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
                                         on_progress=progress)
         for warning in result.warnings:
             print(f"warning: {warning}", file=sys.stderr)
+        if streamed.per_item:  # hundreds of benchmark items: one line, not one per item
+            print(f"imported {len(result.ids)} conversations ({result.format}, "
+                  f"{len(result.replaced)} replaced): {streamed.turns} turns")
+            return 0
         for conv_id in result.ids:
             s = services.stats(conv_id)
             verb = "replaced" if conv_id in result.replaced else "imported"

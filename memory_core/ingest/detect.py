@@ -34,7 +34,7 @@ from typing import Any
 
 from memory_core.config import ImportLimits
 from memory_core.errors import IngestError
-from memory_core.ingest import generic, locomo, longmemeval, text
+from memory_core.ingest import chatgpt, generic, locomo, longmemeval, text
 from memory_core.ingest.common import Context, show
 from memory_core.ingest.reading import (
     JsonShape,
@@ -47,13 +47,15 @@ from memory_core.ingest.reading import (
     read_text,
     refuse_size,
     scan_json,
+    stream_json,
 )
 from memory_core.models import Conversation
 
-FORMATS = ("locomo", "longmemeval", "json", "jsonl", "csv", "text")
-STREAMED = ("longmemeval",)  # layouts read item by item, whatever the file's size
+FORMATS = ("locomo", "longmemeval", "chatgpt", "json", "jsonl", "csv", "text")
+STREAMED = ("longmemeval", "chatgpt")  # read item by item: the size limit is on what is kept
 _ALIASES = {"txt": "text", "transcript": "text", "generic": "json", "ndjson": "jsonl",
-            "locomo10": "locomo", "lme": "longmemeval"}
+            "locomo10": "locomo", "lme": "longmemeval", "chatgpt-export": "chatgpt",
+            "openai": "chatgpt"}
 _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_ .-]{0,40}")
 _JSON_FAMILY = ("json", "locomo", "longmemeval")
 
@@ -96,9 +98,16 @@ def load_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimits 
     ctx = Context(display or str(path), limits or ImportLimits())
     chosen = _format_name(fmt, ctx)
     source, family, _ = _open(Path(path), ctx, chosen)
+    return _load(source, family, chosen, ctx)
+
+
+def _load(source: Source, family: str, chosen: str | None, ctx: Context) -> Loaded:
     conversations: list[Conversation]
     if family == "longmemeval":
         conversations = _keep(longmemeval.read_items(source, ctx), ctx, source)
+    elif family == "chatgpt":
+        conversations = _keep([chatgpt.parse(stream_json(source, ctx), ctx)], ctx, source,
+                              "raise MNEMOSCOPE_MAX_FILE_MB to import it")
     elif family in _JSON_FAMILY:
         data = load_json(read_text(source, ctx), ctx)
         family = chosen or _json_kind(data, ctx)
@@ -123,11 +132,10 @@ def stream_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimit
     """
     ctx = Context(display or str(path), limits or ImportLimits())
     chosen = _format_name(fmt, ctx)
-    if _may_stream(Path(path), chosen):
-        source, family, shape = _open(Path(path), ctx, chosen)
-        if family in STREAMED and shape is not None:
-            return _stream_longmemeval(source, ctx, shape.items, on_progress)
-    loaded = load_file(path, fmt=fmt, limits=limits, display=display)
+    source, family, shape = _open(Path(path), ctx, chosen)
+    if family == "longmemeval" and shape is not None:
+        return _stream_longmemeval(source, ctx, shape.items, on_progress)
+    loaded = _load(source, family, chosen, ctx)
     kept = loaded.conversations
     return Streamed(format=loaded.format, ids=[c.id for c in kept],
                     turns=sum(len(c.turns) for c in kept), warnings=loaded.warnings,
@@ -154,7 +162,7 @@ def _open(path: Path, ctx: Context, chosen: str | None) -> tuple[Source, str, Js
     source = open_source(path, ctx, check_size=not _may_stream(path, chosen))
     family = chosen or _sniff(source, ctx)
     shape = None
-    if family in ("json", "longmemeval") and chosen in (None, "longmemeval"):
+    if family in ("json", *STREAMED) and chosen in (None, *STREAMED):
         family, shape = _scan_kind(source, ctx, chosen)
     if family not in STREAMED:
         refuse_size(source.size, ctx)
@@ -169,13 +177,16 @@ def _scan_kind(source: Source, ctx: Context, chosen: str | None) -> tuple[str, J
         if source.size <= max_bytes(ctx):
             load_json(read_text(source, ctx), ctx)  # the same problem, with line and column
         raise
-    if chosen == "longmemeval":
+    if chosen in STREAMED:
         return chosen, shape
     if shape.top == "value" or shape.items == 0:
         return "json", shape
-    first = first_json_item(source, ctx)
-    lme = longmemeval.looks_like([first]) and not locomo.looks_like([first])
-    return ("longmemeval" if lme else "json"), shape
+    first = [first_json_item(source, ctx)]
+    if locomo.looks_like(first):
+        return "json", shape
+    if chatgpt.looks_like(first):
+        return "chatgpt", shape
+    return ("longmemeval" if longmemeval.looks_like(first) else "json"), shape
 
 
 def _may_stream(path: Path, chosen: str | None) -> bool:
@@ -196,7 +207,9 @@ def _may_stream(path: Path, chosen: str | None) -> bool:
     return head.lstrip()[:1] in (b"[", b"{")
 
 
-def _keep(conversations: Iterable[Conversation], ctx: Context, source: Source) -> list[Conversation]:
+def _keep(conversations: Iterable[Conversation], ctx: Context, source: Source,
+          hint: str = "import it with `python -m memory_core import FILE`, which streams it "
+                      "item by item") -> list[Conversation]:
     """Keep streamed conversations while what is kept stays under the size limit."""
     kept: list[Conversation] = []
     size = 0
@@ -204,10 +217,8 @@ def _keep(conversations: Iterable[Conversation], ctx: Context, source: Source) -
         size += _kept_bytes(conv)
         if size > max_bytes(ctx):
             raise ctx.error("", f"file is {source.size / 2**20:.1f} MB and its first {len(kept) + 1} "
-                                f"items already hold more than the import limit of "
-                                f"{ctx.limits.max_file_mb:g} MB (MNEMOSCOPE_MAX_FILE_MB); "
-                                "import it with `python -m memory_core import FILE`, which "
-                                "streams it item by item")
+                                f"conversation(s) already hold more than the import limit of "
+                                f"{ctx.limits.max_file_mb:g} MB (MNEMOSCOPE_MAX_FILE_MB); {hint}")
         kept.append(conv)
     return kept
 
@@ -285,7 +296,7 @@ def _json_kind(data: Any, ctx: Context) -> str:
         raise ctx.error("$", "empty list: nothing to import")
     where = "$[0]" if isinstance(data, list) else "$"
     raise ctx.error(where, "unrecognised JSON shape: expected LoCoMo samples, LongMemEval items, "
-                           "turn objects or {\"conversation_id\", \"turns\": [...]}")
+                           "ChatGPT chats, turn objects or {\"conversation_id\", \"turns\": [...]}")
 
 
 def _check_unique(conversations: list[Conversation], ctx: Context) -> None:

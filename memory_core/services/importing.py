@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import re
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,8 @@ from memory_core.services.base import ServicesBase
 from memory_core.store.vectors import CHROMA_DIR
 
 log = logging.getLogger(__name__)
+STREAM_MEMORY_LIMIT = "256MB"  # DuckDB's cache while a streamed file is saved
+_MEMORY_SIZE = re.compile(r"\d+(\.\d+)? ?[KMGT]?i?B")
 
 
 @dataclass(frozen=True)
@@ -76,12 +80,13 @@ class ImportService(ServicesBase):
                               "already imported; use --replace to replace it")
         chunk: list[Conversation] = []
         saved = 0
-        for conv in streamed.conversations():
-            chunk.append(conv)
-            if len(chunk) >= batch:
-                saved += self._save_batch(chunk, replace, saved, len(streamed.ids), on_progress)
-                chunk = []
-        saved += self._save_batch(chunk, replace, saved, len(streamed.ids), on_progress)
+        with self._bounded_store_memory():
+            for conv in streamed.conversations():
+                chunk.append(conv)
+                if len(chunk) >= batch:
+                    saved += self._save_batch(chunk, replace, saved, len(streamed.ids), on_progress)
+                    chunk = []
+            saved += self._save_batch(chunk, replace, saved, len(streamed.ids), on_progress)
         warnings = list(streamed.warnings)
         if existing:
             warnings += self._drop_vectors(existing)
@@ -89,6 +94,20 @@ class ImportService(ServicesBase):
                  streamed.format, batch)
         return ImportResult(ids=list(streamed.ids), warnings=warnings, format=streamed.format,
                             replaced=existing)
+
+    @contextmanager
+    def _bounded_store_memory(self) -> Iterator[None]:
+        """DuckDB caches every block it writes up to its memory limit (80 % of RAM): a 250 MB
+        import peaked at 1.07 GB resident. 256 MB while streaming keeps it near 0.5 GB."""
+        previous = str(self.store.scalar("SELECT current_setting('memory_limit')"))
+        self.store.execute(f"SET memory_limit = '{STREAM_MEMORY_LIMIT}'")
+        try:
+            yield
+        finally:
+            if _MEMORY_SIZE.fullmatch(previous):  # DuckDB's own rendering, e.g. '18.8 GiB'
+                self.store.execute(f"SET memory_limit = '{previous}'")
+            else:
+                self.store.execute("RESET memory_limit")
 
     def _save_batch(self, chunk: list[Conversation], replace: bool, saved: int, total: int,
                     on_progress: Progress | None) -> int:

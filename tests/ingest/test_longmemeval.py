@@ -154,7 +154,7 @@ def test_a_broken_big_file_is_refused_with_the_item_and_byte(write, content, whe
 
 def test_a_duplicate_id_in_a_streamed_file_is_refused(write):
     path = write("lme.json", [item("a"), item("b"), item("a")])
-    with pytest.raises(IngestError, match="'a'.*appears more than once"):
+    with pytest.raises(IngestError, match=r"'a'.*appears more than once"):
         stream_file(path, limits=ImportLimits(max_file_mb=0.0001))
 
 
