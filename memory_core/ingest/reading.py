@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+import ijson  # type: ignore[import-untyped]
+
 from memory_core.ingest.common import Context
 
 CHUNK = 1 << 20
@@ -233,6 +235,8 @@ class _Utf8Reader:
             self.position += len(data)
             return data
         assert self._text is not None
+        if size == 0:
+            return b""  # ijson reads 0 bytes to see whether the file gives bytes or text
         text = self._text.read(size if size < 0 else max(1, size // 4))
         self.position += len(text)
         return text.encode("utf-8", "surrogatepass")
@@ -259,8 +263,6 @@ def scan_json(source: Source, ctx: Context) -> JsonShape:
     Memory stays bounded whatever the size; errors name the top-level item (``$[48]``) and
     the byte offset near which the parser stopped.
     """
-    import ijson
-
     limit = min(ctx.limits.max_depth, HARD_MAX_DEPTH)
     depth = 0
     top = ""
@@ -294,8 +296,6 @@ def stream_json(source: Source, ctx: Context) -> Iterator[tuple[str, Any]]:
 
     Call ``scan_json`` first: it bounds the nesting that building an item relies on.
     """
-    import ijson
-
     shape_list = _first_byte(source) == b"["
     prefix = "item" if shape_list else ""
     index = 0

@@ -185,3 +185,12 @@ def test_the_official_dev_items_import_as_downloaded():
     k, n = (int(x) for x in turn_id[1:].split(":"))
     assert raw[conv_id]["haystack_sessions"][k - 1][n - 1]["content"] == ""
     assert any(turn_id in w for w in streamed.warnings)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig", "cp1252"])
+def test_a_streamed_file_in_another_encoding(write, encoding):
+    items = [item(f"q-{i}", question=f"Où est mon vélo {i}?") for i in range(5)]
+    path = write("lme.json", json.dumps(items, ensure_ascii=False).encode(encoding))
+    streamed = stream_file(path, limits=ImportLimits(max_file_mb=0.0001))
+    assert streamed.per_item and len(streamed.ids) == 5
+    assert [c.qa[0].question for c in streamed.conversations()][4] == "Où est mon vélo 4?"
