@@ -34,9 +34,9 @@ from memory_core.ingest.common import (
     show,
     top_level_items,
 )
-from memory_core.ingest.dates import parse_datetime
 from memory_core.ingest.reading import Source, stream_json
 from memory_core.models import Conversation, QAItem
+from memory_core.timeexpr import parse_datetime
 
 FORMAT = "longmemeval"
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.store import Store
+from memory_core.contracts import RelationalStore
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def cache_key(endpoint: str, model: str, messages: Sequence[Mapping[str, str]],
 class LLMCache:
     """Reads and writes cached responses through the store."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: RelationalStore) -> None:
         self.store = store
 
     def get(self, key: str) -> CachedResponse | None:

@@ -4,6 +4,8 @@ A file is read and validated completely (``memory_core.ingest``) before the stor
 touched; then all of its conversations are saved in one transaction. Re-importing an id
 needs ``replace=True``: the old conversation, its memory, traces and edits are replaced
 atomically and its vectors dropped from the index.
+
+    ImportService(store, index, settings)
 """
 
 from __future__ import annotations
@@ -11,22 +13,19 @@ from __future__ import annotations
 import logging
 import re
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memory_core.config import Settings
+from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.errors import IngestError
 from memory_core.ingest import Loaded, Progress, Streamed, detect_format, load_file, stream_file
 from memory_core.ingest.common import show
 from memory_core.models import Conversation
-from memory_core.services.base import ServicesBase
-from memory_core.store.vectors import CHROMA_DIR
 
 log = logging.getLogger(__name__)
-STREAM_MEMORY_LIMIT = "256MB"  # DuckDB's cache while a streamed file is saved
-_MEMORY_SIZE = re.compile(r"\d+(\.\d+)? ?[KMGT]?i?B")
+STREAM_MEMORY_MB = 256  # DuckDB's cache while a streamed file is saved
 
 
 @dataclass(frozen=True)
@@ -37,7 +36,12 @@ class ImportResult:
     replaced: list[str] = field(default_factory=list)
 
 
-class ImportService(ServicesBase):
+class ImportService:
+    def __init__(self, store: RelationalStore, index: VectorStore, settings: Settings) -> None:
+        self.store = store
+        self.index = index
+        self.settings = settings
+
     # ------------------------------------------------------------------ reading
     def list_conversations(self) -> list[dict[str, Any]]:
         return self.store.conversation_summaries()
@@ -80,7 +84,7 @@ class ImportService(ServicesBase):
                               "already imported; use --replace to replace it")
         chunk: list[Conversation] = []
         saved = 0
-        with self._bounded_store_memory():
+        with self.store.memory_capped(STREAM_MEMORY_MB):
             for conv in streamed.conversations():
                 chunk.append(conv)
                 if len(chunk) >= batch:
@@ -94,20 +98,6 @@ class ImportService(ServicesBase):
                  streamed.format, batch)
         return ImportResult(ids=list(streamed.ids), warnings=warnings, format=streamed.format,
                             replaced=existing)
-
-    @contextmanager
-    def _bounded_store_memory(self) -> Iterator[None]:
-        """DuckDB caches every block it writes up to its memory limit (80 % of RAM): a 250 MB
-        import peaked at 1.07 GB resident. 256 MB while streaming keeps it near 0.5 GB."""
-        previous = str(self.store.scalar("SELECT current_setting('memory_limit')"))
-        self.store.execute(f"SET memory_limit = '{STREAM_MEMORY_LIMIT}'")
-        try:
-            yield
-        finally:
-            if _MEMORY_SIZE.fullmatch(previous):  # DuckDB's own rendering, e.g. '18.8 GiB'
-                self.store.execute(f"SET memory_limit = '{previous}'")
-            else:
-                self.store.execute("RESET memory_limit")
 
     def _save_batch(self, chunk: list[Conversation], replace: bool, saved: int, total: int,
                     on_progress: Progress | None) -> int:
@@ -141,9 +131,7 @@ class ImportService(ServicesBase):
                             format=loaded.format, replaced=existing)
 
     def _drop_vectors(self, conv_ids: list[str]) -> list[str]:
-        """Forget replaced conversations' vectors — only if an index exists (keeps import fast)."""
-        if self._index is None and not (self.settings.home / CHROMA_DIR).exists():
-            return []
+        """Forget replaced conversations' vectors (a home without an index on disk has none)."""
         try:
             for conv_id in conv_ids:
                 self.index.delete_conversation(conv_id)

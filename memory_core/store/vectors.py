@@ -9,6 +9,7 @@ Scores returned are similarities (higher is better): ``1 - cosine distance``.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,23 +26,51 @@ CHROMA_DIR = "chroma"
 
 
 class VectorIndex:
-    """One Chroma client per data directory per process; ``path=None`` is ephemeral."""
+    """One Chroma client per data directory per process; ``path=None`` is ephemeral.
+
+    The client opens on first use (``list``/``stats`` never pay for Chroma); an index that was
+    never opened and has no directory yet has nothing to delete.
+    """
 
     def __init__(self, path: str | Path | None = None) -> None:
+        self.path = None if path is None else Path(path)
+        self._collections_by_name: dict[str, Any] | None = None
+        self._chroma: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def is_open(self) -> bool:
+        return self._collections_by_name is not None
+
+    @property
+    def _collections(self) -> dict[str, Any]:
+        with self._lock:
+            if self._collections_by_name is None:
+                self._collections_by_name = self._open()
+            return self._collections_by_name
+
+    @property
+    def _client(self) -> Any:
+        """The Chroma client (opens the index)."""
+        _ = self._collections
+        return self._chroma
+
+    def _open(self) -> dict[str, Any]:
         import chromadb
         from chromadb.config import Settings as ChromaSettings
 
         settings = ChromaSettings(anonymized_telemetry=False, allow_reset=True)
         try:
-            if path is None:
-                self._client = chromadb.EphemeralClient(settings=settings)
+            if self.path is None:
+                client = chromadb.EphemeralClient(settings=settings)
             else:
-                Path(path).mkdir(parents=True, exist_ok=True)
-                self._client = chromadb.PersistentClient(path=str(path), settings=settings)
+                self.path.mkdir(parents=True, exist_ok=True)
+                client = chromadb.PersistentClient(path=str(self.path), settings=settings)
         except Exception as exc:  # chroma raises many kinds; report one clear line
-            raise StoreError(f"{path}: cannot open the vector index: {exc}") from None
-        self._collections = {
-            name: self._client.get_or_create_collection(
+            raise StoreError(f"{self.path}: cannot open the vector index: {exc}") from None
+        self._chroma = client
+        return {
+            name: client.get_or_create_collection(
                 name=name, embedding_function=None, metadata={"hnsw:space": "cosine"}
             )
             for name in COLLECTIONS
@@ -75,6 +104,8 @@ class VectorIndex:
             col.delete(where=where)
 
     def delete_conversation(self, conv_id: str) -> None:
+        if not self.is_open and self.path is not None and not self.path.exists():
+            return  # no index on disk yet: nothing to forget (and no Chroma start-up for it)
         for name in COLLECTIONS:
             self.delete(name, where={"conv_id": conv_id})
 

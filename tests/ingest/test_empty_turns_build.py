@@ -27,15 +27,15 @@ def test_empty_turns_survive_segment_extract_index_and_ask(services: Services, t
             "haystack_sessions": sessions, "answer_session_ids": ["a"]}
     path = tmp_path / "lme.json"
     path.write_text(json.dumps([item]), encoding="utf-8")
-    result = services.import_file(path)
+    result = services.imports.import_file(path)
     assert sum("is empty" in w for w in result.warnings) == 4
-    events = list(services.build("empty-1"))
+    events = list(services.builds.build("empty-1"))
     assert events
-    conv = services.conversation("empty-1")
+    conv = services.imports.conversation("empty-1")
     assert [t.id for t in conv.turns][:4] == ["D1:1", "D1:2", "D1:3", "D1:4"]
     empty = {t.id for t in conv.turns if not t.text.strip()}
     assert empty == {"D1:2", "D1:4", "D2:1", "D2:2"}
     records = services.store.records("empty-1")
     assert records and not any(set(r.evidence_turn_ids) <= empty for r in records)
-    trace = services.ask("empty-1", "What is the name of my cat?")
+    trace = services.queries.ask("empty-1", "What is the name of my cat?")
     assert "D1:1" in {b.turn_id for b in trace.buffer}
