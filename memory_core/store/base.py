@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -120,6 +121,20 @@ class StoreBase:
             else:
                 self._depth = 0
                 self._con.execute("COMMIT")
+
+    @contextmanager
+    def memory_capped(self, megabytes: int) -> Iterator[None]:
+        """Cap DuckDB's memory for a bulk load: it caches every block it writes, up to 80 % of
+        RAM (a 250 MB import peaked at 1.07 GB resident; 256 MB keeps it near 0.5 GB)."""
+        previous = str(self.scalar("SELECT current_setting('memory_limit')"))
+        self.execute(f"SET memory_limit = '{int(megabytes)}MB'")
+        try:
+            yield
+        finally:
+            if re.fullmatch(r"\d+(\.\d+)? ?[KMGT]?i?B", previous):  # DuckDB's rendering: '18.8 GiB'
+                self.execute(f"SET memory_limit = '{previous}'")
+            else:
+                self.execute("RESET memory_limit")
 
     # ------------------------------------------------------------------ statements
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
