@@ -39,6 +39,14 @@ from memory_core.construct.drafts import (
 from memory_core.construct.frames import finish
 from memory_core.construct.lexicon import Prop
 from memory_core.construct.properties import property_of, value_of
+from memory_core.construct.propositions import (
+    advice_text,
+    complement,
+    is_imperative,
+    is_view_subject,
+    verb_property,
+    view_text,
+)
 from memory_core.construct.subjects import (
     conjunct_subjects,
     name_of,
@@ -106,6 +114,16 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     marks = {m.lower_ for m in pred.children if m.dep_ == "mark"}
     if pred.dep_ == "advcl" and marks & {"if", "unless", "since", "whenever"}:
         return  # an if-clause is the condition of its head; "since we last talked" is no fact
+    subj_tok = clauses.subject_of(pred)
+    if subj_tok is None and is_imperative(pred):
+        advice = advice_text(pred, speaker, other)
+        if len(advice.split()) >= 3:
+            state.drafts.append(Draft(speaker, "person", "encourages", advice, turn, conf("pattern", 1.0),
+                                      Modality.OBSERVED, clauses.condition_of(pred), None, pred))
+        return
+    if subj_tok is not None and pred.dep_ in ("ROOT", "conj", "ccomp") and is_view_subject(subj_tok):
+        _view(state, pred, subj_tok, turn, speaker, other, mod)
+        return
     subject = subject_for(state, pred, speaker, other, pos)
     if subject is None:
         return
@@ -120,6 +138,7 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
         pred = gerund
     else:
         found = property_of(state, pred, subject, speaker, other, turn)
+    found = _as_propositions(found, pred, subject, speaker, other)
     condition = clauses.condition_of(pred)
     if condition is None and pred.dep_ in ("xcomp", "conj"):
         condition = clauses.condition_of(pred.head)
@@ -132,6 +151,33 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
                 who.name, who.type, prop.name, value, turn,
                 conf(rule, who.resolution, who.agreement), mod, condition, None, pred, prop.event))
             _inverse(state, who, prop, value, turn, mod, rule)
+
+
+def _view(state: ExtractState, pred: Token, subj: Token, turn: Turn, speaker: str, other: str,
+          mod: Modality) -> None:
+    """"Family time matters to me" (Melanie): Melanie thinks family time matters to Melanie."""
+    text = view_text(pred, subj, speaker, other)
+    words = text.split()
+    if len(words) < 3 or (speaker not in text and len(words) < 6):
+        return  # "the flowers are pretty": a passing remark, not the speaker's considered view
+    state.drafts.append(Draft(speaker, "person", "thinks", text, turn, conf("pattern", 1.0), mod,
+                              clauses.condition_of(pred), None, pred))
+
+
+def _as_propositions(found: list[tuple[Prop, str, str]], pred: Token, subject: Subject, speaker: str,
+                     other: str) -> list[tuple[Prop, str, str]]:
+    """Keep the object that carries the fact: a verb no rule knows is its own property with the
+    whole complement as value; a lexicon verb or a feeling keeps its complement too."""
+    out = []
+    for prop, value, rule in found:
+        if rule in ("fallback", "lexicon") or prop is lexicon.FEELS:
+            full = complement(pred, speaker, other, subject.name)
+            if rule == "fallback":
+                prop = Prop(verb_property(pred), event=True)
+            if full and len(full.split()) >= len(value.split()):
+                value = full
+        out.append((prop, value, rule))
+    return out
 
 
 def _causative(pred: Token) -> bool:

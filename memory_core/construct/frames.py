@@ -25,7 +25,7 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
     for d in state.drafts:
         entity, value = d.entity.strip(), " ".join(d.value.split())
         key = (entity.lower(), d.prop, value.lower(), d.modality.value, d.turn.id)
-        if not entity or not d.prop or not value or key in seen:
+        if not entity or not d.prop or not value or key in seen or not worth_keeping(d, state.info.speakers):
             continue
         seen.add(key)
         records.append(Record(
@@ -42,6 +42,19 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
             event_preds.add(key_pred)
             events.append(_frame(state, d, len(events) + 1))
     return Extraction(records=records, events=events)
+
+
+OPINION_ONLY = frozenset({"description", "talks_about", "shares_image"})
+
+
+def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
+    """Phatic and opinion-only drafts are no facts: an evaluation of something ("things are
+    tough"), a topic without a statement, a picture's caption."""
+    if d.prop in OPINION_ONLY:
+        return False
+    # what a speaker says of the other speaker ("you're so brave") is a reaction, not the other's
+    # own account; their facts come from their own turns
+    return not (d.entity != d.turn.speaker and d.entity in speakers)
 
 
 def _frame(state: ExtractState, d: Draft, n: int) -> EventFrame:
