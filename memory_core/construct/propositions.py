@@ -97,6 +97,10 @@ def _is_discourse(tok: Token) -> bool:
 
 def _rewrite(t: Token, speaker: str, other: str, subject: str) -> str:
     low = t.lower_
+    doc = t.doc
+    if (t.i + 1 < len(doc) and doc[t.i + 1].text == "-" and not t.whitespace_) or (
+            t.i > 0 and doc[t.i - 1].text == "-" and not doc[t.i - 1].whitespace_):
+        return t.text  # part of a word: "me-time"
     if low in _FIRST:
         return speaker
     if low in _SECOND:
@@ -125,13 +129,16 @@ def is_view_subject(subj: Token) -> bool:
     """A subject that is a thing or an activity rather than someone ("Family time matters to me",
     "Talking about it is crucial", "It's freeing to express myself"): the clause is the
     speaker's view of it."""
-    if subj.dep_ == "csubj" or subj.lower_ == "you":  # what one says of the other is one's view
+    if subj.dep_ == "csubj":
         return True
     if subj.lower_ == "it":  # extraposed: "it's important to me that ...", "it's freeing to ..."
         head = subj.head
-        return any(c.dep_ in ("xcomp", "ccomp") and c.i > head.i for c in head.children) and any(
-            c.dep_ in ("acomp", "attr") for c in head.children)
+        return any(c.dep_ in ("xcomp", "ccomp") and c.i > head.i for c in head.children) and (
+            any(c.dep_ in ("acomp", "attr") for c in head.children) or head.pos_ == "ADJ"
+            or head.tag_ == "VBG")
     if subj.pos_ != "NOUN" or subj.ent_type_ not in _VIEW_ENTS or subj.lemma_.lower() in lexicon.KIN:
+        return False
+    if subj.i > subj.head.i:  # "Here's the bowl ...": a presentation, not a view
         return False
     return not any(c.dep_ == "poss" and c.lower_ in ("your", "his", "her", "their") for c in subj.children)
 
@@ -205,4 +212,8 @@ def advice_text(pred: Token, speaker: str, other: str) -> str:
     """"Keep going for your dreams" (Gina to Jon) -> "Jon to keep going for Jon's dreams"."""
     negated = any(c.dep_ == "neg" for c in pred.children)
     body = complement(pred, speaker, other, "", with_verb=True)
-    return f"{other} {'not ' if negated else ''}to {body}" if body else ""
+    if not body:
+        return ""
+    first, _, rest = body.partition(" ")
+    verb = first if pred.ent_type_ or pred.pos_ == "PROPN" else first.lower()
+    return f"{other} {'not ' if negated else ''}to {verb} {rest}".strip()
