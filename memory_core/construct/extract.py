@@ -124,6 +124,10 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     if pred.dep_ == "advcl" and marks & {"if", "unless", "since", "whenever"}:
         return  # an if-clause is the condition of its head; "since we last talked" is no fact
     subj_tok = clauses.subject_of(pred)
+    head_subj = clauses.subject_of(pred.head) if pred.dep_ in ("ccomp", "xcomp") and pred.head.i != pred.i \
+        else None
+    if head_subj is not None and head_subj.lower_ == "it" and is_view_subject(head_subj):
+        return  # "it's important to me that people have someone to talk to": part of that view
     subject = subject_for(state, pred, speaker, other, pos)
     if subj_tok is not None and pred.dep_ in ("ROOT", "conj", "ccomp") and is_view_subject(subj_tok):
         # a specific rule still wins ("my favorite book is Dune", "the lesson was on Tuesday")

@@ -70,8 +70,8 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     tough"), a topic without a statement, a picture's caption."""
     if d.prop in OPINION_ONLY:
         return False
-    if d.entity[:1].islower() and "'s " not in d.entity:
-        return False  # an unnamed thing as subject ("kids had a blast", "colors blend nicely"): a remark
+    if d.entity[:1].islower() and "'s " not in d.entity and d.time is None:
+        return False  # an undated unnamed thing as subject ("kids had a blast", "colors blend nicely")
     verb = d.prop.split("_")[0]
     if all(w.lower() in (verb, verb[:-1], verb[:-2], d.prop) for w in d.value.split()):
         return False  # "feels feel", "quits quit": the verb repeated, nothing stated

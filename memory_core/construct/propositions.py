@@ -152,14 +152,13 @@ def view_text(pred: Token, subj: Token, speaker: str, other: str) -> str:
             continue
         keep.update(t.i for t in child.subtree)
     keep.add(pred.i)
-    if subj.lower_ == "it":  # "it's freeing to express myself" -> "to express myself is freeing"
-        keep.discard(subj.i)
     words = []
     ordered = sorted(keep)
-    if subj.lower_ == "it":
-        late = [c for c in pred.children if c.dep_ in ("xcomp", "ccomp") and c.i > pred.i]
+    late = [c for c in pred.children if c.dep_ == "xcomp" and c.i > pred.i]
+    if subj.lower_ == "it" and late:  # "it's freeing to express myself" -> "to express myself is freeing"
+        keep.discard(subj.i)
         moved = {t.i for c in late for t in c.subtree}
-        ordered = [i for i in ordered if i in moved] + [i for i in ordered if i not in moved]
+        ordered = [i for i in sorted(keep) if i in moved] + [i for i in sorted(keep) if i not in moved]
     person = subj.lower_ in ("i", "you", "we")
     for i in ordered:
         t = pred.doc[i]
@@ -169,8 +168,6 @@ def view_text(pred: Token, subj: Token, speaker: str, other: str) -> str:
                 words.append(agreed)
                 continue
         if t.is_punct or (t.dep_ in ("advmod", "intj") and t.lower_ in DISCOURSE) or clauses.is_vocative(t):
-            continue
-        if t.dep_ == "mark" and t.lower_ == "that":
             continue
         if t.lower_ in _CONTRACTED and t.pos_ in ("AUX", "VERB", "PART"):
             words.append(_CONTRACTED[t.lower_])
