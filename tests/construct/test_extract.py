@@ -201,7 +201,8 @@ def test_imperatives_to_the_other_are_encouragement_and_parting_wishes_are_not(
 
 
 def test_a_fact_restated_in_the_episode_is_one_record_citing_both_turns(backend: OfflineBackend) -> None:
-    records = extract(backend, [("Anna", "I love pottery."), ("Ben", "Nice."), ("Anna", "Yes, I love pottery!")])
+    records = extract(backend, [("Anna", "I love pottery."), ("Ben", "Nice."),
+                                ("Anna", "Yes, I love pottery!")])
     assert [(r.entity, r.property, r.value, r.evidence_turn_ids) for r in records] == [
         ("Anna", "likes", "pottery", ("D1:1", "D1:3"))]
 
