@@ -152,6 +152,10 @@ def view_text(pred: Token, subj: Token, speaker: str, other: str) -> str:
             continue
         keep.update(t.i for t in child.subtree)
     keep.add(pred.i)
+    if subj.head.i != pred.i and subj.lower_ != "it":  # a conjunct: "X has made me ... and given me"
+        keep.update(t.i for t in subj.subtree)
+        aux = [c for c in subj.head.children if c.dep_ in ("aux", "auxpass") and c.i < subj.head.i]
+        keep.update(a.i for a in aux)
     words = []
     ordered = sorted(keep)
     late = [c for c in pred.children if c.dep_ == "xcomp" and c.i > pred.i]

@@ -214,3 +214,14 @@ def test_what_went_to_a_place_stays_in_the_value_and_remarks_on_things_are_dropp
         ("Anna", "The kids had a blast at the park."),
     ]))
     assert got == {("D1:1", "Ben", "destination", "kids to the museum", "observed", "2023-05-07")}
+
+
+def test_a_view_in_a_conjunct_keeps_the_shared_subject(backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [
+        ("Anna", "The support group has made me feel accepted and given me courage to embrace myself."),
+    ]))
+    assert got == {
+        ("D1:1", "Anna", "feels", "accepted", "observed", None),
+        ("D1:1", "Anna", "thinks", "The support group has given Anna courage to embrace Anna", "observed",
+         None),
+    }
