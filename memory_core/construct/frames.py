@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from memory_core.construct import clauses
 from memory_core.construct.drafts import Draft, ExtractState
+from memory_core.construct.propositions import DISCOURSE
 from memory_core.construct.subjects import possessor
 from memory_core.contracts import Extraction
 from memory_core.models import EventFrame, Record, Turn
@@ -70,10 +71,12 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     tough"), a topic without a statement, a picture's caption."""
     if d.prop in OPINION_ONLY:
         return False
-    if d.entity[:1].islower() and "'s " not in d.entity and d.time is None:
+    unnamed = d.entity[:1].islower() or d.entity_type == "concept"  # "Dance fixes ...": no name
+    if unnamed and "'s " not in d.entity and d.time is None:
         return False  # an undated unnamed thing as subject ("kids had a blast", "colors blend nicely")
     verb = d.prop.split("_")[0]
-    if all(w.lower() in (verb, verb[:-1], verb[:-2], d.prop) for w in d.value.split()):
+    repeated = (verb, verb[:-1], verb[:-2], d.prop)
+    if all(w.lower() in repeated or w.lower() in DISCOURSE for w in d.value.split()):
         return False  # "feels feel", "quits quit": the verb repeated, nothing stated
     # what a speaker says of the other speaker ("you're so brave") is a reaction, not the other's
     # own account; their facts come from their own turns
