@@ -276,10 +276,19 @@ class BufferTurn(_Model):
     highlights: tuple[Highlight, ...] = ()
 
 
+class SupportLevel(StrEnum):
+    """How well the evidence carries an answer (requirement coverage x answer support)."""
+
+    SUPPORTED = "supported"
+    WEAK = "weak"
+    UNKNOWN = "unknown"
+
+
 class Answer(_Model):
     text: str
     cited_turn_ids: tuple[str, ...] = ()
     supported: bool = True
+    support: SupportLevel | None = None  # graded support, when the answerer assessed it
 
 
 class Trace(_Model):
