@@ -115,16 +115,39 @@ def _speaker_weight(sentence: str, turn: BufferTurn, asked: set[str]) -> float:
     return 0.8
 
 
+def _follows(prev: BufferTurn, turn: BufferTurn) -> bool:
+    """``turn`` is the reply right after ``prev`` (same session, next turn, other speaker)."""
+    try:
+        a = int(prev.turn_id.rsplit(":", 1)[1])
+        b = int(turn.turn_id.rsplit(":", 1)[1])
+    except (IndexError, ValueError):
+        return False
+    return prev.session == turn.session and b == a + 1 and prev.speaker != turn.speaker
+
+
 def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
+    """Buffer sentences ranked as answers.
+
+    A question in the buffer that repeats the asked words is not itself the answer: it
+    counts half, and the first sentences of the reply right after it inherit its score.
+    """
     labels = highlight_terms(plan)
     asked = _first_names(plan)
     out = []
+    asked_before = 0.0  # best score of a question sentence in the previous turn
     for k, bt in enumerate(buffer):
+        inherit = asked_before if k and _follows(buffer[k - 1], bt) else 0.0
+        asked_before = 0.0
         parts = sentences(bt.text)
         if bt.image_caption:
             parts.append(bt.image_caption)
-        for s in parts:
+        for n, s in enumerate(parts):
             score = _score(s, labels)
+            if s.endswith("?"):
+                asked_before = max(asked_before, score)
+                score *= 0.5
+            if inherit and n < 2 and not s.endswith("?"):
+                score = max(score, 0.8 * inherit)
             if score <= 0:
                 continue
             if fold(bt.speaker.split()[0]) in asked:  # the asked-about person speaking counts a little
@@ -148,45 +171,95 @@ def _question_stems(plan: Plan) -> set[str]:
     return out
 
 
-def value_span(sentence: str, plan: Plan) -> str | None:
-    """The words after the last question word the sentence repeats, up to the clause's end.
+_CLAUSE_SPLIT_RE = re.compile(r"\s*(?:[,;:!?()\"“”\u2014\u2013]|\s-\s|\.\s)\s*")
 
-    "Researching adoption agencies - it's been a dream" asked "What did Caroline research?"
-    -> "adoption agencies". When the question's word ends the clause, the words before it.
+
+def _clauses(sentence: str) -> list[str]:
+    return [c for c in _CLAUSE_SPLIT_RE.split(sentence) if c and c.strip()]
+
+
+def value_span(sentence: str, plan: Plan) -> str | None:
+    """The part of the sentence that is not the question: after the question's last word there.
+
+    The sentence is cut into clauses; in the clause repeating most of the question's words,
+    the words after the last repeated one are the span ("Researching adoption agencies -
+    it's been a dream" asked "What did Caroline research?" -> "adoption agencies"); when
+    nothing follows, the clause's other words, else the next clause.
     """
-    qstems = _question_stems(plan)
-    names = {stem(n) for n in _first_names(plan)}
-    toks = [(a, b, w) for a, b, w in word_spans(sentence)]
-    if not toks:
+    qstems = _question_stems(plan) - {stem(n) for n in _first_names(plan)}
+    clauses = _clauses(sentence)
+    if not clauses:
         return None
-    matched = [i for i, (_a, _b, w) in enumerate(toks) if w not in STOPWORDS and stem(w) in qstems - names]
-    if not matched:
+
+    def hits(clause: str) -> list[int]:
+        return [i for i, w in enumerate(words(clause)) if w not in STOPWORDS and stem(w) in qstems]
+
+    scored = [(len(set(stem(words(c)[i]) for i in hits(c))), n) for n, c in enumerate(clauses)]
+    best_hits, at = max(scored, key=lambda x: (x[0], -x[1]))
+    clause = clauses[at]
+    toks = clause.split()
+    if best_hits == 0:
+        span = _trim(toks)[:SPAN_WORDS]
+        return " ".join(span) if span else None
+    folded = [fold(re.sub(r"[^\w'’-]", "", t)) for t in toks]
+    matched = [i for i, w in enumerate(folded) if w and w not in STOPWORDS and stem(w) in qstems]
+    last = matched[-1] if matched else -1
+    after = [t for t, w in zip(toks[last + 1 :], folded[last + 1 :], strict=True) if stem(w) not in qstems]
+    after = _trim(after)
+    if len(after) >= 2 or (after and fold(after[0]) not in _EDGE):
+        return " ".join(after[: SPAN_WORDS + 3])
+    rest = _trim([t for t, w in zip(toks, folded, strict=True) if not w or stem(w) not in qstems])
+    if len(rest) >= 2:
+        return " ".join(rest[: SPAN_WORDS + 3])
+    if at + 1 < len(clauses):
+        nxt = _trim(clauses[at + 1].split())
+        if nxt:
+            return " ".join(nxt[: SPAN_WORDS + 3])
+    return " ".join(rest) if rest else None
+
+
+_QUOTE_RE = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
+
+
+def quoted_span(sentence: str, question: str) -> str | None:
+    """A quoted title or phrase the question does not already contain ("The Lean Startup")."""
+    for m in _QUOTE_RE.finditer(sentence):
+        inner = m.group(1).strip()
+        if 0 < len(inner.split()) <= 8 and inner.lower() not in question.lower():
+            return inner
+    return None
+
+
+def category_head(question: str) -> str | None:
+    """The noun the question names as the answer's category ("What workshop did ..." -> workshop)."""
+    m = re.search(
+        r"\b(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+|sorts?\s+of\s+)?([A-Za-z+\-]+)\s+"
+        r"(?:is|are|was|were|has|have|had|did|does|do)\b",
+        question,
+        re.IGNORECASE,
+    )
+    if not m or m.group(1).lower() in STOPWORDS:
         return None
-    m = matched[-1]
-    span: list[str] = []
-    for i in range(m + 1, min(len(toks), m + 1 + SPAN_WORDS)):
-        gap = sentence[toks[i - 1][1] : toks[i][0]]
-        if i > m + 1 and re.search(r"[,;:!?()\u2014\u2013]|\s-\s", gap):
-            break
-        if span and fold(toks[i][2]) in _CLAUSE_END:
-            break
-        if stem(toks[i][2]) in qstems:
-            if span:
-                break
+    return m.group(1)
+
+
+def head_phrase(sentence: str, head: str) -> str | None:
+    """The modifiers before the category noun, with it: "an LGBTQ+ counseling workshop" -> that."""
+    target = stem(fold(head))
+    toks = sentence.split()
+    for i, raw in enumerate(toks):
+        w = fold(re.sub(r"[^\w'’+-]", "", raw))
+        if not w or stem(w) != target:
             continue
-        span.append(sentence[toks[i][0] : toks[i][1]])
-    span = _trim(span)
-    if not span:  # the question's word ends the clause: take the words before it
-        back: list[str] = []
-        for i in range(m - 1, max(-1, m - 1 - SPAN_WORDS), -1):
-            gap = sentence[toks[i][1] : toks[i + 1][0]]
-            if re.search(r"[,;:!?()\u2014\u2013]|\s-\s", gap) or fold(toks[i][2]) in _CLAUSE_END:
+        mods: list[str] = []
+        for j in range(i - 1, max(-1, i - 4), -1):
+            prev = re.sub(r"[^\w'’+-]", "", toks[j])
+            if not prev or fold(prev) in STOPWORDS or fold(prev) in _EDGE or re.search(r"[,;:.!?]$", toks[j]):
                 break
-            if stem(toks[i][2]) in qstems:
-                continue
-            back.insert(0, sentence[toks[i][0] : toks[i][1]])
-        span = _trim(back)
-    return " ".join(span) if span else None
+            mods.insert(0, prev)
+        if mods:
+            return " ".join([*mods, re.sub(r"[^\w'’+-]", "", raw)])
+    return None
 
 
 def place_span(sentence: str) -> str | None:
@@ -268,6 +341,53 @@ def support_level(plan: Plan, best: Candidate, span_found: bool) -> SupportLevel
 
 
 # ----------------------------------------------------------------------------- answers
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_VAGUE_RE = re.compile(
+    r"^(?:(?P<rel>last|past|this)\s+(?P<unit>week|weekend|" + _DAYS + r")"
+    r"|(?P<n>a|an|one|two|three|four|five|six|\d+|a\s+couple\s+of|a\s+few|few|several)\s+"
+    r"(?P<units>weeks|weekends)\s+ago)$",
+    re.IGNORECASE,
+)
+
+
+def vague_phrase(expression: str, when: datetime) -> str | None:
+    """A week-scale expression kept as said, anchored to the session date.
+
+    "last week" said on 9 June 2023 names no day: "the week before 9 June 2023"; likewise
+    "last Friday" -> "the Friday before 15 July 2023", "two weekends ago" -> "two weekends
+    before 17 July 2023", "this week" -> "the week of 23 August 2023". Days, months and years
+    are resolved exactly by the time normaliser instead.
+    """
+    m = _VAGUE_RE.match(" ".join(expression.split()))
+    if m is None:
+        return None
+    day = timeref.fmt_day(when.date())
+    if m.group("unit"):
+        unit = m.group("unit").lower()
+        unit = unit.capitalize() if unit not in ("week", "weekend") else unit
+        if m.group("rel").lower() == "this":
+            return f"the {unit} of {day}"
+        return f"the {unit} before {day}"
+    return f"{m.group('n').lower()} {m.group('units').lower()} before {day}"
+
+
+_DURATION_RE = re.compile(
+    r"\b(?:since\s+(?:19|20)\d{2}"
+    r"|(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+few|a\s+couple\s+of|"
+    r"several|many)\s+(?:years?|months?|weeks?|days?)(?:\s+ago|\s+now)?)\b",
+    re.IGNORECASE,
+)
+
+
+def duration_answer(ranked: list[Candidate]) -> tuple[str, Candidate] | None:
+    """For "how long (ago)": the duration as said ("4 years", "since 2016", "10 years ago")."""
+    for cand in ranked[:3]:
+        found = _DURATION_RE.search(cand.sentence)
+        if found:
+            return found.group(0), cand
+    return None
+
+
 def _time_answer(ranked: list[Candidate]) -> tuple[str, Candidate, bool] | None:
     resolver = _build_resolver()
     for cand in ranked[:3]:
@@ -275,6 +395,9 @@ def _time_answer(ranked: list[Candidate]) -> tuple[str, Candidate, bool] | None:
         found = timeref.TIME_RE.search(cand.sentence) or timeref.TIME_RE.search(bt.text)
         if found and bt.session_time is not None:
             expr = found.group(0)
+            vague = vague_phrase(expr, bt.session_time)
+            if vague is not None:
+                return vague, cand, True
             value = None
             if resolver is not None:
                 try:
@@ -298,6 +421,14 @@ def _span(plan: Plan, cand: Candidate) -> str | None:
         return place_span(cand.sentence) or value_span(cand.sentence, plan)
     if target == "entity":
         return name_span(cand.sentence, cand.turn.speaker, plan) or value_span(cand.sentence, plan)
+    quoted = quoted_span(cand.sentence, plan.question)
+    if quoted:
+        return quoted
+    head = category_head(plan.question)
+    if head:
+        phrase = head_phrase(cand.sentence, head)
+        if phrase:
+            return phrase
     return value_span(cand.sentence, plan)
 
 
@@ -323,6 +454,10 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn]) -> An
         return unknown()
     best = ranked[0]
     target = plan.answer_target
+    if re.match(r"\s*how\s+long\b", question, re.IGNORECASE):
+        lasting = duration_answer(ranked)
+        if lasting is not None:
+            return _answer(lasting[0], [lasting[1]], support_level(plan, lasting[1], True))
     if target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
         found = _time_answer(ranked)
         if found is not None:
