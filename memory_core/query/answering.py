@@ -34,6 +34,7 @@ UNKNOWN = "Unknown"
 _WEIGHT = {"value": 1.0, "keyword": 0.7, "entity": 0.3}
 MIN_SCORE = 0.7  # the best sentence must carry at least one keyword's worth of the question
 SPAN_WORDS = 7  # longest span taken after the matched word
+SUPPORT_SHARE = 0.5  # share of a requirement's words the answer's turn must hold to support it
 _FIRST_PERSON = frozenset({"i", "my", "me", "mine", "myself", "we", "our", "us"})
 _NEGATION = frozenset({"not", "no", "never", "n't", "nothing", "neither", "nor", "cannot"})
 _NUMBERS = {
@@ -331,7 +332,7 @@ def requirement_met(req: Requirement, cand: Candidate, plan: Plan) -> bool:
         wanted -= {stem(w) for w in words(req.entity)}
     if not wanted:
         return True
-    return len(wanted & said) * 2 >= len(wanted)
+    return len(wanted & said) >= SUPPORT_SHARE * len(wanted)
 
 
 def support_level(plan: Plan, best: Candidate, span_found: bool) -> SupportLevel:
@@ -413,23 +414,27 @@ def _time_answer(ranked: list[Candidate]) -> tuple[str, Candidate, bool] | None:
     return None
 
 
-def _span(plan: Plan, cand: Candidate) -> str | None:
+def _span(plan: Plan, cand: Candidate) -> tuple[str | None, bool]:
+    """(span, specific): specific when the answer form found its kind of words (a number, a
+    place or person name, a quoted title, the category's noun phrase); a clause left over
+    once the question's words are removed is not specific."""
     target = plan.answer_target
+    sentence = cand.sentence
     if target == "count":
-        return count_span(cand.sentence)
+        return count_span(sentence), True
+    specific: str | None = None
     if target == "location":
-        return place_span(cand.sentence) or value_span(cand.sentence, plan)
-    if target == "entity":
-        return name_span(cand.sentence, cand.turn.speaker, plan) or value_span(cand.sentence, plan)
-    quoted = quoted_span(cand.sentence, plan.question)
-    if quoted:
-        return quoted
-    head = category_head(plan.question)
-    if head:
-        phrase = head_phrase(cand.sentence, head)
-        if phrase:
-            return phrase
-    return value_span(cand.sentence, plan)
+        specific = place_span(sentence)
+    elif target == "entity":
+        specific = name_span(sentence, cand.turn.speaker, plan)
+    if specific is None:
+        specific = quoted_span(sentence, plan.question)
+    if specific is None:
+        head = category_head(plan.question)
+        specific = head_phrase(sentence, head) if head else None
+    if specific:
+        return specific, True
+    return value_span(sentence, plan), False
 
 
 def _answer(text: str, cited: list[Candidate], level: SupportLevel) -> Answer:
@@ -477,23 +482,25 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn]) -> An
         picked: list[tuple[str, Candidate]] = []
         seen_turns: set[str] = set()
         seen_spans: set[str] = set()
+        met = 0
         for cand in ranked:
             if cand.turn.turn_id in seen_turns or cand.score < 0.6 * best.score:
                 continue
-            span = _span(plan, cand)
+            span, _specific = _span(plan, cand)
             if not span or span.lower() in seen_spans:
                 continue
             picked.append((span, cand))
             seen_turns.add(cand.turn.turn_id)
             seen_spans.add(span.lower())
+            met += support_level(plan, cand, True) == SupportLevel.SUPPORTED
             if len(picked) == 4:
                 break
-        if picked:
-            level = support_level(plan, picked[0][1], True)
+        if picked:  # a list is supported when at least two of its items are
+            level = SupportLevel.SUPPORTED if met >= 2 else SupportLevel.WEAK
             return _answer(", ".join(s for s, _c in picked), [c for _s, c in picked], level)
         return _answer(best.sentence, [best], SupportLevel.WEAK)
     for cand in ranked[:3]:
-        span = _span(plan, cand)
+        span, specific = _span(plan, cand)
         if span:
-            return _answer(span, [cand], support_level(plan, cand, True))
+            return _answer(span, [cand], support_level(plan, cand, specific))
     return _answer(best.sentence, [best], SupportLevel.WEAK)
