@@ -439,6 +439,7 @@ def _span(plan: Plan, cand: Candidate) -> tuple[str | None, bool]:
 
 def _answer(text: str, cited: list[Candidate], level: SupportLevel) -> Answer:
     ids = tuple(dict.fromkeys(c.turn.turn_id for c in cited))
+    text = text.strip().rstrip(".,;:!?").strip() or text
     return Answer(
         text=f"{text} [{', '.join(ids)}]",
         cited_turn_ids=ids,
