@@ -39,10 +39,10 @@ _DEFAULT_BUDGETS: Mapping[str, Budget] = MappingProxyType(
     {
         ReasoningType.POINT.value: Budget(1400, 3200, 0.80),
         ReasoningType.TEMPORAL.value: Budget(1000, 2600, 0.85),
-        ReasoningType.MULTI_HOP.value: Budget(2200, 4400, 0.65),
-        ReasoningType.COMPARISON.value: Budget(2600, 5000, 0.60),
-        ReasoningType.AGGREGATION.value: Budget(2600, 5000, 0.60),
-        ReasoningType.OPEN_DOMAIN.value: Budget(2200, 4400, 0.65),
+        ReasoningType.MULTI_HOP.value: Budget(2600, 4600, 0.65),
+        ReasoningType.COMPARISON.value: Budget(3000, 5400, 0.60),
+        ReasoningType.AGGREGATION.value: Budget(3000, 5400, 0.60),
+        ReasoningType.OPEN_DOMAIN.value: Budget(2600, 4600, 0.65),
     }
 )
 
