@@ -19,8 +19,9 @@
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -33,6 +34,7 @@ _SENTENCE_RE = re.compile(r"[^.!?]+[.!?]*")
 UNKNOWN = "Unknown"
 _WEIGHT = {"value": 1.0, "keyword": 0.7, "entity": 0.3}
 MIN_SCORE = 0.7  # the best sentence must carry at least one keyword's worth of the question
+TURN_WEIGHT = 4.0  # a sentence of the buffer turn closest to the question counts up to 5x
 SPAN_WORDS = 7  # longest span taken after the matched word
 SUPPORT_SHARE = 0.5  # share of a requirement's words the answer's turn must hold to support it
 _FIRST_PERSON = frozenset({"i", "my", "me", "mine", "myself", "we", "our", "us"})
@@ -82,7 +84,7 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_RE.findall(text) if s.strip()]
 
 
-def _score(sentence: str, labels: dict[str, str]) -> float:
+def _score(sentence: str, labels: dict[str, str], rarity: dict[str, float] | None = None) -> float:
     seen: set[str] = set()
     score = 0.0
     for w in words(sentence):
@@ -91,8 +93,23 @@ def _score(sentence: str, labels: dict[str, str]) -> float:
         s = stem(w)
         if s in labels and s not in seen:
             seen.add(s)
-            score += _WEIGHT.get(labels[s], 0.5)
+            score += _WEIGHT.get(labels[s], 0.5) * (rarity.get(s, 1.0) if rarity else 1.0)
     return score
+
+
+def _rarity(parts: list[str], labels: dict[str, str]) -> dict[str, float]:
+    """How rare each question word is among the buffer's sentences (1 = in every sentence).
+
+    A word the whole buffer repeats ("dance" in a conversation about a dance studio) tells
+    the sentences apart less than one only the answer's sentence holds.
+    """
+    n = len(parts)
+    df: dict[str, int] = dict.fromkeys(labels, 0)
+    for part in parts:
+        for s in {stem(w) for w in words(part) if w not in STOPWORDS}:
+            if s in df:
+                df[s] += 1
+    return {s: 1.0 + math.log(n / d) if d else 1.0 for s, d in df.items()} if n else {}
 
 
 def _first_names(plan: Plan) -> set[str]:
@@ -116,6 +133,18 @@ def _speaker_weight(sentence: str, turn: BufferTurn, asked: set[str]) -> float:
     return 0.8
 
 
+def _normalised(turn_scores: Mapping[str, float] | None, buffer: list[BufferTurn]) -> dict[str, float]:
+    """Retrieval scores of the buffer's turns, min-max normalised over the buffer."""
+    if not turn_scores:
+        return {}
+    values = [turn_scores[b.turn_id] for b in buffer if b.turn_id in turn_scores]
+    if not values:
+        return {}
+    lo, hi = min(values), max(values)
+    span = hi - lo or 1.0
+    return {b.turn_id: (turn_scores[b.turn_id] - lo) / span for b in buffer if b.turn_id in turn_scores}
+
+
 def _follows(prev: BufferTurn, turn: BufferTurn) -> bool:
     """``turn`` is the reply right after ``prev`` (same session, next turn, other speaker)."""
     try:
@@ -126,7 +155,9 @@ def _follows(prev: BufferTurn, turn: BufferTurn) -> bool:
     return prev.session == turn.session and b == a + 1 and prev.speaker != turn.speaker
 
 
-def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
+def candidates(
+    plan: Plan, buffer: list[BufferTurn], turn_scores: Mapping[str, float] | None = None
+) -> list[Candidate]:
     """Buffer sentences ranked as answers.
 
     A question in the buffer that repeats the asked words is not itself the answer: it
@@ -134,6 +165,11 @@ def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
     """
     labels = highlight_terms(plan)
     asked = _first_names(plan)
+    everything = [
+        p for bt in buffer for p in [*sentences(bt.text), *([bt.image_caption] if bt.image_caption else [])]
+    ]
+    rarity = _rarity(everything, labels)
+    closeness = _normalised(turn_scores, buffer)
     out = []
     asked_before = 0.0  # best score of a question sentence in the previous turn
     for k, bt in enumerate(buffer):
@@ -143,7 +179,8 @@ def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
         if bt.image_caption:
             parts.append(bt.image_caption)
         for n, s in enumerate(parts):
-            score = _score(s, labels)
+            plain = _score(s, labels)
+            score = _score(s, labels, rarity)
             if s.endswith("?"):
                 asked_before = max(asked_before, score)
                 score *= 0.5
@@ -153,7 +190,11 @@ def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
                 continue
             if fold(bt.speaker.split()[0]) in asked:  # the asked-about person speaking counts a little
                 score += 0.25
-            out.append(Candidate(score * _speaker_weight(s, bt, asked), k, s, bt, score))
+                plain += 0.25
+            score *= _speaker_weight(s, bt, asked)
+            if closeness:
+                score *= 1.0 + TURN_WEIGHT * closeness.get(bt.turn_id, 0.0)
+            out.append(Candidate(score, k, s, bt, plain))
     out.sort(key=lambda c: (-c.score, c.order))
     return out
 
@@ -452,10 +493,17 @@ def unknown() -> Answer:
     return Answer(text=UNKNOWN, cited_turn_ids=(), supported=False, support=SupportLevel.UNKNOWN)
 
 
-def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn]) -> Answer:
+def extractive_answer(
+    question: str,
+    plan: Plan,
+    buffer: list[BufferTurn],
+    turn_scores: Mapping[str, float] | None = None,
+) -> Answer:
+    """The answer from the buffer; ``turn_scores`` (turn id -> retrieval score), when given,
+    favour sentences of the turns retrieval ranked high."""
     if not buffer:
         return unknown()
-    ranked = candidates(plan, buffer)
+    ranked = candidates(plan, buffer, turn_scores)
     if not ranked or max(c.words_score for c in ranked) < MIN_SCORE:
         return unknown()
     best = ranked[0]

@@ -58,11 +58,11 @@ def run_question(
     tokens = buffer_tokens(buffer)
     timings["buffer"] = time.perf_counter() - t3
     t4 = time.perf_counter()
-    answer = (
-        answerer(question, plan, buffer)
-        if answerer is not None
-        else extractive_answer(question, plan, buffer)
-    )
+    if answerer is not None:
+        answer = answerer(question, plan, buffer)
+    else:  # the offline answer also weighs how close each buffer turn is to the question
+        closeness = {bt.turn_id: float(ci.turn_vecs[ci.pos[bt.turn_id]] @ qvec) for bt in buffer}
+        answer = extractive_answer(question, plan, buffer, closeness)
     timings["answer"] = time.perf_counter() - t4
     timings["total"] = time.perf_counter() - t0
     timings["plan_retrieve"] = timings["embed"] + timings["plan"] + timings["retrieve"] + timings["buffer"]
