@@ -59,6 +59,20 @@ _OPEN_RE = re.compile(
     r"|\bif\s+\w+\s+(?:had|hadn't|hadn’t|were|weren't|weren’t|did|didn't|didn’t)\b",
     re.IGNORECASE,
 )
+_REPORTED = frozenset({"say", "says", "said", "tell", "tells", "told", "promise", "promised", "thought"})
+
+
+def is_hypothetical(question: str) -> bool:
+    """A modal, a hedge or a counterfactual asks for an inference; a modal in reported speech
+    ("what she said she would buy") reports a stated fact instead."""
+    for m in _OPEN_RE.finditer(question):
+        before = words(question[: m.start()])[-3:]
+        if m.group(0).lower() in ("would", "might", "could") and _REPORTED & set(before):
+            continue
+        return True
+    return False
+
+
 _AUXILIARY = r"(?:is|are|was|were|has|have|had|did|does|do|can|will|would|might)"
 # "what/which <up to three words> <auxiliary>": the words before the verb are the answer's
 # category; a plural head ("what LGBTQ+ events has ...", "in what ways is ...") asks for a list
@@ -121,7 +135,7 @@ def answer_target(question: str) -> str:
         return "entity"
     if q.startswith("why") or (q.startswith("how did") and "feel" not in q):
         return "explanation"
-    if _OPEN_RE.search(q):
+    if is_hypothetical(q):
         return "likelihood"
     if _BOOLEAN_RE.search(q):
         return "boolean"
@@ -138,7 +152,7 @@ def reasoning_type(question: str, n_entities: int) -> tuple[ReasoningType, Scope
         return ReasoningType.TEMPORAL, Scope.POINT
     if _COMPARISON_RE.search(q) and (n_entities >= 2 or re.search(r"\bboth\b|\bin\s+common\b", q, re.I)):
         return ReasoningType.COMPARISON, Scope.ALL
-    if _OPEN_RE.search(q):
+    if is_hypothetical(q):
         return ReasoningType.OPEN_DOMAIN, Scope.ALL
     if _COUNT_RE.search(q) or asks_for_list(q):
         return ReasoningType.AGGREGATION, Scope.ALL

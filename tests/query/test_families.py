@@ -44,6 +44,7 @@ def test_a_bridge_asks_for_relations() -> None:
         ("What might Bob say about Alice's painting?", ReasoningType.OPEN_DOMAIN),
         ("Is Bob likely to open a third shop?", ReasoningType.OPEN_DOMAIN),
         ("What job does Bob have?", ReasoningType.POINT),  # no hypothetical mood: a stated fact
+        ("What did Bob say he would bake for the opening?", ReasoningType.POINT),  # reported speech
         ("What instruments does Alice play?", ReasoningType.AGGREGATION),
         ("What are Alice's pets' names?", ReasoningType.AGGREGATION),
         ("What kind of bread does Bob bake?", ReasoningType.POINT),
