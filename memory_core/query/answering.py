@@ -28,6 +28,7 @@ from datetime import datetime
 from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Requirement, SupportLevel
 from memory_core.query import timeref
 from memory_core.query.buffer import highlight_terms
+from memory_core.query.families import word_families
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, word_spans, words
 
 _SENTENCE_RE = re.compile(r"[^.!?]+[.!?]*")
@@ -50,6 +51,11 @@ _CLAUSE_END = frozenset(
 )
 # words not worth starting or ending a span with
 _EDGE = STOPWORDS | WEAK_WORDS | frozenset({"really", "just", "so", "also", "too", "very", "lately", "now"})
+# conversational fillers: a span made only of these (and stop words) says nothing
+_PHATIC = frozenset(
+    """thanks thank yeah yep yes yup no nope cool okay ok wow great perfect awesome sure hey hi hello
+    oh ah haha lol totally definitely absolutely amazing nice glad sorry""".split()  # noqa: SIM905
+)
 _PLACE_PREP = frozenset({"in", "at", "to", "from", "near", "around", "into"})
 
 
@@ -304,8 +310,9 @@ def head_phrase(sentence: str, head: str) -> str | None:
     return None
 
 
-def place_span(sentence: str) -> str | None:
-    """A capitalised name after in/at/to/from, else the noun phrase after such a preposition."""
+def place_span(sentence: str, exclude: frozenset[str] = frozenset()) -> str | None:
+    """A capitalised name after in/at/to/from, else one anywhere after the sentence's first
+    word (not a name in ``exclude``), else the noun phrase after such a preposition."""
     toks = list(word_spans(sentence))
     for i, (_a, _b, w) in enumerate(toks[:-1]):
         if w not in _PLACE_PREP:
@@ -319,6 +326,10 @@ def place_span(sentence: str) -> str | None:
                 break
         if name:
             return " ".join(name)
+    for k, (a, b, w) in enumerate(toks):
+        surface = sentence[a:b]
+        if k and surface[:1].isupper() and surface != "I" and w not in exclude and w not in STOPWORDS:
+            return surface
     for i, (_a, _b, w) in enumerate(toks[:-1]):
         if w in _PLACE_PREP:
             rest = _trim([sentence[a:b] for a, b, _w in toks[i + 1 : i + 4]])
@@ -464,18 +475,22 @@ def _span(plan: Plan, cand: Candidate) -> tuple[str | None, bool]:
     if target == "count":
         return count_span(sentence), True
     specific: str | None = None
-    if target == "location":
-        specific = place_span(sentence)
+    head = category_head(plan.question)
+    kinds = word_families(head) if head else frozenset()
+    if target == "location" or "places" in kinds:  # "what country ..." asks for a place too
+        specific = place_span(sentence, frozenset(_first_names(plan) | {fold(cand.turn.speaker.split()[0])}))
     elif target == "entity":
         specific = name_span(sentence, cand.turn.speaker, plan)
     if specific is None:
         specific = quoted_span(sentence, plan.question)
     if specific is None:
-        head = category_head(plan.question)
         specific = head_phrase(sentence, head) if head else None
     if specific:
         return specific, True
-    return value_span(sentence, plan), False
+    span = value_span(sentence, plan)
+    if span and all(w in _PHATIC or w in _EDGE for w in words(span)):
+        return None, False  # only fillers left ("Thanks", "Yeah"): not an answer
+    return span, False
 
 
 def _answer(text: str, cited: list[Candidate], level: SupportLevel) -> Answer:

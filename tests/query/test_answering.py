@@ -123,3 +123,16 @@ def test_nothing_supported_is_unknown() -> None:
     assert answer.text == "Unknown" and answer.support == SupportLevel.UNKNOWN and not answer.supported
     empty = extractive_answer("Anything?", plan_question("Anything?", VOCAB), [])
     assert empty.support == SupportLevel.UNKNOWN
+
+
+def test_a_place_category_answers_with_the_place_and_fillers_are_not_answers() -> None:
+    grandma = _buffer(
+        ("D6:1", "Maya", "This necklace is a gift from my grandma in my home country, Portugal.")
+    )
+    assert _ask("What country is Maya's grandma from?", grandma).text == "Portugal [D6:1]"
+    buffer = _buffer(
+        ("D6:2", "Jonas", "Thanks, Maya!"),
+        ("D6:3", "Maya", "The studio floor is made of oak planks from a barn."),
+    )
+    answer = _ask("What is Maya's studio floor made of?", buffer)
+    assert answer.cited_turn_ids == ("D6:3",) and "oak planks" in answer.text
