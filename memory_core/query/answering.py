@@ -499,7 +499,7 @@ def _answer(text: str, cited: list[Candidate], level: SupportLevel) -> Answer:
     return Answer(
         text=f"{text} [{', '.join(ids)}]",
         cited_turn_ids=ids,
-        supported=level == SupportLevel.SUPPORTED,
+        supported=level != SupportLevel.UNKNOWN,  # the yes/no flag; the grade is in ``support``
         support=level,
     )
 
