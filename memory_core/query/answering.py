@@ -37,6 +37,7 @@ _WEIGHT = {"value": 1.0, "keyword": 0.7, "entity": 0.3}
 MIN_SCORE = 0.7  # the best sentence must carry at least one keyword's worth of the question
 TURN_WEIGHT = 4.0  # a sentence of the buffer turn closest to the question counts up to 5x
 SPAN_WORDS = 7  # longest span taken after the matched word
+LIST_ITEM_WORDS = 4  # a list item is a few words: the thing, not the sentence about it
 SUPPORT_SHARE = 0.5  # share of a requirement's words the answer's turn must hold to support it
 _FIRST_PERSON = frozenset({"i", "my", "me", "mine", "myself", "we", "our", "us"})
 _NEGATION = frozenset({"not", "no", "never", "n't", "nothing", "neither", "nor", "cannot"})
@@ -553,7 +554,7 @@ def extractive_answer(
             span, _specific = _span(plan, cand)
             if not span or span.lower() in seen_spans:
                 continue
-            picked.append((span, cand))
+            picked.append((" ".join(span.split()[:LIST_ITEM_WORDS]), cand))
             seen_turns.add(cand.turn.turn_id)
             seen_spans.add(span.lower())
             met += support_level(plan, cand, True) == SupportLevel.SUPPORTED
