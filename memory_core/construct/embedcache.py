@@ -28,6 +28,16 @@ _memo: OrderedDict[str, np.ndarray] = OrderedDict()
 _lock = threading.Lock()
 
 
+def seed_vectors(texts: Sequence[str], vectors: np.ndarray) -> None:
+    """Put vectors made elsewhere (a build worker, same model) into the memo."""
+    with _lock:
+        for text, vector in zip(texts, np.asarray(vectors, dtype=np.float32), strict=True):
+            _memo[text] = vector
+            _memo.move_to_end(text)
+        while len(_memo) > MAX_ENTRIES:
+            _memo.popitem(last=False)
+
+
 def embed_texts(embedder: TextEmbedder, texts: Sequence[str]) -> np.ndarray:
     """Vectors (n, 384) for ``texts``; only texts not seen before reach the model."""
     if not texts:
