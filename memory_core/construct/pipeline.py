@@ -27,10 +27,12 @@ that session is written.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -301,15 +303,61 @@ def backend_name(backend: Backend) -> str:
 
 def _prepare(backend: Backend, pending: Sequence[Session], embedder: TextEmbedder,
              timings: dict[str, float]) -> None:
+    """Load the models, then embed every pending turn in one batch — while the backend's
+    optional ``warm(sessions)`` (the offline backend parses every turn with spaCy) runs in a
+    thread beside it, the embedding on one torch thread so the two share two cores."""
     prepare = getattr(backend, "prepare", None)
     if pending and callable(prepare):
         t = time.perf_counter()
         prepare()
         timings["load"] += time.perf_counter() - t
-    if pending:  # one batch for every pending turn: segmentation and indexing reuse these vectors
+    if not pending:
+        return
+    texts = [tt.render() for s in pending for tt in s.turns]
+    warm = getattr(backend, "warm", None)
+    thread: threading.Thread | None = None
+    if callable(warm):
+        def run() -> None:
+            t0 = time.perf_counter()
+            try:
+                warm(list(pending))
+            except Exception:  # only a head start: the stages parse (and report) themselves
+                log.warning("warming the backend failed", exc_info=True)
+            timings["parse"] += time.perf_counter() - t0
+
+        thread = threading.Thread(target=run, name="build-warm", daemon=True)
+        thread.start()
+    t = time.perf_counter()  # segmentation and indexing reuse these vectors
+    embed_texts(embedder, texts, threads=1 if thread is not None else None)
+    timings["embed"] += time.perf_counter() - t
+    if thread is not None:
         t = time.perf_counter()
-        embed_texts(embedder, [tt.render() for s in pending for tt in s.turns])
-        timings["embed"] += time.perf_counter() - t
+        thread.join()
+        timings["parse_wait"] += time.perf_counter() - t
+
+
+class _Background:
+    """Record vectors made on one torch thread while the build goes on (the memo keeps them,
+    so indexing finds them ready); ``wait`` before indexing. Failures only cost a re-embed."""
+
+    def __init__(self, embedder: TextEmbedder) -> None:
+        self.embedder = embedder
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="build-embed")
+        self.futures: list[Future[Any]] = []
+
+    def embed(self, texts: list[str]) -> None:
+        if texts:
+            self.futures.append(self.pool.submit(embed_texts, self.embedder, texts, threads=1))
+
+    def wait(self, timings: dict[str, float]) -> None:
+        t = time.perf_counter()
+        for future in self.futures:
+            try:
+                future.result()
+            except Exception:
+                log.warning("background embedding failed; indexing embeds again", exc_info=True)
+        self.pool.shutdown(wait=True)
+        timings["embed_wait"] += time.perf_counter() - t
 
 
 # --------------------------------------------------------------------------- the build
@@ -351,6 +399,7 @@ def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder,
             accounting(conv_id, f"build:{build_id}") if callable(accounting) and computed is None
             else nullcontext())
         committed: list[_Committed] = []
+        background = _Background(embedder)
         try:
             with scope:
                 for session in conv.sessions:
@@ -373,11 +422,14 @@ def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder,
                         yield from result.stream
                     yield _commit_session(store, name, conv_id, result, built.get(session.index) is not None,
                                           timings, counts, committed)
+                    if computed is None:
+                        background.embed([r.text() for r in result.records if r.status.value == "active"])
                     names = list(dict.fromkeys(r.entity for r in result.records))
                     known = tuple(dict.fromkeys([*info.known_entities, *names]))
                     info = ConversationInfo(conv_id, conv.speakers, known_entities=known)
         finally:
             # vectors of the committed sessions in one batch (a kill before this is repaired on rerun)
+            background.wait(timings)
             t = time.perf_counter()
             _index_committed(index, embedder, conv_id, committed)
             timings["index"] += time.perf_counter() - t
@@ -409,11 +461,37 @@ class _Committed:
 
 def _index_committed(index: VectorIndex, embedder: TextEmbedder, conv_id: str,
                      committed: Sequence[_Committed]) -> None:
+    """The committed sessions' turn and record vectors: one delete and one upsert per
+    collection for all of them (the same rows ``index_session`` writes per session)."""
     if not committed:
         return
-    embed_texts(embedder, [r.text() for c in committed for r in c.records])  # one batch, then memo hits
+    stale = [rid for c in committed for rid in c.stale]
+    if stale:
+        index.delete("records", ids=stale)
+    sessions = [c.session.index for c in committed]
+    index.delete("turns", where={"$and": [{"conv_id": conv_id}, {"session": {"$in": sessions}}]})
+    turn_ids: list[str] = []
+    texts: list[str] = []
+    turn_meta: list[dict[str, Any]] = []
+    record_ids: list[str] = []
+    docs: list[str] = []
+    record_meta: list[dict[str, Any]] = []
     for c in committed:
-        index_session(index, embedder, conv_id, c.session, c.episodes, c.records, c.stale)
+        episode_of = {tid: e.id for e in c.episodes for tid in e.turn_ids}
+        for t in c.session.turns:
+            turn_ids.append(turn_vector_id(conv_id, t.id))
+            texts.append(t.render())
+            turn_meta.append({"conv_id": conv_id, "session": c.session.index, "turn_id": t.id,
+                              "episode_id": episode_of.get(t.id, "")})
+        for r in c.records:
+            if r.status.value != "active":
+                continue
+            record_ids.append(r.id)
+            docs.append(r.text())
+            record_meta.append({"conv_id": conv_id, "episode_id": r.episode_id, "entity": r.entity,
+                                "property": r.property, "session": c.session.index})
+    index.upsert("turns", turn_ids, embed_texts(embedder, texts), turn_meta, documents=texts)
+    index.upsert("records", record_ids, embed_texts(embedder, docs), record_meta, documents=docs)
 
 
 def _commit_session(store: Store, name: str, conv_id: str, result: SessionResult, was_built: bool,
