@@ -91,6 +91,9 @@ def connect(*, workers: int | None = None, scheduler: str | None = None) -> tupl
         from distributed import Client, LocalCluster
     except ImportError:  # pragma: no cover - pinned in requirements.txt
         raise ConfigError("cluster builds need the 'distributed' package (pip install distributed)") from None
+    quiet = logging.getLogger("distributed")  # the CLI logs INFO; Dask's start-up chatter is not ours
+    if quiet.getEffectiveLevel() < logging.WARNING:
+        quiet.setLevel(logging.WARNING)
     if (workers is None) == (scheduler is None):
         raise ConfigError("give either --workers N or --scheduler tcp://HOST:PORT")
     if scheduler is not None:
