@@ -31,7 +31,7 @@ import threading
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -205,7 +205,7 @@ class ComputedConversation:
 
 
 def compute_session(backend: Backend, name: str, info: ConversationInfo, session: Session,
-                    timings: dict[str, float]) -> Iterator[BuildEvent]:
+                    timings: dict[str, float]) -> Generator[BuildEvent, None, SessionResult]:
     """Segment and extract one session (validated), yielding its events as they happen; the
     generator returns the ``SessionResult`` (``result = yield from compute_session(...)``)."""
     conv_id = info.conv_id
@@ -415,6 +415,7 @@ def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder,
                         timings["index"] += time.perf_counter() - t
                         yield SessionSkipped(conv_id, session.index, reason)
                         continue
+                    result: SessionResult
                     if computed is None:
                         result = yield from compute_session(backend, name, info, session, timings)
                     else:
