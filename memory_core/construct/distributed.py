@@ -30,6 +30,7 @@ import socket
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -104,8 +105,10 @@ def connect(*, workers: int | None = None, scheduler: str | None = None) -> tupl
                               f"({str(exc).splitlines()[0]})") from None
     if workers is None or workers < 1:
         raise ConfigError(f"--workers: at least 1 (got {workers})")
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.WARNING)
+    with warnings.catch_warnings():  # its status page moves to a free port when 8787 is taken
+        warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.WARNING)
     return Client(cluster), cluster
 
 
