@@ -79,7 +79,13 @@ class Backend(Protocol):
 
     name: str
 
+    @property
+    def warms(self) -> bool:  # whether ``warm`` does anything (the build threads it only then)
+        ...
+
     def prepare(self) -> None: ...
+
+    def warm(self, sessions: list[Session]) -> None: ...
 
     def segment(self, session: Session, info: ConversationInfo) -> list[Episode]: ...
 
@@ -101,7 +107,14 @@ class BackendBase:
     """Defaults for the non-thinking parts of ``Backend``: nothing to load up front, episodes
     extracted one by one, no LLM accounting."""
 
+    @property
+    def warms(self) -> bool:
+        return False
+
     def prepare(self) -> None:
+        return None
+
+    def warm(self, sessions: list[Session]) -> None:
         return None
 
     def extract(self, episode: Episode, turns: list[Turn], info: ConversationInfo) -> Extraction:
