@@ -23,7 +23,7 @@ class ServicesBase:
     def __init__(self, settings: Settings, *, store: Store | None = None,
                  index: VectorIndex | None = None, embedder: Embedder | None = None) -> None:
         self.settings = settings
-        self.store = store if store is not None else Store.open_home(settings.home)
+        self.store = store if store is not None else Store.open_settings(settings)
         self._index = index
         self._embedder = embedder
         self._lazy_lock = threading.Lock()
@@ -36,7 +36,7 @@ class ServicesBase:
     def index(self) -> VectorIndex:
         with self._lazy_lock:
             if self._index is None:
-                self._index = VectorIndex.open_home(self.settings.home)
+                self._index = VectorIndex.open_settings(self.settings)
             return self._index
 
     @property

@@ -80,7 +80,8 @@ class ImportService(ServicesBase):
 
     def _drop_vectors(self, conv_ids: list[str]) -> list[str]:
         """Forget replaced conversations' vectors — only if an index exists (keeps import fast)."""
-        if self._index is None and not (self.settings.home / CHROMA_DIR).exists():
+        local = not self.settings.chroma_url  # a Chroma server always has the collections
+        if self._index is None and local and not (self.settings.home / CHROMA_DIR).exists():
             return []
         try:
             for conv_id in conv_ids:

@@ -80,10 +80,11 @@ class ActivityStore(StoreBase):
 
     def cache_response(self, key: str, endpoint: str, model: str, response: str,
                        tokens_in: int, tokens_out: int) -> None:
-        with self.atomic():
-            self.execute("DELETE FROM llm_cache WHERE key = ?", [key])
-            self.execute("INSERT INTO llm_cache VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         [key, endpoint, model, response, tokens_in, tokens_out, now()])
+        self.execute("INSERT INTO llm_cache VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+                     "endpoint = excluded.endpoint, model = excluded.model, response = excluded.response, "
+                     "tokens_in = excluded.tokens_in, tokens_out = excluded.tokens_out, "
+                     "created_at = excluded.created_at",
+                     [key, endpoint, model, response, tokens_in, tokens_out, now()])
 
     def log_llm_call(self, *, conv_id: str | None, scope: str, stage: str, model: str,
                      tokens_in: int, tokens_out: int, latency_s: float, cost_usd: float,

@@ -119,12 +119,12 @@ class CurationStore(StoreBase):
         lowered = sorted({n.strip().lower() for n in names if n.strip()})
         if not lowered:
             return []
-        value_clause = " OR list_contains(?, lower(trim(r.value)))" if as_value else ""
+        value_clause = " OR lower(trim(r.value)) = ANY(?)" if as_value else ""
         status = "r.status = 'active'" if active_only else "r.status <> 'deleted'"
         params: list[Any] = [conv_id, lowered] + ([lowered] if as_value else [])
         rows = self.all(
             f"SELECT {_SELECT} FROM records r WHERE r.conv_id = ? AND {status} "  # noqa: S608
-            f"AND (list_contains(?, lower(trim(r.entity))){value_clause}) ORDER BY r.id",
+            f"AND (lower(trim(r.entity)) = ANY(?){value_clause}) ORDER BY r.id",
             params,
         )
         return [record_from_row(r) for r in rows]
@@ -137,19 +137,19 @@ class CurationStore(StoreBase):
         with self.atomic():
             gone = sorted(set(delete_entity_ids) | {e.id for e in entities})
             if gone:
-                self.execute("DELETE FROM entities WHERE conv_id = ? AND list_contains(?, id)",
+                self.execute("DELETE FROM entities WHERE conv_id = ? AND id = ANY(?)",
                              [conv_id, gone])
-                self.execute("DELETE FROM entity_merges WHERE conv_id = ? AND list_contains(?, canonical_id) "
-                             "AND NOT list_contains(?, canonical_id)",
+                self.execute("DELETE FROM entity_merges WHERE conv_id = ? AND canonical_id = ANY(?) "
+                             "AND NOT canonical_id = ANY(?)",
                              [conv_id, sorted(delete_entity_ids), [e.id for e in entities]])
             sources = sorted(set(delete_edge_sources))
             if sources:
-                self.execute("DELETE FROM edges WHERE conv_id = ? AND list_contains(?, source)",
+                self.execute("DELETE FROM edges WHERE conv_id = ? AND source = ANY(?)",
                              [conv_id, sources])
             if gone:  # edges into removed entities (their sources were re-derived too)
                 removed = sorted(set(delete_entity_ids) - {e.id for e in entities})
                 if removed:
-                    self.execute("DELETE FROM edges WHERE conv_id = ? AND list_contains(?, target)",
+                    self.execute("DELETE FROM edges WHERE conv_id = ? AND target = ANY(?)",
                                  [conv_id, removed])
             self.execute("DELETE FROM entity_merges WHERE conv_id = ? AND reason = ?",
                          [conv_id, merges_reason])
@@ -204,7 +204,7 @@ def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, l
     elif status:
         for s in status:
             _check_enum("status", s, RecordStatus)
-        clauses.append("list_contains(?, r.status)")
+        clauses.append("r.status = ANY(?)")
         params.append([str(s) for s in status])
     else:
         clauses.append("r.status <> 'deleted'")
@@ -223,16 +223,16 @@ def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, l
         if not values:
             continue
         if lower:
-            clauses.append(f"list_contains(?, lower({column}))")
+            clauses.append(f"lower({column}) = ANY(?)")
             params.append([v.lower() for v in values])
         else:
-            clauses.append(f"list_contains(?, {column})")
+            clauses.append(f"{column} = ANY(?)")
             params.append(values)
 
     sessions = _values("session", filters.get("session"))
     if sessions:
         try:
-            clauses.append("list_contains(?, e.session)")
+            clauses.append("e.session = ANY(?)")
             params.append([int(s) for s in sessions])
         except (TypeError, ValueError):
             raise StoreError(
@@ -250,7 +250,7 @@ def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, l
 
     words = [w for w in query.lower().split() if w][:MAX_QUERY_WORDS]
     for word in words:
-        clauses.append(f"contains({_HAYSTACK}, ?)")
+        clauses.append(f"strpos({_HAYSTACK}, ?) > 0")
         params.append(word)
     return " AND ".join(clauses), params
 

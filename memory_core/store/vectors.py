@@ -4,6 +4,11 @@ Chroma is always handed our own embeddings (``embeddings=`` on add, ``query_embe
 query): its default embedding function would try to download a model. Collections are
 created with ``embedding_function=None`` and cosine space; telemetry is off.
 Scores returned are similarities (higher is better): ``1 - cosine distance``.
+
+Two modes: embedded (``PersistentClient`` on ``home/chroma``, the default) and client-server
+(``HttpClient`` on ``MNEMOSCOPE_CHROMA_URL=http://host:port``, a ``chroma run`` server shared
+by many processes). A URL path names a Chroma database on that server
+(``http://host:port/team_a``), created when missing, so several homes can share one server.
 """
 
 from __future__ import annotations
@@ -12,9 +17,11 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 
+from memory_core.config import Settings
 from memory_core.contracts import Hit
 from memory_core.errors import StoreError
 
@@ -25,31 +32,47 @@ CHROMA_DIR = "chroma"
 
 
 class VectorIndex:
-    """One Chroma client per data directory per process; ``path=None`` is ephemeral."""
+    """One Chroma client per data directory per process; ``path=None`` is ephemeral;
+    ``url`` connects to a Chroma server instead."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, url: str | None = None) -> None:
         import chromadb
         from chromadb.config import Settings as ChromaSettings
 
         settings = ChromaSettings(anonymized_telemetry=False, allow_reset=True)
+        self.path = None if path is None else Path(path)
+        self.url = url
         try:
-            if path is None:
+            if url is not None:
+                self._client = _http_client(url, settings)
+            elif path is None:
                 self._client = chromadb.EphemeralClient(settings=settings)
             else:
                 Path(path).mkdir(parents=True, exist_ok=True)
                 self._client = chromadb.PersistentClient(path=str(path), settings=settings)
+            self._collections = {name: self._collection(name) for name in COLLECTIONS}
+        except StoreError:
+            raise
         except Exception as exc:  # chroma raises many kinds; report one clear line
+            if url is not None:
+                raise StoreError(_server_down(url, exc)) from None
             raise StoreError(f"{path}: cannot open the vector index: {exc}") from None
-        self._collections = {
-            name: self._client.get_or_create_collection(
-                name=name, embedding_function=None, metadata={"hnsw:space": "cosine"}
-            )
-            for name in COLLECTIONS
-        }
+
+    def _collection(self, name: str) -> Any:
+        return self._client.get_or_create_collection(
+            name=name, embedding_function=None, metadata={"hnsw:space": "cosine"}
+        )
 
     @classmethod
     def open_home(cls, home: str | Path) -> VectorIndex:
         return cls(Path(home) / CHROMA_DIR)
+
+    @classmethod
+    def open_settings(cls, settings: Settings) -> VectorIndex:
+        """The Chroma server at ``settings.chroma_url`` when set, else the home's directory."""
+        if settings.chroma_url:
+            return cls(url=settings.chroma_url)
+        return cls.open_home(settings.home)
 
     def upsert(self, collection: str, ids: Sequence[str], vectors: np.ndarray,
                metadatas: Sequence[dict[str, Any]], documents: Sequence[str] | None = None) -> None:
@@ -110,3 +133,38 @@ class VectorIndex:
         if embeddings is None:
             return {}
         return {i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], embeddings, strict=True)}
+
+
+def _http_client(url: str, settings: Any) -> Any:
+    """``HttpClient`` for ``http://host:port[/database]``; the database is created if missing."""
+    import chromadb
+    from chromadb.config import DEFAULT_DATABASE, DEFAULT_TENANT
+
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 8000
+    ssl = parts.scheme == "https"
+    database = parts.path.strip("/") or DEFAULT_DATABASE
+    if database != DEFAULT_DATABASE:
+        from chromadb.config import Settings as ChromaSettings
+
+        admin = chromadb.AdminClient(ChromaSettings(
+            chroma_api_impl="chromadb.api.fastapi.FastAPI", chroma_server_host=host,
+            chroma_server_http_port=port, chroma_server_ssl_enabled=ssl, anonymized_telemetry=False))
+        try:
+            admin.get_database(database, tenant=DEFAULT_TENANT)
+        except Exception as exc:  # NotFoundError, or the server is down
+            if "not found" not in str(exc).lower() and "does not exist" not in str(exc).lower():
+                raise
+            admin.create_database(database, tenant=DEFAULT_TENANT)
+    return chromadb.HttpClient(host=host, port=port, ssl=ssl, tenant=DEFAULT_TENANT, database=database,
+                               settings=settings)
+
+
+def _server_down(url: str, exc: Exception) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    lowered = text.lower()
+    if "could not connect" in lowered or ("connect" in lowered and "refused" in lowered):
+        parts = urlsplit(url)
+        return (f"vector index down: {url}: no Chroma server answers "
+                f"(start one with `chroma run --path DIR --host {parts.hostname} --port {parts.port}`)")
+    return f"vector index down: {url}: {text}"
