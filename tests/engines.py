@@ -94,6 +94,10 @@ class PostgresCluster:
         self._admin.execute(f"CREATE DATABASE {name} TEMPLATE mnemoscope_template")
         return name
 
+    def checkpoint(self) -> None:
+        """Flush shared buffers to the table files (before scanning them)."""
+        self._admin.execute("CHECKPOINT")
+
     def drop(self, name: str) -> None:
         self._admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 

@@ -20,6 +20,7 @@ from memory_core.ingest import Loaded, detect_format, load_file
 from memory_core.ingest.common import show
 from memory_core.models import Conversation
 from memory_core.services.base import ServicesBase
+from memory_core.store.forget import forget
 from memory_core.store.vectors import CHROMA_DIR
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,14 @@ class ImportService(ServicesBase):
             return [f"vector index: could not drop old vectors of {', '.join(conv_ids)} ({exc}); "
                     "rebuild to refresh them"]
         return []
+
+    def forget(self, conv_id: str, *, session: int | None = None, who: str, why: str = "") -> dict[str, Any]:
+        """Delete a conversation (or one session) and everything derived from it, leaving one
+        audit line without content (``memory_core/store/forget.py``)."""
+        local = not self.settings.chroma_url
+        has_index = self._index is not None or not local or (self.settings.home / CHROMA_DIR).exists()
+        index = self.index if has_index else None
+        return forget(self.store, index, conv_id, session=session, who=who, why=why)
 
     def preview(self, path: str | Path, max_turns: int = 20, *, fmt: str | None = None,
                 display: str | None = None) -> dict[str, Any]:

@@ -15,11 +15,12 @@ from memory_core.store.activity import ActivityStore
 from memory_core.store.base import DB_FILE
 from memory_core.store.conversations import ConversationStore
 from memory_core.store.curation import CurationStore
+from memory_core.store.forget import ForgetStore
 from memory_core.store.memory import MemoryStore
 from memory_core.store.vectors import VectorIndex
 
 
-class Store(ConversationStore, MemoryStore, ActivityStore, CurationStore):
+class Store(ForgetStore, ConversationStore, MemoryStore, ActivityStore, CurationStore):
     """The repository: the only place that talks SQL."""
 
     @classmethod

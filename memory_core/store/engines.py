@@ -11,7 +11,8 @@ sits here, in one table a reader can scan:
     bulk insert             a registered pandas DataFrame    COPY … FROM STDIN
     UPDATE row count        the statement's count row        cursor.rowcount
     JSON list overlap       list_intersect(from_json(…))     jsonb_exists_any(…::jsonb, …)
-    reclaim deleted text    CHECKPOINT (rewrites blocks)     VACUUM FULL of the touched tables
+    reclaim deleted text    rewrite the file (COPY FROM      VACUUM FULL of the touched tables
+                            DATABASE), swap, reopen
     migrations by two       one writer process (file lock)   pg_advisory_lock around them
     processes
 
@@ -25,6 +26,7 @@ Opening errors are one line naming the database (a URL's password is never shown
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -101,13 +103,18 @@ class DuckDBEngine:
     name = "duckdb"
 
     def __init__(self, path: str, *, read_only: bool = False) -> None:
-        import duckdb
-
         self.label = path
+        self.read_only = read_only
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._con = self._connect()
+
+    def _connect(self) -> Any:
+        import duckdb
+
+        path = self.label
         try:
-            self._con = duckdb.connect(path, read_only=read_only)
+            return duckdb.connect(path, read_only=self.read_only)
         except duckdb.IOException as exc:
             message = str(exc).splitlines()[0]
             if "lock" in message.lower():
@@ -153,8 +160,28 @@ class DuckDBEngine:
         yield  # the file lock already admits one writing process
 
     def reclaim(self, tables: Sequence[str]) -> None:
-        if self.label != ":memory:":
-            self._con.execute("CHECKPOINT").fetchall()
+        """DuckDB leaves deleted strings in free blocks (CHECKPOINT and VACUUM do not clear
+        them), so the whole file is copied into a fresh one, swapped in and reopened."""
+        if self.label == ":memory:" or self.read_only:
+            return
+        path = Path(self.label)
+        fresh = path.with_name(path.name + ".compact")
+        for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+        self._con.execute("CHECKPOINT").fetchall()
+        catalog = str(self._con.execute("SELECT current_database()").fetchall()[0][0])
+        literal = str(fresh).replace("'", "''")
+        self._con.execute(f"ATTACH '{literal}' AS mnemoscope_compact").fetchall()
+        try:
+            copy = 'COPY FROM DATABASE "' + catalog.replace('"', '""') + '" TO mnemoscope_compact'
+            self._con.execute(copy).fetchall()  # sql: constants (our own file and catalog names)
+        finally:
+            self._con.execute("DETACH mnemoscope_compact").fetchall()
+        self._con.close()
+        os.replace(fresh, path)
+        path.with_name(path.name + ".wal").unlink(missing_ok=True)
+        self._con = self._connect()
+        log.info("rewrote %s to drop deleted rows' bytes", path)
 
     def close(self) -> None:
         self._con.close()

@@ -101,6 +101,43 @@ class VectorIndex:
         for name in COLLECTIONS:
             self.delete(name, where={"conv_id": conv_id})
 
+    def compact(self) -> None:
+        """Make deleted items' documents, metadata and vectors leave Chroma's files.
+
+        Chroma only marks deleted vectors in its HNSW segment and SQLite keeps freed pages, so
+        each collection is rebuilt from what remains (read, drop, re-create, re-add) and, in
+        embedded mode, the SQLite file is vacuumed. A crash in between loses only vectors,
+        which the next ``build`` re-indexes (it checks counts per session).
+        """
+        for name in COLLECTIONS:
+            col = self._collections[name]
+            ids: list[str] = []
+            vectors: list[Any] = []
+            metadatas: list[dict[str, Any]] = []
+            documents: list[str | None] = []
+            page = 2000
+            for offset in range(0, int(col.count()), page):
+                got = col.get(include=["embeddings", "metadatas", "documents"], limit=page, offset=offset)
+                ids += list(got["ids"])
+                vectors += list(got["embeddings"] if got.get("embeddings") is not None else [])
+                metadatas += [dict(m or {}) for m in (got.get("metadatas") or [])]
+                documents += list(got.get("documents") or [None] * len(got["ids"]))
+            self._client.delete_collection(name)
+            self._collections[name] = self._collection(name)
+            if ids:
+                self.upsert(name, ids, np.asarray(vectors, dtype=np.float32), metadatas,
+                            None if any(d is None for d in documents) else [str(d) for d in documents])
+        if self.path is not None and self.url is None:
+            import sqlite3
+
+            database = self.path / "chroma.sqlite3"
+            if database.exists():
+                con = sqlite3.connect(database, timeout=30)
+                try:
+                    con.execute("VACUUM")
+                finally:
+                    con.close()
+
     def query(self, collection: str, vector: np.ndarray, *, k: int = 20,
               where: dict[str, Any] | None = None) -> list[Hit]:
         col = self._collections[collection]
