@@ -116,3 +116,34 @@ def test_vectors_round_trip_in_both_modes(settings: Settings, engine: str) -> No
     index.delete_conversation("a")
     assert index.count("turns") == 1 and index.count("turns", {"conv_id": "b"}) == 1
     assert set(index.get_vectors("turns", ["b:1"])) == {"b:1"}
+
+
+def test_two_connections_replacing_the_same_graph_rows(store: Store, engine: str, open_store) -> None:
+    """Two processes' graph patches re-insert the same entity ids: serialised, never a key clash."""
+    import threading
+
+    from memory_core.models import Entity
+
+    store.save_conversation(conversation())
+    other = open_store() if engine == "postgres" else store  # DuckDB: one process, one store
+    entity = Entity(id="c:ana", conv_id="c", name="Ana", type="person")
+    failures: list[Exception] = []
+    barrier = threading.Barrier(2)
+
+    def patch(s: Store) -> None:
+        barrier.wait()
+        for _ in range(30):
+            try:
+                s.patch_graph("c", delete_entity_ids=[], entities=[entity], delete_edge_sources=[], edges=[],
+                              merges_reason="test", merges=[])
+            except Exception as exc:
+                failures.append(exc)
+
+    threads = [threading.Thread(target=patch, args=(s,)) for s in (store, other)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    if other is not store:
+        other.close()
+    assert failures == [] and store.entities("c") == [entity]

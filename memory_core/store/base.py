@@ -119,6 +119,15 @@ class StoreBase:
         with self._lock:
             return self._engine.execute(sql, params)
 
+    def lock_conversation(self, conv_id: str) -> None:
+        """Inside ``atomic()``: hold the conversation until commit, across processes (PostgreSQL)."""
+        sql = self.dialect("lock_conversation")
+        if sql:
+            with self._lock:
+                if not self._depth:
+                    raise StoreError("lock_conversation: only inside a transaction")
+                self._engine.fetch(sql, [conv_id])
+
     def dialect(self, name: str) -> str:
         """The statement ``name`` from ``engines.DIALECT_SQL`` for this engine."""
         return DIALECT_SQL[name][self.engine]

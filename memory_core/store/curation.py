@@ -135,6 +135,7 @@ class CurationStore(StoreBase):
         """Replace part of the entity graph: the given entity rows, the outgoing edges of the
         given sources, and every entity merge with reason ``merges_reason``."""
         with self.atomic():
+            self.lock_conversation(conv_id)
             gone = sorted(set(delete_entity_ids) | {e.id for e in entities})
             if gone:
                 self.execute("DELETE FROM entities WHERE conv_id = ? AND id = ANY(?)",

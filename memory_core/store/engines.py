@@ -15,6 +15,7 @@ sits here, in one table a reader can scan:
                             DATABASE), swap, reopen
     migrations by two       one writer process (file lock)   pg_advisory_lock around them
     processes
+    replacing derived rows  the store's thread lock          + pg_advisory_xact_lock per conversation
 
 Both take lists as parameters (``col = ANY(?)``), both know ``ON CONFLICT … DO UPDATE``,
 ``starts_with``, ``strpos``, ``concat_ws`` and ``NULLS LAST``, so everything else is shared.
@@ -48,6 +49,12 @@ DIALECT_SQL: dict[str, dict[str, str]] = {
                   "len(list_intersect(CAST(from_json(record_ids, '[\"VARCHAR\"]') AS VARCHAR[]), ?)) > 0",
         "postgres": "UPDATE edges SET last_accessed = ? WHERE conv_id = ? AND "
                     "jsonb_exists_any(record_ids::jsonb, ?)",
+    },
+    # serialise transactions that replace a conversation's derived rows (delete + insert):
+    # without it two processes re-inserting the same entity id collide on its primary key
+    "lock_conversation": {
+        "duckdb": "",  # one writing process; the store's lock already serialises its threads
+        "postgres": "SELECT pg_advisory_xact_lock(7346612, hashtext(?))",
     },
 }
 

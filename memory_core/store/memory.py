@@ -77,6 +77,7 @@ class MemoryStore(StoreBase):
     ) -> None:
         """Replace one session's episodes/records/events and mark it built — atomically."""
         with self.atomic():
+            self.lock_conversation(conv_id)
             self.clear_session_memory(conv_id, session)
             self.insert_rows(
                 "episodes",
@@ -138,6 +139,7 @@ class MemoryStore(StoreBase):
     ) -> None:
         """Replace the conversation-wide graph (entities, merges, edges, event links)."""
         with self.atomic():
+            self.lock_conversation(conv_id)
             for table in ("entities", "entity_merges", "edges", "event_links"):
                 self.execute(f"DELETE FROM {table} WHERE conv_id = ?", [conv_id])  # noqa: S608
             self.insert_rows("entities", [entity_row(e) for e in entities])
