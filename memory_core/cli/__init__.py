@@ -14,14 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from memory_core.cli import commands_data, commands_delete
+from memory_core.cli import commands_cluster, commands_data, commands_delete
 from memory_core.config import Settings, check_database_url
 from memory_core.errors import MnemoscopeError
 
 log = logging.getLogger("memory_core")
 
 # Command modules; later issues append theirs (build, ask, eval, bench ...).
-COMMAND_MODULES: list[Any] = [commands_data, commands_delete]
+COMMAND_MODULES: list[Any] = [commands_data, commands_delete, commands_cluster]
 
 
 def _optional_modules() -> list[Any]:
