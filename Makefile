@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: run test setup setup-dev chromium postgresql lint typecheck unit bench clean test-llm
+.PHONY: run test check setup setup-dev chromium postgresql lint typecheck unit bench clean test-llm
 
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
@@ -44,8 +44,13 @@ lint: setup-dev
 	$(VENV)/bin/ruff check memory_core components pages app.py tests benchmarks
 
 typecheck: setup-dev
-	$(VENV)/bin/mypy memory_core
+	$(VENV)/bin/mypy memory_core components pages app.py
 
+# The fast lane (aimed under 3 minutes): lint, types, every test not marked slow or browser.
+check: setup-dev postgresql lint typecheck
+	$(PY) -m pytest -q -m "not slow and not browser" tests
+
+# Everything, browser tests included.
 test: setup-dev postgresql lint typecheck
 	$(PY) -m pytest -q tests
 

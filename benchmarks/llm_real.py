@@ -152,34 +152,27 @@ def stage_sweep(backend: Any, conv: Any, questions: int) -> dict[str, Any]:
 
 
 def services_round(settings: Any, conv: Any, questions: int) -> str:
-    """A full build + ask through the services, when they exist in this checkout."""
-    try:
-        from memory_core.services import Services
-    except ImportError as exc:
-        return f"services unavailable: {exc}"
+    """A full build + ask through the services (``settings.backend`` is openai)."""
     from memory_core.errors import MnemoscopeError
+    from memory_core.services import Services
 
     services = Services(settings)
-    if not hasattr(services, "build") or not hasattr(services, "ask"):
-        services.close()
-        return "services.build/services.ask not available in this checkout: skipped"
     lines = []
     try:
         services.store.save_conversation(conv, replace=True)
         started = time.monotonic()
         try:
-            result = services.build(conv.id, backend="openai")
-            for _ in result if hasattr(result, "__iter__") and not isinstance(result, dict) else ():
+            for _ in services.builds.build(conv.id):
                 pass
-            lines.append(f"services.build: ok in {time.monotonic() - started:.0f}s, "
+            lines.append(f"services.builds.build: ok in {time.monotonic() - started:.0f}s, "
                          f"stats {services.store.stats(conv.id)}")
         except MnemoscopeError as exc:
-            lines.append(f"services.build failed after {time.monotonic() - started:.0f}s: {exc}")
+            lines.append(f"services.builds.build failed after {time.monotonic() - started:.0f}s: {exc}")
             lines.append(f"  store after the failure: {services.store.stats(conv.id)}")
             return "\n".join(lines)
         for qa in conv.qa[:questions]:
             try:
-                trace = services.ask(conv.id, qa.question, backend="openai")
+                trace = services.queries.ask(conv.id, qa.question)
                 lines.append(f"  ask {qa.question!r} -> {trace.answer.text!r}")
             except MnemoscopeError as exc:
                 lines.append(f"  ask {qa.question!r} failed: {exc}")

@@ -112,7 +112,7 @@ def run_load(services: Services, conv_id: str, *, users: int = 8, duration: floa
     if not record_ids:
         raise SystemExit(f"{conv_id}: no records to edit (build the conversation first)")
     hot = record_ids[:hot_records]  # a few records everyone edits: conflicts are likely there
-    edits_before = len(services.edit_log(conv_id))
+    edits_before = len(services.curation.edit_log(conv_id))
     report = LoadReport(users=users, seconds=duration)
     lock = threading.Lock()
     deadline = time.monotonic() + duration
@@ -132,7 +132,7 @@ def run_load(services: Services, conv_id: str, *, users: int = 8, duration: floa
                     value = f"{who} edit {rnd.randrange(10**6)}"
                     confidence = round(rnd.random(), 3)
                     try:
-                        saved = services.edit_record(rid, {"value": value, "confidence": confidence},
+                        saved = services.curation.edit_record(rid, {"value": value, "confidence": confidence},
                                                      who=who, why="load test",
                                                      expected_version=current.version)
                     except ConflictError:
@@ -143,13 +143,13 @@ def run_load(services: Services, conv_id: str, *, users: int = 8, duration: floa
                         report.edits.append(time.perf_counter() - t0)
                         report.saved.append(SavedEdit(rid, saved.version, value, confidence, who))
                 elif roll < edit_share + page_share:
-                    services.search_records(conv_id, query=rnd.choice(["", "", "a", "the"]),
+                    services.curation.search_records(conv_id, query=rnd.choice(["", "", "a", "the"]),
                                             sort=rnd.choice(["episode", "-confidence", "entity"]),
                                             page=rnd.randint(1, 3), page_size=50)
                     with lock:
                         report.pages.append(time.perf_counter() - t0)
                 else:
-                    services.ask(conv_id, rnd.choice(questions))
+                    services.queries.ask(conv_id, rnd.choice(questions))
                     with lock:
                         report.asks.append(time.perf_counter() - t0)
             except Exception as exc:  # everything else is a failure of the load test
@@ -171,7 +171,7 @@ def run_load(services: Services, conv_id: str, *, users: int = 8, duration: floa
 def check_edits(services: Services, conv_id: str, saved: list[SavedEdit], edits_before: int) -> list[str]:
     """Every successful edit is in the log; each record ends as its last successful edit."""
     problems: list[str] = []
-    log = services.edit_log(conv_id)[edits_before:]
+    log = services.curation.edit_log(conv_id)[edits_before:]
     by_key = {(e.target_id, (e.after or {}).get("version")): e for e in log}
     if len(log) != len(saved):
         problems.append(f"{len(saved)} successful edits but {len(log)} new rows in the edit log")
@@ -198,11 +198,11 @@ def check_edits(services: Services, conv_id: str, saved: list[SavedEdit], edits_
 
 def built_sample(home: Path, settings: Settings | None = None) -> tuple[Services, str]:
     services = Services(settings or Settings(home=home))
-    result: Any = services.import_file(SAMPLE)
+    result: Any = services.imports.import_file(SAMPLE)
     conv_id = services.store.conversation_ids()[0]
     del result
     t0 = time.perf_counter()
-    for _ in services.build(conv_id):
+    for _ in services.builds.build(conv_id):
         pass
     print(f"built {conv_id} in {time.perf_counter() - t0:.0f} s", flush=True)
     return services, conv_id
@@ -214,7 +214,7 @@ def team_worker(args: argparse.Namespace) -> int:
     settings = Settings(home=Path(args.home), database_url=args.database, chroma_url=args.chroma)
     services = Services(settings)
     try:
-        services.ask(args.conv, questions_of(services, args.conv)[0])  # warm: model and indexes
+        services.queries.ask(args.conv, questions_of(services, args.conv)[0])  # warm: model and indexes
         Path(args.out + ".ready").write_text("ready")
         while not Path(args.out + ".go").exists():  # start together with the other processes
             time.sleep(0.05)
@@ -248,7 +248,7 @@ def team(args: argparse.Namespace) -> int:
             data = json.loads(SAMPLE.read_text(encoding="utf-8"))
             data[0]["sample_id"] = f"{data[0]['sample_id']}-cli"
             other.write_text(json.dumps(data), encoding="utf-8")
-            other_id = services.import_file(other).ids[0]
+            other_id = services.imports.import_file(other).ids[0]
             services.close()
             return _drive_team(args, home, conv_id, other_id, Path(tmp))
         finally:
@@ -273,7 +273,7 @@ def _drive_team(args: argparse.Namespace, home: Path, conv_id: str, other_id: st
         time.sleep(0.2)
     settings = Settings(home=home, database_url=args.database, chroma_url=args.chroma)
     checker = Services(settings)
-    edits_before = len(checker.edit_log(conv_id))
+    edits_before = len(checker.curation.edit_log(conv_id))
     checker.close()
     for o in outs:
         Path(o + ".go").write_text("go")
@@ -287,7 +287,7 @@ def _drive_team(args: argparse.Namespace, home: Path, conv_id: str, other_id: st
     checker = Services(settings)
     try:
         lost = check_edits(checker, conv_id, saved, edits_before)
-        built = checker.stats(other_id)
+        built = checker.imports.stats(other_id)
     finally:
         checker.close()
     total = LoadReport(users=args.users * args.processes, seconds=max(r.seconds for r in reports),
@@ -343,7 +343,7 @@ def main() -> int:
         else:
             services, conv_id = built_sample(Path(tmp) / "home")
         try:
-            services.ask(conv_id, questions_of(services, conv_id)[0])  # warm: model and indexes
+            services.queries.ask(conv_id, questions_of(services, conv_id)[0])  # warm: model and indexes
             report = run_load(services, conv_id, users=args.users, duration=args.duration,
                               edit_share=args.edit_share)
         finally:

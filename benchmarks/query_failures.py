@@ -2,7 +2,7 @@
 
     python benchmarks/query_failures.py --home HOME --run run.jsonl [--examples 1]
 
-For each missed question it asks ``services.triage`` (gold turns, whether records cite them,
+For each missed question it asks ``services.evaluation.triage`` (gold turns, whether records cite them,
 whether they were retrieved, their fused rank, what outranked them) and sorts the miss into one
 kind, by the first that applies to its missing gold turns:
 
@@ -65,10 +65,10 @@ def main() -> None:
     multi = 0
     examples: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
-        info = services.triage(row["conv_id"], int(row["qid"]), row)
+        info = services.evaluation.triage(row["conv_id"], int(row["qid"]), row)
         if not info["evidence"] or info["full_recall"]:
             continue
-        speakers = set(services.conversation_index(row["conv_id"]).speakers)
+        speakers = set(services.queries.conversation_index(row["conv_id"]).speakers)
         kind = kind_of(info, row["question"], set(row["dia_ids"]), speakers)
         if len(info["evidence"]) > 1:
             multi += 1

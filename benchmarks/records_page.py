@@ -133,11 +133,11 @@ def main() -> None:
             services = Services(Settings(home=home), store=store)
             rows, _ = store.search_records("bench", page_size=args.edits, sort="-importance")
             services.embedder.embed(["warm up"])
-            services.edit_record(rows[0].id, {"value": "warm"}, who="bench", expected_version=1)
+            services.curation.edit_record(rows[0].id, {"value": "warm"}, who="bench", expected_version=1)
             samples = []
             for r in rows[1:]:
                 t0 = time.perf_counter()
-                services.edit_record(r.id, {"value": r.value + " (checked)"}, who="bench",
+                services.curation.edit_record(r.id, {"value": r.value + " (checked)"}, who="bench",
                                      expected_version=r.version)
                 samples.append((time.perf_counter() - t0) * 1000)
             samples.sort()

@@ -77,6 +77,7 @@ def watch(events: Iterable[Any], *, show_transcript: bool = True) -> BuildTally:
     area = st.container()
     sessions: dict[int, _SessionView] = {}
     episode_session: dict[str, int] = {}
+    view: _SessionView | None
     _counters(counter_slot, tally)
     for event in events:
         kind = getattr(event, "kind", "")

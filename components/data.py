@@ -1,4 +1,4 @@
-"""Small read helpers for pages: prefer a service method, fall back to the store's read.
+"""Small read helpers for pages over the services' reads.
 
 These only read and reshape; no SQL and no pipeline logic lives here.
 """
@@ -8,33 +8,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-
-def conversation(svc: Any, conv: str) -> Any:
-    if callable(getattr(svc, "conversation", None)):
-        return svc.conversation(conv)
-    return svc.store.load_conversation(conv)
+from memory_core.errors import StoreError
+from memory_core.models import Conversation, Episode, Record, Turn
+from memory_core.services import Services
 
 
-def turns(svc: Any, conv: str, ids: Sequence[str] | None = None) -> list[Any]:
+def conversation(svc: Services, conv: str) -> Conversation:
+    return svc.imports.conversation(conv)
+
+
+def turns(svc: Services, conv: str, ids: Sequence[str] | None = None) -> list[Turn]:
     return list(svc.store.turns(conv, list(ids) if ids is not None else None))
 
 
-def episodes(svc: Any, conv: str) -> list[Any]:
-    if callable(getattr(svc, "episodes", None)):
-        return list(svc.episodes(conv))
-    return list(svc.store.episodes(conv))
+def episodes(svc: Services, conv: str) -> list[Episode]:
+    return svc.builds.episodes(conv)
 
 
-def records(svc: Any, conv: str, *, episode_id: str | None = None,
-            include_inactive: bool = False) -> list[Any]:
+def records(svc: Services, conv: str, *, episode_id: str | None = None,
+            include_inactive: bool = False) -> list[Record]:
     return list(svc.store.records(conv, episode_id=episode_id, include_inactive=include_inactive))
 
 
-def record(svc: Any, record_id: str) -> Any:
+def record(svc: Services, record_id: str) -> Record:
     return svc.store.record(record_id)
 
 
-def episode_labels(episodes: Sequence[Any]) -> dict[str, str]:
+def episode_labels(episodes: Sequence[Episode]) -> dict[str, str]:
     """Short labels ``S3·E2`` (session, position inside the session) for episode ids."""
     labels: dict[str, str] = {}
     counter: dict[int, int] = {}
@@ -44,11 +44,12 @@ def episode_labels(episodes: Sequence[Any]) -> dict[str, str]:
     return labels
 
 
-def evidence_turns(records: Sequence[Any]) -> set[str]:
-    return {tid for r in records for tid in getattr(r, "evidence_turn_ids", ())}
+def evidence_turns(records: Sequence[Record]) -> set[str]:
+    return {tid for r in records for tid in r.evidence_turn_ids}
 
 
-def records_frame_rows(records: Sequence[Any], labels: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def records_frame_rows(records: Sequence[Record],
+                       labels: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """Rows for a records table (plain values; the table renders them as text)."""
     labels = labels or {}
     rows = []
@@ -60,10 +61,10 @@ def records_frame_rows(records: Sequence[Any], labels: dict[str, str] | None = N
             "property": r.property,
             "value": r.value,
             "condition": r.condition or "",
-            "modality": str(getattr(r.modality, "value", r.modality)),
+            "modality": r.modality.value,
             "valid time": r.valid_time or "",
             "confidence": round(float(r.confidence), 2),
-            "status": str(getattr(r.status, "value", r.status)),
+            "status": r.status.value,
             "episode": labels.get(r.episode_id, r.episode_id),
             "evidence": ", ".join(r.evidence_turn_ids),
             "version": r.version,
@@ -71,22 +72,22 @@ def records_frame_rows(records: Sequence[Any], labels: dict[str, str] | None = N
     return rows
 
 
-def version_token(svc: Any, conv: str) -> str:
+def version_token(svc: Services, conv: str) -> str:
     """Changes whenever the conversation's memory changes (a build, an edit): a cache key part."""
     import json
 
-    stats = svc.stats(conv)
+    stats = svc.imports.stats(conv)
     builds = svc.store.builds(conv)
     last = builds[0] if builds else {}
     return json.dumps([stats, str(last.get("id")), str(last.get("finished_at"))], sort_keys=True, default=str)
 
 
-def records_by_ids(svc: Any, ids: Sequence[str]) -> list[Any]:
+def records_by_ids(svc: Services, ids: Sequence[str]) -> list[Record]:
     out = []
     for rid in ids:
         try:
             out.append(svc.store.record(rid))
-        except Exception:  # noqa: S112 - a record deleted since the graph was drawn is skipped
+        except StoreError:  # a record deleted since the graph was drawn is skipped
             continue
     return out
 

@@ -3,10 +3,7 @@ table, triage of a question whose gold evidence was not retrieved."""
 
 from __future__ import annotations
 
-import hashlib
-import tempfile
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -14,21 +11,18 @@ import streamlit as st
 
 from components import plots
 from components.text import md
+from memory_core.services import Services
+from memory_core.services.evaluating import Upload
 
 REPORT_KEY = "eval_report"
 CURVE_KEY = "eval_curve"
 METRICS = ("full_recall", "coverage", "answer_f1")
 
 
-def upload_path(upload: Any) -> Path:
-    """An uploaded LoCoMo-format file saved under a private temp name (the service reads paths)."""
-    data = upload.getvalue()
-    folder = Path(tempfile.gettempdir()) / "mnemoscope-eval" / hashlib.sha256(data).hexdigest()[:16]
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path = folder / "".join(c if c.isalnum() or c in "._-" else "_" for c in Path(upload.name).name)
-    if not path.exists():
-        path.write_bytes(data)
-    return path
+def upload_source(upload: Any) -> Upload:
+    """An uploaded LoCoMo-format file as the evaluation reads it: its name and bytes (never
+    written to disk)."""
+    return Upload(str(upload.name), bytes(upload.getvalue()))
 
 
 class Progress:
@@ -85,7 +79,7 @@ def _pct(value: Any) -> str:
     return "—" if value is None else f"{100 * float(value):.1f}%"
 
 
-def evidence_found(row: dict[str, Any], gold: dict[tuple[str, int], Sequence[str]]) -> bool | None:
+def evidence_found(row: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]]) -> bool | None:
     ev = gold.get((row["conv_id"], int(row["qid"])))
     if not ev:
         return None
@@ -93,7 +87,7 @@ def evidence_found(row: dict[str, Any], gold: dict[tuple[str, int], Sequence[str
     return all(t in got for t in ev)
 
 
-def question_table(report: dict[str, Any], gold: dict[tuple[str, int], Sequence[str]]) -> list[dict]:
+def question_table(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]]) -> list[dict]:
     rows = [{
         "conversation": r["conv_id"], "qid": r["qid"], "category": r["category"], "question": r["question"],
         "gold": r["gold"], "answer": r["answer"], "evidence found": evidence_found(r, gold),
@@ -126,13 +120,13 @@ def show_triage(t: dict[str, Any]) -> None:
             st.json(t["plan"])
 
 
-def gold_evidence(svc: Any, conv_ids: Sequence[str]) -> dict[tuple[str, int], tuple[str, ...]]:
+def gold_evidence(svc: Services, conv_ids: Sequence[str]) -> dict[tuple[str, int], tuple[str, ...]]:
     """(conversation, qid) -> gold evidence turn ids, normalised as the evaluator does."""
-    from memory_core.eval.locomo import normalise_evidence
+    from memory_core.ids import normalise_evidence
 
     out: dict[tuple[str, int], tuple[str, ...]] = {}
     for conv in conv_ids:
         known = {t.id for t in svc.store.turns(conv)}
         for q in svc.store.qa_items(conv):
-            out[(conv, int(q.qid))] = normalise_evidence(list(q.evidence), known)
+            out[(conv, int(q.qid))] = tuple(normalise_evidence(q.evidence, known)[0])
     return out

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import networkx as nx
 import pandas as pd
 import streamlit as st
 
 from components import data, graph, transcript
 from components.text import md, shorten
+from memory_core.models import Record
+from memory_core.services import Services
 
 MAX_RECORDS = 200  # records listed for a node
 MAX_EVIDENCE_RECORDS = 40  # records whose source turns are shown
 
 
 @st.cache_data(show_spinner="Reading the graph…", max_entries=8)
-def load_graph(_svc: Any, conv: str, kind: str, token: str) -> Any:
+def load_graph(_svc: Services, conv: str, kind: str, token: str) -> nx.DiGraph:
     """The entity or event graph of ``conv`` (cached per memory version ``token``)."""
-    return _svc.entity_graph(conv) if kind == "entity" else _svc.event_graph(conv)
+    return _svc.builds.entity_graph(conv) if kind == "entity" else _svc.builds.event_graph(conv)
 
 
 @st.cache_data(show_spinner="Drawing…", max_entries=32)
@@ -33,12 +37,12 @@ def filters(g: Any, kind: str) -> dict[str, Any]:
                              key=f"g:props:{kind}")
     min_imp = c[2].slider("Minimum importance", 0.0, max(f.max_importance, 0.01), 0.0,
                           key=f"g:imp:{kind}") if f.max_importance > 0 else 0.0
-    c = st.columns([2, 1, 1])
+    d = st.columns([2, 1, 1])
     nodes = graph.node_choices(g)
-    ego = c[0].selectbox("Ego network of", [None, *nodes], key=f"g:ego:{kind}", format_func=lambda n: (
+    ego = d[0].selectbox("Ego network of", [None, *nodes], key=f"g:ego:{kind}", format_func=lambda n: (
         "(whole graph)" if n is None else shorten(graph.node_label(g, n), 60)))
-    depth = c[1].number_input("Depth", 1, 4, 1, key=f"g:depth:{kind}", disabled=ego is None)
-    limit = c[2].number_input("Show at most (nodes)", 10, 5000, graph.DEFAULT_LIMIT, 50,
+    depth = d[1].number_input("Depth", 1, 4, 1, key=f"g:depth:{kind}", disabled=ego is None)
+    limit = d[2].number_input("Show at most (nodes)", 10, 5000, graph.DEFAULT_LIMIT, 50,
                               key=f"g:limit:{kind}")
     window = None
     if f.first and f.last and f.first < f.last:
@@ -64,7 +68,7 @@ def draw(g: Any, conv: str, kind: str, token: str, chosen: dict[str, Any]) -> An
     return view.graph
 
 
-def details(svc: Any, conv: str, g: Any, kind: str) -> None:
+def details(svc: Services, conv: str, g: nx.DiGraph, kind: str) -> None:
     """Pick a node or an edge of the drawn graph; show its records and source turns."""
     if g.number_of_nodes() == 0:
         return
@@ -85,7 +89,7 @@ def details(svc: Any, conv: str, g: Any, kind: str) -> None:
             records = data.records_by_ids(svc, attrs["record_ids"])
         elif kind == "entity":
             names = [name, *(attrs.get("aliases") or [])]
-            records = svc.search_records(conv, filters={"entity": names}, page_size=MAX_RECORDS).rows
+            records = svc.curation.search_records(conv, filters={"entity": names}, page_size=MAX_RECORDS).rows
         else:
             records = []
         _show(svc, conv, name, records, attrs.get("source_turn_ids") or ())
@@ -96,7 +100,7 @@ def _edge_text(g: Any, e: Any) -> str:
     return f"{graph.node_label(g, e[0])} —{relation}→ {graph.node_label(g, e[1])}"
 
 
-def _show(svc: Any, conv: str, title: str, records: list[Any], turn_ids: Any) -> None:
+def _show(svc: Services, conv: str, title: str, records: list[Record], turn_ids: Sequence[str]) -> None:
     st.subheader(md(shorten(title, 120)))
     if records:
         st.caption(f"{len(records)} records" + (" (the first ones)" if len(records) >= MAX_RECORDS else ""))

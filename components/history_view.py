@@ -11,22 +11,24 @@ import streamlit as st
 
 from components.text import md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
+from memory_core.models import Edit
+from memory_core.services import Services
 
 IMPACT_KEY = "impact_report"
 
 
-def log_table(edits: list[Any]) -> None:
+def log_table(edits: list[Edit]) -> None:
     st.dataframe(pd.DataFrame([{
         "when": e.at, "who": e.who, "action": e.action, "target": e.target_id, "why": e.why,
         "reverts": e.reverts or ""} for e in reversed(edits)]), hide_index=True)
 
 
-def edit_label(e: Any) -> str:
+def edit_label(e: Edit) -> str:
     return shorten(f"{e.at:%Y-%m-%d %H:%M:%S} · {e.who} · {e.action} {e.target_id}", 100)
 
 
-def diff(svc: Any, edit: Any) -> None:
-    rows = [{"field": f, "before": _show(b), "after": _show(a)} for f, b, a in svc.record_diff(edit)]
+def diff(svc: Services, edit: Edit) -> None:
+    rows = [{"field": f, "before": _show(b), "after": _show(a)} for f, b, a in svc.curation.record_diff(edit)]
     if rows:
         st.dataframe(pd.DataFrame(rows), hide_index=True)
     else:
@@ -43,11 +45,11 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def revert(svc: Any, edit: Any, who: str) -> None:
+def revert(svc: Services, edit: Edit, who: str) -> None:
     why = st.text_input("Why revert", key=f"revert_why:{edit.id}")
     if st.button("Revert this edit", key=f"revert:{edit.id}"):
         try:
-            svc.revert_edit(edit.id, who=who, why=why)
+            svc.curation.revert_edit(edit.id, who=who, why=why)
         except ConflictError as exc:
             st.error(f"Conflict: {md(exc)}")
         except MnemoscopeError as exc:
@@ -57,10 +59,10 @@ def revert(svc: Any, edit: Any, who: str) -> None:
             st.rerun()
 
 
-def graphml_bytes(svc: Any, conv: str) -> bytes:
+def graphml_bytes(svc: Services, conv: str) -> bytes:
     with tempfile.TemporaryDirectory(prefix="mnemoscope-export-") as tmp:
         out = Path(tmp) / f"{conv}.graphml"
-        svc.export_graphml(conv, out)
+        svc.builds.export_graphml(conv, out)
         paths = sorted(Path(tmp).iterdir())
         if len(paths) == 1:
             return paths[0].read_bytes()
@@ -75,16 +77,13 @@ def graphml_bytes(svc: Any, conv: str) -> bytes:
         return buffer.getvalue()
 
 
-def exports(svc: Any, conv: str) -> None:
+def exports(svc: Services, conv: str) -> None:
     safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in conv)
     c = st.columns(2)
-    c[0].download_button("Corrected records (JSONL)", lambda: svc.export_corrected_records(conv),
+    c[0].download_button("Corrected records (JSONL)", lambda: svc.curation.export_corrected_records(conv),
                          file_name=f"{safe}-records.jsonl", mime="application/jsonl", on_click="ignore")
-    if callable(getattr(svc, "export_graphml", None)):
-        c[1].download_button("Graphs (GraphML)", lambda: graphml_bytes(svc, conv),
-                             file_name=f"{safe}.graphml", mime="application/xml", on_click="ignore")
-    else:
-        c[1].caption("GraphML export needs the build service's export_graphml.")
+    c[1].download_button("Graphs (GraphML)", lambda: graphml_bytes(svc, conv),
+                         file_name=f"{safe}.graphml", mime="application/xml", on_click="ignore")
 
 
 def impact_rows(report: dict[str, Any]) -> list[dict[str, Any]]:

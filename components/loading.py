@@ -12,6 +12,7 @@ import streamlit as st
 
 from components.text import md
 from memory_core.errors import MnemoscopeError
+from memory_core.services import ImportResult, Services
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "sample_data"
@@ -27,6 +28,13 @@ class Source:
     name: str
     path: Path | None = None
     data: bytes | None = None
+
+    @property
+    def file(self) -> Path:
+        """The shipped file (a source without uploaded bytes always has one)."""
+        if self.path is None:
+            raise ValueError(f"source {self.name!r} has neither a path nor data")
+        return self.path
 
     @property
     def digest(self) -> str:
@@ -57,18 +65,18 @@ def choose_source() -> Source | None:
 
 
 @st.cache_data(show_spinner="Reading the file…", max_entries=16)
-def _preview(_svc: Any, _source: Source, digest: str, fmt: str | None) -> dict[str, Any]:
+def _preview(_svc: Services, _source: Source, digest: str, fmt: str | None) -> dict[str, Any]:
     try:
         if _source.data is not None:
-            info = _svc.preview_bytes(_source.name, _source.data, fmt=fmt)
+            info = _svc.imports.preview_bytes(_source.name, _source.data, fmt=fmt)
         else:
-            info = _svc.preview(_source.path, fmt=fmt)
+            info = _svc.imports.preview(_source.file, fmt=fmt)
         return {"info": info, "error": None}
     except MnemoscopeError as exc:
         return {"info": None, "error": str(exc)}
 
 
-def preview(svc: Any, source: Source, fmt: str | None) -> dict[str, Any]:
+def preview(svc: Services, source: Source, fmt: str | None) -> dict[str, Any]:
     """Detected format and a preview (cached per file content); an importer error as one line."""
     return dict(_preview(svc, source, source.digest, fmt))
 
@@ -87,8 +95,8 @@ def show_preview(info: dict[str, Any]) -> None:
             st.dataframe(pd.DataFrame(convs[0]["first_turns"]), hide_index=True)
 
 
-def import_source(svc: Any, source: Source, fmt: str | None, replace: bool) -> Any:
+def import_source(svc: Services, source: Source, fmt: str | None, replace: bool) -> ImportResult:
     """Import ``source``; project errors propagate (the page shows them as one line)."""
     if source.data is not None:
-        return svc.import_bytes(source.name, source.data, fmt=fmt, replace=replace)
-    return svc.import_file(source.path, fmt=fmt, replace=replace)
+        return svc.imports.import_bytes(source.name, source.data, fmt=fmt, replace=replace)
+    return svc.imports.import_file(source.file, fmt=fmt, replace=replace)

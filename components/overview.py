@@ -8,6 +8,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from memory_core.services import Services
+
 COUNT_COLUMNS = ("sessions", "turns", "questions", "episodes", "records", "entities", "events")
 
 LINKS = (
@@ -43,10 +45,9 @@ def conversation_table(rows: Sequence[dict[str, Any]]) -> None:
     st.dataframe(frame, hide_index=True, width="stretch")
 
 
-def build_cost(svc: Any, conv: str) -> None:
+def build_cost(svc: Services, conv: str) -> None:
     """The latest build of ``conv``: backend, duration, LLM tokens and cost."""
-    history = svc.build_history(conv) if callable(getattr(svc, "build_history", None)) \
-        else svc.store.builds(conv)
+    history = svc.builds.build_history(conv)
     if not history:
         st.caption("Not built yet — open *Load & build* to build its memory.")
         return

@@ -6,12 +6,15 @@ project errors (a conflict, a bad value) show as one red line.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from enum import Enum
 from typing import Any
 
 import streamlit as st
 
 from components.text import md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
+from memory_core.models import Episode, Record, Turn
+from memory_core.services import Services
 
 MODALITIES = ("observed", "planned", "desired", "hypothetical", "negated")
 WHO_KEY = "annotator_name"
@@ -41,7 +44,7 @@ def _run(action: Callable[[], Any], success: str) -> bool:
         st.error(md(exc))
         return False
     st.session_state["records_flash"] = success
-    if hasattr(result, "version") and hasattr(result, "entity"):
+    if isinstance(result, Record):
         remember_version(result)  # the annotator now looks at the saved version
     return True
 
@@ -51,36 +54,36 @@ def flash() -> None:
         st.success(md(message))
 
 
-def seen_version(record: Any) -> int:
+def seen_version(record: Record) -> int:
     """The version the annotator was looking at when the form was drawn (for conflicts)."""
     seen = st.session_state.get("records_seen", {})
     return int(seen.get(record.id, record.version))
 
 
-def remember_version(record: Any) -> None:
+def remember_version(record: Record) -> None:
     st.session_state["records_seen"] = {record.id: int(record.version)}
 
 
-def edit_form(svc: Any, record: Any) -> None:
+def edit_form(svc: Services, record: Record) -> None:
     """Edit any field. The form is keyed by the version the annotator saw, so a save made
     elsewhere in between still reaches this form and is reported as a conflict."""
     expected = seen_version(record)
     k = f"{record.id}:{expected}"
     with st.form(f"edit:{k}"):
         c = st.columns(3)
-        values = {
+        values: dict[str, Any] = {
             "entity": c[0].text_input("Entity", record.entity, key=f"e:entity:{k}"),
             "entity_type": c[1].text_input("Entity type", record.entity_type, key=f"e:type:{k}"),
             "property": c[2].text_input("Property", record.property, key=f"e:prop:{k}"),
             "value": st.text_area("Value", record.value, key=f"e:value:{k}", height=68),
         }
-        c = st.columns(4)
-        values["condition"] = c[0].text_input("Condition", record.condition or "", key=f"e:cond:{k}") or None
-        values["modality"] = c[1].selectbox("Modality", MODALITIES, key=f"e:mod:{k}",
+        d = st.columns(4)
+        values["condition"] = d[0].text_input("Condition", record.condition or "", key=f"e:cond:{k}") or None
+        values["modality"] = d[1].selectbox("Modality", MODALITIES, key=f"e:mod:{k}",
                                             index=MODALITIES.index(str(record.modality.value)))
-        values["valid_time"] = c[2].text_input("Valid time (ISO)", record.valid_time or "",
+        values["valid_time"] = d[2].text_input("Valid time (ISO)", record.valid_time or "",
                                                key=f"e:time:{k}") or None
-        values["confidence"] = c[3].number_input("Confidence", 0.0, 1.0, float(record.confidence), 0.05,
+        values["confidence"] = d[3].number_input("Confidence", 0.0, 1.0, float(record.confidence), 0.05,
                                                  key=f"e:conf:{k}")
         values["evidence_turn_ids"] = st.text_input(
             "Evidence turn ids (comma separated)", ", ".join(record.evidence_turn_ids), key=f"e:ev:{k}")
@@ -91,7 +94,7 @@ def edit_form(svc: Any, record: Any) -> None:
         changes = {f: v for f, v in values.items() if _differs(getattr(record, f), v)}
         if not changes:
             st.info("Nothing changed.")
-        elif _run(lambda: svc.edit_record(record.id, changes, who=who(), why=why,
+        elif _run(lambda: svc.curation.edit_record(record.id, changes, who=who(), why=why,
                                           expected_version=expected),
                   f"Saved {', '.join(changes)} of {record.id}."):
             st.rerun()
@@ -101,34 +104,34 @@ def edit_form(svc: Any, record: Any) -> None:
 def _differs(old: Any, new: Any) -> bool:
     if isinstance(old, tuple):
         return list(old) != list(new)
-    if hasattr(old, "value"):
+    if isinstance(old, Enum):
         return str(old.value) != str(new)
     if isinstance(old, float):
         return abs(old - float(new)) > 1e-9
     return old != new
 
 
-def status_actions(svc: Any, record: Any) -> None:
+def status_actions(svc: Services, record: Record) -> None:
     expected = seen_version(record)
     why = st.text_input("Reason", key=f"s:why:{record.id}", placeholder="why (kept in the edit log)")
     status = str(record.status.value)
     c = st.columns(3)
     if status != "wrong" and c[0].button("Mark as wrong", key=f"s:wrong:{record.id}") and _run(
-            lambda: svc.mark_wrong(record.id, who=who(), why=why, expected_version=expected),
+            lambda: svc.curation.mark_wrong(record.id, who=who(), why=why, expected_version=expected),
             f"Marked {record.id} as wrong."):
         st.rerun()
     if status != "deleted" and c[1].button("Delete", key=f"s:del:{record.id}") and _run(
-            lambda: svc.delete_record(record.id, who=who(), why=why, expected_version=expected),
+            lambda: svc.curation.delete_record(record.id, who=who(), why=why, expected_version=expected),
             f"Deleted {record.id}."):
         st.rerun()
-    if status != "active" and callable(getattr(svc, "restore_record", None)) and c[2].button(
+    if status != "active" and c[2].button(
             "Restore", key=f"s:restore:{record.id}") and _run(
-            lambda: svc.restore_record(record.id, who=who(), why=why, expected_version=expected),
+            lambda: svc.curation.restore_record(record.id, who=who(), why=why, expected_version=expected),
             f"Restored {record.id}."):
         st.rerun()
 
 
-def create_form(svc: Any, conv: str, episode: Any, turns: Sequence[Any]) -> None:
+def create_form(svc: Services, conv: str, episode: Episode, turns: Sequence[Turn]) -> None:
     """A new record written by the annotator from turns of ``episode``."""
     with st.form(f"create:{episode.id}", clear_on_submit=False):
         chosen = st.multiselect("Evidence turns", [t.id for t in turns],
@@ -155,14 +158,14 @@ def create_form(svc: Any, conv: str, episode: Any, turns: Sequence[Any]) -> None
         holder: dict[str, Any] = {}
 
         def _create() -> None:
-            holder["record"] = svc.create_record(conv, episode.id, clean, chosen, who=who(), why=why)
+            holder["record"] = svc.curation.create_record(conv, episode.id, clean, chosen, who=who(), why=why)
 
         if _run(_create, "Added a record."):
             st.session_state["records_flash"] = f"Added record {holder['record'].id}."
             st.rerun()
 
 
-def merge_form(svc: Any, conv: str, names: Sequence[str]) -> None:
+def merge_form(svc: Services, conv: str, names: Sequence[str]) -> None:
     with st.form("merge"):
         c = st.columns(2)
         keep = c[0].selectbox("Keep this entity", names, key="merge_keep")
@@ -173,6 +176,6 @@ def merge_form(svc: Any, conv: str, names: Sequence[str]) -> None:
     if submitted:
         if keep == merge:
             st.error("Choose two different entities.")
-        elif _run(lambda: svc.merge_entities(conv, keep, merge, who=who(), why=why),
+        elif _run(lambda: svc.curation.merge_entities(conv, keep, merge, who=who(), why=why),
                   f"Merged {merge} into {keep}."):
             st.rerun()

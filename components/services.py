@@ -8,7 +8,7 @@ filters only. Project errors from opening the home are shown as one line and sto
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import ParamSpec, TypeVar
 
 import streamlit as st
 
@@ -18,6 +18,8 @@ from memory_core.config import Settings
 from memory_core.errors import MnemoscopeError
 from memory_core.services import Services
 
+P = ParamSpec("P")
+T = TypeVar("T")
 
 @st.cache_resource(show_spinner="Opening the memory store…")
 def _open(home: str) -> Services:
@@ -45,30 +47,14 @@ def services() -> Services:
         raise
 
 
-def available(svc: Any, *names: str) -> bool:
-    """True when the services object offers every method in ``names`` (work in progress elsewhere)."""
-    return all(callable(getattr(svc, n, None)) for n in names)
-
-
-def need(svc: Any, *names: str, what: str = "This view") -> None:
-    """Stop the page with a clear message when a service method is not there yet."""
-    missing = [n for n in names if not callable(getattr(svc, n, None))]
-    if missing:
-        st.info(f"{what} needs the service method(s) {', '.join(missing)}, which this "
-                "installation does not provide yet.")
-        st.stop()
-
-
-def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+def call(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """Call a service; a project error becomes one red line and stops the page."""
     try:
         return fn(*args, **kwargs)
-    except NotImplementedError:
-        st.info("This feature is not implemented in this installation yet.")
-        st.stop()
     except MnemoscopeError as exc:
         st.error(md(exc))
         st.stop()
+        raise  # unreachable: st.stop() raises
 
 
 def session_services() -> Services:

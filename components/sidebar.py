@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 import streamlit as st
 
 from components.state import CONV_KEY, session_settings
 from components.text import md
+from memory_core.services import Services
 
 PICKER_KEY = "conv_picker"
 
@@ -19,13 +20,13 @@ def _sync_url() -> None:
     st.query_params["conv"] = st.session_state[PICKER_KEY]
 
 
-def conversation_picker(svc: Any) -> str | None:
+def conversation_picker(svc: Services) -> str | None:
     """Resolve the current conversation: the URL wins, then the previous choice, then the first.
 
     Writes the id back to ``?conv=`` (so every page's URL can be shared) and to
     ``st.session_state["conv"]``; returns it, or ``None`` when nothing is imported.
     """
-    ids = [row["id"] for row in svc.list_conversations()]
+    ids = [row["id"] for row in svc.imports.list_conversations()]
     wanted = st.query_params.get("conv")
     if not ids:
         st.sidebar.info("No conversation imported yet.")
@@ -44,10 +45,10 @@ def conversation_picker(svc: Any) -> str | None:
     return str(conv)
 
 
-def backend_badge(svc: Any) -> None:
+def backend_badge(svc: Services) -> None:
     settings = session_settings(svc.settings)
     backend = settings["backend"]
-    color = "green" if backend == "offline" else "orange"
+    color: Literal["green", "orange"] = "green" if backend == "offline" else "orange"
     icon = ":material/cloud_off:" if backend == "offline" else ":material/cloud:"
     with st.sidebar:
         st.badge(f"backend: {md(backend)}", icon=icon, color=color)

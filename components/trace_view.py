@@ -17,9 +17,11 @@ import streamlit as st
 
 from components import data, transcript
 from components.text import anchor_id, esc, md, shorten
+from memory_core.models import Episode, Record, Requirement, Trace
+from memory_core.services import Services
 
 
-def answer_html(trace: Any) -> str:
+def answer_html(trace: Trace) -> str:
     cites = "".join(
         f'<a class="mn-cite" href="#{anchor_id(tid)}" target="_self">{esc(tid)}</a>'
         for tid in trace.answer.cited_turn_ids
@@ -29,7 +31,7 @@ def answer_html(trace: Any) -> str:
     return f'<div class="mn-answer">{esc(trace.answer.text)}{cite_line}{support}</div>'
 
 
-def answer(trace: Any) -> None:
+def answer(trace: Trace) -> None:
     st.html(answer_html(trace))
     cols = st.columns(4)
     budget = f" / {trace.budget_tokens}" if trace.budget_tokens else ""
@@ -39,7 +41,7 @@ def answer(trace: Any) -> None:
     cols[3].metric("Strategy", trace.strategy)
 
 
-def plan(trace: Any) -> None:
+def plan(trace: Trace) -> None:
     p = trace.plan
     facts = [("reasoning", p.reasoning_type.value), ("scope", p.scope.value), ("hops", p.hops),
              ("answer target", p.answer_target), ("time", p.time_condition),
@@ -47,14 +49,15 @@ def plan(trace: Any) -> None:
     st.markdown(" · ".join(f"**{k}**: {md(v)}" for k, v in facts if v not in (None, "")))
 
 
-def requirement_label(i: int, r: Any) -> str:
+def requirement_label(i: int, r: Requirement) -> str:
     parts = [r.entity, r.entity_type and f"({r.entity_type})", r.property, r.value and f"= {r.value}",
              r.condition and f"if {r.condition}"]
     text = " ".join(str(p) for p in parts if p) or "(whole question)"
     return f"R{i + 1} [{r.role}] {shorten(text, 80)}"
 
 
-def match_rows(trace: Any, requirement: int, records: dict[str, Any], labels: dict[str, str]) -> list[dict]:
+def match_rows(trace: Trace, requirement: int, records: dict[str, Record],
+               labels: dict[str, str]) -> list[dict[str, Any]]:
     rows = []
     for m in trace.matches:
         if m.requirement != requirement:
@@ -72,7 +75,7 @@ def match_rows(trace: Any, requirement: int, records: dict[str, Any], labels: di
     return sorted(rows, key=lambda r: -r["score"])
 
 
-def walk(svc: Any, conv: str, trace: Any, labels: dict[str, str]) -> None:
+def walk(svc: Services, conv: str, trace: Trace, labels: dict[str, str]) -> None:
     """Requirement → matched records → a record's episode with its evidence highlighted."""
     reqs = list(trace.plan.requirements)
     options = list(range(len(reqs))) + ([-1] if any(m.requirement == -1 for m in trace.matches) else [])
@@ -107,7 +110,7 @@ def walk(svc: Any, conv: str, trace: Any, labels: dict[str, str]) -> None:
                           anchor_prefix="rec")
 
 
-def episodes_chosen(trace: Any, labels: dict[str, str], requirements: Sequence[Any]) -> None:
+def episodes_chosen(trace: Trace, labels: dict[str, str], requirements: Sequence[Requirement]) -> None:
     if not trace.episodes:
         st.caption("No episode was chosen (this strategy ranks turns directly).")
         return
@@ -116,7 +119,7 @@ def episodes_chosen(trace: Any, labels: dict[str, str], requirements: Sequence[A
         "covers": ", ".join(f"R{i + 1}" for i in c.covers)} for c in trace.episodes]), hide_index=True)
 
 
-def buffer(trace: Any, episodes: Sequence[Any] = ()) -> None:
+def buffer(trace: Trace, episodes: Sequence[Episode] = ()) -> None:
     """The evidence buffer: highlighted matched words, cited turns outlined, anchors for citations."""
     if not trace.buffer:
         st.caption("The buffer is empty.")
@@ -129,12 +132,12 @@ def buffer(trace: Any, episodes: Sequence[Any] = ()) -> None:
                       episode_positions=positions)
 
 
-def timings(trace: Any) -> None:
+def timings(trace: Trace) -> None:
     if trace.timings:
         st.caption(" · ".join(f"{md(k)} {v * 1000:.0f} ms" for k, v in trace.timings.items()))
 
 
-def full(svc: Any, conv: str, trace: Any, episodes: Sequence[Any]) -> None:
+def full(svc: Services, conv: str, trace: Trace, episodes: Sequence[Episode]) -> None:
     labels = data.episode_labels(episodes)
     answer(trace)
     st.subheader("Plan")
@@ -148,7 +151,7 @@ def full(svc: Any, conv: str, trace: Any, episodes: Sequence[Any]) -> None:
     buffer(trace, episodes)
 
 
-def comparison(traces: Sequence[Any], titles: Sequence[str] | None = None) -> None:
+def comparison(traces: Sequence[Trace], titles: Sequence[str] | None = None) -> None:
     """Traces side by side (strategies on one question, or before/after a correction)."""
     cols = st.columns(max(1, len(traces)))
     for i, (col, t) in enumerate(zip(cols, traces, strict=False)):

@@ -17,7 +17,7 @@ can mix them per stage (e.g. offline segmentation + LLM extraction).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -74,15 +74,48 @@ class Vocabulary:
 
 @runtime_checkable
 class Backend(Protocol):
+    """Everything the build and the query pipeline call on a backend (no optional methods:
+    ``BackendBase`` gives the defaults a backend without batching or accounting needs)."""
+
     name: str
+
+    def prepare(self) -> None: ...
 
     def segment(self, session: Session, info: ConversationInfo) -> list[Episode]: ...
 
     def extract(self, episode: Episode, turns: list[Turn], info: ConversationInfo) -> Extraction: ...
 
+    def extract_many(self, items: Sequence[tuple[Episode, list[Turn]]],
+                     info: ConversationInfo) -> list[Extraction]: ...
+
     def plan(self, question: str, vocabulary: Vocabulary) -> Plan: ...
 
     def answer(self, question: str, plan: Plan, buffer: list[BufferTurn]) -> Answer: ...
+
+    def accounting(self, conv_id: str | None, scope: str) -> AbstractContextManager[Any]: ...
+
+    def usage(self, scope_prefix: str) -> dict[str, Any]: ...
+
+
+class BackendBase:
+    """Defaults for the non-thinking parts of ``Backend``: nothing to load up front, episodes
+    extracted one by one, no LLM accounting."""
+
+    def prepare(self) -> None:
+        return None
+
+    def extract(self, episode: Episode, turns: list[Turn], info: ConversationInfo) -> Extraction:
+        raise NotImplementedError  # every backend defines its own
+
+    def extract_many(self, items: Sequence[tuple[Episode, list[Turn]]],
+                     info: ConversationInfo) -> list[Extraction]:
+        return [self.extract(episode, turns, info) for episode, turns in items]
+
+    def accounting(self, conv_id: str | None, scope: str) -> AbstractContextManager[Any]:
+        return nullcontext()
+
+    def usage(self, scope_prefix: str) -> dict[str, Any]:
+        return {}
 
 
 @dataclass(frozen=True)
@@ -110,7 +143,7 @@ class RelationalStore(Protocol):
     def built_sessions(self, conv_id: str) -> dict[int, str]: ...
 
     def cache_response(self, key: str, endpoint: str, model: str, response: str,
-                       tokens_in: int, tokens_out: int) -> None: ...
+                       tokens_in: int, tokens_out: int, conv_id: str | None = None) -> None: ...
 
     def cached_response(self, key: str) -> tuple[str, int, int] | None: ...
 
@@ -129,6 +162,10 @@ class RelationalStore(Protocol):
     def delete_conversation(self, conv_id: str) -> None: ...
 
     def edges(self, conv_id: str) -> list[GraphEdge]: ...
+
+    def forget_conversation(self, conv_id: str, *, who: str, why: str = "") -> dict[str, int]: ...
+
+    def forget_session(self, conv_id: str, session: int, *, who: str, why: str = "") -> dict[str, Any]: ...
 
     def edit(self, edit_id: str) -> Edit: ...
 
@@ -165,6 +202,8 @@ class RelationalStore(Protocol):
     def log_llm_call(self, *, conv_id: str | None, scope: str, stage: str, model: str,
                      tokens_in: int, tokens_out: int, latency_s: float, cost_usd: float,
                      cached: bool, at: datetime | None = None) -> None: ...
+
+    def memory_fingerprint(self, conv_id: str) -> tuple[Any, ...]: ...
 
     def patch_graph(self, conv_id: str, *, delete_entity_ids: Sequence[str], entities: Sequence[Entity],
                     delete_edge_sources: Sequence[str], edges: Sequence[GraphEdge],
@@ -244,6 +283,8 @@ class RelationalStore(Protocol):
 @runtime_checkable
 class VectorStore(Protocol):
     """The vector index: our own embeddings in, ids and similarities out."""
+
+    def compact(self) -> None: ...
 
     def count(self, collection: str, where: dict[str, Any] | None = None) -> int: ...
 

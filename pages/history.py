@@ -4,18 +4,17 @@ and the impact of corrections on the saved questions, before and after side by s
 import streamlit as st
 
 from components import history_view, record_forms, trace_view
-from components.services import call, need, services
+from components.services import call, services
 from components.state import require_conv
 from components.text import md
 
 svc = services()
 conv = require_conv()
 st.title("History")
-need(svc, "edit_log", "record_diff", "revert_edit", "export_corrected_records", "impact", what="History")
 if flash := st.session_state.pop("history_flash", None):
     st.success(md(flash))
 
-edits = call(svc.edit_log, conv)
+edits = call(svc.curation.edit_log, conv)
 st.subheader(f"Edit log ({len(edits)})")
 if edits:
     history_view.log_table(edits)
@@ -35,9 +34,12 @@ st.caption("Re-ask this conversation's saved questions against the corrected mem
            "answer, plan and buffer with the last time it was asked.")
 if st.button("Re-run saved questions"):
     bar = st.progress(0.0, text="Re-asking…")
-    report = call(svc.impact, conv, on_progress=lambda done, total, row: bar.progress(
-        done / max(total, 1), text=f"Question {done}/{total}"))
-    st.session_state[history_view.IMPACT_KEY] = report.model_dump(mode="json")
+
+    def advance(done: int, total: int, row: object) -> None:
+        bar.progress(done / max(total, 1), text=f"Question {done}/{total}")
+
+    impact = call(svc.curation.impact, conv, on_progress=advance)
+    st.session_state[history_view.IMPACT_KEY] = impact.model_dump(mode="json")
 if report := st.session_state.get(history_view.IMPACT_KEY):
     rows = history_view.impact_rows(report)
     st.caption(f"{sum(r['changed'] for r in rows)} of {len(rows)} questions changed · "
@@ -47,5 +49,6 @@ if report := st.session_state.get(history_view.IMPACT_KEY):
     if compared:
         i = st.selectbox("Before / after", range(len(compared)),
                          format_func=lambda k: compared[k]["question"][:100])
-        trace_view.comparison([call(svc.trace, compared[i]["before_trace_id"]),
-                               call(svc.trace, compared[i]["after_trace_id"])], titles=("before", "after"))
+        trace_view.comparison([call(svc.queries.trace, compared[i]["before_trace_id"]),
+                               call(svc.queries.trace, compared[i]["after_trace_id"])],
+                              titles=("before", "after"))

@@ -11,7 +11,7 @@ svc = services()
 st.title("Mnemoscope")
 st.caption("Inspect the long-term memory built from multi-session conversations.")
 
-rows = svc.list_conversations()
+rows = svc.imports.list_conversations()
 if not rows:
     st.info("No conversation imported yet.")
     st.page_link("pages/load.py", label="Load a conversation", icon=":material/upload:")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from components import build_view, loading
-from components.services import available, services
+from components.services import services, session_services
 from components.state import current_conv, session_settings
 from components.text import md
 from memory_core.errors import MnemoscopeError
@@ -40,11 +40,9 @@ if conv is None:
 st.subheader(f"Build the memory of {md(conv)}")
 settings = session_settings(svc.settings)
 rebuild = st.checkbox("Rebuild sessions that are already built")
-if not available(svc, "build"):
-    st.info("Building is not available in this installation yet.")
-elif st.button(f"Build and watch ({md(settings['backend'])} backend)", type="primary"):
+if st.button(f"Build and watch ({md(settings['backend'])} backend)", type="primary"):
     try:
-        tally = build_view.watch(svc.build(conv, backend=settings["backend"], rebuild=rebuild))
+        tally = build_view.watch(session_services().builds.build(conv, rebuild=rebuild))
     except MnemoscopeError as exc:
         st.error(md(exc))
     else:

@@ -4,18 +4,17 @@ the evidence turns highlighted; edit, add, mark wrong, delete, merge entities.""
 import streamlit as st
 
 from components import data, record_forms, record_table, transcript
-from components.services import call, need, services
+from components.services import call, services
 from components.state import query_param, require_conv, sync_pick
 from components.text import md, shorten
 
 svc = services()
 conv = require_conv()
 st.title("Records")
-need(svc, "search_records", "record_facets", what="The records table")
 record_forms.flash()
 
-query, filters, sort, page_size = record_table.filters_ui(call(svc.record_facets, conv))
-result = call(svc.search_records, conv, query=query, filters=filters, sort=sort,
+query, filters, sort, page_size = record_table.filters_ui(call(svc.curation.record_facets, conv))
+result = call(svc.curation.search_records, conv, query=query, filters=filters, sort=sort,
               page=record_table.current_page(), page_size=page_size)
 episodes = data.episodes(svc, conv)
 labels = data.episode_labels(episodes)
@@ -53,4 +52,5 @@ with add:
     if episode is not None:
         record_forms.create_form(svc, conv, episode, data.turns(svc, conv, episode.turn_ids))
 with merge:
-    record_forms.merge_form(svc, conv, [name for name, _ in call(svc.record_facets, conv).get("entity", [])])
+    names = [name for name, _ in call(svc.curation.record_facets, conv).get("entity", [])]
+    record_forms.merge_form(svc, conv, names)

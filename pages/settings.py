@@ -3,7 +3,7 @@ never stored), retrieval strategy and budget."""
 
 import streamlit as st
 
-from components.services import call, services
+from components.services import services
 from components.state import API_KEY, save_session_settings, session_api_key, session_settings
 from components.text import md
 
@@ -13,7 +13,7 @@ st.title("Settings")
 st.caption("These apply to this browser session only. The defaults come from the environment "
            "(MNEMOSCOPE_BACKEND, OPENAI_BASE_URL, MNEMOSCOPE_MODEL, MNEMOSCOPE_STRATEGY, ...).")
 current = session_settings(svc.settings)
-strategies = call(svc.strategies) if callable(getattr(svc, "strategies", None)) else [current["strategy"]]
+strategies = svc.queries.strategies()
 
 with st.form("settings"):
     backend = st.radio("Backend", BACKENDS, index=BACKENDS.index(current["backend"]), horizontal=True,

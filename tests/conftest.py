@@ -7,7 +7,7 @@ across the session (loading it is the slow part).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data" / "sample_conversation.json"
 HOSTILE = ROOT / "sample_data" / "hostile_conversation.json"
-BENCH = ROOT.parent / "shared" / "bench" / "locomo_dev.json"
+BENCH_DIR = ROOT.parent / "shared" / "bench"
+BENCH = BENCH_DIR / "locomo_dev.json"
 
 pytest_plugins = ["engines"]  # both store engines: PostgreSQL cluster + Chroma server fixtures
 
@@ -32,10 +33,25 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
-def embedder():  # type: ignore[no-untyped-def]
-    from memory_core.services.base import _shared_embedder
+def bench() -> Callable[[str], Path]:
+    """``bench("score.py")``: a file of the shared bench beside the repository; a test that
+    needs it fails (never skips) when it is missing."""
 
-    return _shared_embedder()
+    def need(name: str) -> Path:
+        path = BENCH_DIR / name
+        if not path.exists():
+            pytest.fail(f"{BENCH_DIR} is missing: {name} is needed by this test (the shared bench "
+                        "must sit beside the repository, at ../shared/bench)", pytrace=False)
+        return path
+
+    return need
+
+
+@pytest.fixture(scope="session")
+def embedder():  # type: ignore[no-untyped-def]
+    from memory_core.embeddings import shared_embedder
+
+    return shared_embedder()
 
 
 @pytest.fixture

@@ -12,8 +12,6 @@ from memory_core.cli import commands_data, main
 from memory_core.config import Settings
 from memory_core.services import Services
 
-BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo_dev.json"
-
 
 def _turns(session_key: str, speaker_a: str = "Ana") -> list[dict[str, Any]]:
     n = session_key.split("_")[1]
@@ -55,7 +53,7 @@ def test_import_then_stats_json(capsys, home, source):
     stats = json.loads(out)
     services = Services.open(Settings(home=Path(home)))
     try:
-        assert stats == services.stats()
+        assert stats == services.imports.stats()
     finally:
         services.close()
     counts = [stats[k] for k in ("conversations", "sessions", "turns", "episodes", "records")]
@@ -66,12 +64,12 @@ def test_import_then_stats_json(capsys, home, source):
     assert [line.split("\t")[0] for line in out.splitlines()] == ["s1", "s2"]
 
 
-@pytest.mark.skipif(not BENCH.exists(), reason="bench data not present")
-def test_bench_import_counts_match_the_file(capsys, home):
-    raw = json.loads(BENCH.read_text(encoding="utf-8"))
+def test_bench_import_counts_match_the_file(capsys, home, bench):
+    data = bench("locomo_dev.json")
+    raw = json.loads(data.read_text(encoding="utf-8"))
     sessions = [v for s in raw for k, v in s["conversation"].items()
                 if k.startswith("session_") and isinstance(v, list) and v]
-    code, _, err = run(capsys, "--home", home, "import", str(BENCH))
+    code, _, err = run(capsys, "--home", home, "import", str(data))
     assert (code, err) == (0, "")
     stats = json.loads(run(capsys, "--home", home, "stats", "--json")[1])
     assert stats["conversations"] == len(raw)
@@ -159,27 +157,12 @@ def test_export_json(capsys, home, source, tmp_path):
     assert code == 1 and "is a directory" in err
 
 
-def _without(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    for klass in Services.__mro__:
-        if name in vars(klass):
-            monkeypatch.delattr(klass, name)
-
-
-def test_export_graphml_without_the_build_service_is_a_clear_error(capsys, home, source, tmp_path,
-                                                                    monkeypatch):
-    _without(monkeypatch, "export_graphml")
-    run(capsys, "--home", home, "import", str(source))
-    code, _, err = run(capsys, "--home", home, "export", "--conv", "s1", "--format", "graphml",
-                       "--out", str(tmp_path / "g.graphml"))
-    assert code == 1 and "GraphML export is not available" in err and err.count("\n") == 1
-
-
-def test_setup_sample_imports_once(capsys, home, monkeypatch):
-    _without(monkeypatch, "build")  # building is covered by the build service's own tests
+@pytest.mark.slow  # setup-sample builds what it imported
+def test_setup_sample_imports_once(capsys, home):
     code, out, err = run(capsys, "--home", home, "setup-sample")
     assert code == 0 and err == ""
     assert out.startswith("imported sample: ")
-    sample_ids = out.strip().split(": ", 1)[1].split(", ")
+    sample_ids = out.splitlines()[0].split(": ", 1)[1].split(", ")
     before = run(capsys, "--home", home, "stats", "--json")[1]
     assert json.loads(before)["conversations"] == len(sample_ids) >= 1
     code, out, _ = run(capsys, "--home", home, "setup-sample")
@@ -188,7 +171,6 @@ def test_setup_sample_imports_once(capsys, home, monkeypatch):
     assert commands_data.SAMPLE.is_file()
 
 
-@pytest.mark.skipif(not hasattr(Services, "export_graphml"), reason="the build service is not installed")
 def test_export_graphml_writes_the_files_it_names(capsys, home, source, tmp_path):
     run(capsys, "--home", home, "import", str(source))
     code, out, err = run(capsys, "--home", home, "export", "--conv", "s1", "--format", "graphml",
@@ -199,7 +181,6 @@ def test_export_graphml_writes_the_files_it_names(capsys, home, source, tmp_path
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not hasattr(Services, "build"), reason="the build service is not installed")
 def test_setup_sample_builds_unbuilt_sessions_once(capsys, home):
     code, out, err = run(capsys, "--home", home, "setup-sample")
     assert code == 0, err

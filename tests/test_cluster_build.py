@@ -45,9 +45,9 @@ def serial(pg_cluster, chroma_server, data, tmp_path_factory, embedder):  # type
     settings = Settings(home=tmp_path_factory.mktemp("serial"), database_url=pg_cluster.url(name),
                         chroma_url=chroma_server.fresh())
     services = Services(settings, embedder=embedder)
-    services.import_file(data)
+    services.imports.import_file(data)
     for conv in CONVS:
-        for _ in services.build(conv):
+        for _ in services.builds.build(conv):
             pass
     expected = {conv: ids(services, conv) for conv in CONVS}
     services.close()

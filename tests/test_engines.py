@@ -79,8 +79,9 @@ def test_a_dropped_connection_is_a_clear_error(pg_cluster) -> None:  # type: ign
 
 def test_chroma_server_down_is_one_line() -> None:
     port = free_port()
+    index = VectorIndex(url=f"http://127.0.0.1:{port}")  # opens on first use
     with pytest.raises(StoreError) as err:
-        VectorIndex(url=f"http://127.0.0.1:{port}")
+        index.count("turns")
     assert str(err.value) == (f"vector index down: http://127.0.0.1:{port}: no Chroma server answers "
                               f"(start one with `chroma run --path DIR --host 127.0.0.1 --port {port}`)")
 

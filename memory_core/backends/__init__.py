@@ -1,6 +1,6 @@
 """Backends: who does the thinking in each stage, and the factory that picks them.
 
-    make_backend(settings, store, stages={"segment": "offline", "extract": "openai"})
+    make_backend(settings, store, embedder=..., stages={"segment": "offline", "extract": "openai"})
         -> OfflineBackend | OpenAIBackend | StagedBackend (a mix per stage)
     make_judge(settings, store) -> judge(question, gold, answer) -> bool  (always the LLM)
 
@@ -13,17 +13,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from memory_core.contracts import STAGES, Backend, ConversationInfo, Extraction, Vocabulary
 from memory_core.config import Settings
+from memory_core.contracts import STAGES, Backend, ConversationInfo, Extraction, RelationalStore, Vocabulary
+from memory_core.embeddings import Embedder, shared_embedder
 from memory_core.errors import ConfigError
-from memory_core.store import Store
 
 BACKEND_NAMES = ("offline", "openai")
 
 
-def make_backend(settings: Settings, store: Store | None = None, *,
-                 stages: Mapping[str, str] | None = None) -> Backend:
-    """The backend for a run: one implementation, or a per-stage mix."""
+def make_backend(settings: Settings, store: RelationalStore | None = None, *,
+                 embedder: Embedder | None = None, stages: Mapping[str, str] | None = None,
+                 check_endpoint: bool = True) -> Backend:
+    """The backend for a run: one implementation, or a per-stage mix.
+
+    ``embedder`` goes to the offline backend (default: the process-wide one). With
+    ``check_endpoint=False`` (the services facade, which is opened for ``list`` too) a missing
+    key is not an error here: the first call to the endpoint raises the same ``ConfigError``.
+    """
+    embedder = embedder if embedder is not None else shared_embedder()
     choice = dict.fromkeys(STAGES, settings.backend)
     for stage, name in (stages or {}).items():
         if stage not in STAGES:
@@ -34,7 +41,7 @@ def make_backend(settings: Settings, store: Store | None = None, *,
             raise ConfigError(f"stage '{stage}': unknown backend '{name}' ({', '.join(BACKEND_NAMES)})")
     instances: dict[str, Backend] = {}
     for name in dict.fromkeys(choice.values()):
-        instances[name] = _instantiate(name, settings, store)
+        instances[name] = _instantiate(name, settings, store, embedder, check_endpoint)
     if len(instances) == 1:
         return next(iter(instances.values()))
     from memory_core.backends.staged import StagedBackend
@@ -42,7 +49,7 @@ def make_backend(settings: Settings, store: Store | None = None, *,
     return StagedBackend({stage: instances[name] for stage, name in choice.items()})
 
 
-def make_judge(settings: Settings, store: Store | None = None) -> Callable[[str, str, str], bool]:
+def make_judge(settings: Settings, store: RelationalStore | None = None) -> Callable[[str, str, str], bool]:
     """The LLM judge (LoCoMo-style CORRECT/WRONG) on the configured endpoint and judge model."""
     from memory_core.backends.openai_backend import OpenAIBackend
 
@@ -50,15 +57,17 @@ def make_judge(settings: Settings, store: Store | None = None) -> Callable[[str,
     return OpenAIBackend(settings.llm, store).judge
 
 
-def _instantiate(name: str, settings: Settings, store: Store | None) -> Backend:
+def _instantiate(name: str, settings: Settings, store: RelationalStore | None, embedder: Embedder,
+                 check_endpoint: bool) -> Backend:
     if name == "openai":
         from memory_core.backends.openai_backend import OpenAIBackend
 
-        _check_endpoint(settings)
+        if check_endpoint:
+            _check_endpoint(settings)
         return OpenAIBackend(settings.llm, store)
     from memory_core.backends.offline import OfflineBackend
 
-    return OfflineBackend(settings)
+    return OfflineBackend(settings, embedder=embedder)
 
 
 def _check_endpoint(settings: Settings) -> None:

@@ -8,7 +8,8 @@
     answer(question, plan, buffer) memory_core.query.answering.extractive_answer
 
 Parsed turns are kept in a small per-instance cache between ``segment`` and ``extract`` so a
-session is parsed once. The spaCy model and the embedding model are loaded once per process.
+session is parsed once. The spaCy model loads once per process; the embedder is given by the
+caller (``make_backend`` passes the process-wide one), its model loads on first use.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from memory_core.contracts import ConversationInfo, Extraction, Vocabulary
 from memory_core.construct import nlp
 from memory_core.construct.embedcache import embed_texts
 from memory_core.construct.extract import extract_episode
 from memory_core.construct.segment import segment_session
+from memory_core.contracts import BackendBase, ConversationInfo, Extraction, Vocabulary
 from memory_core.models import Answer, BufferTurn, Episode, Plan, Session, Turn
 
 if TYPE_CHECKING:
@@ -36,24 +37,16 @@ log = logging.getLogger(__name__)
 _DOC_CACHE_SIZE = 4000
 
 
-class OfflineBackend:
+class OfflineBackend(BackendBase):
     name = "offline"
 
-    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder) -> None:
         self.settings = settings
-        self._embedder = embedder
+        self.embedder = embedder
         self._docs: OrderedDict[str, Doc] = OrderedDict()
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ shared models
-    @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            from memory_core.services.base import _shared_embedder
-
-            self._embedder = _shared_embedder()
-        return self._embedder
-
     def prepare(self) -> None:
         """Load the spaCy and embedding models now (the build times this as ``load``)."""
         nlp.get_nlp()
@@ -100,16 +93,3 @@ class OfflineBackend:
 
         return extractive_answer(question, plan, buffer)
 
-
-_shared: dict[str, Any] = {}
-_shared_lock = threading.Lock()
-
-
-def shared_offline_backend() -> OfflineBackend:
-    """One offline backend per process (its parse cache and models are reused across builds)."""
-    with _shared_lock:
-        backend = _shared.get("offline")
-        if backend is None:
-            backend = _shared["offline"] = OfflineBackend()
-        assert isinstance(backend, OfflineBackend)
-        return backend

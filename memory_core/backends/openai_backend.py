@@ -25,19 +25,18 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel
 
-from memory_core.contracts import ConversationInfo, Extraction, Vocabulary
 from memory_core.backends.prompts import answer as answer_prompt
 from memory_core.backends.prompts import extract as extract_prompt
 from memory_core.backends.prompts import judge as judge_prompt
 from memory_core.backends.prompts import plan as plan_prompt
 from memory_core.backends.prompts import segment as segment_prompt
 from memory_core.config import LLMSettings
+from memory_core.contracts import BackendBase, ConversationInfo, Extraction, RelationalStore, Vocabulary
 from memory_core.errors import LLMError
 from memory_core.llm.accounting import Scope, llm_scope, usage
 from memory_core.llm.client import LLMClient, Message
 from memory_core.llm.parsing import Checked, request_structured
 from memory_core.models import Answer, BufferTurn, Episode, Plan, Session, Turn
-from memory_core.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +67,7 @@ class ValidationStats:
             return {stage: dict(c) for stage, c in self.counts.items()}
 
 
-class OpenAIBackend:
+class OpenAIBackend(BackendBase):
     """Segment, extract, plan, answer and judge with a chat model."""
 
     name = "openai"
@@ -76,7 +75,7 @@ class OpenAIBackend:
     MAX_TOKENS: ClassVar[dict[str, int]] = {"segment": 2000, "extract": 3000, "plan": 800,
                                             "answer": 300, "judge": 20}
 
-    def __init__(self, settings: LLMSettings, store: Store | None = None, *,
+    def __init__(self, settings: LLMSettings, store: RelationalStore | None = None, *,
                  client: LLMClient | None = None) -> None:
         self.settings = settings
         self.store = store
@@ -182,7 +181,7 @@ def _question_item(question: str) -> str:
     return f"question '{short[:60]}{'...' if len(short) > 60 else ''}'"
 
 
-def _in_transaction(store: Store | None) -> bool:
+def _in_transaction(store: RelationalStore | None) -> bool:
     # StoreBase keeps its transaction depth in ``_depth``; while the caller holds a transaction
     # other threads would wait on the store lock for as long as the pool runs (a deadlock).
     return bool(store is not None and getattr(store, "_depth", 0))

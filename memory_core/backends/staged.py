@@ -6,13 +6,13 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from memory_core.contracts import STAGES, Backend, ConversationInfo, Extraction, Vocabulary
+from memory_core.contracts import STAGES, Backend, BackendBase, ConversationInfo, Extraction, Vocabulary
 from memory_core.errors import ConfigError
 from memory_core.llm.accounting import Scope, llm_scope
 from memory_core.models import Answer, BufferTurn, Episode, Plan, Session, Turn
 
 
-class StagedBackend:
+class StagedBackend(BackendBase):
     """Routes each stage to the backend chosen for it; ``name`` says which went where."""
 
     def __init__(self, backends: Mapping[str, Backend]) -> None:
@@ -25,12 +25,17 @@ class StagedBackend:
     def prepare(self) -> None:
         """Load what the member backends load up front (e.g. the offline models)."""
         for backend in {id(b): b for b in self.backends.values()}.values():
-            prepare = getattr(backend, "prepare", None)
-            if callable(prepare):
-                prepare()
+            backend.prepare()
 
     def accounting(self, conv_id: str | None, scope: str) -> AbstractContextManager[Scope]:
         return llm_scope(conv_id, scope)
+
+    def usage(self, scope_prefix: str) -> dict[str, Any]:
+        """The LLM stages' calls and tokens under ``scope_prefix`` (empty when all are offline)."""
+        for backend in self.backends.values():
+            if backend.name == "openai":
+                return backend.usage(scope_prefix)
+        return {}
 
     def segment(self, session: Session, info: ConversationInfo) -> list[Episode]:
         return self.backends["segment"].segment(session, info)
@@ -40,10 +45,7 @@ class StagedBackend:
 
     def extract_many(self, items: Sequence[tuple[Episode, list[Turn]]],
                      info: ConversationInfo) -> list[Extraction]:
-        extractor: Any = self.backends["extract"]
-        if hasattr(extractor, "extract_many"):
-            return list(extractor.extract_many(items, info))
-        return [extractor.extract(episode, turns, info) for episode, turns in items]
+        return self.backends["extract"].extract_many(items, info)
 
     def plan(self, question: str, vocabulary: Vocabulary) -> Plan:
         return self.backends["plan"].plan(question, vocabulary)

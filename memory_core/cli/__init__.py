@@ -14,27 +14,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from memory_core.cli import commands_cluster, commands_data, commands_delete
+from memory_core.cli import (
+    commands_bench,
+    commands_build,
+    commands_cluster,
+    commands_data,
+    commands_delete,
+    commands_eval,
+    commands_query,
+)
 from memory_core.config import Settings, check_database_url
 from memory_core.errors import MnemoscopeError
 
 log = logging.getLogger("memory_core")
 
-# Command modules; later issues append theirs (build, ask, eval, bench ...).
-COMMAND_MODULES: list[Any] = [commands_data, commands_delete, commands_cluster]
-
-
-def _optional_modules() -> list[Any]:
-    import importlib
-
-    found = []
-    for name in ("commands_build", "commands_query", "commands_eval", "commands_bench"):
-        try:
-            found.append(importlib.import_module(f"memory_core.cli.{name}"))
-        except ModuleNotFoundError as exc:
-            if exc.name != f"memory_core.cli.{name}":
-                raise
-    return found
+COMMAND_MODULES: list[Any] = [commands_data, commands_build, commands_query, commands_eval, commands_bench,
+                             commands_delete, commands_cluster]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache-only", action="store_true",
                         help="openai backend: replay cached LLM responses only, never call the endpoint")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in COMMAND_MODULES + _optional_modules():
+    for module in COMMAND_MODULES:
         module.register(sub)
     return parser
 

@@ -16,9 +16,12 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from typing import Any
 
+from memory_core.backends.offline import OfflineBackend
 from memory_core.config import Settings
+from memory_core.construct.events import BuildDone
 from memory_core.errors import ConfigError
 from memory_core.services import Services
 
@@ -47,10 +50,10 @@ def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given:
     tmp = None if given else tempfile.mkdtemp(prefix="mnemoscope-bench-")
     if tmp is not None:
         settings = settings.with_home(tmp)
-    services = Services.open(settings)
+    services = Services.open(replace(settings, backend=args.backend))
     try:
         t = time.perf_counter()
-        result = services.import_file(args.file, replace=True)
+        result = services.imports.import_file(args.file, replace=True)
         ids = list(result.ids)
         import_s = time.perf_counter() - t
         if args.convs:
@@ -62,22 +65,20 @@ def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given:
             ids = wanted
         print(f"# bench build {args.file}: {len(ids)} conversation(s), backend {args.backend}, "
               f"home {settings.home}, import {import_s:.1f}s", file=sys.stderr)
-        backend = services.resolve_backend(args.backend)
-        parse = getattr(backend, "parse", None)
-        if parse is None:
-            from memory_core.backends.offline import shared_offline_backend
-
-            parse = shared_offline_backend().parse
+        backend = services.backend
+        # the measures parse turns with spaCy: reuse the offline backend's parse cache when it builds
+        parser = (backend if isinstance(backend, OfflineBackend)
+                  else OfflineBackend(embedder=services.embedder))
         total_started = time.perf_counter()
         rows = []
         for conv_id in ids:
             started = time.perf_counter()
             stats: dict[str, Any] = {}
-            for event in services.build(conv_id, backend=backend, rebuild=True):
-                if event.kind == "build_done":
-                    stats = dict(getattr(event, "stats", {}))
+            for event in services.builds.build(conv_id, rebuild=True):
+                if isinstance(event, BuildDone):
+                    stats = dict(event.stats)
             wall = time.perf_counter() - started
-            row = measure(services.store, conv_id, parse)
+            row = measure(services.store, conv_id, parser.parse)
             row.update({
                 "wall_s": round(wall, 2),
                 "process_wall_s": round(time.perf_counter() - _STARTED, 2),

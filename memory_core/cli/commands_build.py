@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any, TextIO
 
-from memory_core.construct.events import BuildEvent
+from memory_core.backends import BACKEND_NAMES
 from memory_core.config import Settings
+from memory_core.construct.events import BuildEvent
 from memory_core.errors import ConfigError
 from memory_core.services import Services
 
@@ -92,9 +94,9 @@ class Progress:
 
 def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     backend = args.backend or settings.backend
-    if backend not in ("offline", "openai"):
-        raise ConfigError(f"--backend: unknown backend '{backend}' (offline, openai)")
-    services = Services.open(settings)
+    if backend not in BACKEND_NAMES:
+        raise ConfigError(f"--backend: unknown backend '{backend}' ({', '.join(BACKEND_NAMES)})")
+    services = Services.open(replace(settings, backend=backend))
     progress = Progress(sys.stderr, enabled=not args.quiet)
     try:
         ids = services.store.conversation_ids() if args.all else [args.conv]
@@ -102,8 +104,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
             print("no conversations (import one with: python -m memory_core import FILE)")
             return 0
         for conv_id in ids:
-            events = services.build(conv_id, backend=backend, rebuild=args.rebuild,
-                                    discard_edits=args.discard_edits)
+            events = services.builds.build(conv_id, rebuild=args.rebuild, discard_edits=args.discard_edits)
             stats = progress.feed(events)
             stages = ", ".join(f"{k} {v:.1f}s" for k, v in stats.get("stages", {}).items())
             if stages:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 from memory_core.config import Settings
@@ -36,14 +37,14 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_build_cluster)
 
 
-def build_on_worker(settings: Settings, conv_id: str, backend: str | None) -> dict[str, Any]:
+def build_on_worker(settings: Settings, conv_id: str) -> dict[str, Any]:
     """One conversation, built by whichever worker runs this task."""
     started = time.perf_counter()
     services = Services(settings)
     try:
-        for _ in services.build(conv_id, backend=backend):
+        for _ in services.builds.build(conv_id):
             pass
-        stats = services.stats(conv_id)
+        stats = services.imports.stats(conv_id)
     finally:
         services.close()
     return {"conv_id": conv_id, "seconds": round(time.perf_counter() - started, 1), **stats}
@@ -55,10 +56,12 @@ def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
                           "MNEMOSCOPE_DATABASE_URL (or --database) and MNEMOSCOPE_CHROMA_URL")
     if args.workers is not None and args.workers < 1:
         raise ConfigError(f"build-cluster: --workers must be 1 or more, got {args.workers}")
+    if args.backend:
+        settings = replace(settings, backend=args.backend)
     services = Services(settings)
     try:
         if args.all:
-            conv_ids = [c["id"] for c in services.list_conversations()
+            conv_ids = [c["id"] for c in services.imports.list_conversations()
                         if c["built_sessions"] < c["sessions"] or not c["entities"]]
         else:
             conv_ids = [c.strip() for c in args.conv.split(",") if c.strip()]
@@ -76,7 +79,7 @@ def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
     started = time.perf_counter()
     try:
         with Client(cluster if cluster is not None else args.scheduler) as client:
-            futures = [client.submit(build_on_worker, settings, c, args.backend, key=f"build-{c}", pure=False,
+            futures = [client.submit(build_on_worker, settings, c, key=f"build-{c}", pure=False,
                                      retries=args.retries) for c in conv_ids]
             failed = 0
             for future in as_completed(futures):

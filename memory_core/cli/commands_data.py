@@ -62,11 +62,11 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     # Validate the whole file before the home is even opened: a refused file writes nothing.
     loaded = load_file(args.file, fmt=args.fmt, limits=settings.limits)
     with _services(settings) as services:
-        result = services.save_loaded(loaded, replace=args.replace, file=args.file)
+        result = services.imports.save_loaded(loaded, replace=args.replace, file=args.file)
         for warning in result.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         for conv_id in result.ids:
-            s = services.stats(conv_id)
+            s = services.imports.stats(conv_id)
             verb = "replaced" if conv_id in result.replaced else "imported"
             print(f"{verb} {conv_id} ({result.format}): {s['sessions']} sessions, {s['turns']} turns, "
                   f"{s['questions']} questions")
@@ -75,7 +75,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
     with _services(settings) as services:
-        rows = services.list_conversations()
+        rows = services.imports.list_conversations()
     if not rows:
         print("no conversations (import one with: python -m memory_core import FILE)")
     for row in rows:
@@ -86,7 +86,7 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     with _services(settings) as services:
-        stats: dict[str, Any] = services.stats(args.conv)
+        stats: dict[str, Any] = services.imports.stats(args.conv)
     if args.json:
         print(json.dumps(stats))
     else:
@@ -99,18 +99,12 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     with _services(settings) as services:
         services.store.require_conversation(args.conv)
         if args.fmt == "graphml":
-            export_graphml = getattr(services, "export_graphml", None)
-            if export_graphml is None:
-                raise ConfigError("GraphML export is not available in this version "
-                                  "(services.export_graphml is missing)")
             if args.out == "-":
                 raise ConfigError("--format graphml needs --out FILE")
-            written = export_graphml(args.conv, Path(args.out))
-            paths = written if isinstance(written, list | tuple) and written else [args.out]
-            for path in paths:
+            for path in services.builds.export_graphml(args.conv, Path(args.out)):
                 print(f"wrote {path}")
             return 0
-        text = json.dumps(services.export_json(args.conv), ensure_ascii=False, indent=2)
+        text = json.dumps(services.imports.export_json(args.conv), ensure_ascii=False, indent=2)
     if args.out == "-":
         print(text)
     else:
@@ -142,26 +136,24 @@ def cmd_setup_sample(args: argparse.Namespace, settings: Settings) -> int:
     if not SAMPLE.is_file():
         raise ConfigError(f"{SAMPLE}: the shipped sample conversation is missing")
     with _services(settings) as services:
-        loaded = services.load(SAMPLE)
+        loaded = services.imports.load(SAMPLE)
         known = set(services.store.conversation_ids())
         missing = [c for c in loaded.conversations if c.id not in known]
         if missing:
-            result = services.save_loaded(Loaded(loaded.format, missing, loaded.warnings), file=str(SAMPLE))
+            result = services.imports.save_loaded(Loaded(loaded.format, missing, loaded.warnings),
+                                                  file=str(SAMPLE))
             for warning in result.warnings:
                 print(f"warning: {warning}", file=sys.stderr)
             print(f"imported sample: {', '.join(result.ids)}")
         else:
             print(f"sample already imported: {', '.join(c.id for c in loaded.conversations)}")
-        build = getattr(services, "build", None)
-        if build is None:
-            return 0
-        for row in services.list_conversations():
+        for row in services.imports.list_conversations():
             todo = int(row["sessions"]) - int(row["built_sessions"])
             if todo <= 0:
                 continue
             print(f"building {row['id']}: {todo} of {row['sessions']} sessions to build", flush=True)
-            for event in build(row["id"]):
-                if getattr(event, "kind", None) in _QUIET_EVENTS:
+            for event in services.builds.build(row["id"]):
+                if event.kind in _QUIET_EVENTS:
                     continue  # one line per session (plus start and end), not per episode
                 print(str(event), flush=True)
     return 0

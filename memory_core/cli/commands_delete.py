@@ -37,12 +37,12 @@ def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
             raise ConfigError(f"delete {what}: the typed id does not match; nothing was deleted")
     services = Services.open(settings)
     try:
-        counts = services.forget(args.conv, session=args.session, who=args.who or getpass.getuser(),
+        counts = services.imports.forget(args.conv, session=args.session, who=args.who or getpass.getuser(),
                                  why=args.why)
         removed = ", ".join(f"{counts[k]} {k}" for k in SUMMARY if counts.get(k))
         print(f"forgot {what}: {removed or 'nothing derived yet'}")
         if args.session is not None and services.store.records(args.conv):
-            for _ in services.build(args.conv):  # recompute the conversation-wide graph
+            for _ in services.builds.build(args.conv):  # recompute the conversation-wide graph
                 pass
             print(f"recomputed the graph of {args.conv}: {len(services.store.entities(args.conv))} entities")
     finally:

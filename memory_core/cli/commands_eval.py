@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from memory_core.backends import make_judge
 from memory_core.config import Settings
 from memory_core.errors import ConfigError
 from memory_core.eval.metrics import format_table
@@ -43,19 +45,6 @@ def _progress(event: dict[str, Any]) -> None:
         print(f"  curve {event['strategy']} @ {event['budget']}: {event['full_recall']:.3f}", file=sys.stderr)
 
 
-def _judge(settings: Settings, store: Any) -> Any:
-    try:
-        from memory_core import backends
-    except ImportError as exc:  # pragma: no cover
-        raise ConfigError(f"--judge is not available: {exc}") from None
-    make_judge = getattr(backends, "make_judge", None)
-    if make_judge is None:
-        raise ConfigError(
-            "--judge is not available in this installation (memory_core.backends.make_judge is missing)"
-        )
-    return make_judge(settings, store)
-
-
 def format_curve(curve: dict[str, dict[int, dict[str, float]]]) -> str:
     budgets = sorted({b for per in curve.values() for b in per})
     lines = [f"{'budget':>8} " + " ".join(f"{name:>9}" for name in curve)]
@@ -70,14 +59,13 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
     path = Path(args.file)
     if not path.exists():
         raise ConfigError(f"{path}: no such file")
-    services = Services.open(settings)
+    services = Services.open(replace(settings, backend=args.backend or settings.backend))
     try:
-        judge = _judge(settings, services.store) if args.judge else None
-        report = services.evaluate(
+        judge = make_judge(settings, services.store) if args.judge else None
+        report = services.evaluation.evaluate(
             path,
             strategy=args.strategy,
             budget_tokens=args.budget_tokens,
-            backend=args.backend,
             judge=judge,
             on_progress=_progress,
             convs=args.convs,
@@ -98,7 +86,7 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
         if args.out:
             print(f"wrote {args.out}")
         if args.curve:
-            curve = services.curve(report.conv_ids, budgets=CURVE_BUDGETS, on_progress=_progress)
+            curve = services.evaluation.curve(report.conv_ids, budgets=CURVE_BUDGETS, on_progress=_progress)
             print("full-evidence recall at budget (tokens):")
             print(format_curve(curve))
     finally:

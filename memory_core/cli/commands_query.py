@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from typing import Any
 
 from memory_core.config import Settings
@@ -29,15 +30,10 @@ def register(sub: Any) -> None:
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from memory_core.services import Services
 
-    services = Services.open(settings)
+    services = Services.open(replace(settings, backend=args.backend or settings.backend))
     try:
-        trace = services.ask(
-            args.conv,
-            args.question,
-            strategy=args.strategy,
-            budget_tokens=args.budget_tokens,
-            backend=args.backend,
-        )
+        trace = services.queries.ask(args.conv, args.question, strategy=args.strategy,
+                                     budget_tokens=args.budget_tokens)
     finally:
         services.close()
     if args.json:

@@ -28,11 +28,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from networkx.utils import UnionFind
 
 from memory_core.construct import lexicon
 from memory_core.models import Entity, EntityMerge, Record
 
 EMBED_THRESHOLD = 0.9
+MAX_MENTION_WORDS = 6  # a relation value longer than this is not an entity mention
 ANNOTATOR = "annotator"
 _ARTICLES = re.compile(r"^(?:the|a|an|my|our|your|his|her|their|this|that|these|those)\s+", re.I)
 
@@ -91,14 +93,21 @@ class Canonical:
         return self.by_key.get(normalise_name(name))
 
 
-def mentions(records: Sequence[Record]) -> list[tuple[str, str]]:
-    """(name, type) of every entity mention: record entities and relation values."""
-    out = [(r.entity, r.entity_type) for r in records]
-    for r in records:
-        prop = lexicon.prop_for(r.property)
-        if prop.relation and r.value and len(r.value.split()) <= 6:
-            out.append((r.value, prop.value_type))
+def record_mentions(r: Record) -> list[tuple[str, str, bool]]:
+    """(name, type, as_entity) of one record's entity mentions: its entity, and its value when
+    the property is a relation and the value is short enough to be a name."""
+    out = [(r.entity, r.entity_type, True)]
+    prop = lexicon.prop_for(r.property)
+    if prop.relation and r.value and len(r.value.split()) <= MAX_MENTION_WORDS:
+        out.append((r.value, prop.value_type, False))
     return out
+
+
+def mentions(records: Sequence[Record]) -> list[tuple[str, str]]:
+    """(name, type) of every entity mention: record entities first, then relation values."""
+    found = [record_mentions(r) for r in records]
+    return ([(name, kind) for ms in found for name, kind, as_entity in ms if as_entity]
+            + [(name, kind) for ms in found for name, kind, as_entity in ms if not as_entity])
 
 
 def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str],
@@ -120,14 +129,14 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
             g.speaker = s
             g.spellings[s] += 0
 
-    parent: dict[str, str] = {k: k for k in groups}
+    # networkx's union-find holds the partition; ``head`` names each set's canonical key (the
+    # side a merge keeps), which networkx's size-based root choice does not preserve
+    sets = UnionFind(groups)
+    head: dict[str, str] = {k: k for k in groups}
     reasons: dict[str, tuple[str, float]] = {}
 
     def find(k: str) -> str:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
+        return head[sets[k]]
 
     def union(alias: str, keep: str, reason: str, score: float) -> None:
         ra, rk = find(alias), find(keep)
@@ -135,7 +144,8 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
             return
         if groups[ra].speaker and not groups[rk].speaker:
             ra, rk = rk, ra  # a speaker is always the canonical side
-        parent[ra] = rk
+        sets.union(ra, rk)
+        head[sets[rk]] = rk
         reasons[ra] = (reason, round(score, 4))
 
     # 0. annotator merges are kept

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -41,7 +41,9 @@ from memory_core.construct.entities import Canonical, normalise_name
 from memory_core.models import Entity, EntityMerge, Episode, EventFrame, EventLink, GraphEdge, Record
 
 if TYPE_CHECKING:
-    from memory_core.store import Store
+    from memory_core.contracts import RelationalStore
+
+MAX_VALUES = 25  # aspect values kept per entity and property
 
 
 @dataclass(frozen=True)
@@ -62,21 +64,14 @@ def compute_graph(conv_id: str, canonical: Canonical, records: Sequence[Record],
     entity_of = {e.id: e for e in canonical.entities}
 
     # relations vs aspects
-    edge_records: dict[tuple[str, str, str], list[Record]] = defaultdict(list)
-    attributes: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     record_entity: dict[str, str] = {}
+    sourced: list[tuple[str, Record]] = []
     for r in records:
         source = canonical.lookup(r.entity)
-        if source is None:
-            continue
-        record_entity[r.id] = source
-        target = canonical.lookup(r.value)
-        if target is not None and target != source:
-            edge_records[(source, target, r.property)].append(r)
-        else:
-            values = attributes[source][r.property]
-            if r.value not in values and len(values) < 25:
-                values.append(r.value)
+        if source is not None:
+            record_entity[r.id] = source
+            sourced.append((source, r))
+    edge_records, attributes = split_relations(sourced, canonical.lookup)
 
     neighbours: dict[str, set[str]] = defaultdict(set)
     for src, dst, _ in edge_records:
@@ -103,19 +98,11 @@ def compute_graph(conv_id: str, canonical: Canonical, records: Sequence[Record],
     record_importance = {k: round(v / top_imp, 4) for k, v in raw_imp.items()}
 
     accessed = {(g.source, g.target, g.property): g.last_accessed for g in old_edges}
-    edges = []
-    for (src, dst, prop), recs in sorted(edge_records.items()):
-        times = [t for t in (episode_time.get(r.episode_id) for r in recs) if t is not None]
-        edges.append(GraphEdge(
-            conv_id=conv_id, source=src, target=dst, property=prop,
-            record_ids=tuple(sorted({r.id for r in recs})),
-            importance=max(record_importance.get(r.id, 0.0) for r in recs),
-            first_mentioned=min(times, default=None), last_mentioned=max(times, default=None),
-            last_accessed=accessed.get((src, dst, prop)),
-        ))
+    edges = make_edges(conv_id, edge_records, episode_time,
+                       lambda _, recs: max(record_importance.get(r.id, 0.0) for r in recs), accessed)
     entities = [
         e.model_copy(update={"importance": round(centrality.get(e.id, 0.0), 4),
-                             "attributes": {p: list(v) for p, v in attributes[e.id].items()}})
+                             "attributes": {p: list(v) for p, v in attributes.get(e.id, {}).items()}})
         for e in canonical.entities
     ]
     entities.sort(key=lambda e: (-e.importance, e.name.lower()))
@@ -132,6 +119,49 @@ def compute_graph(conv_id: str, canonical: Canonical, records: Sequence[Record],
     top_ev = max(raw_ev.values(), default=1.0) or 1.0
     event_importance = {k: round(v / top_ev, 4) for k, v in raw_ev.items()}
     return GraphResult(entities, list(canonical.merges), edges, links, record_importance, event_importance)
+
+
+# --------------------------------------------------------------------------- rules shared with the patch
+EdgeKey = tuple[str, str, str]  # (source entity id, target entity id, property)
+
+
+def split_relations(sourced: Iterable[tuple[str, Record]], target_of: Callable[[str], str | None]
+                    ) -> tuple[dict[EdgeKey, list[Record]], dict[str, dict[str, list[str]]]]:
+    """Relations vs aspects of (source entity id, record) pairs, in the given order.
+
+    A record whose value is another entity (``target_of(value)``) is a relation edge
+    ``source --property--> target``; any other value is an aspect: ``attributes[source]
+    [property]`` keeps its first ``MAX_VALUES`` distinct values."""
+    edge_records: dict[EdgeKey, list[Record]] = defaultdict(list)
+    attributes: dict[str, dict[str, list[str]]] = defaultdict(dict)
+    for source, r in sourced:
+        target = target_of(r.value)
+        if target is not None and target != source:
+            edge_records[(source, target, r.property)].append(r)
+        else:
+            values = attributes[source].setdefault(r.property, [])
+            if r.value not in values and len(values) < MAX_VALUES:
+                values.append(r.value)
+    return edge_records, attributes
+
+
+def make_edges(conv_id: str, edge_records: Mapping[EdgeKey, Sequence[Record]],
+               episode_time: Mapping[str, datetime | None],
+               importance_of: Callable[[EdgeKey, Sequence[Record]], float],
+               accessed: Mapping[EdgeKey, datetime | None]) -> list[GraphEdge]:
+    """One edge per (source, target, property), sorted: its record ids, importance, first/last
+    mentioned (session date-times of its records) and last accessed (kept from before)."""
+    edges = []
+    for key, recs in sorted(edge_records.items()):
+        src, dst, prop = key
+        times = [t for t in (episode_time.get(r.episode_id) for r in recs) if t is not None]
+        edges.append(GraphEdge(
+            conv_id=conv_id, source=src, target=dst, property=prop,
+            record_ids=tuple(sorted({r.id for r in recs})), importance=importance_of(key, recs),
+            first_mentioned=min(times, default=None), last_mentioned=max(times, default=None),
+            last_accessed=accessed.get(key),
+        ))
+    return edges
 
 
 def _verb(event: EventFrame) -> str:
@@ -181,7 +211,7 @@ def _number(item_id: str) -> int:
 
 
 # --------------------------------------------------------------------------- networkx views
-def entity_graph(store: Store, conv_id: str) -> nx.MultiDiGraph:
+def entity_graph(store: RelationalStore, conv_id: str) -> nx.MultiDiGraph:
     """The stored entity graph: nodes = entities, edges keyed by property."""
     g = nx.MultiDiGraph(conv_id=conv_id, kind="entity")
     for e in store.entities(conv_id):
@@ -199,7 +229,7 @@ def entity_graph(store: Store, conv_id: str) -> nx.MultiDiGraph:
     return g
 
 
-def event_graph(store: Store, conv_id: str) -> nx.DiGraph:
+def event_graph(store: RelationalStore, conv_id: str) -> nx.DiGraph:
     """The stored event graph: nodes = event frames, edges = links (kinds and labels as lists)."""
     g = nx.DiGraph(conv_id=conv_id, kind="event")
     for v in store.events(conv_id):
@@ -247,7 +277,7 @@ def _graphml_ready(g: nx.Graph) -> nx.Graph:
     return h
 
 
-def write_graphml(store: Store, conv_id: str, out: Path) -> list[Path]:
+def write_graphml(store: RelationalStore, conv_id: str, out: Path) -> list[Path]:
     """Write both graphs. ``out`` ending in ``.graphml`` gives ``<stem>-entities.graphml`` and
     ``<stem>-events.graphml`` beside it; any other path is a directory that receives
     ``<conv>-entities.graphml`` and ``<conv>-events.graphml``."""

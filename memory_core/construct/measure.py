@@ -7,18 +7,16 @@ record cites.
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memory_core.construct.timex import normalise
-from memory_core.store import Store
+from memory_core.contracts import RelationalStore
+from memory_core.ids import canonical_turn_id, evidence_tokens
+from memory_core.timeexpr import normalise
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
-
-_ID = re.compile(r"^D:?(\d+):0*(\d+)$")
 
 
 def observation_turns(meta: dict[str, Any]) -> set[str]:
@@ -36,14 +34,11 @@ def observation_turns(meta: dict[str, Any]) -> set[str]:
                     continue
                 raw = fact[1] if isinstance(fact[1], list) else [fact[1]]
                 for item in raw:
-                    for part in re.split(r"[;,\s]+", str(item)):
-                        m = _ID.match(part.strip())
-                        if m:
-                            ids.add(f"D{m.group(1)}:{m.group(2)}")
+                    ids.update(canonical_turn_id(part) for part in evidence_tokens(item))
     return ids
 
 
-def measure(store: Store, conv_id: str,
+def measure(store: RelationalStore, conv_id: str,
             parse: Callable[[list[str]], list[Doc]] | None = None) -> dict[str, Any]:
     conv = store.load_conversation(conv_id, with_qa=False)
     turns = conv.turns

@@ -31,15 +31,11 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from memory_core.contracts import Backend, ConversationInfo, Extraction
 from memory_core.construct.embedcache import TextEmbedder, embed_texts
-from memory_core.construct.entities import ANNOTATOR, canonicalise
 from memory_core.construct.events import (
     BuildDone,
     BuildEvent,
@@ -52,11 +48,11 @@ from memory_core.construct.events import (
     SessionSkipped,
     SessionStarted,
 )
-from memory_core.construct.graphs import compute_graph
+from memory_core.construct.graph_refresh import index_entities, refresh_graph
+from memory_core.contracts import Backend, ConversationInfo, Extraction, RelationalStore, VectorStore
 from memory_core.errors import BuildError, MnemoscopeError
+from memory_core.ids import turn_vector_id
 from memory_core.models import Episode, EventFrame, Record, Session, Turn
-from memory_core.store import Store
-from memory_core.store.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -133,15 +129,11 @@ def validate_extraction(conv_id: str, session: int, episode: Episode, extraction
 
 
 # --------------------------------------------------------------------------- vectors
-def turn_vector_id(conv_id: str, turn_id: str) -> str:
-    return f"{conv_id}|{turn_id}"
-
-
 def _session_filter(conv_id: str, session: int) -> dict[str, Any]:
     return {"$and": [{"conv_id": conv_id}, {"session": session}]}
 
 
-def index_session(index: VectorIndex, embedder: TextEmbedder, conv_id: str, session: Session,
+def index_session(index: VectorStore, embedder: TextEmbedder, conv_id: str, session: Session,
                   episodes: Sequence[Episode], records: Sequence[Record], stale_record_ids: Sequence[str] = ()
                   ) -> None:
     """Upsert the session's turn and record vectors (after its DuckDB commit)."""
@@ -161,7 +153,7 @@ def index_session(index: VectorIndex, embedder: TextEmbedder, conv_id: str, sess
                    "property": r.property, "session": session.index} for r in active], documents=docs)
 
 
-def vectors_complete(index: VectorIndex, store: Store, conv_id: str, session: Session) -> bool:
+def vectors_complete(index: VectorStore, store: RelationalStore, conv_id: str, session: Session) -> bool:
     """Do Chroma's counts for this session match DuckDB (turns, active records)?"""
     if index.count("turns", where=_session_filter(conv_id, session.index)) != len(session.turns):
         return False
@@ -173,30 +165,15 @@ def vectors_complete(index: VectorIndex, store: Store, conv_id: str, session: Se
     return index.count("records", where=where) == active
 
 
-def index_entities(index: VectorIndex, embedder: TextEmbedder, conv_id: str, entities: Sequence[Any]) -> None:
-    """Replace the conversation's entity vectors; names already indexed reuse their vectors."""
-    ids = [e.id for e in entities]
-    known = index.get_vectors("entities", ids) if ids else {}
-    missing = [e for e in entities if e.id not in known]
-    fresh = embed_texts(embedder, [e.name for e in missing]) if missing else np.zeros((0, 384), np.float32)
-    vectors = dict(known)
-    vectors.update({e.id: v for e, v in zip(missing, fresh, strict=True)})
-    index.delete("entities", where={"conv_id": conv_id})
-    if entities:
-        index.upsert("entities", ids, np.vstack([vectors[i] for i in ids]),
-                     [{"conv_id": conv_id, "name": e.name, "type": e.type} for e in entities],
-                     documents=[e.name for e in entities])
-
-
 # --------------------------------------------------------------------------- the build
-def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder, conv_id: str,
+def build_conversation(store: RelationalStore, index: VectorStore, embedder: TextEmbedder, conv_id: str,
                        backend: Backend, *, rebuild: bool = False) -> Iterator[BuildEvent]:
     """Build (or extend) a conversation's memory, yielding progress events."""
     conv = store.load_conversation(conv_id, with_qa=False)
     built = store.built_sessions(conv_id)
     pending = [s for s in conv.sessions if rebuild or s.index not in built]
     pending_ids = {s.index for s in pending}
-    name = str(getattr(backend, "name", type(backend).__name__))
+    name = backend.name
     build_id = uuid.uuid4().hex[:12]
     started = time.perf_counter()
     timings: dict[str, float] = defaultdict(float)
@@ -205,10 +182,9 @@ def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder,
     yield BuildStarted(conv_id, len(conv.sessions), name, sessions_pending=len(pending),
                        turns_pending=sum(len(s.turns) for s in pending), rebuild=rebuild)
     try:
-        prepare = getattr(backend, "prepare", None)
-        if pending and callable(prepare):
+        if pending:
             t = time.perf_counter()
-            prepare()
+            backend.prepare()
             timings["load"] += time.perf_counter() - t
         if pending:  # one batch for every pending turn: segmentation and indexing reuse these vectors
             t = time.perf_counter()
@@ -216,9 +192,7 @@ def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder,
             timings["embed"] += time.perf_counter() - t
         known = tuple(e.name for e in store.entities(conv_id))
         info = ConversationInfo(conv_id, conv.speakers, known_entities=known)
-        accounting = getattr(backend, "accounting", None)
-        scope: AbstractContextManager[Any] = (
-            accounting(conv_id, f"build:{build_id}") if callable(accounting) else nullcontext())
+        scope: AbstractContextManager[Any] = backend.accounting(conv_id, f"build:{build_id}")
         committed: list[_Committed] = []
         try:
             with scope:
@@ -253,9 +227,7 @@ def build_conversation(store: Store, index: VectorIndex, embedder: TextEmbedder,
             index_entities(index, embedder, conv_id, store.entities(conv_id))
         seconds = time.perf_counter() - started
         stats = _stats(conv_id, store, pending, timings, counts, seconds)
-        usage = getattr(backend, "usage", None)
-        cost = usage(f"build:{build_id}") if callable(usage) else {}
-        store.finish_build(build_id, stats, cost if isinstance(cost, dict) else {})
+        store.finish_build(build_id, stats, backend.usage(f"build:{build_id}"))
         log.info("built %s in %.2fs: %s", conv_id, seconds, stats)
         yield BuildDone(conv_id, stats)
     except MnemoscopeError as exc:
@@ -272,7 +244,7 @@ class _Committed:
     stale: list[str]
 
 
-def _index_committed(index: VectorIndex, embedder: TextEmbedder, conv_id: str,
+def _index_committed(index: VectorStore, embedder: TextEmbedder, conv_id: str,
                      committed: Sequence[_Committed]) -> None:
     if not committed:
         return
@@ -281,8 +253,9 @@ def _index_committed(index: VectorIndex, embedder: TextEmbedder, conv_id: str,
         index_session(index, embedder, conv_id, c.session, c.episodes, c.records, c.stale)
 
 
-def _build_session(store: Store, backend: Backend, name: str, info: ConversationInfo, session: Session,
-                   was_built: bool, timings: dict[str, float], counts: dict[str, int], names: list[str],
+def _build_session(store: RelationalStore, backend: Backend, name: str, info: ConversationInfo,
+                   session: Session, was_built: bool, timings: dict[str, float], counts: dict[str, int],
+                   names: list[str],
                    committed: list[_Committed]) -> Iterator[BuildEvent]:
     """One session: segment, extract, validate, commit. ``names`` collects its entities; the
     committed session is appended to ``committed`` for indexing."""
@@ -300,10 +273,9 @@ def _build_session(store: Store, backend: Backend, name: str, info: Conversation
     records: list[Record] = []
     events: list[EventFrame] = []
     seen: set[str] = set()
-    extract_many = getattr(backend, "extract_many", None)
     t = time.perf_counter()
-    if callable(extract_many) and len(items) > 1:
-        results = list(extract_many(items, info))
+    if len(items) > 1:
+        results = list(backend.extract_many(items, info))
         if len(results) != len(items):
             raise BuildError(f"conversation '{conv_id}', session {session.index}: backend '{name}' "
                              f"returned {len(results)} extractions for {len(items)} episodes")
@@ -338,28 +310,16 @@ def _build_session(store: Store, backend: Backend, name: str, info: Conversation
                       events=len(events), turns=len(turns))
 
 
-def _build_graph(store: Store, index: VectorIndex, embedder: TextEmbedder, conv_id: str,
+def _build_graph(store: RelationalStore, index: VectorStore, embedder: TextEmbedder, conv_id: str,
                  speakers: Sequence[str], timings: dict[str, float]) -> Iterator[BuildEvent]:
-    t = time.perf_counter()
-    records = store.records(conv_id)
-    annotator = [(m.canonical_id, m.alias) for m in store.entity_merges(conv_id) if m.reason == ANNOTATOR]
-    old_entities = {e.id: e.name for e in store.entities(conv_id)}
-    pairs = [(old_entities.get(keep, ""), alias) for keep, alias in annotator if keep in old_entities]
-    canonical = canonicalise(conv_id, records, speakers, lambda names: embed_texts(embedder, names), pairs)
-    result = compute_graph(conv_id, canonical, records, store.events(conv_id), store.episodes(conv_id),
-                           store.edges(conv_id))
-    timings["entities"] += time.perf_counter() - t
-    yield EntitiesMerged(conv_id, result.merges, result.entities)
-    t = time.perf_counter()
-    store.save_graph(conv_id, result.entities, result.merges, result.edges, result.links,
-                     result.record_importance, result.event_importance)
-    index_entities(index, embedder, conv_id, result.entities)
-    timings["graph"] += time.perf_counter() - t
-    yield GraphUpdated(conv_id, len(result.entities), len(result.edges), len(result.event_importance),
-                       len(result.links))
+    result = refresh_graph(store, index, embedder, conv_id, rebuild=True, speakers=speakers, timings=timings)
+    if result is not None:
+        yield EntitiesMerged(conv_id, result.merges, result.entities)
+        yield GraphUpdated(conv_id, len(result.entities), len(result.edges), len(result.event_importance),
+                           len(result.links))
 
 
-def _stats(conv_id: str, store: Store, pending: Sequence[Session], timings: dict[str, float],
+def _stats(conv_id: str, store: RelationalStore, pending: Sequence[Session], timings: dict[str, float],
            counts: dict[str, int], seconds: float) -> dict[str, Any]:
     summary = store.stats(conv_id)
     turns_built = counts.get("turns_built", 0)

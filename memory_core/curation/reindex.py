@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from memory_core.contracts import VectorStore
 from memory_core.embeddings import Embedder
 from memory_core.models import Record, RecordStatus
-from memory_core.store.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def prepare_record_vectors(embedder: Embedder, records: Sequence[Record]) -> Pre
     return PreparedVectors(upsert=active, vectors=vectors, remove=removed)
 
 
-def apply_record_vectors(index: VectorIndex, prepared: PreparedVectors) -> None:
+def apply_record_vectors(index: VectorStore, prepared: PreparedVectors) -> None:
     if prepared.upsert:
         index.upsert(RECORDS, [r.id for r in prepared.upsert], prepared.vectors,
                      [record_metadata(r) for r in prepared.upsert],

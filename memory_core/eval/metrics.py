@@ -14,7 +14,7 @@ import re
 import statistics
 import string
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from memory_core.eval.locomo import CATEGORY_NAMES
@@ -57,11 +57,11 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[k]
 
 
-def summarise(
-    rows: Sequence[dict[str, Any]], gold_evidence: dict[tuple[str, int], tuple[str, ...]]
-) -> dict[str, Any]:
-    """Per category ("1".."4") and "overall": n, scored, full_recall, coverage, tokens, f1, latency."""
-    groups: dict[str, list[dict[str, Any]]] = {"1": [], "2": [], "3": [], "4": [], "overall": []}
+def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per category ("1".."4") and "overall": n, scored, full_recall, coverage, tokens, f1, latency.
+
+    Each row carries its gold evidence (``row["evidence"]``); rows without any are not scored."""
+    groups: dict[str, list[Mapping[str, Any]]] = {"1": [], "2": [], "3": [], "4": [], "overall": []}
     for row in rows:
         groups.setdefault(str(row["category"]), []).append(row)
         groups["overall"].append(row)
@@ -70,7 +70,7 @@ def summarise(
         full = cov = 0.0
         scored = 0
         for row in members:
-            ev = gold_evidence.get((row["conv_id"], int(row["qid"])), ())
+            ev = row.get("evidence") or ()
             if not ev:
                 continue
             scored += 1

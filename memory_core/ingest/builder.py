@@ -8,12 +8,12 @@ and no time). Turns may arrive in any session order; inside a session file order
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memory_core.ids import normalise_evidence
 from memory_core.ingest.common import (
     Context,
     answer_text,
@@ -26,10 +26,8 @@ from memory_core.ingest.common import (
     opt_str,
     show,
 )
-from memory_core.ingest.dates import parse_datetime
 from memory_core.models import Conversation, QAItem, Session, Turn
-
-_EVIDENCE_ID = re.compile(r"^D:?(\d+):(\d+)$")
+from memory_core.timeexpr import parse_datetime
 
 
 @dataclass
@@ -143,31 +141,6 @@ class ConversationBuilder:
             source_name=self.ctx.name,
             meta=check_meta(self.ctx, meta or {}, self.where or "$"),
         )
-
-
-def normalise_evidence(raw: Iterable[str], known: set[str]) -> tuple[list[str], list[str]]:
-    """Split composite ids ("D8:6; D9:17"), repair "D:11:26" -> "D11:26" and "D30:05" -> "D30:5".
-
-    Returns (ids that name a turn, without duplicates, in order; tokens that name none).
-    """
-    matched: list[str] = []
-    unmatched: list[str] = []
-    for item in raw:
-        tokens = [t for t in re.split(r"[;,\s]+", item.strip()) if t]
-        if not tokens and item:
-            unmatched.append(item)
-        for token in tokens:
-            m = _EVIDENCE_ID.match(token)
-            fixed = f"D{int(m.group(1))}:{int(m.group(2))}" if m else token
-            if fixed in known:
-                if fixed not in matched:
-                    matched.append(fixed)
-            elif token in known:
-                if token not in matched:
-                    matched.append(token)
-            else:
-                unmatched.append(token)
-    return matched, unmatched
 
 
 def parse_qa(ctx: Context, items: list[Any], where: str,

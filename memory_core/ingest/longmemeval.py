@@ -26,8 +26,8 @@ from memory_core.ingest.common import (
     show,
     top_level_items,
 )
-from memory_core.ingest.dates import parse_datetime
 from memory_core.models import Conversation, QAItem
+from memory_core.timeexpr import parse_datetime
 
 FORMAT = "longmemeval"
 

@@ -25,9 +25,9 @@ from datetime import datetime
 
 from memory_core.ingest.builder import ConversationBuilder
 from memory_core.ingest.common import Context, show, valid_unicode
-from memory_core.ingest.dates import parse_datetime, search_datetime
 from memory_core.ingest.reading import Source, iter_lines
 from memory_core.models import Conversation
+from memory_core.timeexpr import parse_datetime, search_datetime
 
 FORMAT = "text"
 _MARKER = re.compile(r"^(#{1,6}(?=\s|$)|={2,}|-{3,}|\*{3,}|_{3,})")

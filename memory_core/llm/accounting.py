@@ -27,7 +27,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.store import Store
+from memory_core.contracts import RelationalStore
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ def estimate_cost(model: str, tokens_in: int, tokens_out: int) -> float:
 class Accountant:
     """Writes one accounting row per call; warns once per unpriced model."""
 
-    def __init__(self, store: Store | None) -> None:
+    def __init__(self, store: RelationalStore | None) -> None:
         self.store = store
         self._warned: set[str] = set()
         self._lock = threading.Lock()
@@ -113,7 +113,7 @@ class Accountant:
         return cost
 
 
-def usage(store: Store, scope_prefix: str, models: tuple[str, ...] = ()) -> dict[str, Any]:
+def usage(store: RelationalStore, scope_prefix: str, models: tuple[str, ...] = ()) -> dict[str, Any]:
     """Totals and per-stage figures for scopes starting with ``scope_prefix``.
 
     Returns ``{"calls", "cached", "tokens_in", "tokens_out", "latency_s", "cost_usd",

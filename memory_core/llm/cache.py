@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memory_core.contracts import RelationalStore
 from memory_core.llm.accounting import current_scope
-from memory_core.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def cache_key(endpoint: str, model: str, messages: Sequence[Mapping[str, str]],
 class LLMCache:
     """Reads and writes cached responses through the store."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: RelationalStore) -> None:
         self.store = store
 
     def get(self, key: str) -> CachedResponse | None:

@@ -30,13 +30,14 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import openai
+import tenacity
 
 from memory_core.config import LLMSettings
+from memory_core.contracts import RelationalStore
 from memory_core.errors import ConfigError, LLMError
 from memory_core.llm.accounting import Accountant
 from memory_core.llm.cache import LLMCache, cache_key
 from memory_core.llm.memscrub import scrub_freed_memory
-from memory_core.store import Store
 from memory_core.tokens import count_tokens
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,16 @@ class FormatMemo:
             return self._modes[model]
 
 
+class _Transient(Exception):
+    """A fault worth retrying (timeout, connection, 429, 5xx); ``text`` is scrubbed."""
+
+    def __init__(self, failure: Exception, text: str, attempt: int) -> None:
+        super().__init__(text)
+        self.failure = failure
+        self.text = text
+        self.attempt = attempt
+
+
 class ParameterRejected(Exception):
     """The endpoint refuses one of our sampling parameters for this model (HTTP 400)."""
 
@@ -105,7 +116,7 @@ class ParameterRejected(Exception):
 class LLMClient:
     """One endpoint, one API key, retries, cache and accounting."""
 
-    def __init__(self, settings: LLMSettings, store: Store | None = None, *,
+    def __init__(self, settings: LLMSettings, store: RelationalStore | None = None, *,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.settings = settings
         self.endpoint = (settings.base_url or DEFAULT_ENDPOINT).rstrip("/")
@@ -216,43 +227,65 @@ class LLMClient:
 
     def _call_with_retries(self, stage: str, item: str, model: str, messages: Sequence[Message],
                            params: Mapping[str, Any]) -> Completion:
+        """The request, retried by ``tenacity`` on transient faults only (timeout, connection,
+        429, 5xx) with capped, jittered exponential backoff (or the server's Retry-After)."""
         client = self._openai()
         attempts_allowed = max(1, self.settings.max_retries + 1)
         started = time.monotonic()
-        last = ""
-        for attempt in range(1, attempts_allowed + 1):
-            if self.cancelled.is_set():
-                raise LLMError(stage, item, "cancelled because a sibling call failed")
-            try:
-                response = client.chat.completions.create(
-                    model=model, messages=[dict(m) for m in messages],  # type: ignore[misc]
-                    **params)
-            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                failure: Exception = exc
-            except openai.APIStatusError as exc:
-                final = self._status_failure(exc, stage, item, model, "response_format" in params)
-                if final is not None:
-                    raise final from None  # no chained context: it holds the request headers
-                failure = exc  # 429 or 5xx: transient
-            except openai.APIError as exc:  # e.g. a body that does not fit the API at all
-                raise LLMError(stage, item, f"endpoint answered something unusable: "
-                               f"{self.scrub(_error_text(exc))}") from None
-            else:
-                if not getattr(response, "choices", None):
-                    shown = self.scrub(" ".join(str(response).split()))[:120]
-                    raise LLMError(stage, item, f"endpoint {self.endpoint} did not answer with a chat "
-                                   f"completion (got: {shown!r}); is OPENAI_BASE_URL right?")
-                return _completion(response, messages, time.monotonic() - started, attempt)
-            last = self.scrub(_transient_text(failure, self.settings.timeout_s))
-            if attempt == attempts_allowed:
-                self._down = last
-                raise LLMError(stage, item, f"{last} after {attempt} attempts to {self.endpoint}")
-            delay = _backoff(attempt, _retry_after(failure))
-            log.warning("llm %s %s: %s (attempt %d/%d), retrying in %.1fs", stage, item, last,
-                        attempt, attempts_allowed, delay)
-            self._sleep(delay)
-        raise LLMError(stage, item, last or "no attempt made")  # pragma: no cover - loop returns
 
+        def wait(state: tenacity.RetryCallState) -> float:
+            failure = state.outcome.exception() if state.outcome is not None else None
+            after = _retry_after(failure.failure) if isinstance(failure, _Transient) else None
+            return _backoff(state.attempt_number, after)
+
+        def warn(state: tenacity.RetryCallState) -> None:
+            failure = state.outcome.exception() if state.outcome is not None else None
+            delay = state.next_action.sleep if state.next_action is not None else 0.0
+            log.warning("llm %s %s: %s (attempt %d/%d), retrying in %.1fs", stage, item,
+                        getattr(failure, "text", failure), state.attempt_number, attempts_allowed, delay)
+
+        retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(attempts_allowed), wait=wait,
+            retry=tenacity.retry_if_exception_type(_Transient), sleep=self._sleep,
+            before_sleep=warn, reraise=True)
+        try:
+            for attempt in retrying:
+                with attempt:
+                    if self.cancelled.is_set():
+                        raise LLMError(stage, item, "cancelled because a sibling call failed")
+                    return self._attempt(client, stage, item, model, messages, params, started,
+                                         attempt.retry_state.attempt_number)
+        except _Transient as exc:
+            self._down = exc.text
+            raise LLMError(stage, item,
+                           f"{exc.text} after {exc.attempt} attempts to {self.endpoint}") from None
+        raise LLMError(stage, item, "no attempt made")  # pragma: no cover - the loop returns or raises
+
+    def _attempt(self, client: openai.OpenAI, stage: str, item: str, model: str,
+                 messages: Sequence[Message], params: Mapping[str, Any], started: float,
+                 attempt: int) -> Completion:
+        """One request; a transient fault is raised as ``_Transient`` (retried), others as final."""
+        try:
+            response = client.chat.completions.create(
+                model=model, messages=[dict(m) for m in messages],  # type: ignore[misc]
+                **params)
+        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            failure: Exception = exc
+        except openai.APIStatusError as exc:
+            final = self._status_failure(exc, stage, item, model, "response_format" in params)
+            if final is not None:
+                raise final from None  # no chained context: it holds the request headers
+            failure = exc  # 429 or 5xx: transient
+        except openai.APIError as exc:  # e.g. a body that does not fit the API at all
+            raise LLMError(stage, item, f"endpoint answered something unusable: "
+                           f"{self.scrub(_error_text(exc))}") from None
+        else:
+            if not getattr(response, "choices", None):
+                shown = self.scrub(" ".join(str(response).split()))[:120]
+                raise LLMError(stage, item, f"endpoint {self.endpoint} did not answer with a chat "
+                               f"completion (got: {shown!r}); is OPENAI_BASE_URL right?")
+            return _completion(response, messages, time.monotonic() - started, attempt)
+        raise _Transient(failure, self.scrub(_transient_text(failure, self.settings.timeout_s)), attempt)
 
     def _status_failure(self, exc: openai.APIStatusError, stage: str, item: str, model: str,
                         has_format: bool) -> Exception | None:

@@ -121,6 +121,11 @@ def salvage_truncated(text: str) -> dict[str, Any] | None:
 
     Closes the first object right after its last complete nested element; ``None`` when the
     object is complete or malformed, or nothing usable remains.
+
+    Kept hand-written rather than ``pydantic_core.from_json(text, allow_partial=True)``: that
+    parser keeps the incomplete trailing element (``{"entity": "C", "val`` becomes
+    ``{"entity": "C"}``, a half record that may still validate) and accepts mismatched
+    brackets (``{"a": [1, 2}``), while a cut-off reply must keep only its complete elements.
     """
     start = text.find("{")
     if start < 0:

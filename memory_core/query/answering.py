@@ -11,11 +11,10 @@ supported -> "Unknown".
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from datetime import datetime
 
+from memory_core import timeexpr
 from memory_core.models import Answer, BufferTurn, Plan, ReasoningType
-from memory_core.query import timeref
 from memory_core.query.buffer import highlight_terms
 from memory_core.query.text import STOPWORDS, stem, words
 
@@ -24,22 +23,11 @@ UNKNOWN = "Unknown"
 _WEIGHT = {"value": 1.0, "keyword": 0.7, "entity": 0.3}
 
 
-def _build_resolver() -> Callable[[str, datetime], str | None] | None:
-    """The build's time normaliser (``memory_core.construct.timex.normalise``) when it is installed."""
-    try:
-        from memory_core.construct import timex
-    except ImportError:
-        return None
-    normalise = getattr(timex, "normalise", None)
-    if not callable(normalise):
-        return None
-
-    def resolve(expr: str, when: datetime) -> str | None:
-        value = normalise(expr, when)
-        iso = getattr(value, "iso", None)
-        return timeref.format_iso(iso) if isinstance(iso, str) and iso else None
-
-    return resolve
+def _resolve_time(expr: str, when: datetime) -> str:
+    """The expression normalised as the build does it (shown in words), else the answer's own
+    reading of it ("the week of 24 April 2023")."""
+    value = timeexpr.normalise(expr, when)
+    return timeexpr.format_iso(value.iso) if value is not None and value.iso else timeexpr.resolve(expr, when)
 
 
 def sentences(text: str) -> list[str]:
@@ -79,22 +67,14 @@ def _candidates(plan: Plan, buffer: list[BufferTurn]) -> list[tuple[float, int, 
 
 
 def _time_answer(best: list[tuple[float, int, str, BufferTurn]]) -> tuple[str, BufferTurn] | None:
-    resolver = _build_resolver()
     for _score, _k, sentence, bt in best[:3]:
-        found = timeref.TIME_RE.search(sentence) or timeref.TIME_RE.search(bt.text)
+        found = timeexpr.TIME_RE.search(sentence) or timeexpr.TIME_RE.search(bt.text)
         if found and bt.session_time is not None:
-            expr = found.group(0)
-            value = None
-            if resolver is not None:
-                try:
-                    value = resolver(expr, bt.session_time)
-                except Exception:  # the build's resolver may reject an expression; fall back
-                    value = None
-            return (value if isinstance(value, str) and value else timeref.resolve(expr, bt.session_time)), bt
+            return _resolve_time(found.group(0), bt.session_time), bt
     if best and best[0][3].session_time is not None:
         bt = best[0][3]
         assert bt.session_time is not None
-        return timeref.fmt_day(bt.session_time.date()), bt
+        return timeexpr.fmt_day(bt.session_time.date()), bt
     return None
 
 

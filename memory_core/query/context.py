@@ -25,23 +25,19 @@ import numpy as np
 from memory_core.contracts import Vocabulary
 from memory_core.embeddings import DIMENSION
 from memory_core.errors import QueryError
+from memory_core.ids import turn_vector_id
 from memory_core.models import Entity, Episode, EventFrame, EventLink, GraphEdge, Record, ThemeType, Turn
 from memory_core.query.lexical import LexicalIndex
 from memory_core.query.text import fold, terms
 from memory_core.tokens import count_tokens
 
 if TYPE_CHECKING:
+    from memory_core.contracts import RelationalStore, VectorStore
     from memory_core.embeddings import Embedder
-    from memory_core.store import Store
-    from memory_core.store.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
 FALLBACK_WINDOW = 8  # turns per window when the conversation has no built episodes
-
-
-def turn_vector_id(conv_id: str, turn_id: str) -> str:
-    return f"{conv_id}|{turn_id}"
 
 
 @dataclass
@@ -128,19 +124,8 @@ class ConversationIndex:
         return [self.pos[t] for t in self.episodes[e].turn_ids if t in self.pos]
 
 
-def fingerprint(store: Store, conv_id: str) -> tuple[Any, ...]:
-    row = store.one(
-        "SELECT (SELECT count(*) FROM turns WHERE conv_id = ?), "
-        "(SELECT count(*) FROM episodes WHERE conv_id = ?), "
-        "(SELECT count(*) FROM records WHERE conv_id = ?), "
-        "(SELECT coalesce(sum(version), 0) FROM records WHERE conv_id = ?), "
-        "(SELECT count(*) FROM records WHERE conv_id = ? AND status = 'active'), "
-        "(SELECT count(*) FROM entities WHERE conv_id = ?), "
-        "(SELECT count(*) FROM events WHERE conv_id = ?), "
-        "(SELECT max(built_at) FROM built_sessions WHERE conv_id = ?)",
-        [conv_id] * 8,
-    )
-    return tuple(row) if row else ()
+def fingerprint(store: RelationalStore, conv_id: str) -> tuple[Any, ...]:
+    return store.memory_fingerprint(conv_id)
 
 
 def fallback_episodes(conv_id: str, turns: list[Turn], window: int = FALLBACK_WINDOW) -> list[Episode]:
@@ -167,7 +152,7 @@ def fallback_episodes(conv_id: str, turns: list[Turn], window: int = FALLBACK_WI
 
 
 def _vectors(
-    index: VectorIndex | None, embedder: Embedder, collection: str, ids: list[str], texts: list[str]
+    index: VectorStore | None, embedder: Embedder, collection: str, ids: list[str], texts: list[str]
 ) -> np.ndarray:
     """Vectors for ``ids`` from Chroma; the missing ones are embedded here (kept in memory only)."""
     if not ids:
@@ -190,8 +175,8 @@ def _vectors(
 
 
 def build_index(
-    store: Store,
-    index: VectorIndex | None,
+    store: RelationalStore,
+    index: VectorStore | None,
     embedder: Embedder,
     conv_id: str,
     fp: tuple[Any, ...] | None = None,
@@ -261,7 +246,7 @@ class IndexCache:
         self.recheck_s = recheck_s  # the fingerprint is re-read at most this often
 
     def get(
-        self, store: Store, index: VectorIndex | None, embedder: Embedder, conv_id: str
+        self, store: RelationalStore, index: VectorStore | None, embedder: Embedder, conv_id: str
     ) -> ConversationIndex:
         with self._lock:
             entry = self._entries.get(conv_id)

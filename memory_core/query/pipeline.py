@@ -1,32 +1,28 @@
 """One question end to end: plan -> retrieve -> buffer -> answer, kept in a ``Trace``.
 
 The question is embedded once; the conversation's indexes come from the in-memory cache.
-The answer comes from ``answerer`` (a backend's ``answer``), or the offline extractive
-answer. Timings are per stage in seconds.
+The plan and the answer come from ``backend`` (offline: the rule planner and the extractive
+answer; openai: the chat model) — retrieval is the same for every backend. Timings are per
+stage in seconds.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from memory_core.models import Answer, BufferTurn, Plan, Trace
-from memory_core.query.answering import extractive_answer
+from memory_core.contracts import Backend
+from memory_core.models import Trace
 from memory_core.query.buffer import buffer_tokens, build_buffer
 from memory_core.query.context import ConversationIndex
-from memory_core.query.planner import plan_question
 from memory_core.query.qembed import embed_question
 from memory_core.query.retrieve import Retrieval, retrieve
 from memory_core.query.strategies import StrategyConfig
 
 if TYPE_CHECKING:
     from memory_core.embeddings import Embedder
-
-Planner = Callable[[str, ConversationIndex], Plan]
-Answerer = Callable[[str, Plan, list[BufferTurn]], Answer]
 
 
 def run_question(
@@ -35,20 +31,15 @@ def run_question(
     cfg: StrategyConfig,
     *,
     embedder: Embedder,
+    backend: Backend,
     budget_tokens: int | None = None,
-    planner: Planner | None = None,
-    answerer: Answerer | None = None,
-    backend_name: str = "offline",
 ) -> tuple[Trace, Retrieval]:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     qvec = embed_question(embedder, question)
     timings["embed"] = time.perf_counter() - t0
     t1 = time.perf_counter()
-    if planner is not None:
-        plan = planner(question, ci)
-    else:
-        plan = plan_question(question, ci.vocabulary(), embedder=embedder)
+    plan = backend.plan(question, ci.vocabulary())
     timings["plan"] = time.perf_counter() - t1
     t2 = time.perf_counter()
     result = retrieve(ci, plan, qvec, cfg, budget_tokens)
@@ -58,11 +49,7 @@ def run_question(
     tokens = buffer_tokens(buffer)
     timings["buffer"] = time.perf_counter() - t3
     t4 = time.perf_counter()
-    answer = (
-        answerer(question, plan, buffer)
-        if answerer is not None
-        else extractive_answer(question, plan, buffer)
-    )
+    answer = backend.answer(question, plan, buffer)
     timings["answer"] = time.perf_counter() - t4
     timings["total"] = time.perf_counter() - t0
     timings["plan_retrieve"] = timings["embed"] + timings["plan"] + timings["retrieve"] + timings["buffer"]
@@ -71,7 +58,7 @@ def run_question(
         conv_id=ci.conv_id,
         question=question,
         strategy=cfg.name,
-        backend=backend_name,
+        backend=backend.name,
         plan=plan,
         matches=tuple(result.matches),
         episodes=tuple(result.episodes),

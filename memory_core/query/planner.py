@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
+from rapidfuzz import fuzz
 
 from memory_core.contracts import Vocabulary
 from memory_core.models import Plan, ReasoningType, Requirement, Scope
@@ -155,7 +155,7 @@ def find_entities(question: str, vocabulary: Vocabulary) -> list[tuple[str, str,
         best, ratio = None, 0.0
         for name in persons:
             first = name.split()[0].lower()
-            r = SequenceMatcher(None, word, first).ratio()
+            r = fuzz.ratio(word, first) / 100.0
             if first.startswith(word) and len(word) >= 3:
                 r = max(r, 0.86)
             if r > ratio:
@@ -196,7 +196,7 @@ def align_property(
             continue
         overlap = len(prop_stems & phrase_stems) / len(prop_stems)
         fuzzy = max(
-            (SequenceMatcher(None, p, s).ratio() for p in prop_stems for s in phrase_stems), default=0.0
+            (fuzz.ratio(p, s) / 100.0 for p in prop_stems for s in phrase_stems), default=0.0
         )
         score = max(overlap, fuzzy if fuzzy >= 0.85 else 0.0)
         if score > best_score:

@@ -18,16 +18,16 @@ that matches the question's words).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from functools import lru_cache
 
 import numpy as np
+from rapidfuzz import fuzz
 
 from memory_core.models import Match, MatchKind, Plan, Requirement
 from memory_core.query.context import ConversationIndex
-from memory_core.query.dates import question_dates, session_near
 from memory_core.query.strategies import StrategyConfig
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, terms, words
+from memory_core.timeexpr import question_dates, session_near
 
 TOP_MATCHES = 8
 
@@ -90,8 +90,7 @@ def entity_match(req_entity: str | None, record_entity: str, speaker: str | None
     aw, bw = _entity_words(req_entity), _entity_words(record_entity)
     if aw and bw and (aw <= bw or bw <= aw):
         return 0.9
-    matcher = SequenceMatcher(None, a, b)
-    if matcher.real_quick_ratio() >= 0.85 and matcher.quick_ratio() >= 0.85 and matcher.ratio() >= 0.85:
+    if fuzz.ratio(a, b, score_cutoff=85.0):  # edit similarity of the names, 0 below the cutoff
         return 0.8
     return 0.0
 

@@ -1,48 +1,44 @@
 """Building memory: stream a conversation's build, list episodes, graphs, GraphML, history.
 
-    build(conv_id, backend=None, rebuild=False)  -> iterator of BuildEvent (see build/events.py)
+    BuildService(store, index, embedder, backend, queries)
+    build(conv_id, backend=None, rebuild=False)  -> iterator of BuildEvent (see construct/events.py)
     build_all(...)                               -> the same for every imported conversation
     episodes / entity_graph / event_graph        -> what the build made, for the UI
     export_graphml(conv_id, out)                 -> both graphs as GraphML files
     build_history(conv_id)                       -> the ``builds`` rows, newest first
 
-``backend`` may be ``None`` or ``"offline"`` (the process-wide offline backend: spaCy and the
-embedding model load once), another backend name (made by ``memory_core.backends``), or any
-object implementing the ``Backend`` protocol.
+``backend`` is this view's backend (``make_backend`` of its settings) unless a build is given
+another ``Backend`` object (tests pass scripted ones). After a build the query service's
+caches of the conversation are dropped.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_core.contracts import Backend
 from memory_core.construct.events import BuildEvent
+from memory_core.contracts import Backend, RelationalStore, VectorStore
+from memory_core.embeddings import Embedder
 from memory_core.errors import BuildError, ConfigError
 from memory_core.models import Episode
-from memory_core.services.base import ServicesBase
+from memory_core.services.querying import QueryService
 
 if TYPE_CHECKING:
     import networkx as nx
 
 
-class BuildService(ServicesBase):
-    def resolve_backend(self, backend: Backend | str | None = None) -> Backend:
-        if backend is None or backend == "offline":
-            from memory_core.backends.offline import shared_offline_backend
+class BuildService:
+    def __init__(self, store: RelationalStore, index: VectorStore, embedder: Embedder, backend: Backend,
+                 queries: QueryService) -> None:
+        self.store = store
+        self.index = index
+        self.embedder = embedder
+        self.backend = backend
+        self.queries = queries
 
-            return shared_offline_backend()
-        if isinstance(backend, str):
-            from memory_core.backends import make_backend
-
-            return make_backend(dataclasses.replace(self.settings, backend=backend), self.store)
-        if not isinstance(backend, Backend):
-            raise ConfigError(f"not a backend: {type(backend).__name__} (needs segment/extract/plan/answer)")
-        return backend
-
-    def build(self, conv_id: str, *, backend: Backend | str | None = None,
+    def build(self, conv_id: str, *, backend: Backend | None = None,
               rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]:
         """Build (or extend) one conversation's memory, yielding progress events.
 
@@ -51,6 +47,7 @@ class BuildService(ServicesBase):
         """
         from memory_core.construct.pipeline import build_conversation
 
+        chosen = self._backend(backend)
         self.store.require_conversation(conv_id)
         if rebuild and not discard_edits:
             corrected = len(self.store.edits(conv_id))
@@ -60,17 +57,21 @@ class BuildService(ServicesBase):
                     "replace the corrected records (the edit log keeps them) — rebuild with "
                     "--discard-edits to do it anyway"
                 )
-        chosen = self.resolve_backend(backend)
         yield from build_conversation(self.store, self.index, self.embedder, conv_id, chosen, rebuild=rebuild)
-        invalidate = getattr(self, "invalidate", None)
-        if callable(invalidate):  # query caches of the conversation are stale now
-            invalidate(conv_id)
+        self.queries.invalidate(conv_id)  # the conversation's query caches are stale now
 
-    def build_all(self, *, backend: Backend | str | None = None, rebuild: bool = False,
+    def build_all(self, *, backend: Backend | None = None, rebuild: bool = False,
                   discard_edits: bool = False) -> Iterator[BuildEvent]:
-        chosen = self.resolve_backend(backend)
+        chosen = self._backend(backend)
         for conv_id in self.store.conversation_ids():
             yield from self.build(conv_id, backend=chosen, rebuild=rebuild, discard_edits=discard_edits)
+
+    def _backend(self, backend: Backend | None) -> Backend:
+        if backend is None:
+            return self.backend
+        if not isinstance(backend, Backend):  # callers outside mypy (scripts, tests) get one line
+            raise ConfigError(f"not a backend: {type(backend).__name__} (needs segment/extract/plan/answer)")
+        return backend
 
     def episodes(self, conv_id: str) -> list[Episode]:
         self.store.require_conversation(conv_id)

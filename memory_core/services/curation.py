@@ -1,15 +1,19 @@
 """Curation: versioned record edits, entity merges, reverts, impact of corrections.
 
+    CurationService(store, index, embedder, queries)
+
 Every change is one transaction that saves the record(s) with a version check (optimistic
 concurrency: ``ConflictError`` names the other change), appends an ``Edit`` (who, when,
-before, after, why) and writes the records' vectors; then the entity graph is refreshed and
-per-conversation query caches are invalidated (``invalidate``).
+before, after, why) and writes the records' vectors; then the entity graph is patched
+(``construct.graph_refresh.refresh_graph``) and the conversation's query caches are dropped
+(``queries.invalidate``). The merge and revert algorithms are pure functions in
+``curation.merging``; this part reads, validates, and writes what they return.
 
-    page = services.search_records(conv, query="paint", filters={"session": 2}, sort="-confidence")
-    rec = services.edit_record(rec.id, {"value": "oil paint"}, who="ana", why="typo",
-                               expected_version=rec.version)
-    services.revert_edit(edit.id, who="ana")
-    report = services.impact(conv)          # re-ask saved questions, compare with earlier traces
+    page = services.curation.search_records(conv, query="paint", filters={"session": 2}, sort="-confidence")
+    rec = services.curation.edit_record(rec.id, {"value": "oil paint"}, who="ana", why="typo",
+                                        expected_version=rec.version)
+    services.curation.revert_edit(edit.id, who="ana")
+    report = services.curation.impact(conv)   # re-ask saved questions, compare with earlier traces
 """
 
 from __future__ import annotations
@@ -20,22 +24,32 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from memory_core.construct.graph_refresh import Change, Names, annotator_pairs, refresh_graph
+from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.curation import edits as ed
-from memory_core.curation.graph import ANNOTATOR, Names, affected_names, mentions, patch_entity_graph
+from memory_core.curation import merging
 from memory_core.curation.impact import DEFAULT_CAP, compare, failed, saved_questions
+from memory_core.curation.merging import ENTITY, RECORD
 from memory_core.curation.reindex import apply_record_vectors, prepare_record_vectors
 from memory_core.curation.results import ImpactReport, ImpactRow, RecordPage
-from memory_core.errors import ConflictError, MnemoscopeError, QueryError, StoreError
-from memory_core.models import Edit, Episode, Record, RecordStatus, Trace
-from memory_core.services.base import ServicesBase
+from memory_core.embeddings import Embedder
+from memory_core.errors import ConflictError, MnemoscopeError, StoreError
+from memory_core.models import Edit, Episode, Record, RecordStatus
+from memory_core.services.querying import QueryService
 
 log = logging.getLogger(__name__)
 
-RECORD = "record"
-ENTITY = "entity"
+__all__ = ["ENTITY", "RECORD", "CurationService"]
 
 
-class CurationService(ServicesBase):
+class CurationService:
+    def __init__(self, store: RelationalStore, index: VectorStore, embedder: Embedder,
+                 queries: QueryService) -> None:
+        self.store = store
+        self.index = index
+        self.embedder = embedder
+        self.queries = queries
+
     # ------------------------------------------------------------------ reading
     def search_records(self, conv_id: str, *, query: str = "", filters: Mapping[str, Any] | None = None,
                        sort: str = "episode", page: int = 1, page_size: int = 50) -> RecordPage:
@@ -58,17 +72,7 @@ class CurationService(ServicesBase):
     @staticmethod
     def record_diff(edit: Edit) -> list[tuple[str, Any, Any]]:
         """(field, before, after) of an edit; for a merge, one row per re-pointed record field."""
-        if edit.target_kind == ENTITY:
-            rows: list[tuple[str, Any, Any]] = []
-            before = (edit.before or {}).get("records", {})
-            after = (edit.after or {}).get("records", {})
-            rows.append(("merged_into", (edit.before or {}).get("merged_into"),
-                         (edit.after or {}).get("merged_into")))
-            for rid in sorted(set(before) | set(after)):
-                for field, b, a in ed.diff_snapshots(before.get(rid), after.get(rid)):
-                    rows.append((f"{rid}.{field}", b, a))
-            return rows
-        return ed.diff_snapshots(edit.before, edit.after)
+        return merging.record_diff(edit)
 
     def export_corrected_records(self, conv_id: str) -> str:
         """JSONL: the active records after corrections, in dialogue order."""
@@ -152,41 +156,25 @@ class CurationService(ServicesBase):
         """
         self.store.require_conversation(conv_id)
         keep, merge = keep.strip(), merge.strip()
-        if not keep or not merge:
-            raise StoreError("merge entities: both names are needed")
         store = self.store
         names = Names.of(store.entities(conv_id), store.entity_merges(conv_id),
-                         self._annotator_merges(conv_id), store.conversation_speakers(conv_id))
-        keep_key, merge_key = names.key(keep), names.key(merge)
-        if keep_key == merge_key:
-            raise StoreError(f"merge entities: '{keep}' and '{merge}' are the same entity")
+                         annotator_pairs(store.edits(conv_id)), store.conversation_speakers(conv_id))
+        keep_key, merge_key = merging.merge_keys(names, keep, merge)
         found: dict[str, list[Record]] = {}
         for name, key in ((keep, keep_key), (merge, merge_key)):
-            found[key] = [r for r in store.records_naming(conv_id, sorted(names.spellings({key}, [name])))
-                          if key in (names.key(r.entity), names.key(r.value))]
+            found[key] = merging.naming(names, key, store.records_naming(
+                conv_id, sorted(names.spellings({key}, [name]))))
             if not found[key]:
                 raise StoreError(f"merge entities: no record names entity '{name}' in '{conv_id}'")
         known = names.known.get(keep_key)
-        keep_name = known.name if known is not None else keep
-        merge_name = known_m.name if (known_m := names.known.get(merge_key)) is not None else merge
-        keep_type = known.type if known is not None else self._dominant_type(conv_id, keep_name)
-        updates: list[tuple[Record, Record]] = []
-        for r in found[merge_key]:
-            change: dict[str, Any] = {}
-            if names.key(r.entity) == merge_key:
-                change = {"entity": keep_name, "entity_type": keep_type}
-            if names.key(r.value) == merge_key:
-                change["value"] = keep_name
-            if change:
-                updates.append((r, ed.apply_changes(r, change)))
-        before = {"name": merge_name, "merged_into": None,
-                  "records": {old.id: _merge_fields(old) for old, _ in updates}}
-        after = {"name": merge_name, "merged_into": keep_name, "records": {
-            new.id: {**_merge_fields(new), "version": new.version + 1} for _, new in updates}}
-        edit = ed.make_edit(conv_id=conv_id, target_kind=ENTITY, target_id=merge_name, action="merge",
-                            who=who, why=why, before=before, after=after)
-        self._save_many(conv_id, updates, edit)
-        log.info("%s merged entity %r into %r (%d records)", edit.who, merge_name, keep_name, len(updates))
+        keep_type = known.type if known is not None else merging.dominant_type(
+            store.records_naming(conv_id, [keep], as_value=False, active_only=True), keep)
+        plan = merging.plan_merge(names, keep, merge, found[merge_key], keep_type)
+        edit = ed.make_edit(conv_id=conv_id, target_kind=ENTITY, target_id=plan.merge_name, action="merge",
+                            who=who, why=why, before=plan.before, after=plan.after)
+        self._save_many(conv_id, plan.updates, edit)
+        log.info("%s merged entity %r into %r (%d records)", edit.who, plan.merge_name, plan.keep_name,
+                 len(plan.updates))
         return edit
 
     # ------------------------------------------------------------------ revert
@@ -197,13 +185,9 @@ class CurationService(ServicesBase):
         if edit.target_kind == ENTITY:
             return self._revert_merge(edit, who=who, why=why)
         current = self.store.record(edit.target_id)
-        after_version = (edit.after or {}).get("version")
-        if after_version != current.version:
+        if merging.record_revert_is_stale(edit, current):
             raise ConflictError(self._changed_since(edit, current))
-        if edit.before is None:  # a creation: revert by deleting
-            restored = current.model_copy(update={"status": RecordStatus.DELETED})
-        else:
-            restored = ed.restore({**edit.before, "version": current.version})
+        restored = merging.plan_record_revert(edit, current)
         return self._save(current, restored, current.version, action="revert", who=who, why=why,
                           reverts=edit.id)[1]
 
@@ -216,25 +200,20 @@ class CurationService(ServicesBase):
         plan and buffer differences, with both trace ids for a side-by-side view.
         """
         self.store.require_conversation(conv_id)
-        ask = getattr(self, "ask", None)
-        if not callable(ask):
-            raise QueryError("impact of corrections needs the query service (Services.ask)")
         started = time.perf_counter()
         questions = saved_questions(
             self.store.traces(conv_id, limit=100_000),
             [q.question for q in self.store.qa_items(conv_id)],
-            strategy=strategy, default_strategy=self.settings.strategy, cap=cap,
+            strategy=strategy, default_strategy=self.queries.settings.strategy, cap=cap,
         )
         rows: list[ImpactRow] = []
         for i, saved in enumerate(questions, start=1):
             before = self.store.trace(saved.before_trace_id) if saved.before_trace_id else None
             try:
-                after = ask(conv_id, saved.question, strategy=saved.strategy)
+                after = self.queries.ask(conv_id, saved.question, strategy=saved.strategy)
             except MnemoscopeError as exc:
                 row = failed(saved, str(exc))
             else:
-                if not isinstance(after, Trace):
-                    raise TypeError(f"Services.ask returned {type(after).__name__}, expected a Trace")
                 row = compare(before, after)
             rows.append(row)
             if on_progress is not None:
@@ -243,30 +222,12 @@ class CurationService(ServicesBase):
                             edits_considered=len(self.store.edits(conv_id)),
                             seconds=round(time.perf_counter() - started, 3))
 
-    # ------------------------------------------------------------------ caches
-    def invalidate(self, conv_id: str) -> None:
-        """Drop per-conversation caches (e.g. the query service's lexical indexes)."""
-        hook = getattr(self, "_invalidate_query_cache", None)
-        if callable(hook):
-            hook(conv_id)
-            return
-        cache = getattr(self, "index_cache", None)  # the query service's per-conversation indexes
-        if cache is not None and callable(getattr(cache, "invalidate", None)):
-            cache.invalidate(conv_id)
-
     # ------------------------------------------------------------------ internals
     def _episode(self, conv_id: str, episode_id: str, where: str) -> Episode:
         found = next((e for e in self.store.episodes(conv_id) if e.id == episode_id), None)
         if found is None:
             raise StoreError(f"{where}: unknown episode '{episode_id}' in conversation '{conv_id}'")
         return found
-
-    def _dominant_type(self, conv_id: str, name: str) -> str:
-        types: dict[str, int] = {}
-        for r in self.store.records_naming(conv_id, [name], as_value=False, active_only=True):
-            if r.entity.strip().lower() == name.strip().lower():
-                types[r.entity_type] = types.get(r.entity_type, 0) + 1
-        return max(sorted(types), key=lambda t: types[t]) if types else "entity"
 
     def _set_status(self, record_id: str, status: RecordStatus, action: str, who: str, why: str,
                     expected_version: int | None) -> Record:
@@ -311,108 +272,33 @@ class CurationService(ServicesBase):
         self._after_change(conv_id, list(updates))
 
     def _revert_merge(self, edit: Edit, *, who: str, why: str) -> Edit:
-        before = (edit.before or {}).get("records", {})
-        after = (edit.after or {}).get("records", {})
-        updates: list[tuple[Record, Record]] = []
-        for rid, fields in before.items():
-            current = self.store.record(rid)
-            if current.version != after.get(rid, {}).get("version"):
-                raise ConflictError(self._changed_since(edit, current))
-            restored = ed.apply_changes(current, {k: v for k, v in fields.items() if k != "version"})
-            updates.append((current, restored))
-        new_before = {**(edit.after or {}), "records": {
-            old.id: {**_merge_fields(old), "version": old.version} for old, _ in updates}}
-        new_after = {**(edit.before or {}), "records": {
-            new.id: {**_merge_fields(new), "version": new.version + 1} for _, new in updates}}
+        current = {rid: self.store.record(rid) for rid in (edit.before or {}).get("records", {})}
+        stale = merging.stale_since(edit, current)
+        if stale is not None:
+            raise ConflictError(self._changed_since(edit, stale))
+        updates, before, after = merging.plan_merge_revert(edit, current)
         revert = ed.make_edit(conv_id=edit.conv_id, target_kind=ENTITY, target_id=edit.target_id,
-                              action="revert", who=who, why=why, before=new_before, after=new_after,
+                              action="revert", who=who, why=why, before=before, after=after,
                               reverts=edit.id)
         self._save_many(edit.conv_id, updates, revert)
         return revert
 
-    def _after_change(self, conv_id: str, changes: Sequence[tuple[Record | None, Record | None]]) -> None:
+    def _after_change(self, conv_id: str, changes: Sequence[Change]) -> None:
         """Patch the entity graph around the changed records and drop query caches."""
         try:
-            self._refresh_graph(conv_id, changes)
+            refresh_graph(self.store, self.index, self.embedder, conv_id, changes=changes)
         finally:
-            self.invalidate(conv_id)
+            self.queries.invalidate(conv_id)
 
     def refresh_entity_graph(self, conv_id: str) -> None:
         """Recompute every entity's row and edges from the active records with the patch rules
         (no new alias merges; build-time importance kept). Edits patch only what they touch."""
         self.store.require_conversation(conv_id)
-        self._refresh_graph(conv_id, None)
-
-    def _refresh_graph(self, conv_id: str, changes: Sequence[tuple[Record | None, Record | None]] | None
-                       ) -> None:
-        store = self.store
-        with store.atomic():
-            pairs = self._annotator_merges(conv_id)
-            old_entities = store.entities(conv_id)
-            old_merges = store.entity_merges(conv_id)
-            names = Names.of(old_entities, old_merges, pairs, store.conversation_speakers(conv_id))
-            if changes is None:
-                raw = set(store.entity_names(conv_id)) | {e.name for e in old_entities}
-                raw |= {n for r in store.records(conv_id) for n in (r.entity, r.value)}
-                keys = {names.key(n) for n in raw} | names.stale
-            else:
-                raw = affected_names(changes, pairs)
-                # only names that are (or become) graph nodes need recomputing: a plain value
-                # such as "blue" has no entity row and no edges
-                nodes = {names.key(e.name) for e in old_entities} | names.stale
-                nodes |= {names.key(n) for b, a in changes for r in (b, a) if r is not None
-                          for n, _, _ in mentions(r)}
-                nodes |= {names.key(n) for pair in pairs for n in pair}
-                keys = {names.key(n) for n in raw} & nodes | names.stale
-            # entities whose records point at an affected name: their outgoing edges may change
-            naming = store.records_naming(conv_id, sorted(names.spellings(keys, raw)), active_only=True)
-            keys |= {names.key(r.entity) for r in naming}
-            raw |= {r.entity for r in naming}
-            records = store.records_naming(conv_id, sorted(names.spellings(keys, raw)), active_only=True)
-            sources = {e.id for e in old_entities if names.key(e.name) in keys}
-            old_edges = [g for g in store.edges(conv_id) if g.source in sources]
-            patch = patch_entity_graph(conv_id, names, keys, records, old_entities, old_edges, pairs,
-                                       store.episode_times(conv_id))
-            store.patch_graph(conv_id, delete_entity_ids=sorted(patch.delete_entity_ids),
-                              entities=patch.entities, delete_edge_sources=sorted(patch.delete_edge_sources),
-                              edges=patch.edges, merges_reason=ANNOTATOR, merges=patch.annotator_merges)
-        old = {e.id: e.name for e in old_entities if e.id in patch.delete_entity_ids}
-        new = {e.id: e for e in patch.entities}
-        gone = [i for i in old if i not in new]
-        fresh = [e for i, e in new.items() if old.get(i) != e.name]
-        if gone:
-            self.index.delete("entities", ids=gone)
-        if fresh:
-            vectors = self.embedder.embed([e.name for e in fresh])
-            self.index.upsert("entities", [e.id for e in fresh], vectors,
-                              [{"conv_id": conv_id, "name": e.name, "type": e.type} for e in fresh],
-                              documents=[e.name for e in fresh])
-
-    def _annotator_merges(self, conv_id: str) -> list[tuple[str, str]]:
-        """(keep, merged) for every annotator merge whose latest edit leaves it merged."""
-        state: dict[str, str | None] = {}
-        for e in self.store.edits(conv_id):
-            if e.target_kind == ENTITY:
-                state[e.target_id] = (e.after or {}).get("merged_into")
-        return [(keep, merged) for merged, keep in state.items() if keep]
+        refresh_graph(self.store, self.index, self.embedder, conv_id)
 
     def _conflict(self, current: Record, expected_version: int) -> str:
         last = next(reversed(self.store.edits(target_id=current.id)), None)
-        by = f" by {last.who} at {last.at:%Y-%m-%d %H:%M:%S} ({last.action}" + (
-            f": {last.why})" if last.why else ")") if last is not None else ""
-        changes = "" if last is None else "; ".join(
-            f"{f}: {b!r} -> {a!r}" for f, b, a in ed.diff_snapshots(last.before, last.after))
-        return (f"record '{current.id}' was changed{by} since you opened version {expected_version}; "
-                f"it is now version {current.version}" + (f" [{changes}]" if changes else "")
-                + "; reload it and apply your change again")
+        return merging.conflict_message(current, expected_version, last)
 
     def _changed_since(self, edit: Edit, current: Record) -> str:
-        later = [e for e in self.store.edits(target_id=current.id) if e.at >= edit.at and e.id != edit.id]
-        what = f"; later: {later[-1].action} by {later[-1].who}" if later else ""
-        return (f"cannot revert {edit.id}: record '{current.id}' changed since (now version "
-                f"{current.version}{what}); revert the later edit first")
-
-
-def _merge_fields(record: Record) -> dict[str, Any]:
-    return {"entity": record.entity, "entity_type": record.entity_type, "value": record.value,
-            "version": record.version}
+        return merging.changed_since_message(edit, current, self.store.edits(target_id=current.id))

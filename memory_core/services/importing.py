@@ -4,6 +4,8 @@ A file is read and validated completely (``memory_core.ingest``) before the stor
 touched; then all of its conversations are saved in one transaction. Re-importing an id
 needs ``replace=True``: the old conversation, its memory, traces and edits are replaced
 atomically and its vectors dropped from the index.
+
+    ImportService(store, index, settings)
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memory_core.config import Settings
+from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.errors import IngestError
 from memory_core.ingest import Loaded, detect_format, load_file
 from memory_core.ingest.common import show
 from memory_core.models import Conversation
-from memory_core.services.base import ServicesBase
 from memory_core.store.forget import forget
-from memory_core.store.vectors import CHROMA_DIR
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +36,12 @@ class ImportResult:
     replaced: list[str] = field(default_factory=list)
 
 
-class ImportService(ServicesBase):
+class ImportService:
+    def __init__(self, store: RelationalStore, index: VectorStore, settings: Settings) -> None:
+        self.store = store
+        self.index = index
+        self.settings = settings
+
     # ------------------------------------------------------------------ reading
     def list_conversations(self) -> list[dict[str, Any]]:
         return self.store.conversation_summaries()
@@ -80,10 +87,7 @@ class ImportService(ServicesBase):
                             format=loaded.format, replaced=existing)
 
     def _drop_vectors(self, conv_ids: list[str]) -> list[str]:
-        """Forget replaced conversations' vectors — only if an index exists (keeps import fast)."""
-        local = not self.settings.chroma_url  # a Chroma server always has the collections
-        if self._index is None and local and not (self.settings.home / CHROMA_DIR).exists():
-            return []
+        """Forget replaced conversations' vectors (a home without an index on disk has none)."""
         try:
             for conv_id in conv_ids:
                 self.index.delete_conversation(conv_id)
@@ -96,10 +100,7 @@ class ImportService(ServicesBase):
     def forget(self, conv_id: str, *, session: int | None = None, who: str, why: str = "") -> dict[str, Any]:
         """Delete a conversation (or one session) and everything derived from it, leaving one
         audit line without content (``memory_core/store/forget.py``)."""
-        local = not self.settings.chroma_url
-        has_index = self._index is not None or not local or (self.settings.home / CHROMA_DIR).exists()
-        index = self.index if has_index else None
-        return forget(self.store, index, conv_id, session=session, who=who, why=why)
+        return forget(self.store, self.index, conv_id, session=session, who=who, why=why)
 
     def preview(self, path: str | Path, max_turns: int = 20, *, fmt: str | None = None,
                 display: str | None = None) -> dict[str, Any]:

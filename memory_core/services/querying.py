@@ -1,4 +1,12 @@
-"""Asking questions: plan, retrieve, answer, traces."""
+"""Asking questions: plan, retrieve, answer, traces.
+
+    QueryService(store, index, embedder, backend, settings, index_cache)
+
+The backend (offline or openai, made once per services view by ``make_backend``) plans and
+answers every question; retrieval is the same for all. The per-conversation in-memory
+indexes live in ``index_cache``, shared by every view of one home and dropped for a
+conversation by ``invalidate`` after a build or an edit.
+"""
 
 from __future__ import annotations
 
@@ -7,69 +15,49 @@ import threading
 import uuid
 from typing import Any
 
-from memory_core.contracts import Vocabulary
-from memory_core.errors import ConfigError, QueryError
+from memory_core.config import Settings
+from memory_core.contracts import Backend, RelationalStore, VectorStore, Vocabulary
+from memory_core.embeddings import Embedder
+from memory_core.errors import QueryError
 from memory_core.llm.accounting import flat_cost, llm_scope, usage
 from memory_core.models import Trace
 from memory_core.query.context import ConversationIndex, IndexCache
-from memory_core.query.pipeline import Answerer, run_question
+from memory_core.query.pipeline import run_question
 from memory_core.query.retrieve import Retrieval
 from memory_core.query.strategies import strategy, strategy_names
-from memory_core.services.base import ServicesBase
 
 log = logging.getLogger(__name__)
 
-_CACHE_LOCK = threading.Lock()
 
-
-def answer_backend(settings: Any, store: Any, name: str) -> tuple[Answerer | None, str]:
-    """The answerer of backend ``name``: None for offline (the extractive answer)."""
-    backend = llm_backend(settings, store, name)
-    if backend is None:
-        return None, "offline"
-    return backend.answer, getattr(backend, "name", "openai")
-
-
-def llm_backend(settings: Any, store: Any, name: str) -> Any:
-    """The LLM backend for ``name`` ("openai"), or None for the offline one."""
-    if name == "offline":
-        return None
-    if name != "openai":
-        raise ConfigError(f"unknown backend '{name}' (offline, openai)")
-    try:
-        from memory_core import backends
-    except ImportError as exc:  # pragma: no cover - the package always exists
-        raise ConfigError(f"backend 'openai' is not available: {exc}") from None
-    make_backend = getattr(backends, "make_backend", None)
-    if make_backend is None:
-        raise ConfigError(
-            "backend 'openai' is not available in this installation "
-            "(memory_core.backends.make_backend is missing)"
-        )
-    from dataclasses import replace
-
-    return make_backend(replace(settings, backend="openai"), store)
-
-
-class QueryService(ServicesBase):
-    @property
-    def index_cache(self) -> IndexCache:
-        with _CACHE_LOCK:
-            cache = self.__dict__.get("_index_cache")
-            if cache is None:
-                cache = IndexCache()
-                self.__dict__["_index_cache"] = cache
-            return cache
+class QueryService:
+    def __init__(self, store: RelationalStore, index: VectorStore, embedder: Embedder, backend: Backend,
+                 settings: Settings, index_cache: IndexCache) -> None:
+        self.store = store
+        self.index = index
+        self.embedder = embedder
+        self.backend = backend
+        self.settings = settings
+        self.index_cache = index_cache
+        self._index_usable: bool | None = None
+        self._lock = threading.Lock()
 
     def conversation_index(self, conv_id: str) -> ConversationIndex:
         return self.index_cache.get(self.store, self._vector_index_or_none(), self.embedder, conv_id)
 
-    def _vector_index_or_none(self) -> Any:
-        try:
-            return self.index
-        except Exception as exc:  # the home's Chroma may be unavailable; vectors get embedded
-            log.warning("vector index unavailable (%s); embedding in memory", exc)
-            return None
+    def _vector_index_or_none(self) -> VectorStore | None:
+        with self._lock:
+            if self._index_usable is None:
+                try:
+                    self.index.count("records")  # opens the index on first use
+                    self._index_usable = True
+                except Exception as exc:  # the home's Chroma may be unavailable; vectors get embedded
+                    log.warning("vector index unavailable (%s); embedding in memory", exc)
+                    self._index_usable = False
+            return self.index if self._index_usable else None
+
+    def invalidate(self, conv_id: str) -> None:
+        """Drop the conversation's in-memory indexes (its memory changed)."""
+        self.index_cache.invalidate(conv_id)
 
     def warm(self, conv_id: str) -> None:
         """Build the conversation's in-memory index and embed its property vocabulary now, so the
@@ -94,10 +82,11 @@ class QueryService(ServicesBase):
         *,
         strategy_name: str | None = None,
         budget_tokens: int | None = None,
-        backend: str | None = None,
-        answerer: Answerer | None = None,
+        backend: Backend | None = None,
         save: bool = True,
     ) -> tuple[Trace, Retrieval]:
+        """Ask with this view's backend, or ``backend`` for this question (e.g. an evaluation
+        that keeps one backend for its whole run)."""
         question = (question or "").strip()
         if not question:
             raise QueryError("the question is empty")
@@ -106,46 +95,22 @@ class QueryService(ServicesBase):
         cfg = strategy(strategy_name or self.settings.strategy)
         if budget_tokens is None:
             budget_tokens = self.settings.budget_tokens
+        chosen = backend if backend is not None else self.backend
         ci = self.conversation_index(conv_id)
-        backend_name = backend or self.settings.backend
-        planner = None
-        if answerer is None:
-            llm = llm_backend(self.settings, self.store, backend_name)
-            if llm is not None:  # the LLM plans and answers; retrieval stays the same
-                answerer = llm.answer
-                planner = lambda q, index: llm.plan(q, index.vocabulary())  # noqa: E731
-                backend_name = getattr(llm, "name", "openai")
         trace_id = uuid.uuid4().hex[:16]
         scope = f"trace:{trace_id}"
         with llm_scope(conv_id, scope):
-            trace, result = run_question(
-                ci,
-                question,
-                cfg,
-                embedder=self.embedder,
-                budget_tokens=budget_tokens,
-                planner=planner,
-                answerer=answerer,
-                backend_name=backend_name,
-            )
-        cost = flat_cost(usage(self.store, scope)) if backend_name != "offline" else {}
+            trace, result = run_question(ci, question, cfg, embedder=self.embedder, backend=chosen,
+                                         budget_tokens=budget_tokens)
+        cost = flat_cost(usage(self.store, scope)) if trace.backend != "offline" else {}
         trace = trace.model_copy(update={"id": trace_id, "cost": cost})
         if save:
             self.store.save_trace(trace)
         return trace, result
 
-    def ask(
-        self,
-        conv_id: str,
-        question: str,
-        *,
-        strategy: str | None = None,
-        budget_tokens: int | None = None,
-        backend: str | None = None,
-    ) -> Trace:
-        trace, _ = self.ask_detailed(
-            conv_id, question, strategy_name=strategy, budget_tokens=budget_tokens, backend=backend
-        )
+    def ask(self, conv_id: str, question: str, *, strategy: str | None = None,
+            budget_tokens: int | None = None) -> Trace:
+        trace, _ = self.ask_detailed(conv_id, question, strategy_name=strategy, budget_tokens=budget_tokens)
         return trace
 
     def trace(self, trace_id: str) -> Trace:

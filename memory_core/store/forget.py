@@ -18,12 +18,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.errors import StoreError
 from memory_core.models import Edit
 from memory_core.store.activity import ActivityStore
 from memory_core.store.base import now
 from memory_core.store.conversations import MEMORY_TABLES, ConversationStore
-from memory_core.store.vectors import VectorIndex
 
 # tables holding a conversation's rows, by conv_id (conversations itself is keyed by id)
 FORGET_TABLES = (*MEMORY_TABLES, "turns", "sessions", "qa", "traces", "edits", "builds", "llm_calls",
@@ -111,7 +111,7 @@ def _audit(conv_id: str, kind: str, target: str, who: str, why: str, counts: dic
                 who=who, at=now(), before=None, after={"removed": counts}, why=why.strip())
 
 
-def forget(store: ForgetStore, index: VectorIndex | None, conv_id: str, *, session: int | None = None,
+def forget(store: RelationalStore, index: VectorStore | None, conv_id: str, *, session: int | None = None,
            who: str, why: str = "") -> dict[str, Any]:
     """Forget a conversation (or one session) in the store and the vector index, then compact
     both so no deleted text stays in their files. ``index=None``: the home has no index yet."""

@@ -121,6 +121,22 @@ class MemoryStore(StoreBase):
                           "event_links", "built_sessions"):
                 self.execute(f"DELETE FROM {table} WHERE conv_id = ?", [conv_id])  # noqa: S608
 
+    def memory_fingerprint(self, conv_id: str) -> tuple[Any, ...]:
+        """Counts and versions that change whenever the conversation's memory does (query caches
+        compare them to know when to rebuild)."""
+        row = self.one(
+            "SELECT (SELECT count(*) FROM turns WHERE conv_id = ?), "
+            "(SELECT count(*) FROM episodes WHERE conv_id = ?), "
+            "(SELECT count(*) FROM records WHERE conv_id = ?), "
+            "(SELECT coalesce(sum(version), 0) FROM records WHERE conv_id = ?), "
+            "(SELECT count(*) FROM records WHERE conv_id = ? AND status = 'active'), "
+            "(SELECT count(*) FROM entities WHERE conv_id = ?), "
+            "(SELECT count(*) FROM events WHERE conv_id = ?), "
+            "(SELECT max(built_at) FROM built_sessions WHERE conv_id = ?)",
+            [conv_id] * 8,
+        )
+        return tuple(row) if row else ()
+
     def built_sessions(self, conv_id: str) -> dict[int, str]:
         """Session index -> backend, for the sessions whose memory is complete."""
         return {r[0]: r[1] for r in self.all(

@@ -14,6 +14,7 @@ by many processes). A URL path names a Chroma database on that server
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,36 +33,59 @@ CHROMA_DIR = "chroma"
 
 
 class VectorIndex:
-    """One Chroma client per data directory per process; ``path=None`` is ephemeral;
-    ``url`` connects to a Chroma server instead."""
+    """One Chroma client per data directory per process; ``path=None`` is ephemeral; ``url``
+    connects to a Chroma server instead.
+
+    The client opens on first use (``list``/``stats`` never pay for Chroma); an index that was
+    never opened and has no directory yet has nothing to delete.
+    """
 
     def __init__(self, path: str | Path | None = None, *, url: str | None = None) -> None:
+        self.path = None if path is None or url is not None else Path(path)
+        self.url = url
+        self._collections_by_name: dict[str, Any] | None = None
+        self._chroma: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def is_open(self) -> bool:
+        return self._collections_by_name is not None
+
+    @property
+    def _collections(self) -> dict[str, Any]:
+        with self._lock:
+            if self._collections_by_name is None:
+                self._collections_by_name = self._open()
+            return self._collections_by_name
+
+    @property
+    def _client(self) -> Any:
+        """The Chroma client (opens the index)."""
+        _ = self._collections
+        return self._chroma
+
+    def _open(self) -> dict[str, Any]:
         import chromadb
         from chromadb.config import Settings as ChromaSettings
 
         settings = ChromaSettings(anonymized_telemetry=False, allow_reset=True)
-        self.path = None if path is None else Path(path)
-        self.url = url
         try:
-            if url is not None:
-                self._client = _http_client(url, settings)
-            elif path is None:
-                self._client = chromadb.EphemeralClient(settings=settings)
+            if self.url is not None:
+                client = _http_client(self.url, settings)
+            elif self.path is None:
+                client = chromadb.EphemeralClient(settings=settings)
             else:
-                Path(path).mkdir(parents=True, exist_ok=True)
-                self._client = chromadb.PersistentClient(path=str(path), settings=settings)
-            self._collections = {name: self._collection(name) for name in COLLECTIONS}
+                self.path.mkdir(parents=True, exist_ok=True)
+                client = chromadb.PersistentClient(path=str(self.path), settings=settings)
+            collections = {name: _collection(client, name) for name in COLLECTIONS}
         except StoreError:
             raise
         except Exception as exc:  # chroma raises many kinds; report one clear line
-            if url is not None:
-                raise StoreError(_server_down(url, exc)) from None
-            raise StoreError(f"{path}: cannot open the vector index: {exc}") from None
-
-    def _collection(self, name: str) -> Any:
-        return self._client.get_or_create_collection(
-            name=name, embedding_function=None, metadata={"hnsw:space": "cosine"}
-        )
+            if self.url is not None:
+                raise StoreError(_server_down(self.url, exc)) from None
+            raise StoreError(f"{self.path}: cannot open the vector index: {exc}") from None
+        self._chroma = client
+        return collections
 
     @classmethod
     def open_home(cls, home: str | Path) -> VectorIndex:
@@ -98,6 +122,8 @@ class VectorIndex:
             col.delete(where=where)
 
     def delete_conversation(self, conv_id: str) -> None:
+        if not self.is_open and self.path is not None and not self.path.exists():
+            return  # no index on disk yet: nothing to forget (and no Chroma start-up for it)
         for name in COLLECTIONS:
             self.delete(name, where={"conv_id": conv_id})
 
@@ -109,6 +135,8 @@ class VectorIndex:
         embedded mode, the SQLite file is vacuumed. A crash in between loses only vectors,
         which the next ``build`` re-indexes (it checks counts per session).
         """
+        if not self.is_open and self.path is not None and not self.path.exists():
+            return  # no index on disk: nothing to compact
         for name in COLLECTIONS:
             col = self._collections[name]
             ids: list[str] = []
@@ -123,7 +151,7 @@ class VectorIndex:
                 metadatas += [dict(m or {}) for m in (got.get("metadatas") or [])]
                 documents += list(got.get("documents") or [None] * len(got["ids"]))
             self._client.delete_collection(name)
-            self._collections[name] = self._collection(name)
+            self._collections[name] = _collection(self._client, name)
             if ids:
                 self.upsert(name, ids, np.asarray(vectors, dtype=np.float32), metadatas,
                             None if any(d is None for d in documents) else [str(d) for d in documents])
@@ -170,6 +198,11 @@ class VectorIndex:
         if embeddings is None:
             return {}
         return {i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], embeddings, strict=True)}
+
+
+def _collection(client: Any, name: str) -> Any:
+    return client.get_or_create_collection(name=name, embedding_function=None,
+                                           metadata={"hnsw:space": "cosine"})
 
 
 def _http_client(url: str, settings: Any) -> Any:

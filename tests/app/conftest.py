@@ -31,10 +31,10 @@ def app_home(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Path:
     home = tmp_path_factory.mktemp("app") / "home"
     svc = Services(Settings(home=home), embedder=embedder)
     try:
-        svc.import_file(SAMPLE)
-        svc.import_file(HOSTILE)
+        svc.imports.import_file(SAMPLE)
+        svc.imports.import_file(HOSTILE)
         for conv in (SAMPLE_ID, HOSTILE_ID):
-            for _event in svc.build(conv):
+            for _event in svc.builds.build(conv):
                 pass
     finally:
         svc.close()

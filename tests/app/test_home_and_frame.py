@@ -13,7 +13,7 @@ def test_home_lists_conversations_with_their_counts(open_app, app_services) -> N
     assert at.title[0].value == "Mnemoscope"
     table = at.dataframe[0].value
     rows = {r["conversation"]: r for r in table.to_dict("records")}
-    for summary in app_services.list_conversations():
+    for summary in app_services.imports.list_conversations():
         row = rows[summary["id"]]
         for column in ("sessions", "turns", "episodes", "records", "entities", "events"):
             assert row[column] == summary[column], column

@@ -54,7 +54,7 @@ def test_an_upload_is_imported_and_becomes_the_current_conversation(open_app, ap
     button(at, "Import").click().run()
     assert any("Imported upload-demo" in shown(s.value) for s in at.success)
     assert at.query_params["conv"] == "upload-demo"
-    assert app_services.stats("upload-demo")["turns"] == 3
+    assert app_services.imports.stats("upload-demo")["turns"] == 3
 
 
 def test_build_and_watch_draws_the_memory_forming(open_app, app_services) -> None:
@@ -63,7 +63,7 @@ def test_build_and_watch_draws_the_memory_forming(open_app, app_services) -> Non
     button(at, "Build and watch (offline backend)").click().run(timeout=600)
     text = all_text(at)
     assert any("Built 2 session" in shown(s.value) for s in at.success), text
-    episodes = app_services.stats(HOSTILE_ID)["episodes"]
+    episodes = app_services.imports.stats(HOSTILE_ID)["episodes"]
     assert f"Episodes {episodes}" in text
     body = html_bodies(at)
     # the transcript drawn during the build: both sessions, episode bands, record chips

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from components import graph
+from components.text import shorten
 from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, widget
 
 
 def test_episodes_timeline_bands_and_selection(open_app, app_services) -> None:
     at = open_app("pages/episodes.py", conv=SAMPLE_ID)
     no_errors(at)
-    episodes = app_services.episodes(SAMPLE_ID)
+    episodes = app_services.builds.episodes(SAMPLE_ID)
     assert any(m.label == "Episodes" and m.value == str(len(episodes)) for m in at.metric)
     assert at.get("plotly_chart"), "the timeline is drawn"
     first_session = [e for e in episodes if e.session == episodes[0].session]
@@ -21,7 +23,8 @@ def test_episodes_timeline_bands_and_selection(open_app, app_services) -> None:
     picker.set_value(second.id).run()
     no_errors(at)
     assert at.subheader[0].value.startswith("S")
-    records = app_services.search_records(SAMPLE_ID, filters={"episode_id": second.id}, page_size=200)
+    records = app_services.curation.search_records(SAMPLE_ID, filters={"episode_id": second.id},
+            page_size=200)
     table = at.dataframe[0].value
     assert len(table) == records.total
     assert f"{len(second.turn_ids)} turns" in all_text(at)
@@ -30,7 +33,7 @@ def test_episodes_timeline_bands_and_selection(open_app, app_services) -> None:
 def test_records_search_filters_and_pages_in_the_service(open_app, app_services) -> None:
     at = open_app("pages/records.py", conv=SAMPLE_ID)
     no_errors(at)
-    total = app_services.search_records(SAMPLE_ID, page_size=1).total
+    total = app_services.curation.search_records(SAMPLE_ID, page_size=1).total
     assert f"{total} matching records" in all_text(at)
     assert len(at.dataframe[0].value) == min(50, total)
     widget(at.selectbox, "Rows per page").set_value(25).run()
@@ -38,14 +41,14 @@ def test_records_search_filters_and_pages_in_the_service(open_app, app_services)
     button(at, "Next ▶").click().run()
     assert "Page 2 of" in all_text(at)
     widget(at.text_input, "Search records").input("lisbon").run()
-    found = app_services.search_records(SAMPLE_ID, query="lisbon", page_size=1).total
+    found = app_services.curation.search_records(SAMPLE_ID, query="lisbon", page_size=1).total
     assert "Page 1 of" in all_text(at) and f"{found} matching records" in all_text(at)
     assert 0 < found < total
 
 
 def test_open_a_record_shows_its_episode_with_evidence_highlighted(open_app, app_services) -> None:
     at = open_app("pages/records.py", conv=SAMPLE_ID)
-    record = app_services.search_records(SAMPLE_ID, page_size=3).rows[2]
+    record = app_services.curation.search_records(SAMPLE_ID, page_size=3).rows[2]
     widget(at.selectbox, "Open record").set_value(record.id).run()
     no_errors(at)
     body = html_bodies(at)
@@ -56,7 +59,7 @@ def test_open_a_record_shows_its_episode_with_evidence_highlighted(open_app, app
 
 def test_edit_a_record_then_a_stale_form_conflicts(open_app, app_services) -> None:
     at = open_app("pages/records.py", conv=SAMPLE_ID)
-    record = app_services.search_records(SAMPLE_ID, page_size=5).rows[4]
+    record = app_services.curation.search_records(SAMPLE_ID, page_size=5).rows[4]
     widget(at.selectbox, "Open record").set_value(record.id).run()
     widget(at.text_area, "Value").input("edited in the app test")
     widget(at.text_input, "Why", form="edit:").input("test edit")
@@ -64,10 +67,11 @@ def test_edit_a_record_then_a_stale_form_conflicts(open_app, app_services) -> No
     no_errors(at)
     saved = app_services.store.record(record.id)
     assert saved.value == "edited in the app test" and saved.version == record.version + 1
-    assert any(e.target_id == record.id and e.why == "test edit" for e in app_services.edit_log(SAMPLE_ID))
+    assert any(e.target_id == record.id and e.why == "test edit"
+               for e in app_services.curation.edit_log(SAMPLE_ID))
     # someone else saves the same record while this form is open: saving now is a conflict
     at.run()
-    app_services.edit_record(record.id, {"value": "changed elsewhere"}, who="other", why="race",
+    app_services.curation.edit_record(record.id, {"value": "changed elsewhere"}, who="other", why="race",
                              expected_version=saved.version)
     widget(at.text_area, "Value").input("my late change")
     button(at, "Save changes").click().run()
@@ -77,7 +81,7 @@ def test_edit_a_record_then_a_stale_form_conflicts(open_app, app_services) -> No
 
 def test_mark_wrong_and_add_a_record_from_turns(open_app, app_services) -> None:
     at = open_app("pages/records.py", conv=SAMPLE_ID)
-    record = app_services.search_records(SAMPLE_ID, page_size=8).rows[7]
+    record = app_services.curation.search_records(SAMPLE_ID, page_size=8).rows[7]
     widget(at.selectbox, "Open record").set_value(record.id).run()
     widget(at.text_input, "Reason").input("not said")
     button(at, "Mark as wrong").click().run()
@@ -86,14 +90,14 @@ def test_mark_wrong_and_add_a_record_from_turns(open_app, app_services) -> None:
     # add a record citing turns of that record's episode
     at.run()
     widget(at.selectbox, "Open record").set_value(record.id).run()
-    episode = next(e for e in app_services.episodes(SAMPLE_ID) if e.id == record.episode_id)
+    episode = next(e for e in app_services.builds.episodes(SAMPLE_ID) if e.id == record.episode_id)
     widget(at.multiselect, "Evidence turns").set_value([episode.turn_ids[0]])
     widget(at.text_input, "Entity", form="create:").set_value("Test entity")
     widget(at.text_input, "Property", form="create:").set_value("likes")
     widget(at.text_input, "Value", form="create:").set_value("unit tests")
     button(at, "Add record").click().run()
     no_errors(at)
-    made = app_services.search_records(SAMPLE_ID, filters={"entity": "Test entity"}).rows
+    made = app_services.curation.search_records(SAMPLE_ID, filters={"entity": "Test entity"}).rows
     assert len(made) == 1 and made[0].evidence_turn_ids == (episode.turn_ids[0],)
     assert made[0].origin == "annotator"
 
@@ -115,15 +119,22 @@ def test_graphs_draw_both_graphs_and_show_node_records(open_app, app_services) -
     assert at.get("iframe")[0].proto.srcdoc != src
 
 
-def test_graph_filters_cut_the_graph(open_app) -> None:
+def test_graph_filters_cut_the_graph(open_app, app_services) -> None:
     at = open_app("pages/graphs.py", conv=SAMPLE_ID)
     widget(at.number_input, "Show at most (nodes)").set_value(10).run()
     no_errors(at)
     assert "Showing the 10 most important of" in all_text(at)
     node = widget(at.selectbox, "Node")
     assert len(node.options) == 10
-    first = node.options[0]
     ego = widget(at.selectbox, "Ego network of")
     ego.set_value(ego.options[1]).run()
     no_errors(at)
-    assert first is not None
+    # the drawn graph is now the chosen node's neighbourhood (depth 1, at most 10 nodes)
+    center = widget(at.selectbox, "Ego network of").value
+    g = app_services.builds.entity_graph(SAMPLE_ID)
+    assert center in g
+    expected = graph.filter_graph(g, ego=center, depth=1, limit=10).graph
+    neighbourhood = set(g.predecessors(center)) | set(g.successors(center)) | {center}
+    assert set(expected.nodes) <= neighbourhood and center in expected.nodes
+    labels = [shorten(graph.node_label(expected, n), 70) for n in graph.node_choices(expected)]
+    assert widget(at.selectbox, "Node").options == labels

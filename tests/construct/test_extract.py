@@ -7,13 +7,14 @@ from typing import Any
 import pytest
 
 from memory_core.backends.offline import OfflineBackend
+from memory_core.embeddings import Embedder
 from memory_core.models import Record
 from tests.construct.dialogues import INFO, Line, one_episode, session
 
 
 @pytest.fixture(scope="module")
-def backend() -> OfflineBackend:
-    return OfflineBackend()
+def backend(embedder: Embedder) -> OfflineBackend:
+    return OfflineBackend(embedder=embedder)
 
 
 def extract(backend: OfflineBackend, lines: list[Line]) -> list[Record]:

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from memory_core.contracts import ConversationInfo, Extraction
 from memory_core.backends.offline import OfflineBackend
 from memory_core.construct.pipeline import build_conversation
+from memory_core.contracts import BackendBase, ConversationInfo, Extraction
 from memory_core.errors import BuildError
 from memory_core.models import Episode, Session, Turn
 from memory_core.store import Store
@@ -142,7 +142,7 @@ def test_an_interrupted_build_keeps_whole_sessions(store: Store, index: VectorIn
     assert [e.session for e in events if e.kind == "session_started"] == [2]
 
 
-class _Broken:
+class _Broken(BackendBase):
     """A backend that returns invalid output for session 2 (what a faulty LLM backend might do)."""
 
     name = "broken"

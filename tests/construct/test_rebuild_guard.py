@@ -18,12 +18,12 @@ def test_rebuild_of_a_corrected_conversation_needs_discard_edits(tmp_path, embed
              Turn(id="D1:3", session=1, index=2, speaker="Ann", text="She is grey and very shy."))
     services.store.save_conversation(Conversation(id="c", speakers=("Ann", "Bo"),
                                                   sessions=(Session(index=1, turns=turns),)))
-    list(services.build("c"))
+    list(services.builds.build("c"))
     record = services.store.records("c")[0]
-    services.edit_record(record.id, {"value": "corrected"}, who="ann", why="typo",
+    services.curation.edit_record(record.id, {"value": "corrected"}, who="ann", why="typo",
                          expected_version=record.version)
     with pytest.raises(BuildError, match="annotator edit"):
-        list(services.build("c", rebuild=True))
+        list(services.builds.build("c", rebuild=True))
     assert services.store.record(record.id).value == "corrected"
-    list(services.build("c", rebuild=True, discard_edits=True))
+    list(services.builds.build("c", rebuild=True, discard_edits=True))
     services.close()

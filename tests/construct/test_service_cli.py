@@ -13,21 +13,21 @@ from tests.conftest import SAMPLE
 
 
 def test_service_build_graphs_history_and_export(services: Any, tmp_path: Path) -> None:
-    (conv_id,) = services.import_file(SAMPLE).ids
-    events = list(services.build(conv_id))
+    (conv_id,) = services.imports.import_file(SAMPLE).ids
+    events = list(services.builds.build(conv_id))
     assert events[0].backend == "offline" and events[-1].kind == "build_done"
-    assert services.episodes(conv_id)
-    assert services.entity_graph(conv_id).number_of_nodes() == len(services.store.entities(conv_id))
-    assert services.event_graph(conv_id).number_of_nodes() == len(services.store.events(conv_id))
-    assert [h["backend"] for h in services.build_history(conv_id)] == ["offline"]
-    paths = services.export_graphml(conv_id, tmp_path / "graphs")
+    assert services.builds.episodes(conv_id)
+    assert services.builds.entity_graph(conv_id).number_of_nodes() == len(services.store.entities(conv_id))
+    assert services.builds.event_graph(conv_id).number_of_nodes() == len(services.store.events(conv_id))
+    assert [h["backend"] for h in services.builds.build_history(conv_id)] == ["offline"]
+    paths = services.builds.export_graphml(conv_id, tmp_path / "graphs")
     assert all(p.exists() and p.stat().st_size > 0 for p in paths)
-    again = [e.kind for e in services.build(conv_id, backend="offline")]
+    again = [e.kind for e in services.builds.build(conv_id, backend=services.backend)]
     assert "session_started" not in again
     with pytest.raises(ConfigError):
-        list(services.build(conv_id, backend=object()))
+        list(services.builds.build(conv_id, backend=object()))
     with pytest.raises(StoreError):
-        list(services.build("no-such-conversation"))
+        list(services.builds.build("no-such-conversation"))
 
 
 def test_cli_build_and_bench(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pytest
 
-from memory_core.construct.timex import normalise
+from memory_core.timeexpr import normalise
 
 BASE = datetime(2023, 5, 8, 13, 0)
 

@@ -12,5 +12,5 @@ def built(services):  # type: ignore[no-untyped-def]
     """Services over a home holding the hand-made conversation, its records indexed."""
     load(services.store)
     index_records(services)
-    services.refresh_entity_graph("c1")  # the graph a build would have made
+    services.curation.refresh_entity_graph("c1")  # the graph a build would have made
     return services

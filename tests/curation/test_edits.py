@@ -20,13 +20,14 @@ def vector(services, record_id: str):  # type: ignore[no-untyped-def]
 
 def test_edit_saves_new_version_edit_row_and_vector(built) -> None:  # type: ignore[no-untyped-def]
     old_vector = vector(built, R2)
-    saved = built.edit_record(R2, {"value": "watercolor", "confidence": "0.95"}, who="ana",
+    saved = built.curation.edit_record(R2, {"value": "watercolor", "confidence": "0.95"}, who="ana",
                               why="spelling", expected_version=1)
     assert (saved.value, saved.confidence, saved.version) == ("watercolor", 0.95, 2)
     assert built.store.record(R2) == saved
-    (edit,) = built.edit_log(CONV)
+    (edit,) = built.curation.edit_log(CONV)
     assert (edit.action, edit.who, edit.why, edit.target_id) == ("update", "ana", "spelling", R2)
-    assert built.record_diff(edit) == [("value", "watercolour", "watercolor"), ("confidence", 0.6, 0.95)]
+    assert built.curation.record_diff(edit) == [("value", "watercolour", "watercolor"), ("confidence",
+            0.6, 0.95)]
     assert edit.before["version"] == 1 and edit.after["version"] == 2
     new_vector = vector(built, R2)
     expected = built.embedder.embed_one(saved.text())
@@ -37,14 +38,15 @@ def test_edit_saves_new_version_edit_row_and_vector(built) -> None:  # type: ign
 
 
 def test_stale_version_is_a_conflict_naming_the_other_change(built) -> None:  # type: ignore[no-untyped-def]
-    built.edit_record(R2, {"value": "gouache"}, who="bea", why="she said gouache", expected_version=1)
+    built.curation.edit_record(R2, {"value": "gouache"}, who="bea", why="she said gouache",
+            expected_version=1)
     with pytest.raises(ConflictError) as caught:
-        built.edit_record(R2, {"value": "acrylic"}, who="carl", expected_version=1)
+        built.curation.edit_record(R2, {"value": "acrylic"}, who="carl", expected_version=1)
     message = str(caught.value)
     assert "bea" in message and "'watercolour' -> 'gouache'" in message and "version 2" in message
     assert "\n" not in message
     assert built.store.record(R2).value == "gouache"
-    assert len(built.edit_log(CONV)) == 1  # the refused change wrote nothing
+    assert len(built.curation.edit_log(CONV)) == 1  # the refused change wrote nothing
 
 
 @pytest.mark.parametrize(
@@ -69,34 +71,34 @@ def test_stale_version_is_a_conflict_naming_the_other_change(built) -> None:  # 
 )
 def test_invalid_edits_are_refused_with_one_line(built, changes, message) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(StoreError, match=message) as caught:
-        built.edit_record(R2, changes, who="ana", expected_version=1)
+        built.curation.edit_record(R2, changes, who="ana", expected_version=1)
     assert str(caught.value).startswith(f"record '{R2}'") and "\n" not in str(caught.value)
-    assert built.store.record(R2).version == 1 and built.edit_log(CONV) == []
+    assert built.store.record(R2).version == 1 and built.curation.edit_log(CONV) == []
 
 
 def test_edit_needs_who(built) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(StoreError, match="needs who made it"):
-        built.edit_record(R2, {"value": "ink"}, who=" ", expected_version=1)
+        built.curation.edit_record(R2, {"value": "ink"}, who=" ", expected_version=1)
     assert built.store.record(R2).version == 1
 
 
 def test_evidence_may_move_inside_the_episode(built) -> None:  # type: ignore[no-untyped-def]
-    saved = built.edit_record(R2, {"evidence_turn_ids": "D1:2, D1:3"}, who="ana", expected_version=1)
+    saved = built.curation.edit_record(R2, {"evidence_turn_ids": "D1:2, D1:3"}, who="ana", expected_version=1)
     assert saved.evidence_turn_ids == ("D1:2", "D1:3")
 
 
 def test_create_record_from_selected_turns(built) -> None:  # type: ignore[no-untyped-def]
-    rec = built.create_record(CONV, "c1:S1:E2", {"entity": "Ben", "entity_type": "person",
+    rec = built.curation.create_record(CONV, "c1:S1:E2", {"entity": "Ben", "entity_type": "person",
                                                  "property": "likes", "value": "trams",
                                                  "modality": "hypothetical"},
                               ["D1:5"], who="ana", why="missed")
     assert rec.origin == "annotator" and rec.version == 1 and rec.source_speaker == "Ana"
     assert rec.modality.value == "hypothetical" and rec.confidence == 1.0
     assert built.store.record(rec.id) == rec
-    (edit,) = built.edit_log(CONV)
+    (edit,) = built.curation.edit_log(CONV)
     assert edit.action == "create" and edit.before is None and edit.after["value"] == "trams"
     assert vector(built, rec.id) is not None
-    rows = built.search_records(CONV, query="trams ben").rows
+    rows = built.curation.search_records(CONV, query="trams ben").rows
     assert [r.id for r in rows] == [rec.id]
 
 
@@ -117,35 +119,38 @@ def test_create_record_from_selected_turns(built) -> None:  # type: ignore[no-un
 )
 def test_create_record_refusals(built, episode, fields, evidence, message) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(StoreError, match=message):
-        built.create_record(CONV, episode, fields, evidence, who="ana")
-    assert built.edit_log(CONV) == [] and built.search_records(CONV).total == 8
+        built.curation.create_record(CONV, episode, fields, evidence, who="ana")
+    assert built.curation.edit_log(CONV) == [] and built.curation.search_records(CONV).total == 8
 
 
 def test_delete_and_mark_wrong_leave_the_index_and_export(built) -> None:  # type: ignore[no-untyped-def]
-    deleted = built.delete_record(R2, who="ana", why="not said", expected_version=1)
-    wrong = built.mark_wrong("c1:S1:E1:R3", who="ana")
+    deleted = built.curation.delete_record(R2, who="ana", why="not said", expected_version=1)
+    wrong = built.curation.mark_wrong("c1:S1:E1:R3", who="ana")
     assert deleted.status == RecordStatus.DELETED and wrong.status == RecordStatus.WRONG
     assert vector(built, R2) is None and vector(built, "c1:S1:E1:R3") is None
     assert R2 not in {r.id for r in built.store.records(CONV)}
-    exported = [json.loads(line) for line in built.export_corrected_records(CONV).splitlines()]
+    exported = [json.loads(line) for line in built.curation.export_corrected_records(CONV).splitlines()]
     assert len(exported) == 6 and {R2, "c1:S1:E1:R3"}.isdisjoint(r["id"] for r in exported)
     assert exported[0]["id"] == "c1:S1:E1:R1"
     with pytest.raises(StoreError, match="already deleted"):
-        built.delete_record(R2, who="ana")
+        built.curation.delete_record(R2, who="ana")
     with pytest.raises(ConflictError):
-        built.mark_wrong("c1:S1:E1:R4", who="ana", expected_version=3)
+        built.curation.mark_wrong("c1:S1:E1:R4", who="ana", expected_version=3)
 
 
 def test_export_reflects_corrections(built) -> None:  # type: ignore[no-untyped-def]
-    built.edit_record(R2, {"value": "ink"}, who="ana", expected_version=1)
+    built.curation.edit_record(R2, {"value": "ink"}, who="ana", expected_version=1)
     exported = {json.loads(line)["id"]: json.loads(line)
-                for line in built.export_corrected_records(CONV).splitlines()}
+                for line in built.curation.export_corrected_records(CONV).splitlines()}
     assert exported[R2]["value"] == "ink" and exported[R2]["version"] == 2
 
 
 def test_changes_invalidate_query_caches(built) -> None:  # type: ignore[no-untyped-def]
-    calls: list[str] = []
-    built._invalidate_query_cache = calls.append
-    built.edit_record(R2, {"value": "ink"}, who="ana", expected_version=1)
-    built.mark_wrong(R2, who="ana")
-    assert calls == [CONV, CONV]
+    built.queries.index_cache.recheck_s = 3600.0  # without an invalidation the cached index is kept
+    first = built.queries.conversation_index(CONV)
+    assert built.queries.conversation_index(CONV) is first
+    built.curation.edit_record(R2, {"value": "ink"}, who="ana", expected_version=1)
+    second = built.queries.conversation_index(CONV)
+    assert second is not first
+    built.curation.mark_wrong(R2, who="ana")
+    assert built.queries.conversation_index(CONV) is not second

@@ -11,11 +11,11 @@ QUESTION = "Where is Ben going in July?"
 
 
 def test_impact_compares_with_the_earlier_trace(built) -> None:  # type: ignore[no-untyped-def]
-    before = built.ask(CONV, QUESTION)
+    before = built.queries.ask(CONV, QUESTION)
     for rid in ("c1:S1:E2:R1", "c1:S2:E1:R1"):  # both "Ben destination Lisbon" records are wrong
-        built.mark_wrong(rid, who="ana", why="test")
+        built.curation.mark_wrong(rid, who="ana", why="test")
     progress: list[tuple[int, int]] = []
-    report = built.impact(CONV, on_progress=lambda done, total, row: progress.append((done, total)))
+    report = built.curation.impact(CONV, on_progress=lambda done, total, row: progress.append((done, total)))
     assert report.conv_id == CONV and report.edits_considered == 2
     (row,) = [r for r in report.rows if r.question == QUESTION]
     assert row.before_trace_id == before.id and row.after_trace_id != before.id
@@ -32,10 +32,10 @@ def test_impact_compares_with_the_earlier_trace(built) -> None:  # type: ignore[
 
 
 def test_impact_right_after_impact_changes_nothing(built) -> None:  # type: ignore[no-untyped-def]
-    built.ask(CONV, QUESTION)
-    built.ask(CONV, "What does Ana paint?", strategy="bm25")
-    first = built.impact(CONV)
-    second = built.impact(CONV)
+    built.queries.ask(CONV, QUESTION)
+    built.queries.ask(CONV, "What does Ana paint?", strategy="bm25")
+    first = built.curation.impact(CONV)
+    second = built.curation.impact(CONV)
     assert {r.question for r in first.rows} == {QUESTION, "What does Ana paint?"}
     assert all(r.before_trace_id for r in second.rows)
     assert [r for r in second.rows if r.changed] == []  # same memory, same answers
@@ -48,7 +48,7 @@ def test_impact_includes_qa_questions_and_caps(built) -> None:  # type: ignore[n
     qa = [QAItem(qid=i, question=f"Question number {i} about Lisbon?") for i in range(5)]
     built.store.executemany("INSERT INTO qa VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                             [[CONV, q.qid, q.question, None, "[]", None, None, None] for q in qa])
-    report = built.impact(CONV, cap=3)
+    report = built.curation.impact(CONV, cap=3)
     assert len(report.rows) == 3 and all(r.before_trace_id is None for r in report.rows)
     with pytest.raises(StoreError, match="unknown conversation"):
-        built.impact("nope")
+        built.curation.impact("nope")

@@ -31,9 +31,9 @@ def sample_home(tmp_path_factory):  # type: ignore[no-untyped-def]
 
     home = tmp_path_factory.mktemp("built") / "home"
     services = Services(Settings(home=home))
-    services.import_file(SAMPLE)
+    services.imports.import_file(SAMPLE)
     (conv,) = services.store.conversation_ids()
-    for _ in services.build(conv):
+    for _ in services.builds.build(conv):
         pass
     services.close()
     return home, conv
@@ -59,7 +59,7 @@ def test_edits_on_a_built_memory_patch_the_graph_consistently(built_sample) -> N
     services, conv = built_sample
     built = graph_state(services, conv)
     importance = {e.id: e.importance for e in services.store.entities(conv)}
-    services.refresh_entity_graph(conv)  # the patch rules reproduce the build's graph exactly
+    services.curation.refresh_entity_graph(conv)  # the patch rules reproduce the build's graph exactly
     assert graph_state(services, conv) == built
     assert {e.id: e.importance for e in services.store.entities(conv)} == importance
     records = services.store.records(conv)
@@ -71,12 +71,14 @@ def test_edits_on_a_built_memory_patch_the_graph_consistently(built_sample) -> N
     small = next(n for n in reversed(names) if n not in (top, second))
 
     first = by_entity[top][0]
-    services.edit_record(first.id, {"value": "a corrected value"}, who="ana", expected_version=first.version)
-    services.mark_wrong(by_entity[second][0].id, who="ana")
+    services.curation.edit_record(first.id, {"value": "a corrected value"}, who="ana",
+            expected_version=first.version)
+    services.curation.mark_wrong(by_entity[second][0].id, who="ana")
     episode = services.store.episodes(conv)[0]
-    services.create_record(conv, episode.id, {"entity": top, "entity_type": "person", "property": "likes",
+    services.curation.create_record(conv, episode.id, {"entity": top, "entity_type": "person",
+            "property": "likes",
                                               "value": small}, [episode.turn_ids[0]], who="ana")
-    merge = services.merge_entities(conv, top, small, who="ana", why="same")
+    merge = services.curation.merge_entities(conv, top, small, who="ana", why="same")
     patched = graph_state(services, conv)
     assert patched != built
     assert small not in {e.name for e in services.store.entities(conv)}
@@ -85,11 +87,11 @@ def test_edits_on_a_built_memory_patch_the_graph_consistently(built_sample) -> N
                  if e.id in importance and e.name not in (top, second)]
     assert any(e.importance == importance[e.id] for e in untouched)  # build scores kept elsewhere
 
-    services.refresh_entity_graph(conv)  # recompute everything with the same rules
+    services.curation.refresh_entity_graph(conv)  # recompute everything with the same rules
     assert graph_state(services, conv) == patched
 
-    services.revert_edit(merge.id, who="ana")
+    services.curation.revert_edit(merge.id, who="ana")
     assert small in {e.name for e in services.store.entities(conv)}
-    exported = [json.loads(line) for line in services.export_corrected_records(conv).splitlines()]
+    exported = [json.loads(line) for line in services.curation.export_corrected_records(conv).splitlines()]
     assert any(r["value"] == "a corrected value" for r in exported)
     assert all(r["status"] == "active" for r in exported)

@@ -107,7 +107,7 @@ def test_facets_count_values(loaded) -> None:
 
 
 def test_service_wraps_a_page(built) -> None:  # type: ignore[no-untyped-def]
-    page = built.search_records(CONV, page=2, page_size=5)
+    page = built.curation.search_records(CONV, page=2, page_size=5)
     assert (page.total, page.pages, len(page.rows)) == (8, 2, 3)
     with pytest.raises(StoreError, match="unknown conversation 'nope'"):
-        built.search_records("nope")
+        built.curation.search_records("nope")

@@ -6,15 +6,16 @@ import importlib.util
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from memory_core.eval.locomo import load_gold, normalise_evidence
+from memory_core.eval.locomo import load_gold
 from memory_core.eval.metrics import evidence_hits, percentile, summarise, token_f1
+from memory_core.ids import normalise_evidence
 from memory_core.tokens import count_tokens
 
-SCORER = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "score.py"
 ROW_KEYS = {
     "conv_id",
     "qid",
@@ -114,7 +115,7 @@ def test_gold_evidence_is_normalised_like_the_scorer(tiny: Path) -> None:
     evidence = {q.qid: q.evidence for q in gold.questions}
     assert evidence == {0: ("D1:2",), 1: ("D1:5", "D2:1"), 2: ("D2:1",), 3: ("D2:1",), 4: (), 5: ("D1:3",)}
     assert [q.qid for q in gold.scored()] == [0, 1, 3, 4, 5]
-    assert normalise_evidence(["D:1:2", "D1:2", "bogus"], {"D1:2"}) == ("D1:2",)
+    assert normalise_evidence(["D:1:2", "D1:2", "bogus"], {"D1:2"}) == (["D1:2"], ["bogus"])
 
 
 def test_metrics() -> None:
@@ -134,6 +135,7 @@ def test_metrics() -> None:
             "answer": "x",
             "gold": "x",
             "latency_s": 0.1,
+            "evidence": ["a", "b"],
         },
         {
             "conv_id": "c",
@@ -144,15 +146,16 @@ def test_metrics() -> None:
             "answer": "y",
             "gold": "z",
             "latency_s": 0.3,
+            "evidence": ["a", "b"],
         },
     ]
-    summary = summarise(rows, {("c", 0): ("a", "b"), ("c", 1): ("a", "b")})
+    summary = summarise(rows)
     assert summary["1"]["full_recall"] == 0.5 and summary["1"]["coverage"] == 0.75
     assert summary["overall"]["tokens_mean"] == 20 and summary["overall"]["answer_f1"] == 0.5
 
 
 def test_rows_follow_the_schema(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
-    report = services.evaluate(tiny, strategy="ensimem")
+    report = services.evaluation.evaluate(tiny, strategy="ensimem")
     assert [r["qid"] for r in report.rows] == [0, 1, 3, 4, 5]
     turns = {t.id: t for t in services.store.turns("conv-tiny")}
     order = list(turns)
@@ -173,28 +176,29 @@ def test_budget_and_judge(services, tiny: Path) -> None:  # type: ignore[no-unty
     def judge(question: str, gold: str, answer: str) -> bool:
         return gold.lower() in answer.lower()
 
-    report = services.evaluate(tiny, strategy="bm25", budget_tokens=40, judge=judge)
+    report = services.evaluation.evaluate(tiny, strategy="bm25", budget_tokens=40, judge=judge)
     assert all(r["context_tokens"] <= 40 for r in report.rows)
     assert all(isinstance(r["judge"], bool) for r in report.rows)
     expected = sum(r["judge"] for r in report.rows) / len(report.rows)
     assert report.summary["overall"]["judge_accuracy"] == pytest.approx(expected)
 
 
-def _score_py(data: Path, run: Path, recount: bool) -> dict:  # type: ignore[type-arg]
-    cmd = [sys.executable, str(SCORER), "--data", str(data), "--run", str(run), "--json"]
+def _score_py(scorer: Path, data: Path, run: Path, recount: bool) -> dict:  # type: ignore[type-arg]
+    cmd = [sys.executable, str(scorer), "--data", str(data), "--run", str(run), "--json"]
     if recount:
         cmd.append("--recount")
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=120)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.skipif(not SCORER.exists(), reason="the shared bench scorer is not beside the repository")
 @pytest.mark.parametrize("strategy", ["ensimem", "bm25"])
-def test_recall_agrees_with_the_bench_scorer(services, tiny: Path, tmp_path: Path, strategy: str) -> None:  # type: ignore[no-untyped-def]
-    report = services.evaluate(tiny, strategy=strategy, budget_tokens=60)
+def test_recall_agrees_with_the_bench_scorer(services, tiny: Path, tmp_path: Path, strategy: str,  # type: ignore[no-untyped-def]
+                                             bench: Callable[[str], Path]) -> None:
+    scorer = bench("score.py")
+    report = services.evaluation.evaluate(tiny, strategy=strategy, budget_tokens=60)
     run = tmp_path / "run.jsonl"
     run.write_text(report.jsonl(), encoding="utf-8")
-    theirs = _score_py(tiny, run, recount=False)
+    theirs = _score_py(scorer, tiny, run, recount=False)
     for key in ("1", "2", "3", "4"):
         mine, other = report.summary[key], theirs["by_category"][key]
         assert mine["scored"] == other["scored"]
@@ -205,27 +209,76 @@ def test_recall_agrees_with_the_bench_scorer(services, tiny: Path, tmp_path: Pat
     assert round(report.summary["overall"]["tokens_mean"], 1) == theirs["overall"]["tokens_mean"]
 
 
-@pytest.mark.skipif(
-    not SCORER.exists() or importlib.util.find_spec("tiktoken") is None,
-    reason="the bench scorer recounts with tiktoken, which is not installed",
-)
-def test_token_counts_agree_with_the_scorer_recount(services, tiny: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    report = services.evaluate(tiny, strategy="full")
+@pytest.mark.skipif(importlib.util.find_spec("tiktoken") is None,
+                    reason="the bench scorer recounts with tiktoken, which is not installed")
+def test_token_counts_agree_with_the_scorer_recount(services, tiny: Path, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                    bench: Callable[[str], Path]) -> None:
+    scorer = bench("score.py")
+    report = services.evaluation.evaluate(tiny, strategy="full")
     run = tmp_path / "run.jsonl"
     run.write_text(report.jsonl(), encoding="utf-8")
-    theirs = _score_py(tiny, run, recount=True)
+    theirs = _score_py(scorer, tiny, run, recount=True)
     assert theirs["overall"]["recount_tokens_mean"] == theirs["overall"]["tokens_mean"]
 
 
-def test_triage_explains_a_question(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
-    report = services.evaluate(tiny, strategy="bm25", budget_tokens=30)
+def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
+    report = services.evaluation.evaluate(tiny, strategy="bm25", budget_tokens=30)
     row = next(r for r in report.rows if r["qid"] == 1)
-    info = services.triage("conv-tiny", 1, row)
-    assert [e["turn_id"] for e in info["evidence"]] == ["D1:5", "D2:1"]
-    for e in info["evidence"]:
-        assert e["retrieved"] == (e["turn_id"] in row["dia_ids"])
-        assert isinstance(e["cited_by_records"], list)
-    assert info["full_recall"] == all(e["retrieved"] for e in info["evidence"])
+    traces_before = len(services.store.traces("conv-tiny"))
+    info = services.evaluation.triage("conv-tiny", 1, row)
+    assert len(services.store.traces("conv-tiny")) == traces_before
+    ci = services.queries.conversation_index("conv-tiny")
+    turns = {t.id: t for t in services.store.turns("conv-tiny")}
+    got = set(row["dia_ids"])
+    assert row["evidence"] == ["D1:5", "D2:1"]
+    assert info["evidence"] == [
+        {"turn_id": t, "retrieved": t in got, "rank": row["evidence_rank"][t],
+         "cited_by_records": [r.id for r in ci.records if t in r.evidence_turn_ids],
+         "text": turns[t].render()}
+        for t in ("D1:5", "D2:1")]
+    assert info["full_recall"] == ({"D1:5", "D2:1"} <= got)
+    assert info["coverage"] == len({"D1:5", "D2:1"} & got) / 2
+    assert (info["question"], info["gold"], info["category"]) == ("What pets do Ana and Ben have?",
+                                                                   "a cat and a dog", 1)
+    assert info["plan"] == row["plan"] and info["plan"]["question"] == "What pets do Ana and Ben have?"
+    assert info["outranked_by"] == [{**o, "text": turns[o["turn_id"]].render()[:160]}
+                                    for o in row["outranked_by"]]
+    # the ranks are the fused ranking of the row's own retrieval: rank 1..n over every turn
+    ranks = [r for r in row["evidence_rank"].values() if r is not None]
+    assert all(1 <= r <= len(turns) for r in ranks)
+    missing = [row["evidence_rank"][t] for t in row["evidence"] if t not in got]
+    assert all(o["rank"] < max(missing) and o["turn_id"] not in row["evidence"] for o in row["outranked_by"])
+    # a row read back from a run file triages the same (gold evidence and ranks travel with it)
+    line = json.loads(report.jsonl().splitlines()[[r["qid"] for r in report.rows].index(1)])
+    assert services.evaluation.triage("conv-tiny", 1, line) == info
+
+
+def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, tiny: Path,  # type: ignore[no-untyped-def]
+                                                                      tmp_path: Path, monkeypatch) -> None:
+    import tempfile
+
+    from memory_core.services.evaluating import Upload
+
+    made: list[str] = []
+    real = tempfile.mkdtemp
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append("dir") or real(*a, **k))
+    report = services.evaluation.evaluate(Upload("my upload.json", tiny.read_bytes()), strategy="bm25")
+    assert made == []
+    assert report.conv_ids == ["conv-tiny"] and [r["qid"] for r in report.rows] == [0, 1, 3, 4, 5]
+    assert services.store.load_conversation("conv-tiny").source_name == "my upload.json"
+    from_file = services.evaluation.evaluate(tiny, strategy="bm25")  # now in the home: no re-import
+    assert [r["dia_ids"] for r in from_file.rows] == [r["dia_ids"] for r in report.rows]
+
+
+def test_a_bad_upload_is_one_line_naming_it(services) -> None:  # type: ignore[no-untyped-def]
+    from memory_core.errors import IngestError
+    from memory_core.services.evaluating import Upload
+
+    with pytest.raises(IngestError) as err:
+        services.evaluation.evaluate(Upload("bad.json",
+                                            b'[{"sample_id": "x", "conversation": {"session_1": 5}}]'))
+    assert str(err.value).startswith("bad.json: ") and "\n" not in str(err.value)
+    assert services.store.conversation_ids() == []
 
 
 def test_cli_eval_writes_the_run_and_prints_tables(settings, tiny: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

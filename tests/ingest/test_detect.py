@@ -9,7 +9,7 @@ import pytest
 
 from memory_core.errors import IngestError
 from memory_core.ingest import detect_format, load_file
-from memory_core.ingest.dates import parse_datetime, search_datetime
+from memory_core.timeexpr import parse_datetime, search_datetime
 
 from .samples import locomo_sample
 

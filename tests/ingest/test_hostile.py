@@ -92,7 +92,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = tmp_path_factory.mktemp("src") / "first.json"
     source.write_text(json.dumps([locomo_sample("kept")]), encoding="utf-8")
     services = Services(Settings(home=home))
-    services.import_file(source)
+    services.imports.import_file(source)
     services.close()
     return home
 
@@ -116,11 +116,11 @@ def test_refused_with_one_line_and_the_store_unchanged(case, home, tmp_path):
     path = _make(tmp_path, name, content)
     before_hash, before_files = _hash(home), sorted(p.name for p in home.iterdir())
     services = Services(Settings(home=home))
-    before = services.stats()
+    before = services.imports.stats()
     try:
         with pytest.raises(IngestError) as err:
-            services.import_file(path)
-        assert services.stats() == before
+            services.imports.import_file(path)
+        assert services.imports.stats() == before
     finally:
         services.close()
     message = str(err.value)
@@ -136,7 +136,7 @@ def test_a_directory_is_refused(home, tmp_path):
     services = Services(Settings(home=home))
     try:
         with pytest.raises(IngestError, match=r": is a directory, not a file$"):
-            services.import_file(tmp_path)
+            services.imports.import_file(tmp_path)
     finally:
         services.close()
 
@@ -153,7 +153,7 @@ def test_reimport_needs_replace_and_leaves_the_store_unchanged(home, tmp_path):
     services = Services(Settings(home=home))
     try:
         with pytest.raises(IngestError) as err:
-            services.import_file(path)
+            services.imports.import_file(path)
     finally:
         services.close()
     assert err.value.where == "conversation 'kept'" and "use --replace" in err.value.what
@@ -186,8 +186,8 @@ def test_a_200000_word_turn_is_truncated_with_a_warning(tmp_path):
         {"speaker": "Ana", "text": words}, {"speaker": "Ben", "text": "tl;dr"}]})
     services = Services(Settings(home=tmp_path / "home"))
     try:
-        result = services.import_file(path)
-        stored = services.conversation("long").turns[0].text
+        result = services.imports.import_file(path)
+        stored = services.imports.conversation("long").turns[0].text
     finally:
         services.close()
     limit = ImportLimits().max_turn_chars
@@ -236,8 +236,8 @@ def test_a_40mb_file_over_the_limit_is_refused_cleanly(big_file, tmp_path):
     services = Services(settings)
     try:
         with pytest.raises(IngestError) as err:
-            services.import_file(path)
-        assert services.stats()["turns"] == 0
+            services.imports.import_file(path)
+        assert services.imports.stats()["turns"] == 0
     finally:
         services.close()
     assert str(err.value) == (f"{path}: file is 40.0 MB, over the import limit of 32 MB "
@@ -260,10 +260,10 @@ def test_a_40mb_file_within_the_default_limit_imports_in_bounded_memory(big_file
     assert loaded.warnings == []
     services = Services(settings)
     try:
-        result = services.save_loaded(loaded, file=str(path))
+        result = services.imports.save_loaded(loaded, file=str(path))
         assert result.ids == ["big"]
-        assert services.stats("big")["turns"] == turns
-        assert services.stats("big")["sessions"] == (turns + 99) // 100
+        assert services.imports.stats("big")["turns"] == turns
+        assert services.imports.stats("big")["sessions"] == (turns + 99) // 100
     finally:
         services.close()
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import sys
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,6 @@ from memory_core.errors import IngestError
 from memory_core.ingest import load_file
 
 from .samples import locomo_sample
-
-BENCH_DIR = Path(__file__).resolve().parents[3] / "shared" / "bench"
 
 
 def test_official_layout_keeps_turns_captions_dates_and_qa(write):
@@ -122,19 +119,19 @@ def test_wrong_shapes_name_the_json_path(write, mutate, where, what):
     assert "\n" not in str(err.value)
 
 
-@pytest.mark.skipif(not (BENCH_DIR / "locomo.py").exists(), reason="bench loader not present")
-def test_agrees_with_the_bench_loader():
+def test_agrees_with_the_bench_loader(bench):  # type: ignore[no-untyped-def]
     """Turn ids, turn text and normalised evidence match bench/locomo.py on the dev split."""
-    spec = importlib.util.spec_from_file_location("bench_locomo", BENCH_DIR / "locomo.py")
+    loader, data = bench("locomo.py"), bench("locomo_dev.json")
+    spec = importlib.util.spec_from_file_location("bench_locomo", loader)
     assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules["bench_locomo"] = bench
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_locomo"] = module
     try:
-        spec.loader.exec_module(bench)
-        reference = bench.load_dataset(BENCH_DIR / "locomo_dev.json")
+        spec.loader.exec_module(module)
+        reference = module.load_dataset(data)
     finally:
         sys.modules.pop("bench_locomo", None)
-    ours = load_file(BENCH_DIR / "locomo_dev.json").conversations
+    ours = load_file(data).conversations
     assert [c.conv_id for c in reference] == [c.id for c in ours]
     for ref, conv in zip(reference, ours, strict=True):
         assert [t.dia_id for t in ref.turns] == [t.id for t in conv.turns]

@@ -39,50 +39,50 @@ def _memory(conv_id: str) -> tuple[list[Episode], list[Record], list[EventFrame]
 
 
 def test_import_file_returns_ids_format_and_warnings(svc, write):
-    result = svc.import_file(write("two.json", [locomo_sample("a"), locomo_sample("b")]))
+    result = svc.imports.import_file(write("two.json", [locomo_sample("a"), locomo_sample("b")]))
     assert isinstance(result, ImportResult)
     assert result.ids == ["a", "b"] and result.format == "locomo" and result.replaced == []
     assert len(result.warnings) == 2  # one unmatched evidence id per conversation
-    assert svc.stats() | {} == svc.store.stats()
-    assert svc.stats()["conversations"] == 2 and svc.stats("a")["turns"] == 5
-    assert svc.conversation("a").qa[0].question == "What is the cat's name?"
-    assert [row["id"] for row in svc.list_conversations()] == ["a", "b"]
+    assert svc.imports.stats() | {} == svc.store.stats()
+    assert svc.imports.stats()["conversations"] == 2 and svc.imports.stats("a")["turns"] == 5
+    assert svc.imports.conversation("a").qa[0].question == "What is the cat's name?"
+    assert [row["id"] for row in svc.imports.list_conversations()] == ["a", "b"]
 
 
 def test_a_file_is_one_transaction(svc, write):
-    svc.import_file(write("b.json", [locomo_sample("b")]))
-    before = svc.stats()
+    svc.imports.import_file(write("b.json", [locomo_sample("b")]))
+    before = svc.imports.stats()
     with pytest.raises(IngestError) as err:
-        svc.import_file(write("ab.json", [locomo_sample("a"), locomo_sample("b")]))
+        svc.imports.import_file(write("ab.json", [locomo_sample("a"), locomo_sample("b")]))
     assert err.value.where == "conversation 'b'"
-    assert svc.stats() == before and not svc.store.has_conversation("a")
+    assert svc.imports.stats() == before and not svc.store.has_conversation("a")
 
 
 def test_replace_swaps_conversation_and_memory_atomically(svc, write):
-    svc.import_file(write("c.json", [locomo_sample("c")]))
+    svc.imports.import_file(write("c.json", [locomo_sample("c")]))
     svc.store.save_session_memory("c", 1, *_memory("c"), backend="offline")
-    assert svc.stats("c")["records"] == 1
+    assert svc.imports.stats("c")["records"] == 1
     changed = locomo_sample("c")
     changed["conversation"]["session_2"].append({"speaker": "Ben", "dia_id": "D2:3", "text": "New turn."})
-    result = svc.import_file(write("c2.json", [changed]), replace=True)
+    result = svc.imports.import_file(write("c2.json", [changed]), replace=True)
     assert result.replaced == ["c"]
-    stats = svc.stats("c")
+    stats = svc.imports.stats("c")
     assert (stats["turns"], stats["episodes"], stats["records"], stats["events"]) == (6, 0, 0, 0)
     assert svc.store.built_sessions("c") == {}
-    assert not (svc.home / CHROMA_DIR).exists()  # no index existed: Chroma is not opened
+    assert not (svc.settings.home / CHROMA_DIR).exists()  # no index existed: Chroma is not opened
 
 
 def test_replace_drops_the_old_vectors(settings, write, embedder):
     index = VectorIndex.open_settings(settings)
     svc = Services(settings, index=index, embedder=embedder)
     try:
-        svc.import_file(write("v.json", [locomo_sample("v"), locomo_sample("w")]))
+        svc.imports.import_file(write("v.json", [locomo_sample("v"), locomo_sample("w")]))
         texts = {"v:D1:1": "I adopted a cat", "w:D1:1": "I adopted a cat too"}
         vectors = embedder.embed(list(texts.values()))
         index.upsert("turns", list(texts), vectors,
                      [{"conv_id": key.split(":")[0]} for key in texts], documents=list(texts.values()))
         assert index.count("turns", {"conv_id": "v"}) == 1
-        svc.import_file(write("v2.json", [locomo_sample("v")]), replace=True)
+        svc.imports.import_file(write("v2.json", [locomo_sample("v")]), replace=True)
         assert index.count("turns", {"conv_id": "v"}) == 0
         assert index.count("turns", {"conv_id": "w"}) == 1
     finally:
@@ -91,38 +91,38 @@ def test_replace_drops_the_old_vectors(settings, write, embedder):
 
 def test_import_bytes_uses_the_upload_name(svc):
     data = json.dumps({"turns": [{"speaker": "Ana", "text": "hi"}]}).encode()
-    result = svc.import_bytes("My Upload.json", data)
+    result = svc.imports.import_bytes("My Upload.json", data)
     assert result.ids == ["My-Upload"] and result.format == "json"
     with pytest.raises(IngestError) as err:
-        svc.import_bytes("broken.json", b'{"turns": [')
+        svc.imports.import_bytes("broken.json", b'{"turns": [')
     assert str(err.value).startswith("broken.json: line 1, column 12: truncated JSON")
-    big = Services(Settings(home=svc.home, limits=ImportLimits(max_file_mb=0.001)), store=svc.store)
+    big = Services(Settings(home=svc.settings.home, limits=ImportLimits(max_file_mb=0.001)), store=svc.store)
     with pytest.raises(IngestError, match=r"^big\.json: file is 0\.0 MB, over the import limit"):
-        big.import_bytes("big.json", b" " * 2000)
+        big.imports.import_bytes("big.json", b" " * 2000)
 
 
 def test_preview_reads_without_writing(svc, write):
-    svc.import_file(write("p.json", [locomo_sample("p")]))
-    before = svc.stats()
-    info = svc.preview(write("pq.json", [locomo_sample("p"), locomo_sample("q")]), max_turns=2)
-    assert svc.stats() == before
+    svc.imports.import_file(write("p.json", [locomo_sample("p")]))
+    before = svc.imports.stats()
+    info = svc.imports.preview(write("pq.json", [locomo_sample("p"), locomo_sample("q")]), max_turns=2)
+    assert svc.imports.stats() == before
     assert info["format"] == "locomo"
     p, q = info["conversations"]
     assert (p["id"], p["exists"], q["exists"]) == ("p", True, False)
     assert (q["sessions"], q["turns"], q["questions"], q["speakers"]) == (2, 5, 3, ["Ana", "Ben"])
     assert [t["id"] for t in q["first_turns"]] == ["D1:1", "D1:2"]
     assert q["first_turns"][0]["session_time"] == "2023-05-08T13:56:00"
-    assert svc.detect_format(write("t.txt", "Ana: hi\nBen: yo\n")) == "text"
+    assert svc.imports.detect_format(write("t.txt", "Ana: hi\nBen: yo\n")) == "text"
     with pytest.raises(IngestError):
-        svc.preview(write("bad.json", "[1, 2"))
+        svc.imports.preview(write("bad.json", "[1, 2"))
 
 
 def test_export_json_has_the_documented_keys(svc, write):
-    svc.import_file(write("e.json", [locomo_sample("e")]))
+    svc.imports.import_file(write("e.json", [locomo_sample("e")]))
     episodes, records, events = _memory("e")
     svc.store.save_session_memory("e", 1, episodes, records, events, backend="offline")
     svc.store.save_graph("e", [Entity(id="e:ana", conv_id="e", name="Ana", type="person")], [], [], [])
-    out = svc.export_json("e")
+    out = svc.imports.export_json("e")
     json.dumps(out)  # plain JSON values only
     assert set(out) == EXPORT_KEYS
     assert out["conversation"] == {"id": "e", "speakers": ["Ana", "Ben"],
@@ -141,4 +141,4 @@ def test_export_json_has_the_documented_keys(svc, write):
     assert out["entities"][0]["name"] == "Ana" and out["events"][0]["action"] == "adopt"
     assert [q["qid"] for q in out["qa"]] == [0, 1, 2]
     with pytest.raises(StoreError, match="unknown conversation 'nope'"):
-        svc.export_json("nope")
+        svc.imports.export_json("nope")

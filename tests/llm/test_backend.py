@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from memory_core.backends import make_backend, make_judge
-from memory_core.contracts import ConversationInfo, Vocabulary
 from memory_core.backends.openai_backend import OpenAIBackend
 from memory_core.config import Settings
+from memory_core.contracts import ConversationInfo, Vocabulary
 from memory_core.errors import ConfigError, LLMError
 from memory_core.llm import llm_scope, usage
 from memory_core.models import BufferTurn, Plan

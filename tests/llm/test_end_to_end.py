@@ -24,9 +24,9 @@ from tests.llm.conftest import FAKE_KEY, SAMPLE, Reply, ScriptedServer
 def llm_services(server: ScriptedServer, llm_settings, tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
     from memory_core.services import Services
 
-    settings = Settings(home=tmp_path / "home", llm=llm_settings)
+    settings = Settings(home=tmp_path / "home", llm=llm_settings, backend="openai")
     services = Services(settings, embedder=embedder)
-    services.import_file(SAMPLE)
+    services.imports.import_file(SAMPLE)
     yield services
     services.close()
 
@@ -39,38 +39,40 @@ def small_services(server: ScriptedServer, llm_settings, tmp_path: Path, embedde
 
     conv = load_conversation(SAMPLE)
     small = conv.model_copy(update={"sessions": conv.sessions[:2], "qa": ()})
-    services = Services(Settings(home=tmp_path / "home", llm=llm_settings), embedder=embedder)
+    services = Services(Settings(home=tmp_path / "home", llm=llm_settings, backend="openai"),
+                        embedder=embedder)
     services.store.save_conversation(small)
     yield services
     services.close()
 
 
 def _conv_id(services: Any) -> str:
-    return str(services.list_conversations()[0]["id"])
+    return str(services.imports.list_conversations()[0]["id"])
 
 
 def _build(services: Any, conv_id: str, **kw: Any) -> list[Any]:
-    return list(services.build(conv_id, backend="openai", **kw))
+    return list(services.builds.build(conv_id, **kw))  # the services' backend: openai
 
 
 def _memory(services: Any, conv_id: str) -> dict[str, Any]:
     """Everything a build writes for a conversation, to compare before and after."""
     store = services.store
-    return {"stats": services.stats(conv_id), "built": store.built_sessions(conv_id),
+    return {"stats": services.imports.stats(conv_id), "built": store.built_sessions(conv_id),
             "episodes": store.episodes(conv_id), "records": store.records(conv_id, include_inactive=True)}
 
 
+@pytest.mark.slow  # a whole build of the sample through the scripted endpoint, then a judged eval
 def test_full_build_ask_and_judged_eval_of_the_sample(server: ScriptedServer, llm_services, llm_settings,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     services = llm_services
     conv_id = _conv_id(services)
-    conv = services.conversation(conv_id)
+    conv = services.imports.conversation(conv_id)
     with caplog.at_level(logging.DEBUG):
         events = _build(services, conv_id)
         episodes = services.store.episodes(conv_id)
         calls = server.stage_calls()
         assert calls == {"segment": len(conv.sessions), "extract": len(episodes)}
-        build = services.build_history(conv_id)[0]
+        build = services.builds.build_history(conv_id)[0]
         assert build["backend"] == "openai" and build["finished_at"] is not None
         assert build["cost"]["calls"] == server.calls and build["cost"]["cached"] == 0
         assert build["cost"]["tokens_in"] > 0 and build["cost"]["unpriced_models"] == ["test-model"]
@@ -79,18 +81,18 @@ def test_full_build_ask_and_judged_eval_of_the_sample(server: ScriptedServer, ll
         assert type(events[-1]).__name__ == "BuildDone"
 
         asked_before = server.stage_calls()
-        trace = services.ask(conv_id, conv.qa[0].question, backend="openai")
+        trace = services.queries.ask(conv_id, conv.qa[0].question)
         assert trace.backend == "openai" and trace.answer.text
         assert set(trace.answer.cited_turn_ids) <= {b.turn_id for b in trace.buffer}
         asked_after = server.stage_calls()
         assert asked_after.get("plan", 0) - asked_before.get("plan", 0) == 1  # the LLM planned it
         llm_calls = sum(asked_after.values()) - sum(asked_before.values())
         assert trace.cost["calls"] == llm_calls and trace.cost["tokens_in"] > 0  # accounted per trace
-        assert services.trace(trace.id).cost == trace.cost
+        assert services.queries.trace(trace.id).cost == trace.cost
 
         judge = make_judge(services.settings, services.store)
         before = server.stage_calls()
-        report = services.evaluate(SAMPLE, backend="openai", judge=judge)
+        report = services.evaluation.evaluate(SAMPLE, backend="openai", judge=judge)
         asked = len(report.rows)
         after = server.stage_calls()
         assert asked > 0 and after.get("judge", 0) - before.get("judge", 0) == asked
@@ -115,14 +117,14 @@ def test_rebuild_is_served_by_the_cache(server: ScriptedServer, small_services) 
     calls = server.calls
     _build(services, conv_id, rebuild=True)
     assert server.calls == calls
-    rebuilt = services.build_history(conv_id)[0]
+    rebuilt = services.builds.build_history(conv_id)[0]
     assert rebuilt["cost"]["calls"] == rebuilt["cost"]["cached"] == calls and rebuilt["cost"]["cost_usd"] == 0
     again = _memory(services, conv_id)
     assert again["episodes"] == first["episodes"] and again["stats"] == first["stats"]
 
     # --cache-only: a fresh build of the same conversation replays with no network at all
-    services.settings = dataclasses.replace(services.settings,
-                                            llm=dataclasses.replace(services.settings.llm, cache_only=True))
+    services = services.with_settings(dataclasses.replace(
+        services.settings, llm=dataclasses.replace(services.settings.llm, cache_only=True)))
     _build(services, conv_id, rebuild=True)
     assert server.calls == calls
 
@@ -153,8 +155,8 @@ def test_a_failing_build_writes_nothing_and_stops_fast(fault: str, server: Scrip
     if fault == "refused":
         server.close()
     if fault == "timeout":
-        services.settings = dataclasses.replace(
-            services.settings, llm=dataclasses.replace(llm_settings, timeout_s=0.3))
+        services = services.with_settings(dataclasses.replace(
+            services.settings, llm=dataclasses.replace(llm_settings, timeout_s=0.3)))
     with pytest.raises(LLMError) as err:
         _build(services, conv_id)
     message = str(err.value)
@@ -164,6 +166,6 @@ def test_a_failing_build_writes_nothing_and_stops_fast(fault: str, server: Scrip
     per_call = llm_settings.max_retries + 1
     assert server.calls <= 1 + per_call * llm_settings.workers
     assert _memory(services, conv_id) == before
-    history = services.build_history(conv_id)[0]
+    history = services.builds.build_history(conv_id)[0]
     assert "error" in history["stats"]
     assert usage(services.store, "build:")["calls"] >= good_calls

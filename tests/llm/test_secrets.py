@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.contracts import ConversationInfo, Vocabulary
 from memory_core.backends.openai_backend import OpenAIBackend
 from memory_core.config import Settings
+from memory_core.contracts import ConversationInfo, Vocabulary
 from memory_core.errors import LLMError
 from memory_core.llm import llm_scope
 from memory_core.models import BufferTurn

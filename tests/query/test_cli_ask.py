@@ -55,7 +55,7 @@ def test_ask_json_is_the_persisted_trace(settings, embedder, conversation, capsy
 
     services = Services(settings, embedder=embedder)
     try:
-        assert services.trace(trace.id) == trace
+        assert services.queries.trace(trace.id) == trace
     finally:
         services.close()
 

@@ -26,7 +26,7 @@ def _tight(**changes):  # type: ignore[no-untyped-def]
 
 
 def _retrieve(services, question, cfg, budget=None):  # type: ignore[no-untyped-def]
-    ci = services.conversation_index("conv-test")
+    ci = services.queries.conversation_index("conv-test")
     plan = plan_question(question, ci.vocabulary(), embedder=services.embedder)
     result = retrieve(ci, plan, embed_question(services.embedder, question), cfg, budget)
     return ci, plan, result
@@ -53,7 +53,7 @@ def test_all_matching_question_keeps_collecting_supporting_episodes(built) -> No
 
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_budget_cap_is_respected_and_counted_like_the_scorer(home, name) -> None:  # type: ignore[no-untyped-def]
-    trace = home.ask("conv-test", "Where did Bob go hiking?", strategy=name, budget_tokens=120)
+    trace = home.queries.ask("conv-test", "Where did Bob go hiking?", strategy=name, budget_tokens=120)
     assert 0 < trace.buffer_tokens <= 120
     turns = {t.id: t for t in home.store.turns("conv-test")}
     assert trace.buffer_tokens == sum(count_tokens(turns[b.turn_id].render()) for b in trace.buffer)
@@ -63,10 +63,10 @@ def test_budget_cap_is_respected_and_counted_like_the_scorer(home, name) -> None
 
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_strategy_returns_a_valid_persisted_trace(built, name) -> None:  # type: ignore[no-untyped-def]
-    trace = built.ask("conv-test", "When did Alice adopt her puppy?", strategy=name)
+    trace = built.queries.ask("conv-test", "When did Alice adopt her puppy?", strategy=name)
     assert isinstance(trace, Trace) and trace.strategy == name and trace.backend == "offline"
-    assert built.trace(trace.id) == trace
-    assert trace.id in [row["id"] for row in built.traces("conv-test")]
+    assert built.queries.trace(trace.id) == trace
+    assert trace.id in [row["id"] for row in built.queries.traces("conv-test")]
     assert trace.plan.requirements and trace.buffer
     buffer_ids = [b.turn_id for b in trace.buffer]
     assert "D1:1" in buffer_ids
@@ -79,7 +79,7 @@ def test_every_strategy_returns_a_valid_persisted_trace(built, name) -> None:  #
 
 
 def test_structured_matching_finds_the_record_of_the_requirement(built) -> None:  # type: ignore[no-untyped-def]
-    trace = built.ask("conv-test", "What breed is Biscuit?")
+    trace = built.queries.ask("conv-test", "What breed is Biscuit?")
     structured = [m for m in trace.matches if m.kind == MatchKind.STRUCTURED]
     assert structured and structured[0].record_id == "conv-test:r1" and structured[0].requirement == 0
     assert structured[0].components["entity"] == 1.0
@@ -87,7 +87,7 @@ def test_structured_matching_finds_the_record_of_the_requirement(built) -> None:
 
 
 def test_glong_reranks_anchor_records(built) -> None:  # type: ignore[no-untyped-def]
-    trace = built.ask("conv-test", "What did Alice adopt?", strategy="glong")
+    trace = built.queries.ask("conv-test", "What did Alice adopt?", strategy="glong")
     graph = [m for m in trace.matches if m.kind == MatchKind.GRAPH]
     assert graph
     for m in graph:
@@ -99,7 +99,7 @@ def test_glong_reranks_anchor_records(built) -> None:  # type: ignore[no-untyped
 
 
 def test_seem_expands_seeds_to_their_whole_episodes(built) -> None:  # type: ignore[no-untyped-def]
-    trace = built.ask("conv-test", "What did Bob bake for the shop opening?", strategy="seem")
+    trace = built.queries.ask("conv-test", "What did Bob bake for the shop opening?", strategy="seem")
     buffer = {b.turn_id for b in trace.buffer}
     assert "D3:2" in buffer
     episode = next(e for e in built.store.episodes("conv-test") if "D3:2" in e.turn_ids)
@@ -108,7 +108,7 @@ def test_seem_expands_seeds_to_their_whole_episodes(built) -> None:  # type: ign
 
 
 def test_highlight_spans_point_at_the_matched_words(built) -> None:  # type: ignore[no-untyped-def]
-    trace = built.ask("conv-test", "Where did Alice's sister Carol move?")
+    trace = built.queries.ask("conv-test", "Where did Alice's sister Carol move?")
     labels = highlight_terms(trace.plan)
     spans = [(b, h) for b in trace.buffer for h in b.highlights]
     assert spans
@@ -122,30 +122,30 @@ def test_highlight_spans_point_at_the_matched_words(built) -> None:  # type: ign
 
 
 def test_temporal_answer_is_resolved_against_the_session_date(built) -> None:  # type: ignore[no-untyped-def]
-    trace = built.ask("conv-test", "When did Alice adopt her puppy?")
+    trace = built.queries.ask("conv-test", "When did Alice adopt her puppy?")
     assert trace.answer.text == "7 May 2023 [D1:1]"
     assert trace.answer.cited_turn_ids == ("D1:1",)
-    painting = built.ask("conv-test", "When did Alice start painting?")
+    painting = built.queries.ask("conv-test", "When did Alice start painting?")
     assert painting.answer.text == "2022 [D2:2]"
 
 
 def test_unsupported_question_answers_unknown(built) -> None:  # type: ignore[no-untyped-def]
-    trace = built.ask("conv-test", "What is the capital of Mars?")
+    trace = built.queries.ask("conv-test", "What is the capital of Mars?")
     assert trace.answer.text == "Unknown" and not trace.answer.supported
     assert trace.answer.cited_turn_ids == ()
 
 
 def test_without_built_memory_episodes_are_fixed_windows(home) -> None:  # type: ignore[no-untyped-def]
-    trace = home.ask("conv-test", "What did Bob bake?")
+    trace = home.queries.ask("conv-test", "What did Bob bake?")
     assert trace.episodes and all(":W" in e.episode_id for e in trace.episodes)
     assert not any(m.kind == MatchKind.STRUCTURED for m in trace.matches)
 
 
 def test_index_cache_picks_up_a_build(home, memory_builder) -> None:  # type: ignore[no-untyped-def]
-    home.index_cache.recheck_s = 0.0
-    before = home.ask("conv-test", "What breed is Biscuit?")
+    home.queries.index_cache.recheck_s = 0.0
+    before = home.queries.ask("conv-test", "What breed is Biscuit?")
     memory_builder(home)
-    after = home.ask("conv-test", "What breed is Biscuit?")
+    after = home.queries.ask("conv-test", "What breed is Biscuit?")
     assert all(":W" in e.episode_id for e in before.episodes)
     assert all(":E" in e.episode_id for e in after.episodes)
 
@@ -154,10 +154,10 @@ def test_bad_requests_are_one_line_errors(home) -> None:  # type: ignore[no-unty
     from memory_core.errors import MnemoscopeError
 
     with pytest.raises(MnemoscopeError, match="unknown strategy"):
-        home.ask("conv-test", "anything?", strategy="nope")
+        home.queries.ask("conv-test", "anything?", strategy="nope")
     with pytest.raises(MnemoscopeError, match="empty"):
-        home.ask("conv-test", "   ")
+        home.queries.ask("conv-test", "   ")
     with pytest.raises(MnemoscopeError, match="unknown conversation"):
-        home.ask("conv-none", "anything?")
+        home.queries.ask("conv-none", "anything?")
     with pytest.raises(MnemoscopeError, match="positive"):
-        home.ask("conv-test", "anything?", budget_tokens=0)
+        home.queries.ask("conv-test", "anything?", budget_tokens=0)

@@ -60,9 +60,9 @@ def test_same_version_edited_twice_exactly_one_wins(two_sessions, record_id) -> 
     ana, bea = two_sessions
     start = ana.store.record(record_id)
     results = race([
-        lambda: ana.edit_record(record_id, {"value": "from ana"}, who="ana", why="mine",
+        lambda: ana.curation.edit_record(record_id, {"value": "from ana"}, who="ana", why="mine",
                                 expected_version=start.version),
-        lambda: bea.edit_record(record_id, {"value": "from bea", "confidence": 0.2}, who="bea",
+        lambda: bea.curation.edit_record(record_id, {"value": "from bea", "confidence": 0.2}, who="bea",
                                 expected_version=start.version),
     ])
     wins = [r for r in results if not isinstance(r, Exception)]
@@ -76,7 +76,7 @@ def test_same_version_edited_twice_exactly_one_wins(two_sessions, record_id) -> 
     who = "ana" if winner.value == "from ana" else "bea"
     assert f"by {who}" in message and repr(winner.value) in message and "reload" in message
     assert "\n" not in message
-    log = ana.edit_log(CONV)
+    log = ana.curation.edit_log(CONV)
     assert len(log) == 1 and log[0].who == who and log[0].after["value"] == winner.value
 
 
@@ -86,7 +86,8 @@ def test_many_annotators_many_records_nothing_overwritten(two_sessions) -> None:
     calls = []
     for n, rid in enumerate(ids * 2):
         svc = (ana, bea)[n % 2]
-        calls.append(lambda s=svc, r=rid, n=n: s.edit_record(r, {"value": f"edit {n}"}, who=f"user{n}",
+        calls.append(lambda s=svc, r=rid, n=n: s.curation.edit_record(r, {"value": f"edit {n}"},
+                who=f"user{n}",
                                                              expected_version=1))
     results = race(calls)
     by_record: dict[str, list[object]] = {}
@@ -97,19 +98,19 @@ def test_many_annotators_many_records_nothing_overwritten(two_sessions) -> None:
         assert len(wins) == 1, outcome
         assert all(isinstance(r, ConflictError) for r in outcome if r not in wins)
         assert ana.store.record(rid).value == wins[0].value  # type: ignore[attr-defined]
-    assert len(ana.edit_log(CONV)) == len(ids)
+    assert len(ana.curation.edit_log(CONV)) == len(ids)
 
 
 def test_edit_after_reload_succeeds(two_sessions) -> None:  # type: ignore[no-untyped-def]
     ana, bea = two_sessions
     rid = "c1:S1:E1:R2"
-    ana.edit_record(rid, {"value": "ink"}, who="ana", expected_version=1)
+    ana.curation.edit_record(rid, {"value": "ink"}, who="ana", expected_version=1)
     with pytest.raises(ConflictError):
-        bea.edit_record(rid, {"value": "pencil"}, who="bea", expected_version=1)
+        bea.curation.edit_record(rid, {"value": "pencil"}, who="bea", expected_version=1)
     fresh = bea.store.record(rid)
-    saved = bea.edit_record(rid, {"value": "pencil"}, who="bea", expected_version=fresh.version)
+    saved = bea.curation.edit_record(rid, {"value": "pencil"}, who="bea", expected_version=fresh.version)
     assert saved.version == 3
-    assert [e.who for e in ana.edit_log(CONV)] == ["ana", "bea"]
+    assert [e.who for e in ana.curation.edit_log(CONV)] == ["ana", "bea"]
 
 
 HOLDER = """

@@ -80,15 +80,15 @@ def home(settings, tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
     data = tmp_path / "two.json"
     data.write_text(json.dumps([sample(FORGET, SECRET), sample(KEEP, "Miso")]))
     services = Services(settings, embedder=embedder)
-    services.import_file(data)
+    services.imports.import_file(data)
     for conv in (FORGET, KEEP):
-        for _ in services.build(conv):
+        for _ in services.builds.build(conv):
             pass
-    services.ask(FORGET, f"What colour is {SECRET}?")
-    services.ask(KEEP, "What colour is Miso?")
+    services.queries.ask(FORGET, f"What colour is {SECRET}?")
+    services.queries.ask(KEEP, "What colour is Miso?")
     record = services.store.records(FORGET)[0]
-    services.edit_record(record.id, {"value": f"{SECRET} the brave"}, who="ana", why=f"{SECRET} is brave",
-                         expected_version=record.version)
+    services.curation.edit_record(record.id, {"value": f"{SECRET} the brave"}, who="ana",
+                                  why=f"{SECRET} is brave", expected_version=record.version)
     with llm_scope(FORGET, "build:test"):  # a cached LLM answer quoting the conversation
         LLMCache(services.store).put("k-forget", ENDPOINT, "m", f'{{"value": "{SECRET}"}}', 5, 3)
     with llm_scope(KEEP, "build:test"):
@@ -153,7 +153,7 @@ def test_forgetting_one_session(home, settings) -> None:  # type: ignore[no-unty
     services: Services = home
     kept = snapshot(services, KEEP)
     edited = services.store.edits(FORGET)[0]
-    counts = services.forget(FORGET, session=1, who="dpo", why="asked by Ana")
+    counts = services.imports.forget(FORGET, session=1, who="dpo", why="asked by Ana")
     assert counts["turns"] == 3 and counts["sessions"] == 1
     assert [t.id for t in services.store.turns(FORGET)] == ["D2:1", "D2:2"]
     assert services.index.count("turns", {"conv_id": FORGET}) == 2
@@ -161,12 +161,12 @@ def test_forgetting_one_session(home, settings) -> None:  # type: ignore[no-unty
     assert services.store.traces(FORGET) == [] and services.store.entities(FORGET) == []
     emptied = services.store.edit(edited.id)
     assert (emptied.before, emptied.after) == (None, None)
-    for _ in services.build(FORGET):  # the graph is recomputed from what remains
+    for _ in services.builds.build(FORGET):  # the graph is recomputed from what remains
         pass
     assert services.store.entities(FORGET)
     assert snapshot(services, KEEP) == kept
     with pytest.raises(Exception, match="has no session 7"):
-        services.forget(FORGET, session=7, who="dpo")
+        services.imports.forget(FORGET, session=7, who="dpo")
 
 
 def test_delete_needs_a_confirmation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

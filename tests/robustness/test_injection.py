@@ -327,8 +327,8 @@ def test_llm_plan_with_unusable_parts_is_repaired_or_refused() -> None:
 
 
 def test_llm_records_outside_their_episode_or_ungrounded_are_dropped() -> None:
-    from memory_core.contracts import ConversationInfo
     from memory_core.backends.prompts.extract import ExtractReply, to_extraction
+    from memory_core.contracts import ConversationInfo
     from memory_core.models import Episode, Turn
 
     turns = [Turn(id="D1:1", session=1, index=0, speaker="Ana", text="I adopted a cat called Miso."),

@@ -128,7 +128,7 @@ def open_and_check(home: Path, conv_id: str) -> set[int]:
     with Store.open_home(home) as store:  # replays the WAL the killed process left
         assert half_built(store, conv_id) == []
         built = set(store.built_sessions(conv_id))
-    VectorIndex.open_home(home)  # the vector index opens too
+    VectorIndex.open_home(home).count("records")  # the vector index opens too (on first use)
     return built
 
 

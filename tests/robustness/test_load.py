@@ -27,8 +27,8 @@ def test_eight_users_ten_seconds(services) -> None:  # type: ignore[no-untyped-d
     lt = load_test_module()
     load(services.store)
     index_records(services)
-    services.refresh_entity_graph(CONV)
-    services.ask(CONV, "Where is Ben going?")  # warm the model and the indexes
+    services.curation.refresh_entity_graph(CONV)
+    services.queries.ask(CONV, "Where is Ben going?")  # warm the model and the indexes
     report = lt.run_load(services, CONV, users=8, duration=10.0, edit_share=0.4, hot_records=3)
     print("\n".join(report.lines()))
     assert report.errors == []

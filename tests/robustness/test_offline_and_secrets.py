@@ -206,10 +206,11 @@ def test_api_key_reaches_no_file_log_trace_export_or_error(guarded, tmp_path: Pa
 
     services = Services(Settings.from_env({"OPENAI_API_KEY": FAKE_KEY}, home=str(home)))
     try:
-        record = services.search_records("tiny").rows[0]
-        services.edit_record(record.id, {"value": "checked"}, who="ana", why="check",
+        record = services.curation.search_records("tiny").rows[0]
+        services.curation.edit_record(record.id, {"value": "checked"}, who="ana", why="check",
                              expected_version=record.version)
-        (tmp_path / "corrected.jsonl").write_text(services.export_corrected_records("tiny"), encoding="utf-8")
+        (tmp_path / "corrected.jsonl").write_text(services.curation.export_corrected_records("tiny"),
+                encoding="utf-8")
         traces = [services.store.trace(t["id"]).model_dump_json() for t in services.store.traces("tiny")]
     finally:
         services.close()

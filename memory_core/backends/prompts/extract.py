@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from memory_core.contracts import ConversationInfo, Extraction
 from memory_core.backends.prompts.common import (
     FIRST_PERSON,
     Ids,
@@ -38,6 +37,7 @@ from memory_core.backends.prompts.common import (
     render_time,
     render_turns,
 )
+from memory_core.contracts import ConversationInfo, Extraction
 from memory_core.llm.parsing import Checked
 from memory_core.models import Episode, EventFrame, Modality, Record, Turn
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from memory_core.contracts import ConversationInfo
 from memory_core.backends.prompts.common import (
     Messages,
     Reply,
@@ -24,6 +23,7 @@ from memory_core.backends.prompts.common import (
     render_time,
     render_turns,
 )
+from memory_core.contracts import ConversationInfo
 from memory_core.llm.parsing import Checked
 from memory_core.models import Episode, Session, ThemeType
 

@@ -1,0 +1,183 @@
+"""Who a clause is about: speakers, pronouns, kin, names.
+
+* "I/me/we" → the turn's speaker, "you" → the other speaker (the nearest turn by someone else);
+* "my husband John" → John, "my kids" → "<speaker>'s kids";
+* "he/she/they" → the latest compatible person mentioned at most three turns earlier in the
+  episode (``register_mentions`` keeps the list);
+* "it" → the last noun subject, else object, of the same turn;
+* a subjectless "Love that painting!" is the speaker's (ellipsis).
+
+Resolution (part of the confidence): 1.0 for I/you and names, 0.95 possessed nouns, 0.85
+"we", 0.7 ellipsis, 0.8·0.9^d for he/she/they resolved d turns back, 0.6 for "it";
+agreement 1.0 when spaCy NER agrees with the entity type (or does not apply), 0.9 for a
+proper noun NER did not tag.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memory_core.construct import clauses, lexicon
+from memory_core.construct.drafts import VAGUE_NOUNS, ExtractState, Mention, Subject
+from memory_core.contracts import ConversationInfo
+from memory_core.models import Turn
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
+NER_TYPES = {"PERSON": "person", "GPE": "place", "LOC": "place", "FAC": "place",
+             "ORG": "organization", "NORP": "group", "PRODUCT": "object", "WORK_OF_ART": "work",
+             "EVENT": "event", "LANGUAGE": "concept"}
+PERSON_PRON = {"he": False, "him": False, "his": False, "she": False, "her": False,
+               "they": True, "them": True, "their": True}
+
+
+def other_speaker(turns: list[Turn], pos: int, info: ConversationInfo) -> str:
+    me = turns[pos].speaker
+    for j in (pos - 1, pos + 1, pos - 2, pos + 2):
+        if 0 <= j < len(turns) and turns[j].speaker != me:
+            return turns[j].speaker
+    return next((s for s in info.speakers if s != me), me)
+
+
+def speaker_alias(text: str, speakers: tuple[str, ...]) -> str | None:
+    low = text.lower()
+    for s in speakers:
+        if low == s.lower() or (len(low) >= 3 and s.lower().startswith(low)):
+            return s
+    return None
+
+
+def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str, pos: int) -> None:
+    for ent in sent.ents:
+        if ent.label_ == "PERSON" and speaker_alias(ent.text, state.info.speakers) is None:
+            state.mentions.append(Mention(ent.text.strip(), "person", False, pos))
+    for tok in sent:
+        if tok.lemma_.lower() in lexicon.KIN and tok.pos_ == "NOUN":
+            owner = possessor(tok, speaker, other)
+            if owner is not None:
+                kin = lexicon.KIN[tok.lemma_.lower()]
+                name = name_of(tok) or f"{owner}'s {tok.lower_}"
+                kind = "animal" if kin.value_type == "animal" else "person"
+                state.mentions.append(Mention(name, kind, tok.tag_ == "NNS", pos))
+
+
+def possessor(tok: Token, speaker: str, other: str) -> str | None:
+    for child in tok.children:
+        if child.dep_ == "poss":
+            low = child.lower_
+            if low in ("my", "our"):
+                return speaker
+            if low == "your":
+                return other
+    return None
+
+
+def name_of(tok: Token) -> str | None:
+    """A proper name given to a noun: "my husband John", "a dog named Oliver"."""
+    for child in tok.children:
+        if child.dep_ in ("appos", "compound") and child.pos_ == "PROPN" and (child.dep_ == "appos"
+                                                                           or child.i > tok.i):
+            return " ".join(t.text for t in child.subtree if t.pos_ == "PROPN") or child.text
+        if child.dep_ == "acl" and child.lemma_ in ("name", "call"):
+            for g in child.children:
+                if g.dep_ in ("oprd", "attr", "dobj", "xcomp") and g.pos_ == "PROPN":
+                    return g.text
+    return None
+
+
+def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int) -> Subject | None:
+    low = tok.lower_
+    if low in ("i", "me", "myself"):
+        return Subject(speaker, "person", 1.0)
+    if low in ("we", "us", "ourselves") or (low == "'s" and tok.dep_ == "nsubj"):  # "let's"
+        return Subject(speaker, "person", 0.85)
+    if low in ("you", "yourself"):
+        return Subject(other, "person", 1.0)
+    if low in PERSON_PRON:
+        plural = PERSON_PRON[low]
+        for m in reversed(state.mentions):
+            if m.plural == plural and m.type in ("person", "animal") and pos - m.turn <= 3:
+                return Subject(m.name, m.type, 0.8 * 0.9 ** (pos - m.turn))
+        return None
+    if tok.pos_ == "PRON" or tok.lower_ in ("this", "that", "these", "those", "it", "there"):
+        return None
+    if tok.lemma_.lower() in lexicon.KIN and tok.pos_ == "NOUN":
+        owner = possessor(tok, speaker, other)
+        if owner is not None:
+            kin = lexicon.KIN[tok.lemma_.lower()]
+            named = name_of(tok)
+            kind = "animal" if kin.value_type == "animal" else "person"
+            return Subject(named or f"{owner}'s {tok.lower_}", kind, 0.95)
+    if tok.pos_ == "PROPN" or tok.ent_type_:
+        name = " ".join(t.text for t in tok.subtree if t.pos_ == "PROPN" or t.dep_ in ("compound", "flat")
+                        ) or tok.text
+        alias = speaker_alias(name, state.info.speakers)
+        if alias is not None:
+            return Subject(name, "person", 1.0)
+        kind = NER_TYPES.get(tok.ent_type_, "")
+        if not kind:  # untagged proper noun: a person mentioned before, else a capitalised word
+            known = next((m for m in reversed(state.mentions) if m.name == name), None)
+            kind = known.type if known else ("concept" if tok.i == tok.sent.start else "person")
+            return Subject(name, kind, 1.0, 0.9)
+        return Subject(name, kind, 1.0)
+    if tok.pos_ == "NOUN":
+        text = clauses.phrase(tok, max_words=5, name=True)
+        return Subject(text or tok.text, "concept", 0.9) if text else None
+    return None
+
+
+def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos: int) -> Subject | None:
+    subj = clauses.subject_of(pred)
+    if subj is not None:
+        if subj.lower_ in ("it", "this", "that") and pred.lemma_ == "be":
+            attr = next((c for c in pred.children if c.dep_ == "attr"), None)
+            if attr is not None and attr.lemma_.lower() in VAGUE_NOUNS:
+                return None  # "it's a lot to take in"
+            acomp = next((c for c in pred.children if c.dep_ == "acomp"), None)
+            if attr is None and (acomp is None or acomp.lemma_.lower() in lexicon.EVALUATIVE):
+                return None  # "it was awesome": an opinion of nothing in particular
+            obj = last_object(pred)
+            return Subject(obj, "concept", 0.6) if obj else None
+        return resolve(state, subj, speaker, other, pos)
+    if pred.i == pred.sent.start and clauses.is_past_form(pred) and pred.dep_ in ("ROOT", "advcl", "ccomp"):
+        return Subject(speaker, "person", 0.7)  # "Lost my job yesterday, so ..."
+    root = pred
+    while root.dep_ in ("conj", "xcomp") and root.head.i != root.i:
+        root = root.head
+    if root.dep_ != "ROOT":
+        return None
+    lemma = clauses.lemma(root)
+    if lemma == "be":
+        return None  # "Last night was amazing!" is not about the speaker
+    if (lexicon.VERBS.get(lemma) in (lexicon.LIKES, lexicon.DISLIKES) or lemma in ("miss", "hope", "want")
+            or root.tag_ in ("VBD", "VBN") or (lemma == "go" and root.tag_ == "VBG")
+            or (root.i == root.sent.start and clauses.is_past_form(root))):
+        return Subject(speaker, "person", 0.7)
+    return None
+
+
+def last_object(pred: Token) -> str | None:
+    """What "it" refers to: the latest noun subject before ``pred`` in the same turn, else the
+    latest direct object ("I painted that lake sunrise last year! It's special to me")."""
+    earlier = list(pred.doc[:pred.i])
+    for deps in (("nsubj", "nsubjpass"), ("dobj", "attr")):
+        for tok in reversed(earlier):
+            if (tok.pos_ in ("NOUN", "PROPN") and tok.dep_ in deps and tok.lemma_.lower() not in VAGUE_NOUNS
+                    and not clauses.is_vocative(tok)):
+                return clauses.phrase(tok, max_words=5) or None
+    return None
+
+
+def conjunct_subjects(state: ExtractState, pred: Token, first: Subject, speaker: str, other: str,
+                       pos: int) -> list[Subject]:
+    """"My husband and I drove to Boston": one record per person in the subject."""
+    subj = clauses.subject_of(pred)
+    if subj is None:
+        return []
+    out: list[Subject] = []
+    for conj in subj.conjuncts:
+        who = resolve(state, conj, speaker, other, pos)
+        if who is not None and who.name != first.name and all(o.name != who.name for o in out):
+            out.append(who)
+    return out

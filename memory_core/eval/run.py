@@ -1,0 +1,142 @@
+"""Evaluation as plain functions: ask each gold question once, keep one row per question.
+
+    evaluate(questions, ask, judge=None, on_row=None) -> rows
+    triage(row, turn_text, cited_by) -> why the row's gold evidence was (not) retrieved
+
+``ask`` is given by the caller (the services ask the conversation's index; a test can hand in
+anything that returns an ``Asked``). Each row carries its gold evidence and what triage needs
+from that one retrieval — the rank of every gold turn in the fused ranking and the turns that
+outranked the missing ones — so triage never asks the question again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memory_core.eval.locomo import GoldQuestion
+from memory_core.eval.metrics import evidence_hits, token_f1
+from memory_core.models import Trace
+
+Judge = Callable[[str, str, str], bool]
+OUTRANKED_SHOWN = 10
+TEXT_SHOWN = 160
+RUN_KEYS = ("conv_id", "qid", "category", "question", "gold", "answer", "dia_ids", "context_tokens",
+            "latency_s", "strategy")
+RUN_EXTRAS = ("judge", "plan_retrieve_s", "budget_tokens", "backend", "evidence", "evidence_rank",
+              "outranked_by", "plan")
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One question asked: its trace and the retrieval's turn ranking (every turn id with its
+    fused score, best first; empty when the strategy scores no turns)."""
+
+    trace: Trace
+    ranking: Sequence[tuple[str, float]] = ()
+
+
+Ask = Callable[[GoldQuestion], Asked]
+
+
+def ranking_facts(evidence: Sequence[str], retrieved: Iterable[str],
+                  ranking: Sequence[tuple[str, float]]) -> dict[str, Any]:
+    """The rank of each gold turn (None: not ranked) and, above the lowest-ranked missing gold
+    turn, the first turns that are not gold (what outranked it)."""
+    rank = {turn_id: i + 1 for i, (turn_id, _) in enumerate(ranking)}
+    got = set(retrieved)
+    worst = max((rank.get(t, 0) for t in evidence if t not in got), default=0)
+    outranked = [{"turn_id": turn_id, "rank": i + 1, "score": round(float(score), 4)}
+                 for i, (turn_id, score) in enumerate(ranking[:worst]) if turn_id not in evidence]
+    return {"evidence_rank": {t: rank.get(t) for t in evidence}, "outranked_by": outranked[:OUTRANKED_SHOWN]}
+
+
+def make_row(q: GoldQuestion, asked: Asked) -> dict[str, Any]:
+    trace = asked.trace
+    dia_ids = [b.turn_id for b in trace.buffer]
+    return {
+        "conv_id": q.conv_id,
+        "qid": q.qid,
+        "category": q.category,
+        "question": q.question,
+        "gold": q.answer,
+        "answer": trace.answer.text,
+        "dia_ids": dia_ids,
+        "context_tokens": trace.buffer_tokens,
+        "latency_s": round(trace.timings.get("total", 0.0), 5),
+        "strategy": trace.strategy,
+        "plan_retrieve_s": round(trace.timings.get("plan_retrieve", 0.0), 5),
+        "budget_tokens": trace.budget_tokens,
+        "backend": trace.backend,
+        "answer_f1": round(token_f1(trace.answer.text, q.answer), 4),
+        "evidence": list(q.evidence),
+        **ranking_facts(q.evidence, dia_ids, asked.ranking),
+        "plan": trace.plan.model_dump(mode="json"),
+    }
+
+
+def evaluate(questions: Iterable[GoldQuestion], ask: Ask, *, judge: Judge | None = None,
+             on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """One row per question, in order; ``judge(question, gold, answer)`` grades answers too."""
+    rows = []
+    for q in questions:
+        asked = ask(q)
+        row = make_row(q, asked)
+        if judge is not None:
+            row["judge"] = bool(judge(q.question, q.answer, asked.trace.answer.text))
+        rows.append(row)
+        if on_row is not None:
+            on_row(row)
+    return rows
+
+
+def add_judge_accuracy(summary: dict[str, Any], rows: Sequence[Mapping[str, Any]]) -> None:
+    """``judge_accuracy`` of each summary group (rows that carry a judge verdict)."""
+    for key, group in summary.items():
+        members = [r for r in rows if "judge" in r and (key == "overall" or str(r["category"]) == key)]
+        group["judge_accuracy"] = sum(bool(r["judge"]) for r in members) / len(members) if members else None
+
+
+def triage(row: Mapping[str, Any], turn_text: Mapping[str, str],
+           cited_by: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """Why a question missed, from its row: its gold turns, whether they were retrieved, their
+    rank, which records cite them, and what outranked them. ``turn_text`` renders turns by id;
+    ``cited_by`` lists the records citing each turn."""
+    evidence = [str(t) for t in row.get("evidence") or ()]
+    got = set(row.get("dia_ids") or ())
+    full, coverage = evidence_hits(evidence, got) if evidence else (False, 0.0)
+    ranks = row.get("evidence_rank") or {}
+    return {
+        "conv_id": row["conv_id"],
+        "qid": int(row["qid"]),
+        "question": row["question"],
+        "gold": row["gold"],
+        "category": row["category"],
+        "full_recall": full,
+        "coverage": coverage,
+        "evidence": [
+            {
+                "turn_id": t,
+                "retrieved": t in got,
+                "rank": ranks.get(t),
+                "cited_by_records": list(cited_by.get(t, ())),
+                "text": turn_text.get(t),
+            }
+            for t in evidence
+        ],
+        "outranked_by": [{**o, "text": (turn_text.get(o["turn_id"]) or "")[:TEXT_SHOWN]}
+                         for o in row.get("outranked_by") or ()],
+        "plan": row.get("plan"),
+    }
+
+
+def run_line(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON line of a row in a run file (what the bench scorer and ``triage`` read back)."""
+    line = {k: row[k] for k in RUN_KEYS}
+    line.update({k: row[k] for k in RUN_EXTRAS if k in row})
+    return line
+
+
+__all__ = ["Ask", "Asked", "Judge", "add_judge_accuracy", "evaluate", "make_row", "ranking_facts",
+           "run_line", "triage"]
