@@ -74,14 +74,23 @@ def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     from distributed import Client, LocalCluster, as_completed
 
-    cluster = (LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                            dashboard_address=None) if args.workers else None)
-    started = time.perf_counter()
+    where = f"a local cluster of {args.workers} workers" if args.workers else args.scheduler
+    cluster = None
     try:
-        with Client(cluster if cluster is not None else args.scheduler) as client:
+        if args.workers:  # the dashboard on a free port: 8787 may be taken by another cluster
+            cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                                   dashboard_address="127.0.0.1:0")
+        client = Client(cluster if cluster is not None else args.scheduler, timeout=20)
+    except (OSError, RuntimeError, TimeoutError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise ConfigError(f"build-cluster: cannot reach {where}: {str(exc).splitlines()[0]}") from None
+    started = time.perf_counter()
+    failed = 0
+    try:
+        with client:
             futures = [client.submit(build_on_worker, settings, c, key=f"build-{c}", pure=False,
                                      retries=args.retries) for c in conv_ids]
-            failed = 0
             for future in as_completed(futures):
                 if future.status == "error":
                     failed += 1
