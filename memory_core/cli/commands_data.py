@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 from memory_core.config import Settings
 from memory_core.errors import ConfigError, StoreError
-from memory_core.ingest import FORMATS, Loaded, load_file
+from memory_core.ingest import FORMATS, Loaded, stream_file
 from memory_core.services import Services
 
 _QUIET_EVENTS = {"session_started", "episode_formed", "records_extracted", "entities_merged",
@@ -60,17 +61,37 @@ def _services(settings: Settings) -> Iterator[Services]:
 
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     # Validate the whole file before the home is even opened: a refused file writes nothing.
-    loaded = load_file(args.file, fmt=args.fmt, limits=settings.limits)
+    progress = _ImportProgress()
+    streamed = stream_file(args.file, fmt=args.fmt, limits=settings.limits, on_progress=progress)
     with _services(settings) as services:
-        result = services.imports.save_loaded(loaded, replace=args.replace, file=args.file)
+        result = services.imports.save_streamed(streamed, replace=args.replace, file=args.file,
+                                        on_progress=progress)
         for warning in result.warnings:
             print(f"warning: {warning}", file=sys.stderr)
+        if streamed.per_item:  # hundreds of benchmark items: one line, not one per item
+            print(f"imported {len(result.ids)} conversations ({result.format}, "
+                  f"{len(result.replaced)} replaced): {streamed.turns} turns")
+            return 0
         for conv_id in result.ids:
             s = services.imports.stats(conv_id)
             verb = "replaced" if conv_id in result.replaced else "imported"
             print(f"{verb} {conv_id} ({result.format}): {s['sessions']} sessions, {s['turns']} turns, "
                   f"{s['questions']} questions")
     return 0
+
+
+class _ImportProgress:
+    """One stderr line per ~2 s while a streamed file is checked and saved."""
+
+    def __init__(self) -> None:
+        self._last = 0.0
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self._last < 2.0:
+            return
+        self._last = now
+        print(f"{stage} {done}/{total} items", file=sys.stderr, flush=True)
 
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:

@@ -34,6 +34,20 @@ def register(sub: Any) -> None:
     e.add_argument("--save-traces", action="store_true", help="persist every question's trace")
     e.set_defaults(func=cmd_eval_locomo)
 
+    e = kinds.add_parser("longmemeval", help="a LongMemEval file (each haystack imported and built "
+                                             "if the home lacks it, then asked its question)")
+    e.add_argument("file")
+    e.add_argument("--types", default=None,
+                   help="question types to ask, e.g. multi-session,temporal-reasoning "
+                        "(abstention: the _abs items)")
+    e.add_argument("--limit", type=int, default=None, help="ask at most N questions (file order)")
+    e.add_argument("--strategy", default=None, choices=strategy_names())
+    e.add_argument("--budget-tokens", type=int, default=None)
+    e.add_argument("--backend", default=None, choices=("offline", "openai"))
+    e.add_argument("--out", default=None, help="write one JSON line per question here")
+    e.add_argument("--save-traces", action="store_true", help="persist every question's trace")
+    e.set_defaults(func=cmd_eval_longmemeval)
+
 
 def _progress(event: dict[str, Any]) -> None:
     stage = event.get("stage")
@@ -92,3 +106,39 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         services.close()
     return 0
+
+
+def cmd_eval_longmemeval(args: argparse.Namespace, settings: Settings) -> int:
+    from memory_core.eval.longmemeval import format_table as lme_table
+    from memory_core.services import Services
+
+    path = Path(args.file)
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file")
+    if args.limit is not None and args.limit <= 0:
+        raise ConfigError(f"--limit must be positive, got {args.limit}")
+    types = [t.strip() for t in args.types.split(",") if t.strip()] if args.types else None
+    services = Services.open(replace(settings, backend=args.backend or settings.backend))
+    try:
+        report = services.evaluation.longmemeval(
+            path, types=types, limit=args.limit, strategy=args.strategy,
+            budget_tokens=args.budget_tokens, on_progress=_lme_progress, save_traces=args.save_traces)
+        if args.out:
+            Path(args.out).write_text(report.jsonl(), encoding="utf-8")
+        cap = f", budget {report.budget_tokens} tokens" if report.budget_tokens else ""
+        print(f"strategy {report.strategy}{cap}, backend {report.backend}, "
+              f"{len(report.rows)} questions in {report.seconds:.1f}s")
+        print(lme_table(report.summary))
+        if args.out:
+            print(f"wrote {args.out}")
+    finally:
+        services.close()
+    return 0
+
+
+def _lme_progress(event: dict[str, Any]) -> None:
+    stage = event.get("stage")
+    if stage == "question":
+        print(f"  {event['done']} questions ({event['conv_id']})", file=sys.stderr, flush=True)
+    elif stage in ("import", "build") and "event" not in event:
+        print(f"  {stage} {event.get('conv_ids') or event.get('conv_id')}", file=sys.stderr, flush=True)

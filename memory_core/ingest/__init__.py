@@ -1,13 +1,25 @@
 """Importing conversations: format detection, one module per format, safe reading.
 
     load_file(path, fmt=None, limits=...) -> Loaded(format, conversations, warnings)
+    stream_file(path, ...) -> Streamed(format, ids, turns, warnings, per_item, conversations())
     detect_format(path) -> "locomo" | "longmemeval" | "json" | "jsonl" | "csv" | "text"
 
 Nothing here touches the store: a file is read and validated completely first, and only a
-fully valid result is handed to ``services.importing`` to save in one transaction. Every
+fully valid result is handed to ``services.importing`` to save in one transaction (a
+streamed benchmark layout: validated whole, then saved in batches of whole conversations). Every
 problem is an ``IngestError`` (``<file>: <where>: <what>``); see docs/formats.md.
 """
 
-from memory_core.ingest.detect import FORMATS, Loaded, detect_format, load_file
+from memory_core.ingest.detect import (
+    FORMATS,
+    Loaded,
+    Progress,
+    Streamed,
+    detect_format,
+    load_bytes,
+    load_file,
+    stream_file,
+)
 
-__all__ = ["FORMATS", "Loaded", "detect_format", "load_file"]
+__all__ = ["FORMATS", "Loaded", "Progress", "Streamed", "detect_format", "load_bytes", "load_file",
+           "stream_file"]

@@ -74,7 +74,12 @@ class ConversationBuilder:
 
     def add_turn(self, session: int, speaker: str, text: str | None, *, where: str,
                  caption: str | None = None, url: str | None = None,
-                 turn_id: str | None = None) -> str:
+                 turn_id: str | None = None, keep_empty: bool = False) -> str:
+        """Add one turn and return its id.
+
+        A turn with neither text nor caption is refused, unless ``keep_empty``: then it is kept
+        with empty text (and a warning) so that the ids of the turns after it do not shift.
+        """
         self.ctx.count_turn(where)
         if session not in self._sessions:
             self.session(session)
@@ -86,7 +91,11 @@ class ConversationBuilder:
         body = text or ""
         caption = caption if caption and caption.strip() else None
         if not body.strip() and caption is None:
-            raise self.ctx.error(where, f"turn {show(tid)} has neither text nor image caption")
+            if not keep_empty:
+                raise self.ctx.error(where, f"turn {show(tid)} has neither text nor image caption")
+            self.ctx.warn(where, f"turn {show(tid)} is empty; kept with no text so later turn ids "
+                                 "keep their place")
+            body = ""
         speaker = speaker.strip()
         if not speaker:
             raise self.ctx.error(where, f"turn {show(tid)} has an empty speaker")

@@ -4,33 +4,64 @@ Detection (the file's extension is not used), on the first 64 KiB of decoded tex
 
 1. first non-blank character ``{`` or ``[``: JSON — unless the first line is a complete
    ``{...}`` line and the next non-blank line also starts with ``{``: JSONL. A JSON
-   document is then recognised by its shape: LoCoMo (samples with ``conversation`` /
+   document is scanned once as a stream (syntax, nesting, item count; memory bounded) and
+   recognised by the shape of its first item: LoCoMo (samples with ``conversation`` /
    ``sample_id``, or the flat layout with ``speaker_a`` / ``session_N``), LongMemEval (items
-   with ``question_id`` / ``haystack_sessions``), else the generic JSON chat format.
+   with ``question_id`` / ``haystack_sessions``), a ChatGPT export (chats with a
+   ``mapping``), else the generic JSON chat format.
 2. the first non-blank line is a session header or a ``Speaker: text`` line and a turn
    line follows within 50 lines: a text transcript.
 3. the first line is a comma-separated header of 2+ plain column names: CSV.
 4. anything else is refused as an unknown format.
+
+The size limit (``MNEMOSCOPE_MAX_FILE_MB``) applies to what is kept in memory. Most formats
+are read whole, so a file over the limit is refused before it is read. A LongMemEval file is
+streamed item by item: ``load_file`` keeps its items up to the limit, and ``stream_file``
+validates the whole file keeping only ids, then hands the conversations over again one at a
+time (``Streamed.conversations()``) so that a 250 MB or 2.7 GB file imports in bounded
+memory.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memory_core.config import ImportLimits
-from memory_core.ingest import generic, locomo, longmemeval, text
+from memory_core.errors import IngestError
+from memory_core.ingest import chatgpt, generic, locomo, longmemeval, text
 from memory_core.ingest.common import Context, show
-from memory_core.ingest.reading import Source, head_text, load_json, open_source, read_text
+from memory_core.ingest.reading import (
+    JsonShape,
+    Source,
+    bytes_source,
+    first_json_item,
+    head_text,
+    load_json,
+    max_bytes,
+    open_source,
+    read_text,
+    refuse_size,
+    scan_json,
+    stream_json,
+)
 from memory_core.models import Conversation
 
-FORMATS = ("locomo", "longmemeval", "json", "jsonl", "csv", "text")
+FORMATS = ("locomo", "longmemeval", "chatgpt", "json", "jsonl", "csv", "text")
+STREAMED = ("longmemeval", "chatgpt")  # read item by item: the size limit is on what is kept
 _ALIASES = {"txt": "text", "transcript": "text", "generic": "json", "ndjson": "jsonl",
-            "locomo10": "locomo", "lme": "longmemeval"}
+            "locomo10": "locomo", "lme": "longmemeval", "chatgpt-export": "chatgpt",
+            "openai": "chatgpt"}
 _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_ .-]{0,40}")
+_JSON_FAMILY = ("json", "locomo", "longmemeval")
+
+Progress = Callable[[str, int, int], None]
+"""``on_progress(stage, done, total)``: stage "checked" while a streamed file is validated."""
 
 
 @dataclass(frozen=True)
@@ -42,23 +73,57 @@ class Loaded:
     warnings: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Streamed:
+    """A file validated completely, ready to be saved conversation by conversation.
+
+    ``per_item``: the conversations were not kept (a streamed benchmark layout);
+    ``conversations()`` reads the file again, one item at a time, and the importer saves them
+    in batches. Otherwise they are the list already read and are saved in one transaction.
+    """
+
+    format: str
+    ids: list[str]
+    turns: int
+    warnings: list[str]
+    per_item: bool
+    _read: Callable[[], Iterator[Conversation]]
+
+    def conversations(self) -> Iterator[Conversation]:
+        return self._read()
+
+
 def load_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimits | None = None,
               display: str | None = None) -> Loaded:
-    """Read, detect and validate one file. Raises ``IngestError`` for anything wrong."""
+    """Read, detect and validate one file, keeping it. Raises ``IngestError`` for anything wrong."""
     ctx = Context(display or str(path), limits or ImportLimits())
     chosen = _format_name(fmt, ctx)
-    source = open_source(Path(path), ctx)
-    family = chosen or _sniff(source, ctx)
+    source, family, _ = _open(Path(path), ctx, chosen)
+    return _load(source, family, chosen, ctx)
+
+
+def load_bytes(name: str, data: bytes, *, fmt: str | None = None,
+               limits: ImportLimits | None = None) -> Loaded:
+    """``load_file`` for an upload held in memory: the same checks and messages (naming
+    ``name``), nothing written to disk."""
+    ctx = Context(name, limits or ImportLimits())
+    chosen = _format_name(fmt, ctx)
+    source, family, _ = _open(Path(name), ctx, chosen, data)
+    return _load(source, family, chosen, ctx)
+
+
+def _load(source: Source, family: str, chosen: str | None, ctx: Context) -> Loaded:
     conversations: list[Conversation]
-    if family in ("json", "locomo", "longmemeval"):
+    if family == "longmemeval":
+        conversations = _keep(longmemeval.read_items(source, ctx), ctx, source)
+    elif family == "chatgpt":
+        conversations = _keep([chatgpt.parse(stream_json(source, ctx), ctx)], ctx, source,
+                              "raise MNEMOSCOPE_MAX_FILE_MB to import it")
+    elif family in _JSON_FAMILY:
         data = load_json(read_text(source, ctx), ctx)
         family = chosen or _json_kind(data, ctx)
-        if family == "locomo":
-            conversations = locomo.parse(data, ctx)
-        elif family == "longmemeval":
-            conversations = longmemeval.parse(data, ctx)
-        else:
-            conversations = generic.parse_json(data, ctx)
+        parse = locomo.parse if family == "locomo" else generic.parse_json
+        conversations = parse(data, ctx)
     elif family == "jsonl":
         conversations = generic.parse_jsonl(source, ctx)
     elif family == "csv":
@@ -69,15 +134,143 @@ def load_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimits 
     return Loaded(format=family, conversations=conversations, warnings=ctx.warnings)
 
 
+def stream_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimits | None = None,
+                display: str | None = None, on_progress: Progress | None = None) -> Streamed:
+    """Validate one file completely, keeping only what a streamed layout needs (ids, counts).
+
+    Formats read whole are loaded as by ``load_file``. Raises ``IngestError`` at the first
+    problem, before anything could be saved.
+    """
+    ctx = Context(display or str(path), limits or ImportLimits())
+    chosen = _format_name(fmt, ctx)
+    source, family, shape = _open(Path(path), ctx, chosen)
+    if family == "longmemeval" and shape is not None:
+        return _stream_longmemeval(source, ctx, shape.items, on_progress)
+    loaded = _load(source, family, chosen, ctx)
+    kept = loaded.conversations
+    return Streamed(format=loaded.format, ids=[c.id for c in kept],
+                    turns=sum(len(c.turns) for c in kept), warnings=loaded.warnings,
+                    per_item=False, _read=lambda: iter(kept))
+
+
 def detect_format(path: str | Path, *, limits: ImportLimits | None = None,
                   display: str | None = None) -> str:
-    """The format ``load_file`` would use (JSON documents are parsed to see their shape)."""
+    """The format ``load_file`` would use (a JSON document is scanned to see its first item)."""
     ctx = Context(display or str(path), limits or ImportLimits())
-    source = open_source(Path(path), ctx)
-    family = _sniff(source, ctx)
+    source, family, _ = _open(Path(path), ctx, None)
     if family == "json":
         return _json_kind(load_json(read_text(source, ctx), ctx), ctx)
     return family
+
+
+# --------------------------------------------------------------------------- helpers
+def _open(path: Path, ctx: Context, chosen: str | None,
+          data: bytes | None = None) -> tuple[Source, str, JsonShape | None]:
+    """Open the file and choose its format family, applying the size limit unless streamed.
+
+    The family is final except "json" (LoCoMo or generic: decided on the whole document).
+    A scanned JSON document's shape comes along.
+    """
+    if data is not None:
+        source = bytes_source(str(path), data, ctx, check_size=not _may_stream(data[:4096], chosen))
+    else:
+        source = open_source(path, ctx, check_size=not _may_stream(_head(path), chosen))
+    family = chosen or _sniff(source, ctx)
+    shape = None
+    if family in ("json", *STREAMED) and chosen in (None, *STREAMED):
+        family, shape = _scan_kind(source, ctx, chosen)
+    if family not in STREAMED:
+        refuse_size(source.size, ctx)
+    return source, family, shape
+
+
+def _scan_kind(source: Source, ctx: Context, chosen: str | None) -> tuple[str, JsonShape]:
+    """Scan a JSON document (bounded memory) and tell LongMemEval from the other layouts."""
+    try:
+        shape = scan_json(source, ctx)
+    except IngestError:
+        if source.size <= max_bytes(ctx):
+            load_json(read_text(source, ctx), ctx)  # the same problem, with line and column
+        raise
+    if chosen in STREAMED:
+        return chosen, shape
+    if shape.top == "value" or shape.items == 0:
+        return "json", shape
+    first = [first_json_item(source, ctx)]
+    if locomo.looks_like(first):
+        return "json", shape
+    if chatgpt.looks_like(first):
+        return "chatgpt", shape
+    return ("longmemeval" if longmemeval.looks_like(first) else "json"), shape
+
+
+def _head(path: Path) -> bytes:
+    """A file's first bytes (empty when it is no regular file: open_source names the problem,
+    and a named pipe must not block)."""
+    try:
+        if not path.is_file():
+            return b""
+        with path.open("rb") as f:
+            return f.read(4096)
+    except OSError:
+        return b""
+
+
+def _may_stream(head: bytes, chosen: str | None) -> bool:
+    """Could this file be a streamed layout? (a cheap look at its first bytes)"""
+    if chosen is not None and chosen not in STREAMED and chosen != "json":
+        return False
+    for bom in (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        if head.startswith(bom):
+            head = head[len(bom):].replace(b"\x00", b"")
+            break
+    return head.lstrip()[:1] in (b"[", b"{")
+
+
+def _keep(conversations: Iterable[Conversation], ctx: Context, source: Source,
+          hint: str = "import it with `python -m memory_core import FILE`, which streams it "
+                      "item by item") -> list[Conversation]:
+    """Keep streamed conversations while what is kept stays under the size limit."""
+    kept: list[Conversation] = []
+    size = 0
+    for conv in conversations:
+        size += _kept_bytes(conv)
+        if size > max_bytes(ctx):
+            raise ctx.error("", f"file is {source.size / 2**20:.1f} MB and its first {len(kept) + 1} "
+                                f"conversation(s) already hold more than the import limit of "
+                                f"{ctx.limits.max_file_mb:g} MB (MNEMOSCOPE_MAX_FILE_MB); {hint}")
+        kept.append(conv)
+    return kept
+
+
+_TURN_OVERHEAD = 1000  # bytes a kept Turn costs beyond its text (measured: ~1,400)
+
+
+def _kept_bytes(conv: Conversation) -> int:
+    """Roughly the memory a kept conversation takes."""
+    return sum(len(t.text) + len(t.image_caption or "") + _TURN_OVERHEAD for t in conv.turns)
+
+
+def _stream_longmemeval(source: Source, ctx: Context, total: int,
+                        on_progress: Progress | None) -> Streamed:
+    ids: list[str] = []
+    seen: set[str] = set()
+    turns = 0
+    for conv in longmemeval.read_items(source, ctx, per_item_limits=True):
+        if conv.id in seen:
+            raise ctx.error(f"conversation {show(conv.id)}", "appears more than once in the file")
+        seen.add(conv.id)
+        ids.append(conv.id)
+        turns += len(conv.turns)
+        if on_progress is not None:
+            on_progress("checked", len(ids), total)
+
+    def again() -> Iterator[Conversation]:
+        # a fresh context: the warnings were reported by the validating pass
+        return longmemeval.read_items(source, Context(ctx.file, ctx.limits), per_item_limits=True)
+
+    return Streamed(format="longmemeval", ids=ids, turns=turns, warnings=ctx.warnings,
+                    per_item=True, _read=again)
 
 
 def _format_name(fmt: str | None, ctx: Context) -> str | None:
@@ -116,8 +309,6 @@ def _csv_header(line: str) -> bool:
 def _json_kind(data: Any, ctx: Context) -> str:
     if locomo.looks_like(data):
         return "locomo"
-    if longmemeval.looks_like(data):
-        return "longmemeval"
     first = data[0] if isinstance(data, list) and data else data
     if isinstance(first, dict) and ("turns" in first or set(first) & set(generic.FIELDS)):
         return "json"
@@ -125,7 +316,7 @@ def _json_kind(data: Any, ctx: Context) -> str:
         raise ctx.error("$", "empty list: nothing to import")
     where = "$[0]" if isinstance(data, list) else "$"
     raise ctx.error(where, "unrecognised JSON shape: expected LoCoMo samples, LongMemEval items, "
-                           "turn objects or {\"conversation_id\", \"turns\": [...]}")
+                           "ChatGPT chats, turn objects or {\"conversation_id\", \"turns\": [...]}")
 
 
 def _check_unique(conversations: list[Conversation], ctx: Context) -> None:

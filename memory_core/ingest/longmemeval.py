@@ -4,13 +4,21 @@ An item is ``{"question_id", "question_type", "question", "answer", "question_da
 "haystack_session_ids", "haystack_dates", "haystack_sessions": [[{"role", "content",
 "has_answer"?}]], "answer_session_ids"}``. The conversation id is ``question_id``; speakers
 are the roles (``user``, ``assistant``); session k of the haystack is session k (1-based) with
-its date; turn ids are ``D<session>:<n>``. The question becomes the one QA item (qid 0) whose
-evidence is the ids of the turns marked ``has_answer``; ``question_type``,
-``answer_session_ids`` and ``haystack_session_ids`` go to ``meta``.
+its date; turn ids are ``D<session>:<n>`` — the n-th turn, empty turns counted: an empty turn (the
+official S file has one) is kept with no text and a warning, so no id shifts. The question
+becomes the one QA item (qid 0) whose evidence is the ids of the turns marked ``has_answer``;
+a number answer is kept as text. ``question_type``, ``question_date``,
+``answer_session_ids``, ``haystack_session_ids`` and ``abstention`` (the question id ends in
+``_abs``: the haystack does not hold the answer, and "Unknown" is the right reply) go to
+``meta``.
+
+Files are read with ``read_items``: streamed item by item (``ijson``), so memory holds one
+item at a time whatever the file's size (S is ~250 MB, M ~2.7 GB).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from memory_core.ingest.builder import ConversationBuilder
@@ -26,6 +34,7 @@ from memory_core.ingest.common import (
     show,
     top_level_items,
 )
+from memory_core.ingest.reading import Source, stream_json
 from memory_core.models import Conversation, QAItem
 from memory_core.timeexpr import parse_datetime
 
@@ -39,10 +48,30 @@ def looks_like(data: Any) -> bool:
 
 def parse(data: Any, ctx: Context) -> list[Conversation]:
     items = top_level_items(ctx, data, noun="LongMemEval items", expected="a list of LongMemEval items")
-    return [_item(ctx, value, where) for where, value in items]
+    return [item_conversation(ctx, value, where) for where, value in items]
 
 
-def _item(ctx: Context, value: Any, where: str) -> Conversation:
+def read_items(source: Source, ctx: Context, *, per_item_limits: bool = False) -> Iterator[Conversation]:
+    """The file's items as conversations, one at a time (call ``reading.scan_json`` first).
+
+    With ``per_item_limits`` the turn limit (``MNEMOSCOPE_MAX_TURNS``) applies to each item
+    rather than to the whole file: nothing more than one item is kept at a time.
+    """
+    empty = True
+    for where, value in stream_json(source, ctx):
+        empty = False
+        if per_item_limits:
+            ctx.turns = 0
+        yield item_conversation(ctx, value, where)
+    if empty:
+        raise ctx.error("$", "empty list: no LongMemEval items")
+
+
+def is_abstention(question_id: str) -> bool:
+    return question_id.endswith("_abs")
+
+
+def item_conversation(ctx: Context, value: Any, where: str) -> Conversation:
     item = get_dict(ctx, value, where, "a LongMemEval item object")
     conv_id = get_id(ctx, item.get("question_id"), key_path(where, "question_id"), "question_id")
     sessions_where = key_path(where, "haystack_sessions")
@@ -72,7 +101,7 @@ def _item(ctx: Context, value: Any, where: str) -> Conversation:
                 raise ctx.error(key_path(tw, "role"), "missing")
             role = get_str(ctx, turn["role"], key_path(tw, "role"))
             content = opt_str(ctx, turn.get("content"), key_path(tw, "content"))
-            tid = builder.add_turn(k + 1, role, content, where=tw)
+            tid = builder.add_turn(k + 1, role, content, where=tw, keep_empty=True)
             if turn.get("has_answer") is True:
                 evidence.append(tid)
     question_where = key_path(where, "question")
@@ -98,6 +127,7 @@ def _item(ctx: Context, value: Any, where: str) -> Conversation:
         "question_type": opt_str(ctx, item.get("question_type"), key_path(where, "question_type")),
         "answer_session_ids": answer_ids,
         "haystack_session_ids": session_ids,
+        "abstention": is_abstention(conv_id),
     }
     if qdate:
         meta["question_date"] = qdate

@@ -22,6 +22,7 @@ from memory_core.backends import make_backend
 from memory_core.config import Settings
 from memory_core.contracts import Backend, RelationalStore
 from memory_core.errors import QueryError
+from memory_core.eval import longmemeval as lme
 from memory_core.eval.locomo import (
     SCORED_CATEGORIES,
     GoldConversation,
@@ -240,6 +241,47 @@ class EvalService:
                     on_progress({"stage": "curve", "strategy": name, "budget": budget,
                                  "full_recall": out[name][budget]["full_recall"]})
         return out
+
+    # ------------------------------------------------------------------ LongMemEval
+    def longmemeval(
+        self,
+        path: str | Path,
+        *,
+        types: Sequence[str] | None = None,
+        limit: int | None = None,
+        strategy: str | None = None,
+        budget_tokens: int | None = None,
+        backend: str | None = None,
+        on_progress: Progress | None = None,
+        save_traces: bool = False,
+    ) -> EvalReport:
+        """Each item of a LongMemEval file, one at a time (a haystack in memory at once):
+        imported if the home lacks it, built offline if unbuilt, then asked its question.
+        Rows and summary as ``memory_core.eval.longmemeval`` defines them."""
+        started = time.perf_counter()
+        cfg = get_strategy(strategy or self.settings.strategy)
+        backend_name = backend or self.settings.backend
+        ask = self._asker(strategy_name=cfg.name, budget_tokens=budget_tokens,
+                          backend=self._backend(backend_name), save=save_traces)
+        report = EvalReport(strategy=cfg.name, budget_tokens=budget_tokens, backend=backend_name)
+        items = lme.read_questions(path, limits=self.settings.limits, types=types, limit=limit)
+        for conv, q in items:
+            if not self.store.has_conversation(conv.id):
+                if on_progress:
+                    on_progress({"stage": "import", "conv_ids": [conv.id]})
+                self.imports.save_loaded(Loaded(format="longmemeval", conversations=[conv]), file=str(path))
+            self._build_if_needed(conv.id, on_progress)
+            self.queries.warm(conv.id)
+            gold = GoldQuestion(conv_id=q.conv_id, qid=0, question=q.question, answer=q.answer,
+                                evidence=q.evidence, category=0)
+            report.rows.append(lme.make_row(q, ask(gold)))
+            report.conv_ids.append(conv.id)
+            if on_progress:
+                on_progress({"stage": "question", "done": len(report.rows), "total": limit or 0,
+                             "conv_id": conv.id, "qid": 0})
+        report.summary = lme.summarise(report.rows)
+        report.seconds = time.perf_counter() - started
+        return report
 
     # ------------------------------------------------------------------ triage
     def triage(self, conv_id: str, qid: int, row: dict[str, Any]) -> dict[str, Any]:

@@ -11,8 +11,6 @@ atomically and its vectors dropped from the index.
 from __future__ import annotations
 
 import logging
-import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,12 +18,13 @@ from typing import Any
 from memory_core.config import Settings
 from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.errors import IngestError
-from memory_core.ingest import Loaded, detect_format, load_file
+from memory_core.ingest import Loaded, Progress, Streamed, detect_format, load_bytes, load_file, stream_file
 from memory_core.ingest.common import show
 from memory_core.models import Conversation
 from memory_core.store.forget import forget
 
 log = logging.getLogger(__name__)
+STREAM_MEMORY_MB = 256  # DuckDB's cache while a streamed file is saved
 
 
 @dataclass(frozen=True)
@@ -60,9 +59,53 @@ class ImportService:
     def detect_format(self, path: str | Path) -> str:
         return detect_format(path, limits=self.settings.limits)
 
-    def import_file(self, path: str | Path, *, fmt: str | None = None, replace: bool = False) -> ImportResult:
-        """Import every conversation in ``path`` in one transaction."""
-        return self.save_loaded(self.load(path, fmt=fmt), replace=replace, file=str(path))
+    def import_file(self, path: str | Path, *, fmt: str | None = None, replace: bool = False,
+                    on_progress: Progress | None = None) -> ImportResult:
+        """Import every conversation in ``path``: in one transaction, or per batch of items for
+        a streamed benchmark layout (see ``save_streamed``)."""
+        streamed = stream_file(path, fmt=fmt, limits=self.settings.limits, on_progress=on_progress)
+        return self.save_streamed(streamed, replace=replace, file=str(path), on_progress=on_progress)
+
+    def save_streamed(self, streamed: Streamed, *, replace: bool = False, file: str = "",
+                      batch: int = 25, on_progress: Progress | None = None) -> ImportResult:
+        """Save a validated file. A file read whole is saved in one transaction; a streamed
+        one (LongMemEval: hundreds of large items) is read again and saved ``batch``
+        conversations per transaction, so memory stays bounded. The whole file was validated
+        first, so only a storage failure can stop it midway: the batches before it stay
+        saved, each conversation whole, and re-running with ``--replace`` completes it.
+        """
+        if not streamed.per_item:
+            loaded = Loaded(streamed.format, list(streamed.conversations()), streamed.warnings)
+            return self.save_loaded(loaded, replace=replace, file=file)
+        existing = [i for i in streamed.ids if self.store.has_conversation(i)]
+        if existing and not replace:
+            raise IngestError(file, f"conversation {show(existing[0])}",
+                              "already imported; use --replace to replace it")
+        chunk: list[Conversation] = []
+        saved = 0
+        with self.store.memory_capped(STREAM_MEMORY_MB):
+            for conv in streamed.conversations():
+                chunk.append(conv)
+                if len(chunk) >= batch:
+                    saved += self._save_batch(chunk, replace, saved, len(streamed.ids), on_progress)
+                    chunk = []
+            saved += self._save_batch(chunk, replace, saved, len(streamed.ids), on_progress)
+        warnings = list(streamed.warnings)
+        if existing:
+            warnings += self._drop_vectors(existing)
+        log.info("imported %d conversations from %s (%s, %d per transaction)", saved, file,
+                 streamed.format, batch)
+        return ImportResult(ids=list(streamed.ids), warnings=warnings, format=streamed.format,
+                            replaced=existing)
+
+    def _save_batch(self, chunk: list[Conversation], replace: bool, saved: int, total: int,
+                    on_progress: Progress | None) -> int:
+        with self.store.atomic():
+            for conv in chunk:
+                self.store.save_conversation(conv, replace=replace)
+        if on_progress is not None and chunk:
+            on_progress("saved", saved + len(chunk), total)
+        return len(chunk)
 
     def import_bytes(self, name: str, data: bytes, *, fmt: str | None = None,
                      replace: bool = False) -> ImportResult:
@@ -113,15 +156,8 @@ class ImportService:
         return _preview(self._load_bytes(name, data, fmt), max_turns, self.store.has_conversation)
 
     def _load_bytes(self, name: str, data: bytes, fmt: str | None) -> Loaded:
-        limit = int(self.settings.limits.max_file_mb * 2**20)
-        if len(data) > limit:
-            raise IngestError(name, "", f"file is {len(data) / 2**20:.1f} MB, over the import limit of "
-                                        f"{self.settings.limits.max_file_mb:g} MB (MNEMOSCOPE_MAX_FILE_MB)")
-        safe = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(name).name).strip("-.") or "upload"
-        with tempfile.TemporaryDirectory(prefix="mnemoscope-upload-") as tmp:
-            path = Path(tmp) / safe
-            path.write_bytes(data)
-            return self.load(path, fmt=fmt, display=name)
+        """An upload, read from memory (no temp file): same checks and messages as a file."""
+        return load_bytes(name, data, fmt=fmt, limits=self.settings.limits)
 
     # ------------------------------------------------------------------ export
     def export_json(self, conv_id: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -108,6 +109,24 @@ class StoreBase:
             else:
                 self._depth = 0
                 self._engine.execute("COMMIT", [])
+
+    @contextmanager
+    def memory_capped(self, megabytes: int) -> Iterator[None]:
+        """Cap DuckDB's memory for a bulk load: it caches every block it writes, up to 80 % of
+        RAM (a 250 MB import peaked at 1.07 GB resident; 256 MB keeps it near 0.5 GB).
+        PostgreSQL's memory is the server's business: a no-op there."""
+        if self.engine != "duckdb":
+            yield
+            return
+        previous = str(self.scalar("SELECT current_setting('memory_limit')"))
+        self.execute(f"SET memory_limit = '{int(megabytes)}MB'")
+        try:
+            yield
+        finally:
+            if re.fullmatch(r"\d+(\.\d+)? ?[KMGT]?i?B", previous):  # DuckDB's rendering: '18.8 GiB'
+                self.execute(f"SET memory_limit = '{previous}'")
+            else:
+                self.execute("RESET memory_limit")
 
     # ------------------------------------------------------------------ statements
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:

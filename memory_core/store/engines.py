@@ -11,6 +11,7 @@ sits here, in one table a reader can scan:
     bulk insert             a registered pandas DataFrame    COPY … FROM STDIN
     UPDATE row count        the statement's count row        cursor.rowcount
     JSON list overlap       list_intersect(from_json(…))     jsonb_exists_any(…::jsonb, …)
+    JSON list membership    list_contains(from_json(…), x)   jsonb_exists(…::jsonb, x)
     reclaim deleted text    rewrite the file (COPY FROM      VACUUM FULL of the touched tables
                             DATABASE), swap, reopen
     migrations by two       one writer process (file lock)   pg_advisory_lock around them
@@ -49,6 +50,11 @@ DIALECT_SQL: dict[str, dict[str, str]] = {
                   "len(list_intersect(CAST(from_json(record_ids, '[\"VARCHAR\"]') AS VARCHAR[]), ?)) > 0",
         "postgres": "UPDATE edges SET last_accessed = ? WHERE conv_id = ? AND "
                     "jsonb_exists_any(record_ids::jsonb, ?)",
+    },
+    # is turn t's id in record r2's JSON list of evidence turn ids (records search)
+    "evidence_has_turn": {
+        "duckdb": "list_contains(from_json(r2.evidence_turn_ids, '[\"VARCHAR\"]'), t.id)",
+        "postgres": "jsonb_exists(r2.evidence_turn_ids::jsonb, t.id)",
     },
     # serialise transactions that replace a conversation's derived rows (delete + insert):
     # without it two processes re-inserting the same entity id collide on its primary key

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator
 
@@ -101,6 +102,24 @@ def test_import_bytes_uses_the_upload_name(svc):
         big.imports.import_bytes("big.json", b" " * 2000)
 
 
+def test_an_upload_is_read_from_memory_in_every_encoding(svc, tmp_path, monkeypatch):
+    """No temp file: the upload is parsed from its bytes (UTF-16 and cp1252 included)."""
+    import tempfile
+
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))
+    doc = {"id": "enc", "turns": [{"speaker": "Zoë", "text": "café ☕"}]}
+    text = json.dumps(doc, ensure_ascii=False)
+    result = svc.imports.import_bytes("u16.json", codecs.BOM_UTF16_LE + text.encode("utf-16-le"))
+    assert result.ids == ["u16"] and any("UTF-16" in w for w in result.warnings)
+    legacy = json.dumps({"id": "enc2", "turns": [{"speaker": "Zoë", "text": "café"}]}, ensure_ascii=False)
+    result = svc.imports.import_bytes("cp.json", legacy.encode("cp1252"))
+    assert result.ids == ["cp"] and any("cp1252" in w for w in result.warnings)
+    assert [t.text for t in svc.imports.conversation("u16").turns] == ["café ☕"]
+    assert list(spool.iterdir()) == []
+
+
 def test_preview_reads_without_writing(svc, write):
     svc.imports.import_file(write("p.json", [locomo_sample("p")]))
     before = svc.imports.stats()
@@ -142,3 +161,52 @@ def test_export_json_has_the_documented_keys(svc, write):
     assert [q["qid"] for q in out["qa"]] == [0, 1, 2]
     with pytest.raises(StoreError, match="unknown conversation 'nope'"):
         svc.imports.export_json("nope")
+
+
+def _lme_items(n: int, bad_at: int | None = None) -> list[dict[str, object]]:
+    items: list[dict[str, object]] = []
+    for i in range(n):
+        sessions = [[{"role": "user", "content": f"My locker number is {i}.", "has_answer": True},
+                     {"role": "assistant", "content": ""}]]
+        if i == bad_at:
+            sessions = [[{"role": "user"}, {"content": "no role"}]]
+        items.append({"question_id": f"lme-{i}", "question_type": "single-session-user",
+                      "question": "What is my locker number?", "answer": i,
+                      "question_date": "2023/05/30 (Tue) 23:40", "haystack_session_ids": ["s"],
+                      "haystack_dates": ["2023/05/20 (Sat) 02:21"], "haystack_sessions": sessions,
+                      "answer_session_ids": ["s"]})
+    return items
+
+
+def test_a_streamed_file_is_saved_in_batches_of_whole_conversations(tmp_path, write):
+    path = write("lme.json", _lme_items(10))
+    settings = Settings(home=tmp_path / "home", limits=ImportLimits(max_file_mb=0.001))
+    svc = Services(settings)
+    try:
+        stages: list[tuple[str, int, int]] = []
+        streamed = svc.imports.import_file(path, on_progress=lambda *a: stages.append(a))
+        assert streamed.format == "longmemeval" and streamed.ids == [f"lme-{i}" for i in range(10)]
+        assert ("saved", 10, 10) in stages and ("checked", 10, 10) in stages
+        conv = svc.imports.conversation("lme-7")
+        assert [(t.id, t.text) for t in conv.turns] == [("D1:1", "My locker number is 7."), ("D1:2", "")]
+        assert conv.qa[0].answer == "7" and conv.qa[0].evidence == ("D1:1",)
+        assert any("'D1:2' is empty" in w for w in streamed.warnings)
+        with pytest.raises(IngestError, match="already imported"):
+            svc.imports.import_file(path)
+        assert svc.imports.import_file(path, replace=True).replaced == streamed.ids
+        assert svc.imports.stats()["conversations"] == 10
+    finally:
+        svc.close()
+
+
+def test_a_bad_item_in_a_streamed_file_writes_nothing(tmp_path, write):
+    path = write("lme.json", _lme_items(60, bad_at=55))
+    settings = Settings(home=tmp_path / "home", limits=ImportLimits(max_file_mb=0.001))
+    svc = Services(settings)
+    try:
+        with pytest.raises(IngestError) as err:
+            svc.imports.import_file(path)
+        assert err.value.where == "$[55].haystack_sessions[0][1].role"
+        assert svc.imports.stats()["conversations"] == 0
+    finally:
+        svc.close()

@@ -1,0 +1,229 @@
+"""LongMemEval evaluation as plain functions: one haystack = one conversation = one question.
+
+    read_questions(path, ...) -> (conversation, LmeQuestion) pairs, streamed from the file
+    evaluate(questions, ask, on_row=None) -> rows (the ``eval locomo`` row fields, plus extras)
+    summarise(rows) -> per question type; format_table(summary) -> text
+
+Metrics per question type (abstentions apart):
+
+turn full recall      share of questions whose gold turns (``has_answer``) are ALL retrieved
+session recall_all@k  share of questions whose evidence sessions (``answer_session_ids``) are
+                      ALL among the k best-ranked sessions — the LongMemEval paper's
+                      ``recall_all@k`` at session level. Sessions are ranked by their best turn
+                      in the retrieval's turn ranking (fused scores, best first); a strategy
+                      that ranks no turns ranks sessions in the order its buffer names them.
+tokens, answer F1, latency   as for LoCoMo (``memory_core.eval.metrics``)
+abstention            ``_abs`` questions have no evidence: the haystack does not hold the
+                      answer. They are not scored for recall; an answer of "Unknown" (or one
+                      saying the information is not available) counts as a correct abstention.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memory_core.config import ImportLimits
+from memory_core.eval.metrics import evidence_hits, percentile, token_f1
+from memory_core.eval.run import Asked, ranking_facts
+from memory_core.ingest import stream_file
+from memory_core.models import Conversation
+
+SESSION_KS = (5, 10)
+ABSTENTION = "abstention"
+_UNKNOWN = re.compile(r"\b(unknown|not (?:mentioned|enough|available|provided|stated)|no information|"
+                      r"(?:do|does|did) not (?:say|mention|know)|cannot (?:tell|determine|answer))\b",
+                      re.I)
+
+
+@dataclass(frozen=True)
+class LmeQuestion:
+    conv_id: str  # the question_id
+    question: str
+    answer: str
+    question_type: str
+    evidence: tuple[str, ...]  # ids of the has_answer turns
+    answer_sessions: tuple[int, ...]  # haystack positions (from 1) of answer_session_ids
+    abstention: bool
+    question_date: str | None = None
+    question_time: datetime | None = None
+
+
+AskLme = Callable[[LmeQuestion], Asked]
+
+
+def question_of(conv: Conversation) -> LmeQuestion:
+    """The question of an imported LongMemEval conversation (its one QA item and meta)."""
+    if not conv.qa:
+        raise ValueError(f"conversation '{conv.id}' has no question (not a LongMemEval item)")
+    qa = conv.qa[0]
+    meta = conv.meta
+    haystack = [str(s) for s in meta.get("haystack_session_ids") or []]
+    wanted = [str(s) for s in meta.get("answer_session_ids") or []]
+    sessions = tuple(haystack.index(s) + 1 for s in wanted if s in haystack)
+    if not sessions:  # ids missing or unmatched: the sessions of the evidence turns
+        sessions = tuple(sorted({int(t[1:].split(":")[0]) for t in qa.evidence}))
+    return LmeQuestion(
+        conv_id=conv.id, question=qa.question, answer=qa.answer or "",
+        question_type=str(meta.get("question_type") or "unknown"), evidence=tuple(qa.evidence),
+        answer_sessions=sessions, abstention=bool(meta.get("abstention", conv.id.endswith("_abs"))),
+        question_date=meta.get("question_date"), question_time=qa.question_time,
+    )
+
+
+def read_questions(path: str | Path, *, limits: ImportLimits | None = None,
+                   types: Sequence[str] | None = None,
+                   limit: int | None = None) -> Iterator[tuple[Conversation, LmeQuestion]]:
+    """The file's items (streamed: one haystack in memory at a time), filtered by question
+    type (an abstention's type is its base type, e.g. ``knowledge-update``) and count."""
+    streamed = stream_file(path, fmt="longmemeval", limits=limits)
+    wanted = set(types or ())
+    taken = 0
+    for conv in streamed.conversations():
+        if limit is not None and taken >= limit:
+            return
+        q = question_of(conv)
+        if wanted and q.question_type not in wanted and not (q.abstention and ABSTENTION in wanted):
+            continue
+        taken += 1
+        yield conv, q
+
+
+def session_ranking(ranking: Sequence[tuple[str, float]], retrieved: Sequence[str]) -> list[int]:
+    """Sessions best first: by their best turn in ``ranking``, else in ``retrieved`` order."""
+    order = [turn_id for turn_id, _ in ranking] or list(retrieved)
+    sessions: dict[int, None] = {}
+    for turn_id in order:
+        session = _session(turn_id)
+        if session is not None:
+            sessions.setdefault(session, None)
+    return list(sessions)
+
+
+def recall_all_at(sessions: Sequence[int], gold: Iterable[int], k: int) -> bool:
+    top = set(sessions[:k])
+    return all(g in top for g in gold)
+
+
+def is_abstention_answer(answer: str) -> bool:
+    return bool(_UNKNOWN.search(answer or ""))
+
+
+def make_row(q: LmeQuestion, asked: Asked) -> dict[str, Any]:
+    trace = asked.trace
+    dia_ids = [b.turn_id for b in trace.buffer]
+    sessions = session_ranking(asked.ranking, dia_ids)
+    row: dict[str, Any] = {
+        "conv_id": q.conv_id,
+        "qid": 0,
+        "category": q.question_type,
+        "question": q.question,
+        "gold": q.answer,
+        "answer": trace.answer.text,
+        "dia_ids": dia_ids,
+        "context_tokens": trace.buffer_tokens,
+        "latency_s": round(trace.timings.get("total", 0.0), 5),
+        "strategy": trace.strategy,
+        "plan_retrieve_s": round(trace.timings.get("plan_retrieve", 0.0), 5),
+        "budget_tokens": trace.budget_tokens,
+        "backend": trace.backend,
+        "answer_f1": round(token_f1(trace.answer.text, q.answer), 4),
+        "evidence": list(q.evidence),
+        "abstention": q.abstention,
+        "question_date": q.question_date,
+        "answer_sessions": list(q.answer_sessions),
+        "session_ranking": sessions[:max(SESSION_KS)],
+        **ranking_facts(q.evidence, dia_ids, asked.ranking),
+        "plan": trace.plan.model_dump(mode="json"),
+    }
+    for k in SESSION_KS:
+        row[f"session_recall_all@{k}"] = (recall_all_at(sessions, q.answer_sessions, k)
+                                          if q.answer_sessions and not q.abstention else None)
+    if q.abstention:
+        row["abstained"] = is_abstention_answer(trace.answer.text)
+    return row
+
+
+def evaluate(questions: Iterable[LmeQuestion], ask: AskLme, *,
+             on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """One row per question, in order."""
+    rows = []
+    for q in questions:
+        row = make_row(q, ask(q))
+        rows.append(row)
+        if on_row is not None:
+            on_row(row)
+    return rows
+
+
+def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per question type (abstentions in their own group) and "overall" (without them)."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        key = ABSTENTION if row.get("abstention") else str(row["category"])
+        groups.setdefault(key, []).append(row)
+    groups["overall"] = [r for r in rows if not r.get("abstention")]
+    out: dict[str, dict[str, Any]] = {}
+    for key in sorted(groups, key=lambda k: (k in (ABSTENTION, "overall"), k == "overall", k)):
+        members = groups[key]
+        if not members:
+            continue
+        out[key] = _group(members, abstention=key == ABSTENTION)
+    return out
+
+
+def _group(members: Sequence[Mapping[str, Any]], *, abstention: bool) -> dict[str, Any]:
+    scored = [r for r in members if r.get("evidence")]
+    hits = [evidence_hits(r["evidence"], r["dia_ids"]) for r in scored]
+    lat = [float(r["latency_s"]) for r in members]
+    out: dict[str, Any] = {
+        "n": len(members),
+        "scored": len(scored),
+        "full_recall": statistics.mean(float(f) for f, _ in hits) if hits else None,
+        "coverage": statistics.mean(c for _, c in hits) if hits else None,
+        "tokens_mean": statistics.mean(float(r["context_tokens"]) for r in members),
+        "answer_f1": statistics.mean(token_f1(r["answer"], r["gold"]) for r in members),
+        "latency_p50": percentile(lat, 50),
+        "latency_p95": percentile(lat, 95),
+    }
+    for k in SESSION_KS:
+        values = [r[f"session_recall_all@{k}"] for r in members
+                  if r.get(f"session_recall_all@{k}") is not None]
+        out[f"session_recall_all@{k}"] = statistics.mean(float(v) for v in values) if values else None
+    if abstention:
+        out["abstained"] = statistics.mean(float(bool(r.get("abstained"))) for r in members)
+    return out
+
+
+def format_table(summary: Mapping[str, Mapping[str, Any]]) -> str:
+    head = (f"{'question type':26} {'n':>3} {'turn_R':>6} {'cov':>5} {'sR@5':>5} {'sR@10':>5} "
+            f"{'tokens':>7} {'F1':>5} {'lat_p50':>7} {'lat_p95':>7}")
+    lines = [head]
+
+    def f(v: Any, spec: str, width: int) -> str:
+        return (format(v, spec) if v is not None else "-").rjust(width)
+
+    for key, s in summary.items():
+        line = (f"{key:26} {s['n']:3d} {f(s['full_recall'], '.3f', 6)} {f(s['coverage'], '.2f', 5)} "
+                f"{f(s['session_recall_all@5'], '.2f', 5)} {f(s['session_recall_all@10'], '.2f', 5)} "
+                f"{f(s['tokens_mean'], '.0f', 7)} {f(s['answer_f1'], '.3f', 5)} "
+                f"{f(s['latency_p50'], '.3f', 7)} {f(s['latency_p95'], '.3f', 7)}")
+        if "abstained" in s:
+            line += f"  correct abstentions {s['abstained']:.2f}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _session(turn_id: str) -> int | None:
+    m = re.match(r"D(\d+):\d+$", turn_id)
+    return int(m.group(1)) if m else None
+
+
+__all__ = ["ABSTENTION", "SESSION_KS", "AskLme", "LmeQuestion", "evaluate", "format_table",
+           "is_abstention_answer", "make_row", "question_of", "read_questions", "recall_all_at",
+           "session_ranking", "summarise"]
