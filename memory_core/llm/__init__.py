@@ -6,10 +6,28 @@
     parsing.py     request_structured: JSON mode, tolerant parsing, one repair, validation
 """
 
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from memory_core.llm.accounting import PRICES, estimate_cost, llm_scope, usage
 from memory_core.llm.cache import cache_key
-from memory_core.llm.client import Completion, LLMClient
-from memory_core.llm.parsing import Checked, Outcome, extract_json, request_structured
+
+if TYPE_CHECKING:
+    from memory_core.llm.client import Completion, LLMClient
+    from memory_core.llm.parsing import Checked, Outcome, extract_json, request_structured
+
+# the client and parsing pull in the openai SDK (~1.5 s to import): loaded on first use, so
+# offline commands (`list`, `stats`, the app's pages) never pay for it
+_LAZY = {"Completion": "client", "LLMClient": "client", "Checked": "parsing", "Outcome": "parsing",
+         "extract_json": "parsing", "request_structured": "parsing"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(f"memory_core.llm.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'memory_core.llm' has no attribute '{name}'")
 
 __all__ = [
     "PRICES",
