@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: run test check setup setup-dev chromium lint typecheck unit bench clean test-llm
+.PHONY: run test check setup setup-dev chromium postgresql lint typecheck unit bench clean test-llm
 
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
@@ -31,6 +31,10 @@ setup-dev: $(VENV)/.dev-stamp chromium
 chromium:
 	@test -x /usr/bin/chromium || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium)
 
+# Debian's PostgreSQL for the both-engines tests (a throwaway cluster per test session).
+postgresql:
+	@test -x /usr/lib/postgresql/15/bin/initdb || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq postgresql)
+
 run: setup
 	$(PY) -m memory_core --home "$(HOME_DIR)" setup-sample
 	MNEMOSCOPE_HOME="$(HOME_DIR)" $(VENV)/bin/streamlit run app.py --server.headless true \
@@ -43,11 +47,11 @@ typecheck: setup-dev
 	$(VENV)/bin/mypy memory_core components pages app.py
 
 # The fast lane (aimed under 3 minutes): lint, types, every test not marked slow or browser.
-check: setup-dev lint typecheck
+check: setup-dev postgresql lint typecheck
 	$(PY) -m pytest -q -m "not slow and not browser" tests
 
 # Everything, browser tests included.
-test: setup-dev lint typecheck
+test: setup-dev postgresql lint typecheck
 	$(PY) -m pytest -q tests
 
 bench: setup

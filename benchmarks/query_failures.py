@@ -13,6 +13,11 @@ kind, by the first that applies to its missing gold turns:
     inference / paraphrase            the gold turn shares no word with the question
     outranked                         shares words but ranked below what the buffer held
 Prints the counts and one example per kind.
+
+With ``--answers`` it also re-asks every question of the run (offline, nothing saved) and
+prints answer token-F1 per category with the answer's support level: how many answers are
+wrong (F1 < 0.3) and how many of those are flagged ``weak``/``unknown``, and how many right
+ones are flagged anyway.
 """
 
 from __future__ import annotations
@@ -53,11 +58,48 @@ def kind_of(info: dict[str, Any], question: str, retrieved: set[str], speakers: 
     return "outranked (shares words, ranked too low)"
 
 
+WRONG_F1 = 0.3  # an answer below this token-F1 counts as wrong
+
+
+def answer_table(services: Services, rows: list[dict[str, Any]]) -> str:
+    """F1 by category and the support level of right and wrong answers (questions re-asked)."""
+    from memory_core.eval.metrics import token_f1
+
+    per: dict[str, list[tuple[float, str]]] = {}
+    for row in rows:
+        trace, _ = services.ask_detailed(
+            row["conv_id"],
+            row["question"],
+            strategy_name=row.get("strategy"),
+            budget_tokens=row.get("budget_tokens"),
+            backend="offline",
+            save=False,
+        )
+        level = str(trace.answer.support or ("supported" if trace.answer.supported else "unknown"))
+        item = (token_f1(trace.answer.text, row["gold"]), level)
+        per.setdefault(str(row["category"]), []).append(item)
+        per.setdefault("overall", []).append(item)
+    lines = [f"{'category':<9} {'n':>4} {'F1':>6} {'wrong':>6} {'flagged':>8} {'right flagged':>14}"]
+    for key in sorted(per, key=lambda k: (k == "overall", k)):
+        items = per[key]
+        wrong = [lv for f, lv in items if f < WRONG_F1]
+        right = [lv for f, lv in items if f >= WRONG_F1]
+        flagged = sum(lv in ("weak", "unknown") for lv in wrong)
+        right_flagged = sum(lv in ("weak", "unknown") for lv in right)
+        f1 = sum(f for f, _ in items) / len(items)
+        share = f"{flagged}/{len(wrong)}"
+        lines.append(
+            f"{key:<9} {len(items):>4} {f1:>6.3f} {len(wrong):>6} {share:>8} {right_flagged:>7}/{len(right)}"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--home", required=True)
     ap.add_argument("--run", required=True)
     ap.add_argument("--examples", type=int, default=1)
+    ap.add_argument("--answers", action="store_true", help="also re-ask and tabulate answer F1/support")
     a = ap.parse_args()
     services = Services.open(Settings(home=Path(a.home)))
     rows = [json.loads(line) for line in Path(a.run).read_text().splitlines() if line.strip()]
@@ -79,14 +121,21 @@ def main() -> None:
     for kind, n in kinds.most_common():
         print(f"\n{kind}: {n}")
         for ex in examples[kind][: a.examples]:
-            print(f"  {ex['conv_id']} q{ex['qid']} (category {ex['category']}, {ex['tokens']} tokens): "
-                  f"{ex['question']}  gold: {ex['gold']}")
+            print(
+                f"  {ex['conv_id']} q{ex['qid']} (category {ex['category']}, {ex['tokens']} tokens): "
+                f"{ex['question']}  gold: {ex['gold']}"
+            )
             for e in ex["evidence"]:
                 flag = "retrieved" if e["retrieved"] else f"MISSED (rank {e['rank']})"
-                print(f"    {e['turn_id']} {flag}, cited by {len(e['cited_by_records'])} records: "
-                      f"{(e['text'] or '')[:140]}")
+                print(
+                    f"    {e['turn_id']} {flag}, cited by {len(e['cited_by_records'])} records: "
+                    f"{(e['text'] or '')[:140]}"
+                )
             for o in ex["outranked_by"][:3]:
                 print(f"    outranked by {o['turn_id']} (rank {o['rank']}, {o['score']}): {o['text'][:100]}")
+    if a.answers:
+        print("\nanswers (re-asked offline):")
+        print(answer_table(services, rows))
     services.close()
 
 

@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from memory_core.errors import ConfigError
 
@@ -51,6 +52,10 @@ class Settings:
     budget_tokens: int | None = None
     limits: ImportLimits = field(default_factory=ImportLimits)
     llm: LLMSettings = field(default_factory=LLMSettings)
+    # team mode: the relational store on PostgreSQL (MNEMOSCOPE_DATABASE_URL, --database) and
+    # the vector index on a Chroma server (MNEMOSCOPE_CHROMA_URL); None = embedded in ``home``
+    database_url: str | None = field(default=None, repr=False)
+    chroma_url: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, home: str | None = None) -> Settings:
@@ -80,6 +85,12 @@ class Settings:
             max_turns=int(_float(env, "MNEMOSCOPE_MAX_TURNS", ImportLimits.max_turns)),
         )
         budget = env.get("MNEMOSCOPE_BUDGET_TOKENS")
+        database_url = env.get("MNEMOSCOPE_DATABASE_URL") or None
+        if database_url is not None:
+            check_database_url(database_url)
+        chroma_url = env.get("MNEMOSCOPE_CHROMA_URL") or None
+        if chroma_url is not None:
+            check_chroma_url(chroma_url)
         return cls(
             home=home_dir,
             backend=backend,
@@ -87,10 +98,31 @@ class Settings:
             budget_tokens=int(budget) if budget else None,
             limits=limits,
             llm=llm,
+            database_url=database_url,
+            chroma_url=chroma_url,
         )
 
     def with_home(self, home: str | Path) -> Settings:
         return replace(self, home=Path(home))
+
+
+def check_database_url(url: str, name: str = "MNEMOSCOPE_DATABASE_URL") -> str:
+    """A PostgreSQL URL (``postgresql://user@host:port/db`` or ``…/db?host=/socket/dir``)."""
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError(f"{name}: expected a postgresql://… URL, got '{url.split('://', 1)[0]}://…'")
+    return url
+
+
+def check_chroma_url(url: str, name: str = "MNEMOSCOPE_CHROMA_URL") -> str:
+    """A Chroma server URL: ``http://host:port`` (optionally ``/DATABASE``)."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme not in ("http", "https") or not parts.hostname or port is None:
+        raise ConfigError(f"{name}: expected http://host:port, got '{url}'")
+    return url
 
 
 def _float(env: Mapping[str, str], name: str, default: float) -> float:

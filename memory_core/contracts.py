@@ -79,7 +79,13 @@ class Backend(Protocol):
 
     name: str
 
+    @property
+    def warms(self) -> bool:  # whether ``warm`` does anything (the build threads it only then)
+        ...
+
     def prepare(self) -> None: ...
+
+    def warm(self, sessions: list[Session]) -> None: ...
 
     def segment(self, session: Session, info: ConversationInfo) -> list[Episode]: ...
 
@@ -101,7 +107,14 @@ class BackendBase:
     """Defaults for the non-thinking parts of ``Backend``: nothing to load up front, episodes
     extracted one by one, no LLM accounting."""
 
+    @property
+    def warms(self) -> bool:
+        return False
+
     def prepare(self) -> None:
+        return None
+
+    def warm(self, sessions: list[Session]) -> None:
         return None
 
     def extract(self, episode: Episode, turns: list[Turn], info: ConversationInfo) -> Extraction:
@@ -145,7 +158,7 @@ class RelationalStore(Protocol):
     def built_sessions(self, conv_id: str) -> dict[int, str]: ...
 
     def cache_response(self, key: str, endpoint: str, model: str, response: str,
-                       tokens_in: int, tokens_out: int) -> None: ...
+                       tokens_in: int, tokens_out: int, conv_id: str | None = None) -> None: ...
 
     def cached_response(self, key: str) -> tuple[str, int, int] | None: ...
 
@@ -164,6 +177,10 @@ class RelationalStore(Protocol):
     def delete_conversation(self, conv_id: str) -> None: ...
 
     def edges(self, conv_id: str) -> list[GraphEdge]: ...
+
+    def forget_conversation(self, conv_id: str, *, who: str, why: str = "") -> dict[str, int]: ...
+
+    def forget_session(self, conv_id: str, session: int, *, who: str, why: str = "") -> dict[str, Any]: ...
 
     def edit(self, edit_id: str) -> Edit: ...
 
@@ -281,6 +298,8 @@ class RelationalStore(Protocol):
 @runtime_checkable
 class VectorStore(Protocol):
     """The vector index: our own embeddings in, ids and similarities out."""
+
+    def compact(self) -> None: ...
 
     def count(self, collection: str, where: dict[str, Any] | None = None) -> int: ...
 

@@ -274,12 +274,22 @@ class BufferTurn(_Model):
     image_caption: str | None = None
     episode_id: str | None = None
     highlights: tuple[Highlight, ...] = ()
+    closeness: float | None = None  # cosine of the turn and the question, set by retrieval
+
+
+class SupportLevel(StrEnum):
+    """How well the evidence carries an answer (requirement coverage x answer support)."""
+
+    SUPPORTED = "supported"
+    WEAK = "weak"
+    UNKNOWN = "unknown"
 
 
 class Answer(_Model):
     text: str
     cited_turn_ids: tuple[str, ...] = ()
     supported: bool = True
+    support: SupportLevel | None = None  # graded support, when the answerer assessed it
 
 
 class Trace(_Model):

@@ -18,6 +18,8 @@ HOSTILE = ROOT / "tests" / "fixtures" / "hostile_conversation.json"  # a test fi
 BENCH_DIR = ROOT.parent / "shared" / "bench"
 BENCH = BENCH_DIR / "locomo_dev.json"
 
+pytest_plugins = ["engines"]  # both store engines: PostgreSQL cluster + Chroma server fixtures
+
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ["ANONYMIZED_TELEMETRY"] = "False"
@@ -53,19 +55,19 @@ def embedder():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def store() -> Iterator[object]:
+def store(database_url: str | None) -> Iterator[object]:
     from memory_core.store import Store
 
-    s = Store(":memory:")
+    s = Store(database_url or ":memory:")  # a fresh database on either engine (tests/engines.py)
     yield s
     s.close()
 
 
 @pytest.fixture
-def settings(tmp_path: Path):  # type: ignore[no-untyped-def]
+def settings(tmp_path: Path, database_url: str | None, chroma_url: str | None):  # type: ignore[no-untyped-def]
     from memory_core.config import Settings
 
-    return Settings(home=tmp_path / "home")
+    return Settings(home=tmp_path / "home", database_url=database_url, chroma_url=chroma_url)
 
 
 @pytest.fixture

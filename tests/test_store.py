@@ -153,36 +153,54 @@ def test_atomic_rollback_leaves_nothing(store: Store):
     assert store.conversation_ids() == ["a"]
 
 
-def test_schema_version_and_reopen(tmp_path: Path):
-    with Store.open_home(tmp_path) as store:
+def test_schema_version_and_reopen(open_store):
+    with open_store() as store:
         assert store.schema_version == SCHEMA_VERSION
         rows = store.all("SELECT version FROM schema_version ORDER BY version")
         assert [r[0] for r in rows] == list(range(1, SCHEMA_VERSION + 1))
         store.save_conversation(conversation())
-    with Store.open_home(tmp_path) as again:  # migrations do not run twice
+    with open_store() as again:  # migrations do not run twice
         assert again.all("SELECT count(*) FROM schema_version")[0][0] == SCHEMA_VERSION
         assert again.load_conversation("c") == conversation()
-    with Store.open_home(tmp_path, read_only=True) as ro:
+    with open_store(read_only=True) as ro:
         assert ro.conversation_ids() == ["c"]
 
 
-def test_a_newer_schema_is_refused(tmp_path: Path):
-    with Store.open_home(tmp_path) as store:
+def test_a_newer_schema_is_refused(open_store):
+    with open_store() as store:
         store.execute("INSERT INTO schema_version VALUES (?)", [SCHEMA_VERSION + 1])
     with pytest.raises(StoreError, match="newer than this program understands"):
-        Store.open_home(tmp_path)
+        open_store()
 
 
-def test_home_in_use_by_another_process_is_a_clear_error(tmp_path: Path):
-    Store.open_home(tmp_path).close()
-    code = ("import sys, time; from memory_core.store import Store; s = Store.open_home(sys.argv[1]); "
-            "print('ready', flush=True); time.sleep(60)")
-    holder = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True,
-                              cwd=Path(__file__).resolve().parents[1])
+HOLDER = """
+import sys
+from memory_core.store import Store
+s = Store(sys.argv[1]) if sys.argv[1].startswith("postgresql://") else Store.open_home(sys.argv[1])
+s.execute("INSERT INTO schema_version VALUES (?)", [0])  # a write, held open
+print("ready", flush=True)
+sys.stdin.readline()
+s.close()
+"""
+
+
+def test_a_second_process_on_the_same_home(engine, database_url, tmp_path: Path, open_store):
+    """DuckDB: a clear "in use" refusal. PostgreSQL: both processes read and write."""
+    open_store().close()
+    target = database_url or str(tmp_path / "home")
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, target], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        with pytest.raises(StoreError, match="in use by another process"):
-            Store.open_home(tmp_path)
+        if engine == "duckdb":
+            with pytest.raises(StoreError, match="in use by another process"):
+                open_store()
+        else:
+            with open_store() as store:
+                store.save_conversation(conversation())
+                assert store.scalar("SELECT count(*) FROM schema_version WHERE version = 0") == 1
     finally:
-        holder.kill()
-        holder.wait()
+        assert holder.stdin is not None
+        holder.stdin.write("\n")
+        holder.stdin.close()
+        holder.wait(30)

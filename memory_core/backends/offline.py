@@ -52,6 +52,16 @@ class OfflineBackend(BackendBase):
         nlp.get_nlp()
         _ = self.embedder.model
 
+    @property
+    def warms(self) -> bool:
+        return True
+
+    def warm(self, sessions: list[Session]) -> None:
+        """Parse the sessions' turns ahead of ``segment``/``extract`` (the build runs this in a
+        thread beside its embedding batch); as many as the parse cache keeps."""
+        texts = [t.text for s in sessions for t in s.turns][: _DOC_CACHE_SIZE // 2]
+        self.parse(texts)
+
     def parse(self, texts: list[str]) -> list[Doc]:
         """Parsed (normalised) texts, from the cache when already parsed."""
         keys = [nlp.normalise_text(t) for t in texts]

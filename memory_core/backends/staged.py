@@ -27,6 +27,14 @@ class StagedBackend(BackendBase):
         for backend in {id(b): b for b in self.backends.values()}.values():
             backend.prepare()
 
+    @property
+    def warms(self) -> bool:
+        return any(b.warms for b in self.backends.values())
+
+    def warm(self, sessions: list[Session]) -> None:
+        for backend in {id(b): b for b in self.backends.values()}.values():
+            backend.warm(sessions)
+
     def accounting(self, conv_id: str | None, scope: str) -> AbstractContextManager[Scope]:
         return llm_scope(conv_id, scope)
 

@@ -14,13 +14,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from memory_core.cli import commands_bench, commands_build, commands_data, commands_eval, commands_query
-from memory_core.config import Settings
+from memory_core.cli import (
+    commands_bench,
+    commands_build,
+    commands_cluster,
+    commands_data,
+    commands_delete,
+    commands_eval,
+    commands_query,
+)
+from memory_core.config import Settings, check_database_url
 from memory_core.errors import MnemoscopeError
 
 log = logging.getLogger("memory_core")
 
-COMMAND_MODULES: list[Any] = [commands_data, commands_build, commands_query, commands_eval, commands_bench]
+COMMAND_MODULES: list[Any] = [commands_data, commands_build, commands_query, commands_eval, commands_bench,
+                             commands_delete, commands_cluster]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Mnemoscope: build and inspect long-term conversational memory.",
     )
     parser.add_argument("--home", help="data directory (default: $MNEMOSCOPE_HOME or ./data)")
+    parser.add_argument("--database", metavar="URL",
+                        help="relational store on PostgreSQL: postgresql://… (default: "
+                             "$MNEMOSCOPE_DATABASE_URL, else DuckDB in the home)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log INFO lines to stderr")
     parser.add_argument("--cache-only", action="store_true",
                         help="openai backend: replay cached LLM responses only, never call the endpoint")
@@ -46,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace, Settings], int] = args.func
     try:
         settings = Settings.from_env(home=args.home)
+        if args.database:
+            settings = replace(settings, database_url=check_database_url(args.database, "--database"))
         if args.cache_only:
             settings = replace(settings, llm=replace(settings.llm, cache_only=True))
         return handler(args, settings)

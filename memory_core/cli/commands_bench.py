@@ -1,8 +1,17 @@
-"""``bench build FILE [--convs 26,30] [--json]``: import the file into the home if needed,
+"""Benchmarks that print figures.
+
+``bench build FILE [--convs 26,30] [--json]``: import the file into the home if needed,
 build every conversation from scratch with the chosen backend, and print per conversation:
-turns/s, seconds per stage, episode counts and lengths, records per turn, the share of
-LoCoMo observation evidence turns cited by some record, the share of turns with a time
-expression whose records carry a valid time, and peak memory (``ru_maxrss``).
+turns/s and tokens/s (cl100k tokens of the turns), wall and CPU seconds, seconds per stage,
+episode counts and lengths, records per turn, the share of LoCoMo observation evidence turns
+cited by some record, the share of turns with a time expression whose records carry a valid
+time, and peak memory (``ru_maxrss``).
+
+``bench scale FILE [--workers 1,2] [--convs ...]``: build the same conversations once per
+worker count, each time in a fresh temporary home — 1 = the local serial build in this
+process, N > 1 = a Dask ``LocalCluster`` of N worker processes (one thread each) — and print
+turns/s, tokens/s, the speed-up over the first count and whether the stores are equal
+(episode, record, event and entity ids).
 
 Without ``--home`` the benchmark runs in a fresh temporary home (removed afterwards).
 """
@@ -37,6 +46,35 @@ def register(sub: Any) -> None:
     b.add_argument("--backend", default="offline")
     b.add_argument("--json", action="store_true", help="one JSON object per conversation")
     b.set_defaults(func=cmd_bench_build)
+    sc = which.add_parser("scale", help="build the same conversations serially and on N workers")
+    sc.add_argument("file")
+    sc.add_argument("--workers", default="1,2", help="comma-separated worker counts (1 = local serial)")
+    sc.add_argument("--convs", default=None, help="comma-separated ids or numbers (default: all)")
+    sc.add_argument("--json", action="store_true", help="one JSON object per worker count")
+    sc.set_defaults(func=cmd_bench_scale)
+
+
+def _cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _turn_tokens(services: Services, conv_id: str) -> tuple[int, int]:
+    from memory_core.tokens import count_tokens
+
+    turns = services.store.turns(conv_id)
+    return len(turns), sum(count_tokens(t.render()) for t in turns)
+
+
+def _pick(ids: list[str], convs: str | None, file: str) -> list[str]:
+    if not convs:
+        return ids
+    wanted = [c.strip() for c in convs.split(",") if c.strip()]
+    wanted = [w if w in ids else f"conv-{w}" for w in wanted]
+    unknown = [w for w in wanted if w not in ids]
+    if unknown:
+        raise ConfigError(f"--convs: not in {file}: {', '.join(unknown)}")
+    return wanted
 
 
 def _peak_mb() -> float:
@@ -55,15 +93,8 @@ def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given:
     try:
         t = time.perf_counter()
         result = services.imports.import_file(args.file, replace=True)
-        ids = list(result.ids)
         import_s = time.perf_counter() - t
-        if args.convs:
-            wanted = [c.strip() for c in args.convs.split(",") if c.strip()]
-            wanted = [w if w in ids else f"conv-{w}" for w in wanted]
-            unknown = [w for w in wanted if w not in ids]
-            if unknown:
-                raise ConfigError(f"--convs: not in {args.file}: {', '.join(unknown)}")
-            ids = wanted
+        ids = _pick(list(result.ids), args.convs, args.file)
         print(f"# bench build {args.file}: {len(ids)} conversation(s), backend {args.backend}, "
               f"home {settings.home}, import {import_s:.1f}s", file=sys.stderr)
         backend = services.backend
@@ -73,18 +104,22 @@ def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given:
         total_started = time.perf_counter()
         rows = []
         for conv_id in ids:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), _cpu_s()
             stats: dict[str, Any] = {}
             for event in services.builds.build(conv_id, rebuild=True):
                 if isinstance(event, BuildDone):
                     stats = dict(event.stats)
-            wall = time.perf_counter() - started
+            wall, cpu = time.perf_counter() - started, _cpu_s() - cpu
             row = measure(services.store, conv_id, parser.parse)
             conv = services.store.load_conversation(conv_id, with_qa=False)
             row["fidelity"] = fidelity(conv.meta, services.store.records(conv_id), conv.turns,
                                        services.embedder.embed)
+            _, tokens = _turn_tokens(services, conv_id)
             row.update({
                 "wall_s": round(wall, 2),
+                "cpu_s": round(cpu, 2),
+                "tokens": tokens,
+                "tokens_per_s": round(tokens / wall, 1) if wall > 0 else 0.0,
                 "process_wall_s": round(time.perf_counter() - _STARTED, 2),
                 "turns_per_s": stats.get("turns_per_s"),
                 "stages_s": stats.get("stages", {}),
@@ -113,7 +148,8 @@ def _print(row: dict[str, Any], *, as_json: bool) -> None:
     anchored = row.get("anchorable_time_turns_with_valid_time")
     lines = [
         f"{row['conv_id']}: {row['sessions']} sessions, {row['turns']} turns",
-        f"  build wall        {row['wall_s']:.1f} s ({row['turns_per_s']} turns/s); "
+        f"  build wall        {row['wall_s']:.1f} s ({row['turns_per_s']} turns/s, "
+        f"{row['tokens']} tokens, {row['tokens_per_s']} tokens/s), CPU {row['cpu_s']:.1f} s; "
         f"process wall so far {row['process_wall_s']:.1f} s",
         f"  stages (s)        {stages}",
         f"  episodes          {row['episodes']} (length mean {row['episode_len_mean']}, "
@@ -139,3 +175,77 @@ def _print(row: dict[str, Any], *, as_json: bool) -> None:
                          f"precision@0.6 {fid['precision']:.1%}, "
                          f"catch-all {fid['catch_all']:.1%}")
     print("\n".join(lines), flush=True)
+
+
+def _snapshot(services: Services, ids: list[str]) -> dict[str, Any]:
+    store = services.store
+    return {c: (tuple(e.id for e in store.episodes(c)),
+                tuple(sorted(r.id for r in store.records(c, include_inactive=True))),
+                tuple(sorted(v.id for v in store.events(c))),
+                tuple(sorted(e.id for e in store.entities(c)))) for c in ids}
+
+
+def cmd_bench_scale(args: argparse.Namespace, settings: Settings) -> int:
+    from memory_core.cli.commands_build import offline_worker_backend
+    from memory_core.construct.distributed import connect
+
+    try:
+        counts = [int(w) for w in args.workers.split(",") if w.strip()]
+    except ValueError:
+        raise ConfigError(f"--workers: a comma-separated list of numbers, not '{args.workers}'") from None
+    if not counts or min(counts) < 1:
+        raise ConfigError(f"--workers: worker counts of at least 1 (got '{args.workers}')")
+    rows: list[dict[str, Any]] = []
+    reference: dict[str, Any] | None = None
+    for workers in counts:
+        tmp = tempfile.mkdtemp(prefix="mnemoscope-scale-")
+        services = Services.open(replace(settings.with_home(tmp), backend="offline"))
+        try:
+            imported = services.imports.import_file(args.file, replace=True)
+            ids = _pick(list(imported.ids), args.convs, args.file)
+            sizes = [_turn_tokens(services, c) for c in ids]
+            turns, tokens = sum(n for n, _ in sizes), sum(k for _, k in sizes)
+            started, cpu = time.perf_counter(), _cpu_s()
+            start_s = 0.0
+            if workers == 1:
+                for conv_id in ids:
+                    for _ in services.builds.build(conv_id, rebuild=True):
+                        pass
+            else:
+                client, cluster = connect(workers=workers)
+                start_s = time.perf_counter() - started
+                try:
+                    for _ in services.builds.build_on_cluster(ids, offline_worker_backend, client=client,
+                                                              rebuild=True):
+                        pass
+                finally:
+                    client.close()
+                    if cluster is not None:
+                        cluster.close()
+            wall = time.perf_counter() - started
+            snap = _snapshot(services, ids)
+            reference = reference if reference is not None else snap
+            row = {
+                "workers": workers, "mode": "serial" if workers == 1 else "dask LocalCluster",
+                "conversations": len(ids), "turns": turns, "tokens": tokens, "wall_s": round(wall, 2),
+                "cluster_start_s": round(start_s, 2), "client_cpu_s": round(_cpu_s() - cpu, 2),
+                "turns_per_s": round(turns / wall, 2), "tokens_per_s": round(tokens / wall, 1),
+                "speedup": round(rows[0]["wall_s"] / wall, 2) if rows else 1.0,
+                "same_store_as_first": snap == reference,
+                "records": sum(len(v[1]) for v in snap.values()),
+                "entities": sum(len(v[3]) for v in snap.values()),
+            }
+        finally:
+            services.close()
+            shutil.rmtree(tmp, ignore_errors=True)
+        rows.append(row)
+        if args.json:
+            print(json.dumps(row), flush=True)
+        else:
+            print(f"workers {workers:>3} ({row['mode']}): {len(ids)} conversations, {turns} turns, "
+                  f"{tokens} tokens in {wall:.1f} s (cluster start {start_s:.1f} s, client CPU "
+                  f"{row['client_cpu_s']:.1f} s): {row['turns_per_s']} turns/s, "
+                  f"{row['tokens_per_s']} tokens/s, "
+                  f"x{row['speedup']} vs {counts[0]}; {row['records']} records, {row['entities']} entities; "
+                  f"same store as the first run: {row['same_store_as_first']}", flush=True)
+    return 0

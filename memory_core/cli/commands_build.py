@@ -1,5 +1,9 @@
-"""``build [--conv ID | --all] [--backend offline|openai] [--rebuild]``: a progress bar on stderr,
-then a summary per conversation on stdout."""
+"""``build [--conv ID | --all] [--backend offline|openai] [--rebuild] [--workers N | --scheduler ADDR]``:
+a progress bar on stderr, then a summary per conversation on stdout.
+
+``--workers N`` starts a local Dask cluster of N worker processes, ``--scheduler
+tcp://HOST:8786`` uses a running one; either way each conversation's pure stages run on a
+worker and this process commits the results (``memory_core.construct.distributed``)."""
 
 from __future__ import annotations
 
@@ -12,6 +16,8 @@ from typing import Any, TextIO
 from memory_core.backends import BACKEND_NAMES
 from memory_core.config import Settings
 from memory_core.construct.events import BuildEvent
+from memory_core.contracts import Backend
+from memory_core.embeddings import shared_embedder
 from memory_core.errors import ConfigError
 from memory_core.services import Services
 
@@ -26,15 +32,27 @@ def register(sub: Any) -> None:
     p.add_argument("--discard-edits", action="store_true",
                    help="allow a rebuild of a conversation that annotators corrected")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    cluster = p.add_mutually_exclusive_group()
+    cluster.add_argument("--workers", type=int, default=None,
+                         help="compute on a local Dask cluster of N worker processes (offline backend)")
+    cluster.add_argument("--scheduler", default=None,
+                         help="compute on a running Dask cluster (tcp://HOST:8786; offline backend)")
     p.set_defaults(func=cmd_build)
+
+
+def offline_worker_backend() -> Backend:
+    """What a cluster worker builds with: the offline backend (models load once per worker)."""
+    from memory_core.backends.offline import OfflineBackend
+
+    return OfflineBackend(None, embedder=shared_embedder())
 
 
 class Progress:
     """A text progress bar driven by build events: redrawn in place on a terminal, one line
     per session (and graph / end) when stderr is a file or a pipe."""
 
-    def __init__(self, out: TextIO, *, enabled: bool = True, width: int = 28) -> None:
-        self.out, self.enabled, self.width = out, enabled, width
+    def __init__(self, out: TextIO, *, enabled: bool = True, width: int = 28, stages: bool = False) -> None:
+        self.out, self.enabled, self.width, self.stages = out, enabled, width, stages
         self.tty = bool(getattr(out, "isatty", lambda: False)())
         self.total = self.done = 0
         self.line = ""
@@ -66,7 +84,9 @@ class Progress:
         turns_of: dict[str, int] = {}
         for event in events:
             kind = event.kind
-            if kind == "build_started":
+            if kind == "conversation_queued":
+                self._draw(f"{event}", milestone=True)
+            elif kind == "build_started":
                 self.total, self.done = getattr(event, "turns_pending", 0), 0
                 self._draw(f"{event.conv_id}: starting")
             elif kind == "session_started":
@@ -88,6 +108,10 @@ class Progress:
                 self.finish()
                 stats = dict(getattr(event, "stats", {}))
                 print(str(event), file=sys.stdout)
+                if self.stages:
+                    stages = ", ".join(f"{k} {v:.1f}s" for k, v in stats.get("stages", {}).items())
+                    if stages:
+                        print(f"  stages: {stages}", file=sys.stdout)
         self.finish()
         return stats
 
@@ -96,12 +120,31 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     backend = args.backend or settings.backend
     if backend not in BACKEND_NAMES:
         raise ConfigError(f"--backend: unknown backend '{backend}' ({', '.join(BACKEND_NAMES)})")
+    on_cluster = args.workers is not None or args.scheduler is not None
+    if on_cluster and backend != "offline":
+        raise ConfigError(f"--workers/--scheduler: cluster builds use the offline backend, not '{backend}' "
+                          "(the openai backend's call cache lives in this home's store)")
     services = Services.open(replace(settings, backend=backend))
-    progress = Progress(sys.stderr, enabled=not args.quiet)
+    progress = Progress(sys.stderr, enabled=not args.quiet, stages=on_cluster)
     try:
         ids = services.store.conversation_ids() if args.all else [args.conv]
         if not ids:
             print("no conversations (import one with: python -m memory_core import FILE)")
+            return 0
+        if on_cluster:
+            for conv_id in ids:
+                services.store.require_conversation(conv_id)
+            from memory_core.construct.distributed import connect
+
+            client, cluster = connect(workers=args.workers, scheduler=args.scheduler)
+            try:
+                progress.feed(services.builds.build_on_cluster(
+                    ids, offline_worker_backend, client=client, rebuild=args.rebuild,
+                    discard_edits=args.discard_edits))
+            finally:
+                client.close()
+                if cluster is not None:
+                    cluster.close()
             return 0
         for conv_id in ids:
             events = services.builds.build(conv_id, rebuild=args.rebuild, discard_edits=args.discard_edits)

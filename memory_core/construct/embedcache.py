@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from memory_core.embeddings import DIMENSION
+from memory_core.embeddings import DIMENSION, Embedder
 
 MAX_ENTRIES = 50_000
 
@@ -24,18 +24,35 @@ class TextEmbedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+
+
+
 _memo: OrderedDict[str, np.ndarray] = OrderedDict()
 _lock = threading.Lock()
 
 
-def embed_texts(embedder: TextEmbedder, texts: Sequence[str]) -> np.ndarray:
-    """Vectors (n, 384) for ``texts``; only texts not seen before reach the model."""
+def seed_vectors(texts: Sequence[str], vectors: np.ndarray) -> None:
+    """Put vectors made elsewhere (a build worker, same model) into the memo."""
+    with _lock:
+        for text, vector in zip(texts, np.asarray(vectors, dtype=np.float32), strict=True):
+            _memo[text] = vector
+            _memo.move_to_end(text)
+        while len(_memo) > MAX_ENTRIES:
+            _memo.popitem(last=False)
+
+
+def embed_texts(embedder: TextEmbedder, texts: Sequence[str], *, threads: int | None = None) -> np.ndarray:
+    """Vectors (n, 384) for ``texts``; only texts not seen before reach the model. ``threads``
+    caps the model's threads when the embedder takes that (``Embedder`` does)."""
     if not texts:
         return np.zeros((0, DIMENSION), dtype=np.float32)
     with _lock:
         missing = list(dict.fromkeys(t for t in texts if t not in _memo))
     if missing:
-        fresh = embedder.embed(missing)
+        if threads is not None and isinstance(embedder, Embedder):
+            fresh = embedder.embed(missing, threads=threads)
+        else:
+            fresh = embedder.embed(missing)
         with _lock:
             for text, vector in zip(missing, fresh, strict=True):
                 _memo[text] = vector

@@ -3,6 +3,7 @@
 ``build_conversation(...)`` is a generator of these events; the CLI draws a progress bar from
 them and the app draws the memory forming turn by turn::
 
+    ConversationQueued                   cluster builds only: the conversation went to a worker
     BuildStarted                         once: conversation, sessions total/pending, backend
     ├── SessionSkipped                   a session already built (no ``--rebuild``)
     └── SessionStarted                   the session's turns, in order, with its date-time
@@ -42,6 +43,21 @@ def _plain(value: Any) -> Any:
 class _Event:
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class ConversationQueued(_Event):
+    """A cluster build sent the conversation to a worker; its ``BuildStarted`` ... ``BuildDone``
+    follow when the worker's result is committed."""
+
+    conv_id: str
+    sessions_pending: int
+    turns_pending: int
+    kind: str = field(default="conversation_queued", init=False)
+
+    def __str__(self) -> str:
+        return (f"{self.conv_id}: queued on the cluster: {self.sessions_pending} sessions, "
+                f"{self.turns_pending} turns")
 
 
 @dataclass(frozen=True)
@@ -167,13 +183,14 @@ class BuildDone(_Event):
                 f"{s.get('records', 0)} records, {s.get('entities', 0)} entities")
 
 
-BuildEvent = (BuildStarted | SessionSkipped | SessionStarted | EpisodeFormed | RecordsExtracted
-              | SessionDone | EntitiesMerged | GraphUpdated | BuildDone)
+BuildEvent = (ConversationQueued | BuildStarted | SessionSkipped | SessionStarted | EpisodeFormed
+              | RecordsExtracted | SessionDone | EntitiesMerged | GraphUpdated | BuildDone)
 
 __all__ = [
     "BuildDone",
     "BuildEvent",
     "BuildStarted",
+    "ConversationQueued",
     "EntitiesMerged",
     "EpisodeFormed",
     "GraphUpdated",

@@ -27,15 +27,17 @@ that session is written.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Generator, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.construct.embedcache import TextEmbedder, embed_texts
+from memory_core.construct.embedcache import TextEmbedder, embed_texts, seed_vectors
 from memory_core.construct.events import (
     BuildDone,
     BuildEvent,
@@ -52,7 +54,7 @@ from memory_core.construct.graph_refresh import index_entities, refresh_graph
 from memory_core.contracts import Backend, ConversationInfo, Extraction, RelationalStore, VectorStore
 from memory_core.errors import BuildError, MnemoscopeError
 from memory_core.ids import turn_vector_id
-from memory_core.models import Episode, EventFrame, Record, Session, Turn
+from memory_core.models import Conversation, Episode, EventFrame, Record, Session, Turn
 
 log = logging.getLogger(__name__)
 
@@ -165,15 +167,213 @@ def vectors_complete(index: VectorStore, store: RelationalStore, conv_id: str, s
     return index.count("records", where=where) == active
 
 
+# --------------------------------------------------------------------------- pure compute
+@dataclass(frozen=True)
+class SessionResult:
+    """One session's pure stages (segment + extract, validated) and the events they yielded.
+
+    Plain data (pydantic models and frozen dataclasses): a Dask worker returns it to the
+    client, which commits it exactly as a local build commits its own."""
+
+    session: Session
+    episodes: list[Episode]
+    records: list[Record]
+    events: list[EventFrame]
+    stream: list[BuildEvent]  # SessionStarted, EpisodeFormed..., RecordsExtracted...
+    seconds: float  # segment + extract
+
+
+@dataclass(frozen=True)
+class ComputedConversation:
+    """The pure part of a conversation's build, done elsewhere (a Dask worker).
+
+    ``pending`` are the sessions computed (by index), ``known`` the entity names the worker
+    started from; ``texts``/``vectors`` every embedding it made (turns, records, entity
+    names), which seed the client's embedding memo so committing embeds nothing again;
+    ``timings`` the worker's stage seconds (load, embed, segment, extract)."""
+
+    conv_id: str
+    pending: tuple[int, ...]
+    known: tuple[str, ...]
+    sessions: dict[int, SessionResult]
+    texts: list[str]
+    vectors: Any  # np.ndarray (len(texts), 384) float32
+    timings: dict[str, float]
+    worker: str = ""
+
+
+def compute_session(backend: Backend, name: str, info: ConversationInfo, session: Session,
+                    timings: dict[str, float]) -> Generator[BuildEvent, None, SessionResult]:
+    """Segment and extract one session (validated), yielding its events as they happen; the
+    generator returns the ``SessionResult`` (``result = yield from compute_session(...)``)."""
+    conv_id = info.conv_id
+    t_session = time.perf_counter()
+    turns = list(session.turns)
+    stream: list[BuildEvent] = []
+
+    def emit(event: BuildEvent) -> BuildEvent:
+        stream.append(event)
+        return event
+
+    yield emit(SessionStarted(conv_id, session.index, turns, session.time))
+    t = time.perf_counter()
+    episodes = validate_episodes(conv_id, session, backend.segment(session, info), name)
+    timings["segment"] += time.perf_counter() - t
+    for e in episodes:
+        yield emit(EpisodeFormed(conv_id, e))
+    by_id = {tt.id: tt for tt in turns}
+    items: list[tuple[Episode, list[Turn]]] = [(e, [by_id[i] for i in e.turn_ids]) for e in episodes]
+    records: list[Record] = []
+    events: list[EventFrame] = []
+    seen: set[str] = set()
+    t = time.perf_counter()
+    if len(items) > 1:
+        results = list(backend.extract_many(items, info))
+        if len(results) != len(items):
+            raise BuildError(f"conversation '{conv_id}', session {session.index}: backend '{name}' "
+                             f"returned {len(results)} extractions for {len(items)} episodes")
+        for (e, _), result in zip(items, results, strict=True):
+            extraction = validate_extraction(conv_id, session.index, e, result, name, seen)
+            records.extend(extraction.records)
+            events.extend(extraction.events)
+            yield emit(RecordsExtracted(conv_id, e.id, list(extraction.records), list(extraction.events)))
+    else:
+        for e, ep_turns in items:
+            extraction = validate_extraction(conv_id, session.index, e, backend.extract(e, ep_turns, info),
+                                             name, seen)
+            records.extend(extraction.records)
+            events.extend(extraction.events)
+            yield emit(RecordsExtracted(conv_id, e.id, list(extraction.records), list(extraction.events)))
+    timings["extract"] += time.perf_counter() - t
+    return SessionResult(session, episodes, records, events, stream, time.perf_counter() - t_session)
+
+
+def compute_conversation(conv: Conversation, pending: Sequence[int], known: Sequence[str], backend: Backend,
+                         embedder: TextEmbedder, *, graph_names: bool = True) -> ComputedConversation:
+    """Every pure stage of a conversation's pending sessions, without a store or an index:
+    model load, the turns' embedding batch, segment + extract per session (the entity names
+    known so far growing session by session, as in a local build), the records' vectors and
+    (``graph_names``) the vectors of the names the entity canonicalisation will compare."""
+    from memory_core.construct.entities import canonicalise
+
+    name = backend_name(backend)
+    timings: dict[str, float] = defaultdict(float)
+    sessions = [s for s in conv.sessions if s.index in set(pending)]
+    _prepare(backend, sessions, embedder, timings)
+    info = ConversationInfo(conv.id, conv.speakers, known_entities=tuple(known))
+    out: dict[int, SessionResult] = {}
+    for session in sessions:
+        gen = compute_session(backend, name, info, session, timings)
+        while True:
+            try:
+                next(gen)
+            except StopIteration as stop:
+                result: SessionResult = stop.value
+                break
+        out[session.index] = result
+        names = dict.fromkeys(r.entity for r in result.records)
+        info = ConversationInfo(conv.id, conv.speakers,
+                                known_entities=tuple(dict.fromkeys([*info.known_entities, *names])))
+    t = time.perf_counter()
+    texts = [tt.render() for s in sessions for tt in s.turns]
+    texts += [r.text() for res in out.values() for r in res.records]
+    embed_texts(embedder, texts)  # one batch for the records (the turns are memo hits)
+    if graph_names:
+        asked: list[str] = []
+
+        def remember(names: list[str]) -> Any:
+            asked.extend(names)
+            return embed_texts(embedder, names)
+
+        records = [r for res in out.values() for r in res.records]
+        canonicalise(conv.id, records, conv.speakers, remember, [])
+        texts += asked
+    texts = list(dict.fromkeys(texts))
+    vectors = embed_texts(embedder, texts)
+    timings["embed"] += time.perf_counter() - t
+    return ComputedConversation(conv.id, tuple(pending), tuple(known), out, texts, vectors, dict(timings))
+
+
+def backend_name(backend: Backend) -> str:
+    return backend.name
+
+
+def _prepare(backend: Backend, pending: Sequence[Session], embedder: TextEmbedder,
+             timings: dict[str, float]) -> None:
+    """Load the models, then embed every pending turn in one batch — while the backend's
+    optional ``warm(sessions)`` (the offline backend parses every turn with spaCy) runs in a
+    thread beside it, the embedding on one torch thread so the two share two cores."""
+    if pending:
+        t = time.perf_counter()
+        backend.prepare()
+        timings["load"] += time.perf_counter() - t
+    if not pending:
+        return
+    texts = [tt.render() for s in pending for tt in s.turns]
+    thread: threading.Thread | None = None
+    if backend.warms:
+        def run() -> None:
+            t0 = time.perf_counter()
+            try:
+                backend.warm(list(pending))
+            except Exception:  # only a head start: the stages parse (and report) themselves
+                log.warning("warming the backend failed", exc_info=True)
+            timings["parse"] += time.perf_counter() - t0
+
+        thread = threading.Thread(target=run, name="build-warm", daemon=True)
+        thread.start()
+    t = time.perf_counter()  # segmentation and indexing reuse these vectors
+    embed_texts(embedder, texts, threads=1 if thread is not None else None)
+    timings["embed"] += time.perf_counter() - t
+    if thread is not None:
+        t = time.perf_counter()
+        thread.join()
+        timings["parse_wait"] += time.perf_counter() - t
+
+
+class _Background:
+    """Record vectors made on one torch thread while the build goes on (the memo keeps them,
+    so indexing finds them ready); ``wait`` before indexing. Failures only cost a re-embed."""
+
+    def __init__(self, embedder: TextEmbedder) -> None:
+        self.embedder = embedder
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="build-embed")
+        self.futures: list[Future[Any]] = []
+
+    def embed(self, texts: list[str]) -> None:
+        if texts:
+            self.futures.append(self.pool.submit(embed_texts, self.embedder, texts, threads=1))
+
+    def wait(self, timings: dict[str, float]) -> None:
+        t = time.perf_counter()
+        for future in self.futures:
+            try:
+                future.result()
+            except Exception:
+                log.warning("background embedding failed; indexing embeds again", exc_info=True)
+        self.pool.shutdown(wait=True)
+        timings["embed_wait"] += time.perf_counter() - t
+
+
 # --------------------------------------------------------------------------- the build
 def build_conversation(store: RelationalStore, index: VectorStore, embedder: TextEmbedder, conv_id: str,
-                       backend: Backend, *, rebuild: bool = False) -> Iterator[BuildEvent]:
-    """Build (or extend) a conversation's memory, yielding progress events."""
+                       backend: Backend, *, rebuild: bool = False,
+                       computed: ComputedConversation | None = None) -> Iterator[BuildEvent]:
+    """Build (or extend) a conversation's memory, yielding progress events.
+
+    With ``computed`` (the pure stages done by a worker for exactly the sessions this build
+    finds pending) nothing is segmented, extracted or embedded here: the worker's events are
+    replayed and its results committed by the same code as a local build's."""
     conv = store.load_conversation(conv_id, with_qa=False)
     built = store.built_sessions(conv_id)
     pending = [s for s in conv.sessions if rebuild or s.index not in built]
     pending_ids = {s.index for s in pending}
-    name = backend.name
+    name = backend_name(backend)
+    known = tuple(e.name for e in store.entities(conv_id))
+    if computed is not None and (computed.conv_id != conv_id or set(computed.pending) != pending_ids
+                                 or computed.known != known):
+        raise BuildError(f"conversation '{conv_id}': the worker's result is for other pending sessions "
+                         f"({sorted(computed.pending)} vs {sorted(pending_ids)}); build it again")
     build_id = uuid.uuid4().hex[:12]
     started = time.perf_counter()
     timings: dict[str, float] = defaultdict(float)
@@ -182,18 +382,17 @@ def build_conversation(store: RelationalStore, index: VectorStore, embedder: Tex
     yield BuildStarted(conv_id, len(conv.sessions), name, sessions_pending=len(pending),
                        turns_pending=sum(len(s.turns) for s in pending), rebuild=rebuild)
     try:
-        if pending:
-            t = time.perf_counter()
-            backend.prepare()
-            timings["load"] += time.perf_counter() - t
-        if pending:  # one batch for every pending turn: segmentation and indexing reuse these vectors
-            t = time.perf_counter()
-            embed_texts(embedder, [tt.render() for s in pending for tt in s.turns])
-            timings["embed"] += time.perf_counter() - t
-        known = tuple(e.name for e in store.entities(conv_id))
+        if computed is None:
+            _prepare(backend, pending, embedder, timings)
+        else:
+            seed_vectors(computed.texts, computed.vectors)
+            for stage, seconds in computed.timings.items():
+                timings[f"worker_{stage}"] += seconds
         info = ConversationInfo(conv_id, conv.speakers, known_entities=known)
-        scope: AbstractContextManager[Any] = backend.accounting(conv_id, f"build:{build_id}")
+        scope: AbstractContextManager[Any] = (
+            backend.accounting(conv_id, f"build:{build_id}") if computed is None else nullcontext())
         committed: list[_Committed] = []
+        background = _Background(embedder)
         try:
             with scope:
                 for session in conv.sessions:
@@ -209,14 +408,22 @@ def build_conversation(store: RelationalStore, index: VectorStore, embedder: Tex
                         timings["index"] += time.perf_counter() - t
                         yield SessionSkipped(conv_id, session.index, reason)
                         continue
-                    names: list[str] = []
-                    yield from _build_session(store, backend, name, info, session,
-                                              built.get(session.index) is not None, timings, counts, names,
-                                              committed)
+                    result: SessionResult
+                    if computed is None:
+                        result = yield from compute_session(backend, name, info, session, timings)
+                    else:
+                        result = computed.sessions[session.index]
+                        yield from result.stream
+                    yield _commit_session(store, name, conv_id, result, built.get(session.index) is not None,
+                                          timings, counts, committed)
+                    if computed is None:
+                        background.embed([r.text() for r in result.records if r.status.value == "active"])
+                    names = list(dict.fromkeys(r.entity for r in result.records))
                     known = tuple(dict.fromkeys([*info.known_entities, *names]))
                     info = ConversationInfo(conv_id, conv.speakers, known_entities=known)
         finally:
             # vectors of the committed sessions in one batch (a kill before this is repaired on rerun)
+            background.wait(timings)
             t = time.perf_counter()
             _index_committed(index, embedder, conv_id, committed)
             timings["index"] += time.perf_counter() - t
@@ -246,68 +453,60 @@ class _Committed:
 
 def _index_committed(index: VectorStore, embedder: TextEmbedder, conv_id: str,
                      committed: Sequence[_Committed]) -> None:
+    """The committed sessions' turn and record vectors: one delete and one upsert per
+    collection for all of them (the same rows ``index_session`` writes per session)."""
     if not committed:
         return
-    embed_texts(embedder, [r.text() for c in committed for r in c.records])  # one batch, then memo hits
+    stale = [rid for c in committed for rid in c.stale]
+    if stale:
+        index.delete("records", ids=stale)
+    sessions = [c.session.index for c in committed]
+    index.delete("turns", where={"$and": [{"conv_id": conv_id}, {"session": {"$in": sessions}}]})
+    turn_ids: list[str] = []
+    texts: list[str] = []
+    turn_meta: list[dict[str, Any]] = []
+    record_ids: list[str] = []
+    docs: list[str] = []
+    record_meta: list[dict[str, Any]] = []
     for c in committed:
-        index_session(index, embedder, conv_id, c.session, c.episodes, c.records, c.stale)
+        episode_of = {tid: e.id for e in c.episodes for tid in e.turn_ids}
+        for t in c.session.turns:
+            turn_ids.append(turn_vector_id(conv_id, t.id))
+            texts.append(t.render())
+            turn_meta.append({"conv_id": conv_id, "session": c.session.index, "turn_id": t.id,
+                              "episode_id": episode_of.get(t.id, "")})
+        for r in c.records:
+            if r.status.value != "active":
+                continue
+            record_ids.append(r.id)
+            docs.append(r.text())
+            record_meta.append({"conv_id": conv_id, "episode_id": r.episode_id, "entity": r.entity,
+                                "property": r.property, "session": c.session.index})
+    index.upsert("turns", turn_ids, embed_texts(embedder, texts), turn_meta, documents=texts)
+    index.upsert("records", record_ids, embed_texts(embedder, docs), record_meta, documents=docs)
 
 
-def _build_session(store: RelationalStore, backend: Backend, name: str, info: ConversationInfo,
-                   session: Session, was_built: bool, timings: dict[str, float], counts: dict[str, int],
-                   names: list[str],
-                   committed: list[_Committed]) -> Iterator[BuildEvent]:
-    """One session: segment, extract, validate, commit. ``names`` collects its entities; the
-    committed session is appended to ``committed`` for indexing."""
-    conv_id = info.conv_id
-    t_session = time.perf_counter()
+def _commit_session(store: RelationalStore, name: str, conv_id: str, result: SessionResult, was_built: bool,
+                    timings: dict[str, float], counts: dict[str, int], committed: list[_Committed]
+                    ) -> SessionDone:
+    """One session's commit: a single ``save_session_memory`` transaction (episodes, records,
+    events and the built marker); the session is appended to ``committed`` for indexing."""
+    session, episodes, records, events = result.session, result.episodes, result.records, result.events
     turns = list(session.turns)
-    yield SessionStarted(conv_id, session.index, turns, session.time)
     t = time.perf_counter()
-    episodes = validate_episodes(conv_id, session, backend.segment(session, info), name)
-    timings["segment"] += time.perf_counter() - t
-    for e in episodes:
-        yield EpisodeFormed(conv_id, e)
-    by_id = {tt.id: tt for tt in turns}
-    items: list[tuple[Episode, list[Turn]]] = [(e, [by_id[i] for i in e.turn_ids]) for e in episodes]
-    records: list[Record] = []
-    events: list[EventFrame] = []
-    seen: set[str] = set()
-    t = time.perf_counter()
-    if len(items) > 1:
-        results = list(backend.extract_many(items, info))
-        if len(results) != len(items):
-            raise BuildError(f"conversation '{conv_id}', session {session.index}: backend '{name}' "
-                             f"returned {len(results)} extractions for {len(items)} episodes")
-        for (e, _), result in zip(items, results, strict=True):
-            extraction = validate_extraction(conv_id, session.index, e, result, name, seen)
-            records.extend(extraction.records)
-            events.extend(extraction.events)
-            yield RecordsExtracted(conv_id, e.id, list(extraction.records), list(extraction.events))
-    else:
-        for e, ep_turns in items:
-            extraction = validate_extraction(conv_id, session.index, e, backend.extract(e, ep_turns, info),
-                                             name, seen)
-            records.extend(extraction.records)
-            events.extend(extraction.events)
-            yield RecordsExtracted(conv_id, e.id, list(extraction.records), list(extraction.events))
-    timings["extract"] += time.perf_counter() - t
     stale: list[str] = []
     if was_built:
         old = {e.id for e in store.episodes(conv_id, session.index)}
         stale = [r.id for r in store.records(conv_id, include_inactive=True) if r.episode_id in old]
-    names.extend(dict.fromkeys(r.entity for r in records))
-    t = time.perf_counter()
-    seconds = time.perf_counter() - t_session
     store.save_session_memory(conv_id, session.index, episodes, records, events, backend=name, stats={
         "turns": len(turns), "episodes": len(episodes), "records": len(records), "events": len(events),
-        "seconds": round(seconds, 3)})
+        "seconds": round(result.seconds, 3)})
     timings["persist"] += time.perf_counter() - t
     committed.append(_Committed(session, episodes, records, stale))
     counts["sessions_built"] += 1
     counts["turns_built"] += len(turns)
-    yield SessionDone(conv_id, session.index, len(episodes), len(records), time.perf_counter() - t_session,
-                      events=len(events), turns=len(turns))
+    return SessionDone(conv_id, session.index, len(episodes), len(records),
+                       result.seconds + time.perf_counter() - t, events=len(events), turns=len(turns))
 
 
 def _build_graph(store: RelationalStore, index: VectorStore, embedder: TextEmbedder, conv_id: str,

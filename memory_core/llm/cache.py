@@ -4,7 +4,8 @@ The key is the sha256 of a canonical JSON document holding the endpoint, the mod
 messages and every request parameter that can change the answer (temperature, seed,
 response format, token limit). The API key is deliberately not part of it: the same
 request answered for another key is the same answer. Rows live in the DuckDB table
-``llm_cache`` through ``Store.cached_response`` / ``Store.cache_response``.
+``llm_cache`` through ``Store.cached_response`` / ``Store.cache_response``, tagged with the
+conversation of the current ``llm_scope`` so that forgetting a conversation removes them.
 
 Only answers that parsed and passed validation are kept (the caller decides, see
 ``LLMClient.keep``), so a garbled answer is asked again on the next run instead of being
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory_core.contracts import RelationalStore
+from memory_core.llm.accounting import current_scope
 
 log = logging.getLogger(__name__)
 
@@ -59,4 +61,6 @@ class LLMCache:
         return CachedResponse(text, tokens_in, tokens_out)
 
     def put(self, key: str, endpoint: str, model: str, text: str, tokens_in: int, tokens_out: int) -> None:
-        self.store.cache_response(key, endpoint, model, text, tokens_in, tokens_out)
+        # the row names the conversation of the current llm_scope, so forgetting it removes the row
+        conv_id = current_scope().conv_id
+        self.store.cache_response(key, endpoint, model, text, tokens_in, tokens_out, conv_id=conv_id)

@@ -27,6 +27,7 @@ from memory_core.embeddings import DIMENSION
 from memory_core.errors import QueryError
 from memory_core.ids import turn_vector_id
 from memory_core.models import Entity, Episode, EventFrame, EventLink, GraphEdge, Record, ThemeType, Turn
+from memory_core.query.families import property_families, value_families
 from memory_core.query.lexical import LexicalIndex
 from memory_core.query.text import fold, terms
 from memory_core.tokens import count_tokens
@@ -69,6 +70,8 @@ class ConversationIndex:
     speaker_of: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     record_stems: list[frozenset[str]] = field(default_factory=list)  # property + value stems
     record_props: list[str] = field(default_factory=list)  # folded, lower-cased property
+    record_pfam: list[frozenset[str]] = field(default_factory=list)  # families of the property
+    record_vfam: list[frozenset[str]] = field(default_factory=list)  # families of the value's words
 
     def __post_init__(self) -> None:
         self.pos = {t.id: i for i, t in enumerate(self.turns)}
@@ -88,6 +91,8 @@ class ConversationIndex:
         self.record_episode = [self.episode_pos.get(r.episode_id, -1) for r in self.records]
         self.record_stems = [frozenset(terms(f"{r.property} {r.value}")) for r in self.records]
         self.record_props = [fold(r.property).lower() for r in self.records]
+        self.record_pfam = [property_families(r.property) for r in self.records]
+        self.record_vfam = [value_families(r.value) for r in self.records]
         names = {s.lower(): k for k, s in enumerate(self.speakers)}
         self.speaker_of = np.array([names.get(t.speaker.lower(), -1) for t in self.turns], dtype=np.int64)
 

@@ -45,7 +45,10 @@ def run_question(
     result = retrieve(ci, plan, qvec, cfg, budget_tokens)
     timings["retrieve"] = time.perf_counter() - t2
     t3 = time.perf_counter()
-    buffer = build_buffer(ci, result.positions, plan)
+    buffer = [  # each turn's closeness to the question goes with it (the offline answer weighs it)
+        bt.model_copy(update={"closeness": float(ci.turn_vecs[ci.pos[bt.turn_id]] @ qvec)})
+        for bt in build_buffer(ci, result.positions, plan)
+    ]
     tokens = buffer_tokens(buffer)
     timings["buffer"] = time.perf_counter() - t3
     t4 = time.perf_counter()

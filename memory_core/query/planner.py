@@ -53,18 +53,56 @@ _COMPARISON_RE = re.compile(
     r"less\s+than|either|neither|share)\b",
     re.IGNORECASE,
 )
+# hypothetical mood: a modal verb or a hedge word asks for an inference, not a stated fact
 _OPEN_RE = re.compile(
-    r"^\s*(?:would|could|might|will|is\s+it\s+likely|what\s+might|what\s+would|how\s+might|"
-    r"would\s+\w+\s+be)\b|\b(?:likely|probably|considered|might|possibly|potentially|"
-    r"what\s+(?:job|career|personality|traits?|attributes?)|guess|infer)\b",
+    r"\b(?:would|might|could|likely|unlikely|probably|possibly|perhaps)\b"
+    r"|\bif\s+\w+\s+(?:had|hadn't|hadn’t|were|weren't|weren’t|did|didn't|didn’t)\b",
     re.IGNORECASE,
 )
-_LIST_RE = re.compile(
-    r"\b(?:what|which)\s+(?:are\s+)?(?:some\s+|all\s+|kinds?\s+of\s+|types?\s+of\s+)?(?:\w+\s+){0,2}?"
-    r"(?:\w+(?:ies|es|s))\s+(?:has|have|had|did|does|do|is|are|were|was)\b|\b(?:what|which)\s+are\b|"
-    r"\b(?:list|all\s+the|ways|things|activities|events|items|places|books|hobbies|types|kinds)\b",
-    re.IGNORECASE,
+_REPORTED = frozenset({"say", "says", "said", "tell", "tells", "told", "promise", "promised", "thought"})
+
+
+def is_hypothetical(question: str) -> bool:
+    """A modal, a hedge or a counterfactual asks for an inference; a modal in reported speech
+    ("what she said she would buy") reports a stated fact instead."""
+    for m in _OPEN_RE.finditer(question):
+        before = words(question[: m.start()])[-3:]
+        if m.group(0).lower() in ("would", "might", "could") and _REPORTED & set(before):
+            continue
+        return True
+    return False
+
+
+_AUXILIARY = r"(?:is|are|was|were|has|have|had|did|does|do|can|will|would|might)"
+# "what/which <up to three words> <auxiliary>": the words before the verb are the answer's
+# category; a plural head ("what LGBTQ+ events has ...", "in what ways is ...") asks for a list
+_CATEGORY_RE = re.compile(
+    r"\b(?:what|which)\s+((?:[\w+\-/]+\s+){0,2}?[\w+\-/]+)\s+" + _AUXILIARY + r"\b", re.IGNORECASE
 )
+
+
+def _plural(word: str) -> bool:
+    w = fold(word)
+    return len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is", "ous", "'s"))
+
+
+def asks_for_list(question: str) -> bool:
+    """A plural answer category ("what books has ...", "what types of ...") or "list/all the"."""
+    if re.search(r"\b(?:list|all\s+the)\b", question, re.IGNORECASE):
+        return True
+    # "what are (some of) X's <plural>": the subject after the verb is the category
+    after = re.match(r"\s*(?:what|which)\s+(?:are|were)\s+((?:[\w'’+\-/]+\s*){1,5})", question, re.IGNORECASE)
+    if after and any(_plural(w) for w in after.group(1).split()[:5]):
+        return True
+    for m in _CATEGORY_RE.finditer(question):
+        head = m.group(1).split()
+        if head[0].lower() in ("kind", "kinds", "type", "types", "sort", "sorts") and len(head) > 1:
+            return _plural(head[0])
+        if _plural(head[-1].split("/")[0]):
+            return True
+    return False
+
+
 _BOOLEAN_RE = re.compile(r"^\s*(?:did|does|do|is|are|was|were|has|have|had|can|will)\b", re.IGNORECASE)
 _RELATION_WORDS = frozenset(
     """
@@ -97,11 +135,11 @@ def answer_target(question: str) -> str:
         return "entity"
     if q.startswith("why") or (q.startswith("how did") and "feel" not in q):
         return "explanation"
-    if _OPEN_RE.search(q):
+    if is_hypothetical(q):
         return "likelihood"
     if _BOOLEAN_RE.search(q):
         return "boolean"
-    if _LIST_RE.search(q):
+    if asks_for_list(question):
         return "list"
     return "value"
 
@@ -114,9 +152,9 @@ def reasoning_type(question: str, n_entities: int) -> tuple[ReasoningType, Scope
         return ReasoningType.TEMPORAL, Scope.POINT
     if _COMPARISON_RE.search(q) and (n_entities >= 2 or re.search(r"\bboth\b|\bin\s+common\b", q, re.I)):
         return ReasoningType.COMPARISON, Scope.ALL
-    if _OPEN_RE.search(q):
+    if is_hypothetical(q):
         return ReasoningType.OPEN_DOMAIN, Scope.ALL
-    if _COUNT_RE.search(q) or _LIST_RE.search(q):
+    if _COUNT_RE.search(q) or asks_for_list(q):
         return ReasoningType.AGGREGATION, Scope.ALL
     if n_entities >= 2:
         return ReasoningType.MULTI_HOP, Scope.ALL

@@ -130,6 +130,48 @@ def _fill(picker: _Picker, order: np.ndarray) -> None:
         picker.add([int(p)], "budget fill (next ranked turn)")
 
 
+def record_order(
+    ci: ConversationIndex, plan: Plan, scored: Scored, minimum: float
+) -> list[tuple[float, int, int]]:
+    """(score, requirement, record) of the records matching a target requirement, best first.
+
+    A record's score is its structured match (entity x family/property/value/keywords);
+    ties (many records of one family) are broken by the record's closeness to the question.
+    Bridge requirements ("Melanie's family") only lead to the answer; their records are not
+    collected.
+    """
+    if scored.structured is None or not scored.structured.size:
+        return []
+    targets = [i for i, r in enumerate(plan.requirements) if r.role != "bridge"]
+    if not targets:
+        return []
+    structured = scored.structured[targets]
+    dense = scored.record_scores.get("dense")
+    out = []
+    req_of = np.array(targets)[np.argmax(structured, axis=0)]
+    best = structured.max(axis=0)
+    for r in np.where(best >= minimum)[0]:
+        bonus = 0.2 * float(dense[r]) if dense is not None and dense.size else 0.0
+        out.append((float(best[r]) + bonus, int(req_of[r]), int(r)))
+    out.sort(key=lambda x: (-x[0], x[2]))
+    return out
+
+
+def _collect_records(
+    ci: ConversationIndex, plan: Plan, scored: Scored, cfg: StrategyConfig, picker: _Picker, share: int
+) -> list[int]:
+    """Open the evidence turns of the records matching a requirement until ``share`` tokens."""
+    added: list[int] = []
+    start = picker.tokens
+    for score, i, r in record_order(ci, plan, scored, cfg.record_min):
+        if picker.tokens - start >= share or picker.full():
+            break
+        rec = ci.records[r]
+        reason = f"record r{i}: {rec.entity} · {rec.property} = {rec.value} ({score:.2f})"
+        added += picker.add(sorted(ci.record_turns[r]), reason)
+    return added
+
+
 def select_coverage(
     ci: ConversationIndex, plan: Plan, scored: Scored, cfg: StrategyConfig, budget_tokens: int | None
 ) -> Retrieval:
@@ -148,9 +190,15 @@ def select_coverage(
     if budget_tokens is not None:  # a tight cap is better spent on more candidates than on context
         context_top = min(context_top, max(0, budget_tokens // 500 - 1))
     stop = "every turn considered"
+    collect = plan.scope == Scope.ALL and cfg.record_share > 0
     for p in order:
         p = int(p)
         s = float(fused[p])
+        if collect and rank >= context_top:
+            collect = False
+            for q in _collect_records(ci, plan, scored, cfg, picker, int(cfg.record_share * cap)):
+                covered |= scored.support[:, q] >= SUPPORTED
+                episodes_seen.add(int(ci.turn_episode[q]))
         if picker.full():
             stop = "token cap reached"
             break

@@ -25,6 +25,7 @@ from rapidfuzz import fuzz
 
 from memory_core.models import Match, MatchKind, Plan, Requirement
 from memory_core.query.context import ConversationIndex
+from memory_core.query.families import question_families
 from memory_core.query.strategies import StrategyConfig
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, terms, words
 from memory_core.timeexpr import question_dates, session_near
@@ -95,8 +96,22 @@ def entity_match(req_entity: str | None, record_entity: str, speaker: str | None
     return 0.0
 
 
-def structured_scores(ci: ConversationIndex, plan: Plan, keyword_stems: set[str]) -> np.ndarray:
-    """(requirements, records) structured match scores in [0, 1]."""
+def requirement_families(plan: Plan, req: Requirement) -> frozenset[str]:
+    """The property families a requirement asks about (a bridge asks for relations)."""
+    if req.role == "bridge":
+        return frozenset({"relations"})
+    return question_families([*plan.keywords, *words(req.property or "")], plan.answer_target)
+
+
+def structured_scores(
+    ci: ConversationIndex, plan: Plan, keyword_stems: set[str], *, families: bool = True
+) -> np.ndarray:
+    """(requirements, records) structured match scores in [0, 1].
+
+    entity match x (0.5 property + 0.2 value + 0.3 question keywords); the property part is
+    the best of: word overlap with the asked property, the same property name, the record's
+    property family among the asked families (1.0) or its value's words in them (0.5).
+    """
     out = np.zeros((len(plan.requirements), len(ci.records)), dtype=np.float32)
     if not ci.records:
         return out
@@ -104,6 +119,7 @@ def structured_scores(ci: ConversationIndex, plan: Plan, keyword_stems: set[str]
         prop = {stem(w) for w in words(req.property or "") if w not in STOPWORDS}
         value = {stem(w) for w in words(req.value or "") if w not in STOPWORDS}
         req_prop = fold(req.property).lower() if req.property else None
+        asked = requirement_families(plan, req) if families else frozenset()
         for r, rec in enumerate(ci.records):
             ent = entity_match(req.entity, rec.entity, rec.source_speaker)
             if ent == 0.0:
@@ -112,6 +128,11 @@ def structured_scores(ci: ConversationIndex, plan: Plan, keyword_stems: set[str]
             p = len(prop & rec_all) / len(prop) if prop else 0.0
             if req_prop is not None and req_prop == ci.record_props[r]:
                 p = 1.0
+            if asked and p < 1.0:
+                if asked & ci.record_pfam[r]:
+                    p = 1.0
+                elif asked & ci.record_vfam[r]:
+                    p = max(p, 0.5)
             v = len(value & rec_all) / len(value) if value else 0.0
             k = len(keyword_stems & rec_all) / len(keyword_stems) if keyword_stems else 0.0
             score = ent * (0.5 * p + 0.2 * v + 0.3 * k)
@@ -163,7 +184,7 @@ def score_turns(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: Strate
         channels["record_lexical"] = records_to_turns(ci, rec_lex)
         channels["record_dense"] = records_to_turns(ci, rec_dense)
         if cfg.w_structured > 0 or cfg.method in ("ensimem", "glong"):
-            structured = structured_scores(ci, plan, keyword_stems)
+            structured = structured_scores(ci, plan, keyword_stems, families=cfg.families)
             for i in range(len(plan.requirements)):
                 structured_turns[i] = records_to_turns(ci, structured[i])
         channels["structured"] = structured_turns.max(axis=0) if len(plan.requirements) else np.zeros(n)

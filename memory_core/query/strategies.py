@@ -4,8 +4,10 @@ A strategy is data: which method assembles the buffer, how the per-turn channels
 weighted, which boosts apply, and the evidence budget each reasoning type gets. New presets
 are new entries in ``PRESETS``; ``strategy(name)`` looks one up.
 
-    ensimem  requirement-aware: structured record matching + BM25 (turns, records) + dense
-             (turns, records), fused, merged by episode, stopped by requirement coverage
+    ensimem  requirement-aware: structured record matching (entity x property family) + BM25
+             (turns, records) + dense (turns, records), fused; all-matching questions first open
+             the evidence turns of the records in the asked family; stopped by coverage
+    ensimem-turns  the same without any record channel (the ablation)
     glong    anchor entities + 1-hop expansion over records/edges, reranked by
              0.5*semantic + 0.3*importance + 0.2*recency
     seem     seed passages -> event frames -> reverse provenance expansion to full episodes
@@ -37,10 +39,10 @@ _DEFAULT_BUDGETS: Mapping[str, Budget] = MappingProxyType(
     {
         ReasoningType.POINT.value: Budget(1400, 3200, 0.80),
         ReasoningType.TEMPORAL.value: Budget(1000, 2600, 0.85),
-        ReasoningType.MULTI_HOP.value: Budget(2200, 4400, 0.65),
-        ReasoningType.COMPARISON.value: Budget(2600, 5000, 0.60),
-        ReasoningType.AGGREGATION.value: Budget(2600, 5000, 0.60),
-        ReasoningType.OPEN_DOMAIN.value: Budget(2200, 4400, 0.65),
+        ReasoningType.MULTI_HOP.value: Budget(2600, 4600, 0.65),
+        ReasoningType.COMPARISON.value: Budget(3000, 5400, 0.60),
+        ReasoningType.AGGREGATION.value: Budget(3000, 5400, 0.60),
+        ReasoningType.OPEN_DOMAIN.value: Budget(2600, 4600, 0.65),
     }
 )
 
@@ -63,6 +65,12 @@ class StrategyConfig:
     context_top: int = 0  # the best this-many candidates also bring their +-1 neighbours
     top_k: int = 40  # ranked baselines / glong records / seem seeds
     fill_budget: bool = True  # with --budget-tokens, keep adding ranked turns up to the cap
+    # records as the address: property families in the structured match, and the share of an
+    # all-matching question's evidence budget first spent on the evidence turns of the
+    # records that match a requirement's entity and asked family (0 = off)
+    families: bool = True
+    record_share: float = 0.0
+    record_min: float = 0.45  # structured score a record needs to be collected
     budgets: Mapping[str, Budget] = field(default_factory=lambda: _DEFAULT_BUDGETS)
     # glong
     anchors: int = 5
@@ -90,12 +98,27 @@ PRESETS: Mapping[str, StrategyConfig] = MappingProxyType(
             w_dense=0.40,
             w_record_lexical=0.05,
             w_record_dense=0.05,
-            w_structured=0.10,
+            w_structured=0.40,
             speaker_boost=0.25,
             date_boost=0.25,
             smoothing=0.40,
             neighbours=0,
             context_top=5,
+            record_share=0.15,
+        ),
+        # the ablation: ensimem with every record channel zeroed (turn text and vectors only)
+        "ensimem-turns": StrategyConfig(
+            name="ensimem-turns",
+            method="ensimem",
+            description="ensimem without records: no record channels, families or record collection",
+            w_lexical=0.40,
+            w_dense=0.40,
+            speaker_boost=0.25,
+            date_boost=0.25,
+            smoothing=0.40,
+            neighbours=0,
+            context_top=5,
+            families=False,
         ),
         "glong": StrategyConfig(
             name="glong",

@@ -37,8 +37,8 @@ class Services:
                  index_cache: IndexCache | None = None,
                  backend: Backend | None = None) -> None:
         self.settings = settings
-        self.store: RelationalStore = store if store is not None else Store.open_home(settings.home)
-        self.index: VectorStore = index if index is not None else VectorIndex.open_home(settings.home)
+        self.store: RelationalStore = store if store is not None else Store.open_settings(settings)
+        self.index: VectorStore = index if index is not None else VectorIndex.open_settings(settings)
         self.embedder: Embedder = embedder if embedder is not None else shared_embedder()
         self.backend: Backend = backend if backend is not None else make_backend(
             settings, self.store, embedder=self.embedder, check_endpoint=False)

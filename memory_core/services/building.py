@@ -14,7 +14,7 @@ caches of the conversation are dropped.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +65,24 @@ class BuildService:
         chosen = self._backend(backend)
         for conv_id in self.store.conversation_ids():
             yield from self.build(conv_id, backend=chosen, rebuild=rebuild, discard_edits=discard_edits)
+
+    def build_on_cluster(self, conv_ids: list[str], factory: Callable[[], Backend], *, client: Any,
+                         rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]:
+        """Build ``conv_ids`` with their pure stages on a Dask cluster (``client``; workers make
+        their backend with ``factory``) and the commits here (construct/distributed.py)."""
+        from memory_core.construct.distributed import build_on_cluster
+
+        for conv_id in conv_ids:
+            self.store.require_conversation(conv_id)
+            if rebuild and not discard_edits and self.store.edits(conv_id):
+                raise BuildError(f"conversation '{conv_id}' has {len(self.store.edits(conv_id))} annotator "
+                                 "edit(s); a rebuild would replace the corrected records (the edit log "
+                                 "keeps them) — rebuild with --discard-edits to do it anyway")
+        yield from build_on_cluster(self.store, self.index, self.embedder, self.backend, factory, conv_ids,
+                                    client=client, rebuild=rebuild,
+                                    on_result=lambda conv_id, _: self.queries.invalidate(conv_id))
+        for conv_id in conv_ids:
+            self.queries.invalidate(conv_id)
 
     def _backend(self, backend: Backend | None) -> Backend:
         if backend is None:

@@ -21,6 +21,7 @@ from memory_core.errors import IngestError
 from memory_core.ingest import Loaded, Progress, Streamed, detect_format, load_bytes, load_file, stream_file
 from memory_core.ingest.common import show
 from memory_core.models import Conversation
+from memory_core.store.forget import forget
 
 log = logging.getLogger(__name__)
 STREAM_MEMORY_MB = 256  # DuckDB's cache while a streamed file is saved
@@ -138,6 +139,11 @@ class ImportService:
             return [f"vector index: could not drop old vectors of {', '.join(conv_ids)} ({exc}); "
                     "rebuild to refresh them"]
         return []
+
+    def forget(self, conv_id: str, *, session: int | None = None, who: str, why: str = "") -> dict[str, Any]:
+        """Delete a conversation (or one session) and everything derived from it, leaving one
+        audit line without content (``memory_core/store/forget.py``)."""
+        return forget(self.store, self.index, conv_id, session=session, who=who, why=why)
 
     def preview(self, path: str | Path, max_turns: int = 20, *, fmt: str | None = None,
                 display: str | None = None) -> dict[str, Any]:

@@ -79,11 +79,15 @@ class ActivityStore(StoreBase):
         return None if row is None else (row[0], int(row[1]), int(row[2]))
 
     def cache_response(self, key: str, endpoint: str, model: str, response: str,
-                       tokens_in: int, tokens_out: int) -> None:
-        with self.atomic():
-            self.execute("DELETE FROM llm_cache WHERE key = ?", [key])
-            self.execute("INSERT INTO llm_cache VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         [key, endpoint, model, response, tokens_in, tokens_out, now()])
+                       tokens_in: int, tokens_out: int, conv_id: str | None = None) -> None:
+        """Keep (or replace) one cached answer; ``conv_id`` names the conversation whose text
+        the request carried (forgetting that conversation removes the row)."""
+        self.execute("INSERT INTO llm_cache (key, endpoint, model, response, tokens_in, tokens_out, "
+                     "created_at, conv_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+                     "endpoint = excluded.endpoint, model = excluded.model, response = excluded.response, "
+                     "tokens_in = excluded.tokens_in, tokens_out = excluded.tokens_out, "
+                     "created_at = excluded.created_at, conv_id = excluded.conv_id",
+                     [key, endpoint, model, response, tokens_in, tokens_out, now(), conv_id])
 
     def log_llm_call(self, *, conv_id: str | None, scope: str, stage: str, model: str,
                      tokens_in: int, tokens_out: int, latency_s: float, cost_usd: float,

@@ -1,9 +1,10 @@
-"""The DuckDB connection, migrations and transactions shared by the repository mixins.
+"""The connection, migrations and transactions shared by the repository mixins.
 
-One ``StoreBase`` owns one DuckDB connection. Every SQL statement is parameterised; no SQL
-is ever built from user text. Calls are serialised with a re-entrant lock (one DuckDB
-connection is not safe to share across threads), and ``with store.atomic():`` groups
-statements into one transaction (nested ``atomic`` blocks join the outer one).
+One ``StoreBase`` owns one connection to one engine (``engines.py``): an embedded DuckDB file
+(the default) or a PostgreSQL database (``postgresql://…``). Every SQL statement is
+parameterised; no SQL is ever built from user text. Calls are serialised with a re-entrant
+lock (one connection is not safe to share across threads), and ``with store.atomic():``
+groups statements into one transaction (nested ``atomic`` blocks join the outer one).
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from memory_core.errors import StoreError
+from memory_core.store.engines import DIALECT_SQL, Engine, open_engine
 from memory_core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
@@ -44,22 +44,10 @@ class StoreBase:
     """Connection, schema migrations, locking and transactions."""
 
     def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False) -> None:
-        self.path = str(path)
+        self._engine: Engine = open_engine(str(path), read_only=read_only)
+        self.path = self._engine.label  # a file path, or the URL without its password
+        self.engine = self._engine.name
         self.read_only = read_only
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._con = duckdb.connect(self.path, read_only=read_only)
-        except duckdb.IOException as exc:
-            message = str(exc).splitlines()[0]
-            if "lock" in message.lower():
-                raise StoreError(
-                    f"{self.path}: the home is in use by another process "
-                    "(DuckDB allows one writer); stop the app or use another --home"
-                ) from None
-            raise StoreError(f"{self.path}: cannot open the database: {message}") from None
-        except duckdb.Error as exc:
-            raise StoreError(f"{self.path}: cannot open the database: {exc}") from None
         self._lock = threading.RLock()
         self._depth = 0
         if not read_only:
@@ -68,7 +56,7 @@ class StoreBase:
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
         with self._lock:
-            self._con.close()
+            self._engine.close()
 
     def __enter__(self) -> StoreBase:
         return self
@@ -77,10 +65,10 @@ class StoreBase:
         self.close()
 
     def _migrate(self) -> None:
-        with self._lock:
-            self._con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            row = self._con.execute("SELECT max(version) FROM schema_version").fetchall()[0]
-            current = int(row[0]) if row and row[0] is not None else 0
+        with self._lock, self._engine.migration_lock():
+            self._engine.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)", [])
+            _, rows = self._engine.fetch("SELECT max(version) FROM schema_version", [])
+            current = int(rows[0][0]) if rows and rows[0][0] is not None else 0
             if current > SCHEMA_VERSION:
                 raise StoreError(
                     f"{self.path}: schema version {current} is newer than this program "
@@ -90,8 +78,8 @@ class StoreBase:
                 log.info("migrating %s to schema version %d", self.path, version + 1)
                 with self.atomic():
                     for statement in _statements(MIGRATIONS[version]):
-                        self._con.execute(statement)
-                    self._con.execute("INSERT INTO schema_version VALUES (?)", [version + 1])
+                        self._engine.execute(self._engine.ddl(statement), [])
+                    self._engine.execute("INSERT INTO schema_version VALUES (?)", [version + 1])
 
     @property
     def schema_version(self) -> int:
@@ -110,22 +98,26 @@ class StoreBase:
                 finally:
                     self._depth -= 1
                 return
-            self._con.execute("BEGIN TRANSACTION")
+            self._engine.execute("BEGIN TRANSACTION", [])
             self._depth = 1
             try:
                 yield
             except BaseException:
                 self._depth = 0
-                self._con.execute("ROLLBACK")
+                self._engine.execute("ROLLBACK", [])
                 raise
             else:
                 self._depth = 0
-                self._con.execute("COMMIT")
+                self._engine.execute("COMMIT", [])
 
     @contextmanager
     def memory_capped(self, megabytes: int) -> Iterator[None]:
         """Cap DuckDB's memory for a bulk load: it caches every block it writes, up to 80 % of
-        RAM (a 250 MB import peaked at 1.07 GB resident; 256 MB keeps it near 0.5 GB)."""
+        RAM (a 250 MB import peaked at 1.07 GB resident; 256 MB keeps it near 0.5 GB).
+        PostgreSQL's memory is the server's business: a no-op there."""
+        if self.engine != "duckdb":
+            yield
+            return
         previous = str(self.scalar("SELECT current_setting('memory_limit')"))
         self.execute(f"SET memory_limit = '{int(megabytes)}MB'")
         try:
@@ -139,47 +131,60 @@ class StoreBase:
     # ------------------------------------------------------------------ statements
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         with self._lock:
-            # consume the result: DuckDB refuses other work while a result is unfinished
-            self._con.execute(sql, list(params)).fetchall()
+            self._engine.execute(sql, params)
+
+    def execute_count(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run an UPDATE/DELETE/INSERT and return how many rows it touched."""
+        with self._lock:
+            return self._engine.execute(sql, params)
+
+    def lock_conversation(self, conv_id: str) -> None:
+        """Inside ``atomic()``: hold the conversation until commit, across processes (PostgreSQL)."""
+        sql = self.dialect("lock_conversation")
+        if sql:
+            with self._lock:
+                if not self._depth:
+                    raise StoreError("lock_conversation: only inside a transaction")
+                self._engine.fetch(sql, [conv_id])
+
+    def dialect(self, name: str) -> str:
+        """The statement ``name`` from ``engines.DIALECT_SQL`` for this engine."""
+        return DIALECT_SQL[name][self.engine]
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if not rows:
             return
         with self._lock:
-            self._con.executemany(sql, [list(r) for r in rows])
+            self._engine.executemany(sql, rows)
 
     def insert_rows(self, table: str, rows: Sequence[Sequence[Any]]) -> None:
-        """Bulk-insert rows (in the table's column order) through a registered DataFrame.
-
-        ``executemany`` costs ~1 ms a row in DuckDB; this is ~100x faster. ``table`` must be
-        one of the schema's constant names, never user text.
-        """
+        """Bulk-insert rows (in the table's column order); ``table`` must be one of the
+        schema's constant names, never user text."""
         if not rows:
             return
-        import pandas as pd
-
-        frame = pd.DataFrame([list(r) for r in rows], dtype=object)
         with self._lock:
-            self._con.register("_bulk_rows", frame)
-            try:
-                self._con.execute(f"INSERT INTO {table} SELECT * FROM _bulk_rows")  # noqa: S608
-            finally:
-                self._con.unregister("_bulk_rows")
+            self._engine.insert_rows(table, rows)
+
+    def reclaim(self, tables: Sequence[str]) -> None:
+        """Make deleted rows' bytes leave the database files (DuckDB CHECKPOINT,
+        PostgreSQL VACUUM FULL). Outside any transaction."""
+        with self._lock:
+            if self._depth:
+                raise StoreError("reclaim: cannot run inside a transaction")
+            self._engine.reclaim(tables)
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
-            return self._con.execute(sql, list(params)).fetchall()
+            return self._engine.fetch(sql, params)[1]
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
-        with self._lock:
-            rows = self._con.execute(sql, list(params)).fetchall()
-            return rows[0] if rows else None
+        rows = self.all(sql, params)
+        return rows[0] if rows else None
 
     def dicts(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         with self._lock:
-            cur = self._con.execute(sql, list(params))
-            names = [d[0] for d in cur.description or ()]
-            return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+            names, rows = self._engine.fetch(sql, params)
+            return [dict(zip(names, row, strict=True)) for row in rows]
 
     def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         row = self.one(sql, params)

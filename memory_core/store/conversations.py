@@ -117,7 +117,7 @@ class ConversationStore(StoreBase):
         if ids is not None:
             if not ids:
                 return []
-            sql += " AND list_contains(?, id)"
+            sql += " AND id = ANY(?)"
             params.append(list(ids))
         sql += " ORDER BY position"
         return [

@@ -60,11 +60,12 @@ _HAYSTACK = (
     "lower(concat_ws(' ', r.entity, r.entity_type, r.property, r.value, r.condition, "
     "r.valid_time, r.valid_time_text, ev.text))"
 )
-# the evidence turns' text (and image captions) per record, joined only when words are searched
+# the evidence turns' text (and image captions) per record, joined only when words are searched;
+# "is t.id in the record's JSON list of evidence ids" is dialect SQL (engines.DIALECT_SQL)
 _EVIDENCE_TEXT = (
     "LEFT JOIN (SELECT r2.id AS record_id, string_agg(concat_ws(' ', t.text, t.image_caption), ' ') AS text "
     "FROM records r2 JOIN turns t ON t.conv_id = r2.conv_id "
-    "AND list_contains(from_json(r2.evidence_turn_ids, '[\"VARCHAR\"]'), t.id) "
+    "AND {evidence_has_turn} "
     "WHERE r2.conv_id = ? GROUP BY r2.id) ev ON ev.record_id = r.id"
 )
 
@@ -97,7 +98,8 @@ class CurationStore(StoreBase):
         order = _order_by(sort)
         evidence = ""
         if _words(query):
-            evidence, params = f" {_EVIDENCE_TEXT}", [conv_id, *params]
+            joined = _EVIDENCE_TEXT.format(evidence_has_turn=self.dialect("evidence_has_turn"))
+            evidence, params = f" {joined}", [conv_id, *params]
         base = f"FROM records r LEFT JOIN episodes e ON e.id = r.episode_id{evidence} WHERE {where}"
         total = int(self.scalar(f"SELECT count(*) {base}", params))  # sql: constants (whitelisted)
         rows = self.all(
@@ -135,12 +137,12 @@ class CurationStore(StoreBase):
         lowered = sorted({n.strip().lower() for n in names if n.strip()})
         if not lowered:
             return []
-        value_clause = " OR list_contains(?, lower(trim(r.value)))" if as_value else ""
+        value_clause = " OR lower(trim(r.value)) = ANY(?)" if as_value else ""
         status = "r.status = 'active'" if active_only else "r.status <> 'deleted'"
         params: list[Any] = [conv_id, lowered] + ([lowered] if as_value else [])
         rows = self.all(
             f"SELECT {_SELECT} FROM records r WHERE r.conv_id = ? AND {status} "  # noqa: S608
-            f"AND (list_contains(?, lower(trim(r.entity))){value_clause}) ORDER BY r.id",
+            f"AND (lower(trim(r.entity)) = ANY(?){value_clause}) ORDER BY r.id",
             params,
         )
         return [record_from_row(r) for r in rows]
@@ -151,21 +153,22 @@ class CurationStore(StoreBase):
         """Replace part of the entity graph: the given entity rows, the outgoing edges of the
         given sources, and every entity merge with reason ``merges_reason``."""
         with self.atomic():
+            self.lock_conversation(conv_id)
             gone = sorted(set(delete_entity_ids) | {e.id for e in entities})
             if gone:
-                self.execute("DELETE FROM entities WHERE conv_id = ? AND list_contains(?, id)",
+                self.execute("DELETE FROM entities WHERE conv_id = ? AND id = ANY(?)",
                              [conv_id, gone])
-                self.execute("DELETE FROM entity_merges WHERE conv_id = ? AND list_contains(?, canonical_id) "
-                             "AND NOT list_contains(?, canonical_id)",
+                self.execute("DELETE FROM entity_merges WHERE conv_id = ? AND canonical_id = ANY(?) "
+                             "AND NOT canonical_id = ANY(?)",
                              [conv_id, sorted(delete_entity_ids), [e.id for e in entities]])
             sources = sorted(set(delete_edge_sources))
             if sources:
-                self.execute("DELETE FROM edges WHERE conv_id = ? AND list_contains(?, source)",
+                self.execute("DELETE FROM edges WHERE conv_id = ? AND source = ANY(?)",
                              [conv_id, sources])
             if gone:  # edges into removed entities (their sources were re-derived too)
                 removed = sorted(set(delete_entity_ids) - {e.id for e in entities})
                 if removed:
-                    self.execute("DELETE FROM edges WHERE conv_id = ? AND list_contains(?, target)",
+                    self.execute("DELETE FROM edges WHERE conv_id = ? AND target = ANY(?)",
                                  [conv_id, removed])
             self.execute("DELETE FROM entity_merges WHERE conv_id = ? AND reason = ?",
                          [conv_id, merges_reason])
@@ -220,7 +223,7 @@ def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, l
     elif status:
         for s in status:
             _check_enum("status", s, RecordStatus)
-        clauses.append("list_contains(?, r.status)")
+        clauses.append("r.status = ANY(?)")
         params.append([str(s) for s in status])
     else:
         clauses.append("r.status <> 'deleted'")
@@ -239,16 +242,16 @@ def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, l
         if not values:
             continue
         if lower:
-            clauses.append(f"list_contains(?, lower({column}))")
+            clauses.append(f"lower({column}) = ANY(?)")
             params.append([v.lower() for v in values])
         else:
-            clauses.append(f"list_contains(?, {column})")
+            clauses.append(f"{column} = ANY(?)")
             params.append(values)
 
     sessions = _values("session", filters.get("session"))
     if sessions:
         try:
-            clauses.append("list_contains(?, e.session)")
+            clauses.append("e.session = ANY(?)")
             params.append([int(s) for s in sessions])
         except (TypeError, ValueError):
             raise StoreError(
@@ -273,7 +276,7 @@ def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, l
         params += [day, day]
 
     for word in _words(query):
-        clauses.append(f"contains({_HAYSTACK}, ?)")
+        clauses.append(f"strpos({_HAYSTACK}, ?) > 0")
         params.append(word)
     return " AND ".join(clauses), params
 

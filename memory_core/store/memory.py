@@ -26,6 +26,10 @@ _RECORD_COLS = (
     "status, version, origin"
 )
 _INSERT_RECORD = "INSERT INTO records (" + _RECORD_COLS + ") VALUES (" + ", ".join("?" * 18) + ")"  # noqa: S608
+_UPDATE_RECORD = (  # every column but id, then WHERE id = ? AND version = ?
+    "UPDATE records SET " + ", ".join(f"{c.strip()} = ?" for c in _RECORD_COLS.split(",")[1:])  # noqa: S608
+    + " WHERE id = ? AND version = ?"
+)
 
 
 def record_row(r: Record) -> list[Any]:
@@ -73,6 +77,7 @@ class MemoryStore(StoreBase):
     ) -> None:
         """Replace one session's episodes/records/events and mark it built — atomically."""
         with self.atomic():
+            self.lock_conversation(conv_id)
             self.clear_session_memory(conv_id, session)
             self.insert_rows(
                 "episodes",
@@ -103,9 +108,9 @@ class MemoryStore(StoreBase):
             episode_ids = [r[0] for r in self.all(
                 "SELECT id FROM episodes WHERE conv_id = ? AND session = ?", [conv_id, session])]
             if episode_ids:
-                self.execute("DELETE FROM records WHERE conv_id = ? AND list_contains(?, episode_id)",
+                self.execute("DELETE FROM records WHERE conv_id = ? AND episode_id = ANY(?)",
                              [conv_id, episode_ids])
-                self.execute("DELETE FROM events WHERE conv_id = ? AND list_contains(?, episode_id)",
+                self.execute("DELETE FROM events WHERE conv_id = ? AND episode_id = ANY(?)",
                              [conv_id, episode_ids])
             self.execute("DELETE FROM episodes WHERE conv_id = ? AND session = ?", [conv_id, session])
             self.execute("DELETE FROM built_sessions WHERE conv_id = ? AND session = ?", [conv_id, session])
@@ -150,6 +155,7 @@ class MemoryStore(StoreBase):
     ) -> None:
         """Replace the conversation-wide graph (entities, merges, edges, event links)."""
         with self.atomic():
+            self.lock_conversation(conv_id)
             for table in ("entities", "entity_merges", "edges", "event_links"):
                 self.execute(f"DELETE FROM {table} WHERE conv_id = ?", [conv_id])  # noqa: S608
             self.insert_rows("entities", [entity_row(e) for e in entities])
@@ -207,18 +213,20 @@ class MemoryStore(StoreBase):
         Returns the saved record (version + 1). Raises ``ConflictError`` naming the other
         change when someone saved first.
         """
+        saved = record.model_copy(update={"version": expected_version + 1})
         with self.atomic():
-            current = self.record(record.id)
-            if current.version != expected_version:
+            # one conditional UPDATE: on PostgreSQL a concurrent editor's row lock makes this
+            # wait, then re-check the version, so exactly one of two racing saves wins
+            params = [*record_row(saved)[1:], record.id, expected_version]
+            changed = self.execute_count(_UPDATE_RECORD, params)
+            if changed == 0:
+                current = self.record(record.id)  # unknown id -> StoreError
                 raise ConflictError(
                     f"record '{record.id}' was changed by someone else (now version "
                     f"{current.version}, you edited version {expected_version}): "
                     f"{current.entity} / {current.property} = {current.value!r} "
                     f"[{current.status.value}]; reload and apply your change again"
                 )
-            saved = record.model_copy(update={"version": expected_version + 1})
-            self.execute("DELETE FROM records WHERE id = ?", [record.id])
-            self.insert_record(saved)
             return saved
 
     def entities(self, conv_id: str) -> list[Entity]:
@@ -245,11 +253,7 @@ class MemoryStore(StoreBase):
         """Set ``last_accessed`` on edges carrying any of ``record_ids`` (G-Long recency)."""
         if not record_ids:
             return
-        self.execute(
-            "UPDATE edges SET last_accessed = ? WHERE conv_id = ? AND "
-            "len(list_intersect(CAST(from_json(record_ids, '[\"VARCHAR\"]') AS VARCHAR[]), ?)) > 0",
-            [now(), conv_id, list(record_ids)],
-        )
+        self.execute(self.dialect("touch_edges"), [now(), conv_id, list(record_ids)])
 
     def events(self, conv_id: str) -> list[EventFrame]:
         return [

@@ -191,5 +191,11 @@ CREATE TABLE llm_calls (               -- accounting, one row per call (cached o
 );
 """
 
-MIGRATIONS: list[str] = [V1]
+# V2: cache rows remember the conversation whose text their request carried, so forgetting a
+# conversation can remove them (NULL: made outside any conversation, or before V2)
+V2 = """
+ALTER TABLE llm_cache ADD COLUMN conv_id VARCHAR;
+"""
+
+MIGRATIONS: list[str] = [V1, V2]
 SCHEMA_VERSION = len(MIGRATIONS)

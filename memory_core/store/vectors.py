@@ -4,6 +4,11 @@ Chroma is always handed our own embeddings (``embeddings=`` on add, ``query_embe
 query): its default embedding function would try to download a model. Collections are
 created with ``embedding_function=None`` and cosine space; telemetry is off.
 Scores returned are similarities (higher is better): ``1 - cosine distance``.
+
+Two modes: embedded (``PersistentClient`` on ``home/chroma``, the default) and client-server
+(``HttpClient`` on ``MNEMOSCOPE_CHROMA_URL=http://host:port``, a ``chroma run`` server shared
+by many processes). A URL path names a Chroma database on that server
+(``http://host:port/team_a``), created when missing, so several homes can share one server.
 """
 
 from __future__ import annotations
@@ -13,9 +18,11 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 
+from memory_core.config import Settings
 from memory_core.contracts import Hit
 from memory_core.errors import StoreError
 
@@ -26,14 +33,16 @@ CHROMA_DIR = "chroma"
 
 
 class VectorIndex:
-    """One Chroma client per data directory per process; ``path=None`` is ephemeral.
+    """One Chroma client per data directory per process; ``path=None`` is ephemeral; ``url``
+    connects to a Chroma server instead.
 
     The client opens on first use (``list``/``stats`` never pay for Chroma); an index that was
     never opened and has no directory yet has nothing to delete.
     """
 
-    def __init__(self, path: str | Path | None = None) -> None:
-        self.path = None if path is None else Path(path)
+    def __init__(self, path: str | Path | None = None, *, url: str | None = None) -> None:
+        self.path = None if path is None or url is not None else Path(path)
+        self.url = url
         self._collections_by_name: dict[str, Any] | None = None
         self._chroma: Any = None
         self._lock = threading.Lock()
@@ -61,24 +70,33 @@ class VectorIndex:
 
         settings = ChromaSettings(anonymized_telemetry=False, allow_reset=True)
         try:
-            if self.path is None:
+            if self.url is not None:
+                client = _http_client(self.url, settings)
+            elif self.path is None:
                 client = chromadb.EphemeralClient(settings=settings)
             else:
                 self.path.mkdir(parents=True, exist_ok=True)
                 client = chromadb.PersistentClient(path=str(self.path), settings=settings)
+            collections = {name: _collection(client, name) for name in COLLECTIONS}
+        except StoreError:
+            raise
         except Exception as exc:  # chroma raises many kinds; report one clear line
+            if self.url is not None:
+                raise StoreError(_server_down(self.url, exc)) from None
             raise StoreError(f"{self.path}: cannot open the vector index: {exc}") from None
         self._chroma = client
-        return {
-            name: client.get_or_create_collection(
-                name=name, embedding_function=None, metadata={"hnsw:space": "cosine"}
-            )
-            for name in COLLECTIONS
-        }
+        return collections
 
     @classmethod
     def open_home(cls, home: str | Path) -> VectorIndex:
         return cls(Path(home) / CHROMA_DIR)
+
+    @classmethod
+    def open_settings(cls, settings: Settings) -> VectorIndex:
+        """The Chroma server at ``settings.chroma_url`` when set, else the home's directory."""
+        if settings.chroma_url:
+            return cls(url=settings.chroma_url)
+        return cls.open_home(settings.home)
 
     def upsert(self, collection: str, ids: Sequence[str], vectors: np.ndarray,
                metadatas: Sequence[dict[str, Any]], documents: Sequence[str] | None = None) -> None:
@@ -108,6 +126,45 @@ class VectorIndex:
             return  # no index on disk yet: nothing to forget (and no Chroma start-up for it)
         for name in COLLECTIONS:
             self.delete(name, where={"conv_id": conv_id})
+
+    def compact(self) -> None:
+        """Make deleted items' documents, metadata and vectors leave Chroma's files.
+
+        Chroma only marks deleted vectors in its HNSW segment and SQLite keeps freed pages, so
+        each collection is rebuilt from what remains (read, drop, re-create, re-add) and, in
+        embedded mode, the SQLite file is vacuumed. A crash in between loses only vectors,
+        which the next ``build`` re-indexes (it checks counts per session).
+        """
+        if not self.is_open and self.path is not None and not self.path.exists():
+            return  # no index on disk: nothing to compact
+        for name in COLLECTIONS:
+            col = self._collections[name]
+            ids: list[str] = []
+            vectors: list[Any] = []
+            metadatas: list[dict[str, Any]] = []
+            documents: list[str | None] = []
+            page = 2000
+            for offset in range(0, int(col.count()), page):
+                got = col.get(include=["embeddings", "metadatas", "documents"], limit=page, offset=offset)
+                ids += list(got["ids"])
+                vectors += list(got["embeddings"] if got.get("embeddings") is not None else [])
+                metadatas += [dict(m or {}) for m in (got.get("metadatas") or [])]
+                documents += list(got.get("documents") or [None] * len(got["ids"]))
+            self._client.delete_collection(name)
+            self._collections[name] = _collection(self._client, name)
+            if ids:
+                self.upsert(name, ids, np.asarray(vectors, dtype=np.float32), metadatas,
+                            None if any(d is None for d in documents) else [str(d) for d in documents])
+        if self.path is not None and self.url is None:
+            import sqlite3
+
+            database = self.path / "chroma.sqlite3"
+            if database.exists():
+                con = sqlite3.connect(database, timeout=30)
+                try:
+                    con.execute("VACUUM")
+                finally:
+                    con.close()
 
     def query(self, collection: str, vector: np.ndarray, *, k: int = 20,
               where: dict[str, Any] | None = None) -> list[Hit]:
@@ -141,3 +198,43 @@ class VectorIndex:
         if embeddings is None:
             return {}
         return {i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], embeddings, strict=True)}
+
+
+def _collection(client: Any, name: str) -> Any:
+    return client.get_or_create_collection(name=name, embedding_function=None,
+                                           metadata={"hnsw:space": "cosine"})
+
+
+def _http_client(url: str, settings: Any) -> Any:
+    """``HttpClient`` for ``http://host:port[/database]``; the database is created if missing."""
+    import chromadb
+    from chromadb.config import DEFAULT_DATABASE, DEFAULT_TENANT
+
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 8000
+    ssl = parts.scheme == "https"
+    database = parts.path.strip("/") or DEFAULT_DATABASE
+    if database != DEFAULT_DATABASE:
+        from chromadb.config import Settings as ChromaSettings
+
+        admin = chromadb.AdminClient(ChromaSettings(
+            chroma_api_impl="chromadb.api.fastapi.FastAPI", chroma_server_host=host,
+            chroma_server_http_port=port, chroma_server_ssl_enabled=ssl, anonymized_telemetry=False))
+        try:
+            admin.get_database(database, tenant=DEFAULT_TENANT)
+        except Exception as exc:  # NotFoundError, or the server is down
+            if "not found" not in str(exc).lower() and "does not exist" not in str(exc).lower():
+                raise
+            admin.create_database(database, tenant=DEFAULT_TENANT)
+    return chromadb.HttpClient(host=host, port=port, ssl=ssl, tenant=DEFAULT_TENANT, database=database,
+                               settings=settings)
+
+
+def _server_down(url: str, exc: Exception) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    lowered = text.lower()
+    if "could not connect" in lowered or ("connect" in lowered and "refused" in lowered):
+        parts = urlsplit(url)
+        return (f"vector index down: {url}: no Chroma server answers "
+                f"(start one with `chroma run --path DIR --host {parts.hostname} --port {parts.port}`)")
+    return f"vector index down: {url}: {text}"

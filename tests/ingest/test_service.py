@@ -5,7 +5,6 @@ from __future__ import annotations
 import codecs
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -23,8 +22,8 @@ EXPORT_KEYS = {"conversation", "sessions", "turns", "episodes", "records", "enti
 
 
 @pytest.fixture
-def svc(tmp_path: Path) -> Iterator[Services]:
-    s = Services(Settings(home=tmp_path / "home"))  # no embedder needed to import
+def svc(settings: Settings) -> Iterator[Services]:
+    s = Services(settings)  # no embedder needed to import
     yield s
     s.close()
 
@@ -74,9 +73,8 @@ def test_replace_swaps_conversation_and_memory_atomically(svc, write):
     assert not (svc.settings.home / CHROMA_DIR).exists()  # no index existed: Chroma is not opened
 
 
-def test_replace_drops_the_old_vectors(tmp_path, write, embedder):
-    settings = Settings(home=tmp_path / "home")
-    index = VectorIndex.open_home(settings.home)
+def test_replace_drops_the_old_vectors(settings, write, embedder):
+    index = VectorIndex.open_settings(settings)
     svc = Services(settings, index=index, embedder=embedder)
     try:
         svc.imports.import_file(write("v.json", [locomo_sample("v"), locomo_sample("w")]))

@@ -66,8 +66,11 @@ def test_the_offline_backend_plans_and_answers_like_the_rules(built) -> None:  #
     for question in QUESTIONS:
         trace = built.queries.ask("conv-test", question)
         plan = plan_question(question, ci.vocabulary(), embedder=built.embedder)
-        result = retrieve(ci, plan, embed_question(built.embedder, question), cfg, None)
-        answer = extractive_answer(question, plan, build_buffer(ci, result.positions, plan))
+        qvec = embed_question(built.embedder, question)
+        result = retrieve(ci, plan, qvec, cfg, None)
+        buffer = build_buffer(ci, result.positions, plan)
+        closeness = {bt.turn_id: float(ci.turn_vecs[ci.pos[bt.turn_id]] @ qvec) for bt in buffer}
+        answer = extractive_answer(question, plan, buffer, closeness)
         assert trace.backend == "offline"
         assert trace.plan == plan
         assert trace.answer == answer

@@ -18,13 +18,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def two_sessions(settings, embedder):  # type: ignore[no-untyped-def]
-    """Two services objects over one store, index and model: two browser sessions of one app."""
+def two_sessions(settings, engine, embedder):  # type: ignore[no-untyped-def]
+    """Two services objects over one home. DuckDB: one store, index and model shared (two
+    browser sessions of one app). PostgreSQL + Chroma server: two connections and two Chroma
+    clients, as two app processes have."""
     first = Services(settings, embedder=embedder)
     load(first.store)
     index_records(first)
-    second = Services(settings, store=first.store, index=first.index, embedder=embedder)
+    if engine == "duckdb":
+        second = Services(settings, store=first.store, index=first.index, embedder=embedder)
+    else:
+        second = Services(settings, embedder=embedder)
     yield first, second
+    if second.store is not first.store:
+        second.close()
     first.close()
 
 
@@ -109,7 +116,7 @@ def test_edit_after_reload_succeeds(two_sessions) -> None:  # type: ignore[no-un
 HOLDER = """
 import sys, time
 from memory_core.store import Store
-store = Store.open_home(sys.argv[1])
+store = Store(sys.argv[1]) if sys.argv[1].startswith("postgresql://") else Store.open_home(sys.argv[1])
 store.execute("CREATE TABLE IF NOT EXISTS holder_probe (x INTEGER)")
 print("ready", flush=True)
 sys.stdin.readline()
@@ -117,26 +124,33 @@ store.close()
 """
 
 
-def _env() -> dict[str, str]:
+def _env(database_url: str | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MNEMOSCOPE_"))}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", ANONYMIZED_TELEMETRY="False")
+    if database_url:
+        env["MNEMOSCOPE_DATABASE_URL"] = database_url
     return env
 
 
 @pytest.mark.parametrize("command", [["stats"], ["list"], ["import", "sample_data/sample_conversation.json"]])
-def test_cli_says_the_home_is_in_use(tmp_path: Path, command: list[str]) -> None:
+def test_cli_says_the_home_is_in_use(tmp_path: Path, command: list[str], engine, database_url) -> None:  # type: ignore[no-untyped-def]
+    """DuckDB refuses a second process with one clear line; PostgreSQL lets the CLI run."""
     home = tmp_path / "home"
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(home)], cwd=ROOT, env=_env(),
+    target = database_url or str(home)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, target], cwd=ROOT, env=_env(),
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         done = subprocess.run([sys.executable, "-m", "memory_core", "--home", str(home), *command],
-                              cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120)
-        assert done.returncode != 0
-        lines = done.stderr.strip().splitlines()
-        assert len(lines) == 1, done.stderr
-        assert "home is in use" in lines[0] and "Traceback" not in done.stderr
-        assert str(home) in lines[0]
+                              cwd=ROOT, env=_env(database_url), capture_output=True, text=True, timeout=120)
+        if engine == "postgres":
+            assert done.returncode == 0, done.stderr
+        else:
+            assert done.returncode != 0
+            lines = done.stderr.strip().splitlines()
+            assert len(lines) == 1, done.stderr
+            assert "home is in use" in lines[0] and "Traceback" not in done.stderr
+            assert str(home) in lines[0]
     finally:
         assert holder.stdin is not None
         holder.stdin.write("\n")
@@ -144,5 +158,5 @@ def test_cli_says_the_home_is_in_use(tmp_path: Path, command: list[str]) -> None
         holder.wait(30)
     # once the other process is gone the same command works
     after = subprocess.run([sys.executable, "-m", "memory_core", "--home", str(home), "stats"], cwd=ROOT,
-                           env=_env(), capture_output=True, text=True, timeout=120)
+                           env=_env(database_url), capture_output=True, text=True, timeout=120)
     assert after.returncode == 0, after.stderr

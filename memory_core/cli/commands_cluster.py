@@ -1,0 +1,107 @@
+"""``build-cluster (--all | --conv ID[,ID…]) (--workers N | --scheduler tcp://HOST:8786)``:
+build conversations on Dask workers (a ``distributed.LocalCluster`` or an existing cluster).
+
+Team mode only: each worker opens the shared PostgreSQL store and Chroma server from the same
+settings and builds its conversation itself, through the same ``build`` a local run uses, so
+every session is committed in one transaction exactly as a local build commits it. A worker
+killed mid-build loses only its uncommitted session: Dask re-runs the task elsewhere
+(``retries``) and the re-run skips the sessions already built. Conversations, not sessions,
+are the unit: a conversation's sessions depend on each other (known entities, the graph).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from typing import Any
+
+from memory_core.config import Settings
+from memory_core.errors import ConfigError
+from memory_core.services import Services
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("build-cluster",
+                       help="build conversations on Dask workers (PostgreSQL + Chroma server)")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--all", action="store_true", help="every conversation with unbuilt sessions")
+    which.add_argument("--conv", default=None, help="comma-separated conversation ids")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--workers", type=int, default=None,
+                       help="start a local cluster of N worker processes")
+    where.add_argument("--scheduler", default=None, help="an existing scheduler: tcp://HOST:8786")
+    p.add_argument("--backend", default=None, help="offline | openai (default: the settings' backend)")
+    p.add_argument("--retries", type=int, default=2, help="re-runs of a conversation whose worker died")
+    p.set_defaults(func=cmd_build_cluster)
+
+
+def build_on_worker(settings: Settings, conv_id: str) -> dict[str, Any]:
+    """One conversation, built by whichever worker runs this task."""
+    started = time.perf_counter()
+    services = Services(settings)
+    try:
+        for _ in services.builds.build(conv_id):
+            pass
+        stats = services.imports.stats(conv_id)
+    finally:
+        services.close()
+    return {"conv_id": conv_id, "seconds": round(time.perf_counter() - started, 1), **stats}
+
+
+def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
+    if not (settings.database_url and settings.chroma_url):
+        raise ConfigError("build-cluster: workers share the home through servers; set "
+                          "MNEMOSCOPE_DATABASE_URL (or --database) and MNEMOSCOPE_CHROMA_URL")
+    if args.workers is not None and args.workers < 1:
+        raise ConfigError(f"build-cluster: --workers must be 1 or more, got {args.workers}")
+    if args.backend:
+        settings = replace(settings, backend=args.backend)
+    services = Services(settings)
+    try:
+        if args.all:
+            conv_ids = [c["id"] for c in services.imports.list_conversations()
+                        if c["built_sessions"] < c["sessions"] or not c["entities"]]
+        else:
+            conv_ids = [c.strip() for c in args.conv.split(",") if c.strip()]
+            for conv_id in conv_ids:
+                services.store.require_conversation(conv_id)
+    finally:
+        services.close()
+    if not conv_ids:
+        print("nothing to build")
+        return 0
+    from distributed import Client, LocalCluster, as_completed
+
+    where = f"a local cluster of {args.workers} workers" if args.workers else args.scheduler
+    cluster = None
+    try:
+        if args.workers:  # the dashboard on a free port: 8787 may be taken by another cluster
+            cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                                   dashboard_address="127.0.0.1:0")
+        client = Client(cluster if cluster is not None else args.scheduler, timeout=20)
+    except (OSError, RuntimeError, TimeoutError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise ConfigError(f"build-cluster: cannot reach {where}: {str(exc).splitlines()[0]}") from None
+    started = time.perf_counter()
+    failed = 0
+    try:
+        with client:
+            futures = [client.submit(build_on_worker, settings, c, key=f"build-{c}", pure=False,
+                                     retries=args.retries) for c in conv_ids]
+            for future in as_completed(futures):
+                if future.status == "error":
+                    failed += 1
+                    print(f"error: {future.key}: {future.exception()}", file=sys.stderr)
+                    continue
+                r = future.result()
+                print(f"built {r['conv_id']} in {r['seconds']} s: {r['episodes']} episodes, "
+                      f"{r['records']} records, {r['entities']} entities", flush=True)
+    finally:
+        if cluster is not None:
+            cluster.close()
+    print(f"{len(conv_ids) - failed} of {len(conv_ids)} conversations built in "
+          f"{time.perf_counter() - started:.0f} s")
+    return 1 if failed else 0

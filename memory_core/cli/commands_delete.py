@@ -1,0 +1,50 @@
+"""``delete --conv ID [--session N]``: forget a conversation (or one session) and everything
+derived from it — turns, memory, graphs, vectors, traces, cached LLM answers, edit contents —
+leaving one audit line without content. Asks for the id to be typed unless ``--yes``."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from typing import Any
+
+from memory_core.config import Settings
+from memory_core.errors import ConfigError
+from memory_core.services import Services
+
+SUMMARY = ("turns", "sessions", "episodes", "records", "entities", "events", "traces", "edits",
+           "llm_cache")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("delete", help="forget a conversation (or one session) and everything derived from it")
+    p.add_argument("--conv", required=True, help="conversation id")
+    p.add_argument("--session", type=int, default=None, help="forget only this session (its index)")
+    p.add_argument("--who", default=None, help="who asks for it (the audit line; default: the OS user)")
+    p.add_argument("--why", default="", help="reason kept in the audit line")
+    p.add_argument("--yes", action="store_true", help="do not ask to type the id to confirm")
+    p.set_defaults(func=cmd_delete)
+
+
+def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
+    what = args.conv if args.session is None else f"session {args.session} of {args.conv}"
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise ConfigError(f"delete {what}: add --yes to confirm (nothing was deleted)")
+        typed = input(f"This erases {what} and everything derived from it. Type '{args.conv}' to confirm: ")
+        if typed.strip() != args.conv:
+            raise ConfigError(f"delete {what}: the typed id does not match; nothing was deleted")
+    services = Services.open(settings)
+    try:
+        counts = services.imports.forget(args.conv, session=args.session, who=args.who or getpass.getuser(),
+                                 why=args.why)
+        removed = ", ".join(f"{counts[k]} {k}" for k in SUMMARY if counts.get(k))
+        print(f"forgot {what}: {removed or 'nothing derived yet'}")
+        if args.session is not None and services.store.records(args.conv):
+            for _ in services.builds.build(args.conv):  # recompute the conversation-wide graph
+                pass
+            print(f"recomputed the graph of {args.conv}: {len(services.store.entities(args.conv))} entities")
+    finally:
+        services.close()
+    return 0

@@ -1,0 +1,163 @@
+"""Builds fanned out over a Dask cluster: workers compute, the client commits.
+
+    build_on_cluster(store, index, embedder, backend, factory, conv_ids, client=..., rebuild=...)
+        -> iterator of BuildEvent (ConversationQueued per conversation, then each
+           conversation's usual stream, in the order the workers finish)
+
+One task per conversation: a worker runs ``pipeline.compute_conversation`` — model load,
+embeddings, segment + extract per pending session, the vectors of the records and of the
+entity names the graph will compare — on the conversation it is sent (a pydantic
+``Conversation``) with a backend it makes itself (``factory()``, once per worker process; no
+store, Chroma or model handle crosses the wire). It returns a ``ComputedConversation``: plain
+models, frozen dataclasses and one float32 array.
+
+The client commits each result with ``pipeline.build_conversation(..., computed=result)``,
+the very code a local build runs: one ``save_session_memory`` transaction per session, then
+the vectors (from the worker's, seeded into the embedding memo), then the conversation's
+graph. Only the client writes, so the embedded DuckDB home (one writer) works as is.
+
+A worker that dies (``kill -9``) loses only its running task: the scheduler re-runs it on
+another worker (and ``retries`` re-runs a task that raised an unexpected error); nothing was
+written for it, since writing happens on the client after the result arrived. A validation
+error (``BuildError``) is not retried: it is the backend's answer, the same on any worker.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from memory_core.construct.embedcache import TextEmbedder
+from memory_core.construct.events import BuildEvent, ConversationQueued
+from memory_core.construct.pipeline import ComputedConversation, build_conversation, compute_conversation
+from memory_core.contracts import Backend, RelationalStore, VectorStore
+from memory_core.errors import BuildError, ConfigError
+from memory_core.models import Conversation
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+log = logging.getLogger(__name__)
+
+BackendFactory = Callable[[], Backend]
+RETRIES = 2
+
+_worker_lock = threading.Lock()
+_worker_backends: dict[str, Backend] = {}
+
+
+@dataclass(frozen=True)
+class _Task:
+    """What a worker gets for one conversation (pickled by Dask; our own processes only)."""
+
+    conv: Conversation
+    pending: tuple[int, ...]
+    known: tuple[str, ...]
+    factory: BackendFactory
+    factory_key: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def compute_task(task: _Task) -> ComputedConversation:
+    """Run on a worker: the pure stages of one conversation."""
+    from memory_core.embeddings import shared_embedder
+
+    with _worker_lock:
+        backend = _worker_backends.get(task.factory_key)
+        if backend is None:
+            backend = task.factory()
+            _worker_backends[task.factory_key] = backend
+    delay = float(task.extra.get("delay_s", 0.0))  # tests: keep the task running long enough to kill
+    if delay:
+        time.sleep(delay)
+    embedder: TextEmbedder = shared_embedder()  # the one per process, as the offline backend uses
+    result = compute_conversation(task.conv, task.pending, task.known, backend, embedder)
+    return replace(result, worker=f"{socket.gethostname()}:{os.getpid()}")
+
+
+def connect(*, workers: int | None = None, scheduler: str | None = None) -> tuple[Client, Any]:
+    """A Dask client: a ``LocalCluster`` of ``workers`` processes (one thread each) or an
+    existing scheduler at ``scheduler`` (``tcp://host:8786``). Returns (client, cluster or None)."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:  # pragma: no cover - pinned in requirements.txt
+        raise ConfigError("cluster builds need the 'distributed' package (pip install distributed)") from None
+    quiet = logging.getLogger("distributed")  # the CLI logs INFO; Dask's start-up chatter is not ours
+    if quiet.getEffectiveLevel() < logging.WARNING:
+        quiet.setLevel(logging.WARNING)
+    if (workers is None) == (scheduler is None):
+        raise ConfigError("give either --workers N or --scheduler tcp://HOST:PORT")
+    if scheduler is not None:
+        try:
+            return Client(scheduler, timeout="10s"), None
+        except OSError as exc:
+            raise ConfigError(f"--scheduler {scheduler}: no Dask scheduler answers there "
+                              f"({str(exc).splitlines()[0]})") from None
+    if workers is None or workers < 1:
+        raise ConfigError(f"--workers: at least 1 (got {workers})")
+    with warnings.catch_warnings():  # its status page moves to a free port when 8787 is taken
+        warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.WARNING)
+    return Client(cluster), cluster
+
+
+def build_on_cluster(store: RelationalStore, index: VectorStore, embedder: TextEmbedder, backend: Backend,
+                     factory: BackendFactory, conv_ids: Sequence[str], *, client: Client,
+                     rebuild: bool = False, retries: int = RETRIES, factory_key: str | None = None,
+                     task_extra: dict[str, Any] | None = None,
+                     on_result: Callable[[str, ComputedConversation], None] | None = None
+                     ) -> Iterator[BuildEvent]:
+    """Build ``conv_ids`` with their pure stages on the cluster and commit them here, one
+    conversation at a time as results arrive. A conversation with nothing pending (only
+    skips or vector repairs) is built locally."""
+    from distributed import as_completed
+
+    key = factory_key or uuid.uuid4().hex
+    futures: dict[Any, str] = {}
+    submitted_at: dict[str, float] = {}
+    try:
+        for conv_id in conv_ids:
+            conv = store.load_conversation(conv_id, with_qa=False)
+            built = store.built_sessions(conv_id)
+            pending = tuple(s.index for s in conv.sessions if rebuild or s.index not in built)
+            if not pending:
+                yield from build_conversation(store, index, embedder, conv_id, backend, rebuild=rebuild)
+                continue
+            known = tuple(e.name for e in store.entities(conv_id))
+            task = _Task(conv, pending, known, factory, key, dict(task_extra or {}))
+            future = client.submit(compute_task, task, key=f"build-{conv_id}-{uuid.uuid4().hex[:8]}",
+                                   pure=False, retries=retries)
+            futures[future] = conv_id
+            submitted_at[conv_id] = time.perf_counter()
+            yield ConversationQueued(conv_id, len(pending),
+                                     sum(len(s.turns) for s in conv.sessions if s.index in set(pending)))
+        for future in as_completed(list(futures)):
+            conv_id = futures[future]
+            try:
+                computed: ComputedConversation = future.result()
+            except BuildError:
+                raise
+            except Exception as exc:  # a task that failed on every try, or a cluster gone
+                first = (str(exc).splitlines() or [""])[0]
+                raise BuildError(f"conversation '{conv_id}': the cluster could not compute it "
+                                 f"({type(exc).__name__}: {first})") from None
+            if on_result is not None:
+                on_result(conv_id, computed)
+            log.info("%s computed on %s in %.1fs", conv_id, computed.worker,
+                     time.perf_counter() - submitted_at[conv_id])
+            yield from build_conversation(store, index, embedder, conv_id, backend, rebuild=rebuild,
+                                          computed=computed)
+            future.release()
+    finally:
+        for future in futures:
+            if not future.done():
+                future.cancel()

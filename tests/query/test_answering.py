@@ -1,0 +1,138 @@
+"""The offline answer: short spans by answer form, speaker awareness, support levels."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from memory_core.contracts import Vocabulary
+from memory_core.models import BufferTurn, SupportLevel, Turn
+from memory_core.query.answering import (
+    category_head,
+    extractive_answer,
+    head_phrase,
+    vague_phrase,
+    value_span,
+)
+from memory_core.query.buffer import buffer_turn
+from memory_core.query.planner import plan_question
+
+VOCAB = Vocabulary(
+    speakers=("Maya", "Jonas"),
+    entities=(("Rex", "animal"), ("Lisbon", "place")),
+    properties=(),
+)
+JULY = datetime(2023, 7, 15, 10, 0)
+
+
+def _buffer(*turns: tuple[str, str, str]) -> list[BufferTurn]:
+    out = []
+    for turn_id, speaker, text in turns:
+        session, index = turn_id[1:].split(":")
+        turn = Turn(
+            id=turn_id,
+            session=int(session),
+            index=int(index) - 1,
+            speaker=speaker,
+            text=text,
+            session_time=JULY,
+        )
+        out.append(buffer_turn(turn, None, {}))
+    return out
+
+
+def _ask(question: str, buffer: list[BufferTurn]):  # type: ignore[no-untyped-def]
+    return extractive_answer(question, plan_question(question, VOCAB), buffer)
+
+
+def test_answer_comes_from_the_asked_persons_words_not_the_other_speakers() -> None:
+    buffer = _buffer(
+        ("D1:1", "Jonas", "I adopted a kitten named Miso, she is tiny."),
+        ("D1:2", "Maya", "Fun! I adopted a puppy called Rex."),
+    )
+    maya = _ask("What did Maya adopt?", buffer)
+    assert maya.text == "puppy called Rex [D1:2]" and maya.cited_turn_ids == ("D1:2",)
+    jonas = _ask("What did Jonas adopt?", buffer)
+    assert jonas.text == "kitten named Miso [D1:1]"
+
+
+def test_week_scale_times_are_kept_as_said_against_the_session_date() -> None:
+    assert vague_phrase("last Friday", JULY) == "the Friday before 15 July 2023"
+    assert vague_phrase("last week", JULY) == "the week before 15 July 2023"
+    assert vague_phrase("two weekends ago", JULY) == "two weekends before 15 July 2023"
+    assert vague_phrase("this week", JULY) == "the week of 15 July 2023"
+    assert vague_phrase("yesterday", JULY) is None  # a day is resolved exactly instead
+    buffer = _buffer(("D2:4", "Maya", "I got the call offering me the museum job last Friday!"))
+    answer = _ask("When did Maya get the call offering her the museum job?", buffer)
+    assert answer.text == "the Friday before 15 July 2023 [D2:4]"
+    assert answer.support == SupportLevel.SUPPORTED and answer.supported
+
+
+def test_exact_days_are_resolved_and_durations_answered_as_said() -> None:
+    buffer = _buffer(("D1:3", "Maya", "I ran a charity race yesterday, it was for mental health."))
+    assert _ask("When did Maya run a charity race?", buffer).text == "14 July 2023 [D1:3]"
+    lasting = _buffer(("D1:5", "Jonas", "I have known these friends for 4 years, since I moved here."))
+    assert _ask("How long has Jonas known his friends?", lasting).text == "4 years [D1:5]"
+
+
+def test_spans_follow_the_answer_form() -> None:
+    plan = plan_question("What did Maya research?", VOCAB)
+    assert value_span("Researching adoption agencies - it's been a dream.", plan) == "adoption agencies"
+    assert category_head("What workshop did Maya attend?") == "workshop"
+    assert head_phrase("I went to an LGBTQ+ counseling workshop on Friday.", "workshop") == (
+        "LGBTQ+ counseling workshop"
+    )
+    book = _buffer(("D3:1", "Maya", 'I\'m reading "The Lean Startup" and it is great for my shop.'))
+    assert _ask("What book is Maya reading?", book).text == "The Lean Startup [D3:1]"
+    count = _buffer(("D3:2", "Jonas", "We have three kids, and they love the beach."))
+    assert _ask("How many kids does Jonas have?", count).text == "3 [D3:2]"
+    place = _buffer(("D3:3", "Maya", "My brother moved to Lisbon for a new job in software."))
+    moved = _ask("Where did Maya's brother move?", place)
+    assert moved.text == "Lisbon [D3:3]" and moved.support == SupportLevel.SUPPORTED
+
+
+def test_yes_no_and_likely_answers() -> None:
+    buffer = _buffer(("D4:1", "Maya", "I never went camping, bugs scare me."))
+    assert _ask("Did Maya go camping?", buffer).text == "No [D4:1]"
+    likely = _ask("Would Maya enjoy a camping trip?", buffer)
+    assert likely.text == "Likely no [D4:1]" and likely.support == SupportLevel.WEAK
+
+
+def test_a_reply_takes_over_the_question_it_answers() -> None:
+    buffer = _buffer(
+        ("D5:1", "Jonas", "What made you pick the blue tiles for the studio?"),
+        ("D5:2", "Maya", "They remind me of the sea at home."),
+    )
+    answer = _ask("Why did Maya pick the blue tiles for the studio?", buffer)
+    assert answer.cited_turn_ids == ("D5:2",)
+
+
+def test_lists_join_spans_of_several_turns() -> None:
+    buffer = _buffer(
+        ("D1:1", "Maya", "I play the clarinet in a band."),
+        ("D2:1", "Maya", "Lately I play the violin too."),
+        ("D2:2", "Jonas", "Cool, I play the drums."),
+    )
+    answer = _ask("What instruments does Maya play?", buffer)
+    assert answer.text.startswith("clarinet") and "violin" in answer.text and "drums" not in answer.text
+    assert set(answer.cited_turn_ids) == {"D1:1", "D2:1"}
+
+
+def test_nothing_supported_is_unknown() -> None:
+    buffer = _buffer(("D1:1", "Maya", "Hi Jonas, how are you?"))
+    answer = _ask("What is the capital of Mars?", buffer)
+    assert answer.text == "Unknown" and answer.support == SupportLevel.UNKNOWN and not answer.supported
+    empty = extractive_answer("Anything?", plan_question("Anything?", VOCAB), [])
+    assert empty.support == SupportLevel.UNKNOWN
+
+
+def test_a_place_category_answers_with_the_place_and_fillers_are_not_answers() -> None:
+    grandma = _buffer(
+        ("D6:1", "Maya", "This necklace is a gift from my grandma in my home country, Portugal.")
+    )
+    assert _ask("What country is Maya's grandma from?", grandma).text == "Portugal [D6:1]"
+    buffer = _buffer(
+        ("D6:2", "Jonas", "Thanks, Maya!"),
+        ("D6:3", "Maya", "The studio floor is made of oak planks from a barn."),
+    )
+    answer = _ask("What is Maya's studio floor made of?", buffer)
+    assert answer.cited_turn_ids == ("D6:3",) and "oak planks" in answer.text
