@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components import buffer_view, data, links, transcript
+from components import buffer_view, data, links, support_view, transcript
 from components.text import anchor_id, esc, md, shorten
 from memory_core.models import Episode, Record, Requirement, Trace
 from memory_core.services import Services
@@ -33,6 +33,7 @@ def answer_html(trace: Trace) -> str:
 
 def answer(trace: Trace) -> None:
     st.html(answer_html(trace))
+    support_view.badge(trace)
     cols = st.columns(4)
     budget = f" / {trace.budget_tokens}" if trace.budget_tokens else ""
     cols[0].metric("Buffer tokens", f"{trace.buffer_tokens}{budget}")
