@@ -75,6 +75,21 @@ FORMATS: tuple[Format, ...] = (
                "qa": [{"question": "When did Ana adopt a cat?", "answer": "6 May 2023",
                        "evidence": ["D1:1"], "category": 2}],
            }]), "template_locomo.json", "json"),
+    Format("chatgpt", "ChatGPT export", "`conversations.json` from a ChatGPT data export: every chat is a "
+           "session (in time order), the branch shown last is imported, tool messages are skipped.", _json([{
+               "title": "Paris trip", "create_time": 1682935200.0, "current_node": "m2",
+               "mapping": {
+                   "root": {"message": None, "parent": None, "children": ["m1"]},
+                   "m1": {"message": {"author": {"role": "user"}, "create_time": 1682935200.0,
+                                      "content": {"content_type": "text",
+                                                  "parts": ["I booked the train to Paris for Friday."]}},
+                          "parent": "root", "children": ["m2"]},
+                   "m2": {"message": {"author": {"role": "assistant"}, "create_time": 1682935210.0,
+                                      "content": {"content_type": "text",
+                                                  "parts": ["Great! Do you want museum tips?"]}},
+                          "parent": "m1", "children": []},
+               },
+           }]), "conversations.json", "json"),
     Format("longmemeval", "LongMemEval", "One item per question: dated haystack sessions of "
            "`role`/`content` turns; turns marked `has_answer` are the evidence.", _json([{
                "question_id": "q-001", "question_type": "single-session-user",

@@ -16,7 +16,7 @@ from memory_core.services import ImportResult, Services
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "sample_data"
-FORMATS = ("detect", "locomo", "longmemeval", "json", "jsonl", "csv", "text")
+FORMATS = ("detect", "locomo", "longmemeval", "chatgpt", "json", "jsonl", "csv", "text")
 UPLOAD_TYPES = ["json", "jsonl", "csv", "txt", "md"]
 DEFAULT_SAMPLE = "sample_conversation.json"
 

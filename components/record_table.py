@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
 import pandas as pd
@@ -37,14 +38,18 @@ def _facet(facets: dict[str, list[tuple[Any, int]]], name: str) -> list[Any]:
 
 def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str, Any], str, int]:
     """Search box, filters, sort and page size; returns (query, filters, sort, page_size)."""
-    top = st.columns([3, 2])
+    top = st.columns([3, 2, 1])
     query = top[0].text_input("Search records", placeholder="words that must all appear, e.g. paris train",
                               help="Searches entity, property, value, condition, time and the words "
                                    "of the evidence turns (not ids).")
     entities = entity_filter(top[1], facets)
+    as_of = top[2].date_input("Memory as of", value=None, key="records_as_of", format="YYYY-MM-DD",
+                              help="Show the memory as it stood on that day: records said in a later "
+                                   "session, or about a later time, are hidden.")
     cols = st.columns(4)
     filters: dict[str, Any] = {
         "entity": entities,
+        "as_of": as_of.isoformat() if isinstance(as_of, date) else None,
         "entity_type": cols[0].multiselect("Entity type", _facet(facets, "entity_type")),
         "property": cols[1].multiselect("Property", _facet(facets, "property")),
         "modality": cols[2].multiselect("Modality", _facet(facets, "modality")),

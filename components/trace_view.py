@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components import buffer_view, data, transcript
+from components import buffer_view, data, links, support_view, transcript
 from components.text import anchor_id, esc, md, shorten
 from memory_core.models import Episode, Record, Requirement, Trace
 from memory_core.services import Services
@@ -33,6 +33,7 @@ def answer_html(trace: Trace) -> str:
 
 def answer(trace: Trace) -> None:
     st.html(answer_html(trace))
+    support_view.badge(trace)
     cols = st.columns(4)
     budget = f" / {trace.budget_tokens}" if trace.budget_tokens else ""
     cols[0].metric("Buffer tokens", f"{trace.buffer_tokens}{budget}")
@@ -102,8 +103,9 @@ def walk(svc: Services, conv: str, trace: Trace, labels: dict[str, str]) -> None
     episodes = {e.id: e for e in data.episodes(svc, conv)}
     ep = episodes.get(rec.episode_id)
     in_buffer = {b.turn_id for b in trace.buffer}
-    st.caption(f"{md(rec.id)} → episode {md(labels.get(rec.episode_id, rec.episode_id))}; evidence turns "
-               f"{md(', '.join(rec.evidence_turn_ids))} "
+    links.show(f"{links.record_link(conv, rec.id)} → episode "
+               f"{links.episode_link(conv, rec.episode_id, labels.get(rec.episode_id, rec.episode_id))}; "
+               f"evidence turns {esc(', '.join(rec.evidence_turn_ids))} "
                f"({'in' if set(rec.evidence_turn_ids) & in_buffer else 'not in'} the buffer)")
     if ep is not None:
         transcript.render(data.turns(svc, conv, ep.turn_ids), [ep], [rec], evidence=rec.evidence_turn_ids,

@@ -47,7 +47,7 @@ SORT_FIELDS: dict[str, str] = {
 DEFAULT_SORT = "episode"
 
 FILTER_KEYS = ("entity", "entity_type", "property", "modality", "status", "min_confidence",
-               "session", "episode_id", "origin")
+               "session", "episode_id", "origin", "as_of")
 MAX_PAGE_SIZE = 1000
 MAX_QUERY_WORDS = 8
 
@@ -85,8 +85,10 @@ class CurationStore(StoreBase):
 
         ``filters`` keys: entity (exact, case-insensitive), entity_type, property, modality,
         status (a value, a list, or ``"all"``; default: every status but deleted),
-        min_confidence, session, episode_id, origin. Values may be a single value or a list;
-        empty values are ignored. ``sort`` is a name from ``SORT_FIELDS``, ``-`` for descending.
+        min_confidence, session, episode_id, origin, as_of (a date: only records said in a
+        session up to that day and whose valid time is not after it — the memory as of then).
+        Values may be a single value or a list; empty values are ignored. ``sort`` is a name
+        from ``SORT_FIELDS``, ``-`` for descending.
         """
         if page < 1:
             raise StoreError(f"records page: page must be 1 or more, got {page}")
@@ -265,10 +267,27 @@ def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, l
         clauses.append("r.confidence >= ?")
         params.append(threshold)
 
+    as_of = filters.get("as_of")
+    if as_of is not None and as_of != "":
+        # the memory as it stood on that day: said in a session up to then, about a time up to then
+        day = _day(as_of)
+        clauses.append("(e.start_time IS NULL OR CAST(e.start_time AS DATE) <= CAST(? AS DATE)) "
+                       "AND (r.valid_time IS NULL OR r.valid_time = '' OR r.valid_time <= ?)")
+        params += [day, day]
+
     for word in _words(query):
         clauses.append(f"strpos({_HAYSTACK}, ?) > 0")
         params.append(word)
     return " AND ".join(clauses), params
+
+
+def _day(value: Any) -> str:
+    """An ISO day ``YYYY-MM-DD`` from a date, a datetime or such a string."""
+    text = value.isoformat() if hasattr(value, "isoformat") else str(value)
+    day = text[:10]
+    if len(day) != 10 or day[4] != "-" or day[7] != "-" or not (day[:4] + day[5:7] + day[8:]).isdigit():
+        raise StoreError(f"records filter 'as_of': expected a date (YYYY-MM-DD), got {value!r}")
+    return day
 
 
 def _words(query: str) -> list[str]:

@@ -60,3 +60,17 @@ def test_a_benchmark_question_shows_its_gold_answer_and_a_short_buffer(open_app,
         widget(at.toggle, f"Show all {len(trace.buffer)} turns of the buffer").set_value(True).run()
         assert html_bodies(at).count('id="turn-') > shown_turns
     assert first or rest
+
+
+def test_an_answer_shows_its_support_level_as_a_badge_in_words(open_app, app_services) -> None:
+    from components.support_view import LEVELS, level
+
+    at = open_app("pages/ask.py", conv=SAMPLE_ID, timeout=120)
+    widget(at.text_input, "Question").input("What pet does Maya have?")
+    button(at, "Ask").click().run()
+    no_errors(at)
+    trace = app_services.queries.trace(at.query_params["trace"])
+    color, label, meaning = LEVELS[level(trace)]
+    text = all_text(at)
+    assert f":{color}-badge[Answer {label}]" in text
+    assert f"Support: {meaning}." in text

@@ -70,3 +70,16 @@ def test_names_and_record_chips_link_to_their_objects(open_app, app_services) ->
     assert f'href="episodes?conv={SAMPLE_ID}&amp;episode={quote(record.episode_id, safe="")}"' in body
     links = [p for p in at.get("page_link")]
     assert any(p.proto.label.startswith("All records about") for p in links)
+
+
+def test_memory_as_of_a_date_hides_later_records(open_app, app_services) -> None:
+    convo = app_services.imports.conversation(SAMPLE_ID)
+    day = convo.sessions[1].time.date()  # after the second session
+    total = app_services.curation.search_records(SAMPLE_ID, page_size=1).total
+    search = app_services.curation.search_records
+    then = search(SAMPLE_ID, filters={"as_of": day.isoformat()}, page_size=1).total
+    assert 0 < then < total
+    at = open_app("pages/records.py", conv=SAMPLE_ID)
+    widget(at.date_input, "Memory as of").set_value(day).run()
+    no_errors(at)
+    assert f"{then} matching records" in all_text(at)

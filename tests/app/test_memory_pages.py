@@ -120,6 +120,7 @@ def test_graphs_draw_both_graphs_and_show_node_records(open_app, app_services) -
 
 def test_graph_filters_cut_the_graph(open_app, app_services) -> None:
     at = open_app("pages/graphs.py", conv=SAMPLE_ID)
+    widget(at.toggle, "Show isolated and minor nodes").set_value(True).run()
     widget(at.number_input, "Show at most (nodes)").set_value(10).run()
     no_errors(at)
     assert "the 10 most important of" in all_text(at)
@@ -128,13 +129,11 @@ def test_graph_filters_cut_the_graph(open_app, app_services) -> None:
     ego = widget(at.selectbox, "Ego network of")
     ego.set_value(ego.options[1]).run()
     no_errors(at)
-    # the drawn graph is now the chosen node's neighbourhood (depth 1, at most 10 nodes,
-    # isolated and minor nodes hidden by default)
+    # the drawn graph is now the chosen node's neighbourhood (depth 1, at most 10 nodes)
     center = widget(at.selectbox, "Ego network of").value
     g = app_services.builds.entity_graph(SAMPLE_ID)
     assert center in g
-    hidden = graph.minor_nodes(g) - {center}
-    expected = graph.filter_graph(graph.without(g, hidden), ego=center, depth=1, limit=10).graph
+    expected = graph.filter_graph(g, ego=center, depth=1, limit=10).graph
     neighbourhood = set(g.predecessors(center)) | set(g.successors(center)) | {center}
     assert set(expected.nodes) <= neighbourhood and center in expected.nodes
     drawn = {n["id"] for n in json.loads(at.get("bidi_component")[0].proto.json)["nodes"]}

@@ -68,6 +68,19 @@ def test_free_text_never_matches_ids_or_the_speaker(loaded) -> None:
     assert ids(rows) == ["c1:S1:E2:R2"] and total == 1  # value + evidence words, with a filter
 
 
+def test_as_of_shows_the_memory_as_it_stood_that_day(loaded) -> None:
+    from datetime import date
+
+    # session 1 is 2023-05-08, session 2 2023-06-01; one record is about July 2023 (a plan)
+    rows, _ = loaded.search_records(CONV, filters={"as_of": date(2023, 5, 20)})
+    assert ids(rows) == ["c1:S1:E1:R1", "c1:S1:E1:R2", "c1:S1:E1:R3", "c1:S1:E1:R4", "c1:S1:E2:R2"]
+    assert loaded.search_records(CONV, filters={"as_of": "2023-06-01"})[1] == 7  # session 2 counts
+    assert loaded.search_records(CONV, filters={"as_of": "2023-07-31"})[1] == 8  # the plan's month
+    assert loaded.search_records(CONV, filters={"as_of": "2023-05-01"})[1] == 0  # before anything
+    with pytest.raises(StoreError, match="as_of"):
+        loaded.search_records(CONV, filters={"as_of": "last spring"})
+
+
 def test_sort_ascending_descending_with_stable_ties(loaded) -> None:
     rows, _ = loaded.search_records(CONV, sort="-confidence")
     confidences = [r.confidence for r in rows]
