@@ -104,11 +104,12 @@ def asks_for_list(question: str) -> bool:
 
 
 # question forms whose answer is gathered from several turns even with one person named:
-# a reason or a manner ("why did ...", "how did ... <verb>" — the decision and what led to it
+# a reason or a manner ("why did ...", "what inspired ...", "how did ... <verb>" — the decision and what led to it
 # are told across turns), a habit ("what ... does X make/do") or an experience summed over
 # time ("what has X painted") — the present tense and the perfect ask about every occasion.
 _GATHERING_RE = re.compile(
     r"^\s*(?:why\b|how\s+(?:did|does|do|has|have)\b(?!.*\bfeel)"
+    r"|what\s+(?:inspired|motivated|prompted|caused|led|made|drove|pushed)\b"
     r"|what\b(?:\s+\w+){0,3}?\s+(?:does|do|has|have)\s+[A-Z]\w*(?:['’]s)?\s+\w+)",
     re.IGNORECASE,
 )
