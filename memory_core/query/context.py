@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FALLBACK_WINDOW = 8  # turns per window when the conversation has no built episodes
+IMAGE_REACH = 2  # an uncited photo this many turns before a record's evidence joins its address
 
 
 @dataclass
@@ -88,6 +89,7 @@ class ConversationIndex:
         self.record_turns = [
             [self.pos[t] for t in r.evidence_turn_ids if t in self.pos] for r in self.records
         ]
+        self._attach_shown_images()
         self.record_episode = [self.episode_pos.get(r.episode_id, -1) for r in self.records]
         self.record_stems = [frozenset(terms(f"{r.property} {r.value}")) for r in self.records]
         self.record_props = [fold(r.property).lower() for r in self.records]
@@ -95,6 +97,28 @@ class ConversationIndex:
         self.record_vfam = [value_families(r.value) for r in self.records]
         names = {s.lower(): k for k, s in enumerate(self.speakers)}
         self.speaker_of = np.array([names.get(t.speaker.lower(), -1) for t in self.turns], dtype=np.int64)
+
+    def _attach_shown_images(self) -> None:
+        """Add to a record's address the photo its speaker shared just before, uncited.
+
+        A fact is often stated right after the speaker shows it ("take a look at this"
+        [image: a painting of a sunset] ... "I painted that lake sunrise last year"): the
+        record cites the sentence, the photo turn carries no record of its own. Such a turn
+        (same session, same speaker, at most ``IMAGE_REACH`` turns earlier, cited by no
+        record) belongs to the record's evidence address.
+        """
+        cited = {p for turns in self.record_turns for p in turns}
+        for turns in self.record_turns:
+            extra: list[int] = []
+            for p in turns:
+                for q in range(p - 1, max(p - 1 - IMAGE_REACH, -1), -1):
+                    t = self.turns[q]
+                    if self.turn_session[q] != self.turn_session[p]:
+                        break
+                    if t.image_caption and q not in cited and t.speaker == self.turns[p].speaker:
+                        extra.append(q)
+                        break
+            turns.extend(q for q in extra if q not in turns)
 
     @property
     def last_time(self) -> datetime | None:

@@ -46,6 +46,9 @@ FAMILY_WORDS: Mapping[str, str] = MappingProxyType(
             joins celebrate celebrates celebrated party parade festival conference concert show shows
             meeting meetup ceremony wedding competition competitions contest race fair workshop
             session class classes reading gathering rally march exhibits exhibition
+            organize organizes organized host hosts hosted speak speaks spoke talk talks speech
+            presentation lecture panel seminar webinar fundraiser drive protest vigil pride gig
+            tournament win wins won
         """,
         "places": """
             where place places location locations city cities country countries town home hometown

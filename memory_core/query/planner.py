@@ -103,6 +103,22 @@ def asks_for_list(question: str) -> bool:
     return False
 
 
+# question forms whose answer is gathered from several turns even with one person named:
+# a reason or a manner ("why did ...", "what inspired ...", "how did ... <verb>" — the
+# decision and what led to it are told across turns), a habit ("what ... does X make/do")
+# or an experience summed over time ("what has X painted") — the present tense and the
+# perfect ask about every occasion.
+# states are held, not done on occasions: "what job does Bob have?" asks for one fact
+_STATIVE = (
+    r"(?:have|has|own|owns|need|needs|mean|means|know|knows|call|calls|name|names"
+    r"|seem|seems|look|looks|weigh|cost|stand|stands)"
+)
+_GATHERING_RE = re.compile(
+    r"^\s*(?:why\b|how\s+(?:did|does|do|has|have)\b(?!.*\bfeel)"
+    r"|what\s+(?:inspired|motivated|prompted|caused|led|made|drove|pushed)\b"
+    r"|what\b(?:\s+\w+){0,3}?\s+(?:does|do|has|have)\s+[A-Z]\w*(?:['’]s)?\s+(?!" + _STATIVE + r"\b)\w+)",
+    re.IGNORECASE,
+)
 _BOOLEAN_RE = re.compile(r"^\s*(?:did|does|do|is|are|was|were|has|have|had|can|will)\b", re.IGNORECASE)
 _RELATION_WORDS = frozenset(
     """
@@ -156,7 +172,7 @@ def reasoning_type(question: str, n_entities: int) -> tuple[ReasoningType, Scope
         return ReasoningType.OPEN_DOMAIN, Scope.ALL
     if _COUNT_RE.search(q) or asks_for_list(q):
         return ReasoningType.AGGREGATION, Scope.ALL
-    if n_entities >= 2:
+    if n_entities >= 2 or _GATHERING_RE.search(q):
         return ReasoningType.MULTI_HOP, Scope.ALL
     return ReasoningType.POINT, Scope.POINT
 

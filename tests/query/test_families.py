@@ -47,7 +47,14 @@ def test_a_bridge_asks_for_relations() -> None:
         ("What did Bob say he would bake for the opening?", ReasoningType.POINT),  # reported speech
         ("What instruments does Alice play?", ReasoningType.AGGREGATION),
         ("What are Alice's pets' names?", ReasoningType.AGGREGATION),
-        ("What kind of bread does Bob bake?", ReasoningType.POINT),
+        # a habit (present tense, an action verb) is told on several occasions: gather
+        ("What kind of bread does Bob bake?", ReasoningType.MULTI_HOP),
+        ("What has Bob painted?", ReasoningType.MULTI_HOP),  # experience summed over time
+        ("Why did Carol move to Berlin?", ReasoningType.MULTI_HOP),  # a reason spans turns
+        ("What inspired Alice's painting?", ReasoningType.MULTI_HOP),
+        ("How did Bob promote his shop?", ReasoningType.MULTI_HOP),
+        ("How did Bob feel about the opening?", ReasoningType.POINT),  # a feeling: one turn
+        ("What did Bob paint?", ReasoningType.POINT),  # one past occasion
         ("In what ways does Bob help Alice?", ReasoningType.AGGREGATION),
     ],
 )
