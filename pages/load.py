@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components import build_view, formats, loading, warmup
+from components import build_view, forget, formats, loading, warmup
 from components.services import services, session_services
 from components.state import current_conv, session_settings
 from components.text import md
@@ -54,3 +54,5 @@ if st.button(f"Build and watch ({md(settings['backend'])} backend)", type="prima
                                              ("pages/records.py", "See the records"),
                                              ("pages/graphs.py", "See the graphs")], strict=True):
             col.page_link(path, label=label, query_params={"conv": conv})
+
+forget.delete_panel(svc, conv)

@@ -71,3 +71,19 @@ def test_build_and_watch_draws_the_memory_forming(open_app, app_services) -> Non
     assert body.count('class="mn-episode"') >= episodes
     assert 'class="mn-chip"' in body
     assert at.get("status") or "Build finished" in text
+
+
+def test_delete_needs_the_typed_id_then_forgets_the_conversation(open_app, app_services) -> None:
+    doc = b'{"turns": [{"speaker": "Ana", "text": "my locker code is quartz-7731"}]}'
+    conv = app_services.imports.import_bytes("forget-me.json", doc).ids[0]
+    at = open_app("pages/load.py", conv=conv)
+    go = button(at, "Delete for good")
+    assert go.disabled
+    widget(at.text_input, "Type the conversation id to confirm").set_value(conv[:-1]).run()
+    assert button(at, "Delete for good").disabled
+    widget(at.text_input, "Type the conversation id to confirm").set_value(conv).run()
+    button(at, "Delete for good").click().run()
+    assert not app_services.store.has_conversation(conv)
+    assert f"Deleted {conv} (" in all_text(at)
+    forgotten = [e for e in app_services.store.edits(conv) if e.action == "forget"]
+    assert len(forgotten) == 1 and "quartz" not in forgotten[0].model_dump_json()
