@@ -75,10 +75,11 @@ ALLOWED: dict[str, set[str]] = {
     "curation": {"backends", "construct", "query", "store", "llm", "ingest", "embeddings", "contracts",
                  *BOTTOM},
     "backends": {"construct", "query", "store", "llm", "ingest", "embeddings", "contracts", *BOTTOM},
-    "construct": {"store", "llm", "ingest", "embeddings", "contracts", *BOTTOM},
-    "query": {"store", "llm", "ingest", "embeddings", "contracts", *BOTTOM},
+    # construction and questions reach storage through the contracts' protocols only
+    "construct": {"llm", "ingest", "embeddings", "contracts", *BOTTOM},
+    "query": {"llm", "ingest", "embeddings", "contracts", *BOTTOM},
     "store": {"contracts", *BOTTOM},
-    "llm": {"store", "contracts", *BOTTOM},  # same floor: LLM calls are cached and accounted in the store
+    "llm": {"contracts", *BOTTOM},  # calls are cached and accounted through RelationalStore
     "ingest": {"contracts", *BOTTOM},
     "embeddings": {"contracts", *BOTTOM},
     "contracts": set(BOTTOM),
@@ -93,7 +94,7 @@ ALLOWED: dict[str, set[str]] = {
 # The front end (app.py, pages/, components/) reaches the library through the services and
 # the plain value types only.
 FRONT_END_ALLOWED = {"services", *BOTTOM}
-LATERAL = {("llm", "store"), ("__init__", "config")}
+LATERAL = {("__init__", "config")}
 
 
 def _unit(rel: str) -> str:
