@@ -6,23 +6,28 @@ not used) and every page reads the current conversation from ``?conv=<id>``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from components import sidebar, theme
 from components.services import services
 
-st.set_page_config(page_title="Mnemoscope", page_icon=":material/neurology:", layout="wide")
+# a local image: a ``:material/…:`` page icon makes the browser fetch the favicon from
+# fonts.gstatic.com (nothing may leave the machine)
+FAVICON = Path(__file__).resolve().parent / "components" / "assets" / "favicon.png"
+st.set_page_config(page_title="Mnemoscope", page_icon=str(FAVICON), layout="wide")
 
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-    st.Page("pages/load.py", title="Load & build", icon=":material/upload:", url_path="load"),
-    st.Page("pages/episodes.py", title="Episodes", icon=":material/view_timeline:", url_path="episodes"),
-    st.Page("pages/records.py", title="Records", icon=":material/table_rows:", url_path="records"),
-    st.Page("pages/graphs.py", title="Graphs", icon=":material/hub:", url_path="graphs"),
-    st.Page("pages/ask.py", title="Ask", icon=":material/question_answer:", url_path="ask"),
-    st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:", url_path="evaluate"),
-    st.Page("pages/history.py", title="History", icon=":material/history:", url_path="history"),
-    st.Page("pages/settings.py", title="Settings", icon=":material/settings:", url_path="settings"),
+    st.Page("pages/home.py", title="Home", icon="🏠", default=True),
+    st.Page("pages/load.py", title="Load & build", icon="📥", url_path="load"),
+    st.Page("pages/episodes.py", title="Episodes", icon="🎞️", url_path="episodes"),
+    st.Page("pages/records.py", title="Records", icon="📋", url_path="records"),
+    st.Page("pages/graphs.py", title="Graphs", icon="🕸️", url_path="graphs"),
+    st.Page("pages/ask.py", title="Ask", icon="💬", url_path="ask"),
+    st.Page("pages/evaluate.py", title="Evaluate", icon="📊", url_path="evaluate"),
+    st.Page("pages/history.py", title="History", icon="🕘", url_path="history"),
+    st.Page("pages/settings.py", title="Settings", icon="⚙️", url_path="settings"),
 ]
 
 page = st.navigation(PAGES, position="sidebar")

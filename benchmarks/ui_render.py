@@ -37,9 +37,8 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 PAGES = ["", "load", "episodes", "records", "graphs", "ask", "evaluate", "history", "settings"]
 READY = ('[data-testid="stApp"][data-test-script-state="notRunning"]')
 NO_SKELETON = "() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0"
-GRAPH_DRAWN = ("() => { const f = document.querySelector('iframe'); if (!f || !f.contentWindow) return false;"
-               " const w = f.contentWindow; return !!(w.network && w.network.body &&"
-               " w.network.body.data.nodes.length > 0 && w.mnLayoutDone === true); }")
+GRAPH_DRAWN = ("() => { const all = globalThis.mnGraphs || {}; const g = all.entity || all.event;"
+               " return !!g && g.stats.layoutMs !== null; }")
 
 
 def env(home: Path) -> dict[str, str]:
@@ -140,38 +139,80 @@ def in_session(browser, url: str, conv: str) -> dict[str, float]:  # type: ignor
     return out
 
 
-def standalone_graph(browser, nodes: int = 300) -> tuple[float, float, int]:  # type: ignore[no-untyped-def]
-    import random
+def first_question(browser, url: str, conv: str, question: str, pause: float) -> float:  # type: ignore[no-untyped-def]
+    """A new session opens Ask (which starts warming the index), waits ``pause`` seconds (the
+    user typing), asks; seconds from the click until the answer is drawn."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(f"{url}/ask?conv={conv}")
+    page.wait_for_selector(READY, timeout=120_000)
+    page.get_by_label("Question", exact=True).fill(question)
+    time.sleep(pause)
+    start = time.perf_counter()
+    page.get_by_role("button", name="Ask", exact=True).click()
+    page.wait_for_selector(".mn-answer", timeout=300_000)
+    page.wait_for_selector(READY, timeout=300_000)
+    took = time.perf_counter() - start
+    context.close()
+    return took
 
-    import networkx as nx
 
-    from components.graph import filter_graph, to_html
+def serve_canvas_app() -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "benchmarks" / "graph_canvas_app.py"),
+           "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
+           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env(Path(tempfile.gettempdir())),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise SystemExit("streamlit (graph canvas app) did not start")
 
-    rng = random.Random(7)
-    g = nx.MultiDiGraph()
-    for i in range(nodes):
-        g.add_node(f"n{i}", name=f"entity {i}", type=rng.choice(["person", "place", "thing", "event"]),
-                   importance=rng.random())
-    for _ in range(nodes * 2):
-        a, b = rng.sample(range(nodes), 2)
-        g.add_edge(f"n{a}", f"n{b}", property=rng.choice(["likes", "visited", "owns", "works_at"]),
-                   record_ids=["r"])
-    view = filter_graph(g, limit=nodes)
-    html = to_html(view.graph)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "graph.html"
-        path.write_text(html, encoding="utf-8")
-        page = browser.new_page(viewport={"width": 1400, "height": 800})
-        page.add_init_script("window.__t0 = performance.now();")
-        start = time.perf_counter()
-        page.goto(path.as_uri())
-        page.wait_for_function("() => window.network && window.network.body.data.nodes.length > 0")
-        drawn = time.perf_counter() - start
-        page.wait_for_function("() => window.mnLayoutDone === true", timeout=60_000)
-        stable = time.perf_counter() - start
-        count = int(page.evaluate("() => network.body.data.nodes.length"))
-        page.close()
-    return drawn, stable, count
+
+def standalone_graph(browser, url: str, nodes: int, layout: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """A synthetic ``nodes``-node graph on the app's canvas component, in a new session.
+
+    wall: navigation until vis-network has drawn / until the layout is final (includes the
+    page load, the Python run and the data transfer); drawn_ms / layout_ms: measured in the
+    browser from the moment the component received its data.
+    """
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    start = time.perf_counter()
+    page.goto(f"{url}/?nodes={nodes}&layout={layout}")
+    page.wait_for_function("() => globalThis.mnGraphs && globalThis.mnGraphs.bench"
+                           " && globalThis.mnGraphs.bench.stats.drawnMs !== null", timeout=120_000)
+    drawn = time.perf_counter() - start
+    page.wait_for_function("() => globalThis.mnGraphs.bench.stats.layoutMs !== null", timeout=120_000)
+    stable = time.perf_counter() - start
+    stats = page.evaluate("() => globalThis.mnGraphs.bench.stats")
+    page.close()
+    return {"nodes": stats["nodes"], "edges": stats["edges"], "wall_drawn": drawn, "wall_stable": stable,
+            "drawn_ms": stats["drawnMs"], "layout_ms": stats["layoutMs"]}
+
+
+def graph_figures(browser, sizes: list[int]) -> None:  # type: ignore[no-untyped-def]
+    proc, url = serve_canvas_app()
+    try:
+        standalone_graph(browser, url, 50, "force")  # warm-up: imports, component registration
+        print("\ngraph canvas (custom component, vis-network inline), synthetic graphs, new session each:")
+        print(f"{'nodes':>6} {'edges':>6} {'layout':<6} {'in-browser draw':>16} {'layout final':>13} "
+              f"{'wall drawn':>11} {'wall final':>11}")
+        for n in sizes:
+            for layout in ("force", "time"):
+                r = standalone_graph(browser, url, n, layout)
+                print(f"{r['nodes']:>6} {r['edges']:>6} {layout:<6} {r['drawn_ms'] / 1000:>14.2f} s "
+                      f"{r['layout_ms'] / 1000:>11.2f} s {r['wall_drawn']:>9.2f} s "
+                      f"{r['wall_stable']:>9.2f} s")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
 
 
 def main() -> int:
@@ -180,7 +221,20 @@ def main() -> int:
     parser.add_argument("--home", default=None, help="reuse (or create) this home instead of a temp one")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="keep the temporary home")
+    parser.add_argument("--graph-nodes", type=int, nargs="*", default=[300, 1000],
+                        help="sizes of the synthetic graphs to time (default 300 1000)")
+    parser.add_argument("--graph-only", action="store_true", help="time only the synthetic graphs")
+    parser.add_argument("--question", default="",
+                        help="also time this question on a newly opened Ask page (index warming)")
     args = parser.parse_args()
+    if args.graph_only:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            graph_figures(browser, args.graph_nodes)
+            browser.close()
+        return 0
     home = Path(args.home) if args.home else Path(tempfile.mkdtemp(prefix="mnemoscope-ui-")) / "home"
     ids = prepare(home, Path(args.data))
     from playwright.sync_api import sync_playwright
@@ -193,19 +247,24 @@ def main() -> int:
             conv = max(ids, key=lambda c: json.loads(cli_stats(home, c))["records"]) if ids else ""
             first = visit(browser, f"{url}/?conv={conv}")
             print(f"\nfirst visit after server start (home): {first:.2f} s")
-            print(f"pages, conversation {conv} (seconds over {args.repeat} visits, each a new session):")
-            print(f"{'page':<10} {'first':>7} {'median':>7} {'max':>7}")
+            print(f"pages, conversation {conv} (seconds; 'cold' = the page's first visit since the "
+                  f"server started, then {args.repeat} warm visits, each a new session):")
+            print(f"{'page':<10} {'cold':>7} {'first':>7} {'median':>7} {'max':>7}")
             for name in PAGES:
+                cold = visit(browser, f"{url}/{name}?conv={conv}", graph=name == "graphs")
                 times = [visit(browser, f"{url}/{name}?conv={conv}", graph=name == "graphs")
                          for _ in range(args.repeat)]
                 median = statistics.median(times)
-                print(f"{'/' + name:<10} {times[0]:>7.2f} {median:>7.2f} {max(times):>7.2f}")
+                print(f"{'/' + name:<10} {cold:>7.2f} {times[0]:>7.2f} {median:>7.2f} {max(times):>7.2f}")
+            if args.question:
+                for pause in (0.0, 5.0):
+                    took = first_question(browser, url, conv, args.question, pause)
+                    print(f"question on a newly opened Ask page after {pause:.0f} s of typing: "
+                          f"{took:.2f} s from the click to the answer")
             moves = in_session(browser, url, conv)
             print("\nmoving through the sidebar in one session (seconds):")
             print("  " + "  ".join(f"/{k} {v:.2f}" for k, v in moves.items()))
-            drawn, stable, count = standalone_graph(browser)
-            print(f"\n{count}-node graph (pyvis in_line, same options): drawn {drawn:.2f} s, "
-                  f"layout stabilised {stable:.2f} s")
+            graph_figures(browser, args.graph_nodes)
             browser.close()
     finally:
         proc.terminate()

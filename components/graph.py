@@ -19,6 +19,7 @@ from typing import Any
 import networkx as nx
 from pyvis.network import Network
 
+from components.graph_style import action_family
 from components.text import defuse_bidi, shorten
 
 DEFAULT_LIMIT = 300
@@ -35,8 +36,12 @@ def node_label(g: Any, n: Any) -> str:
 
 
 def node_type(g: Any, n: Any) -> str:
+    """The entity type, or for an event its action family (``graph_style.action_family``)."""
     a = g.nodes[n]
-    return str(a.get("type") or a.get("entity_type") or a.get("kind") or "other")
+    kind = a.get("type") or a.get("entity_type") or a.get("kind")
+    if not kind and a.get("action"):
+        return action_family(str(a["action"]))
+    return str(kind or "other")
 
 
 def node_importance(g: Any, n: Any) -> float:
@@ -73,6 +78,9 @@ def _when(value: Any) -> date | None:
 def _times(attrs: dict[str, Any]) -> list[date]:
     keys = ("first_mentioned", "last_mentioned", "time", "valid_time", "start_time", "session_time")
     return [d for d in (_when(attrs.get(k)) for k in keys) if d is not None]
+
+
+times_of = _times  # public name for the other graph components
 
 
 def edges(g: Any) -> Iterable[tuple[Any, Any, Any, dict[str, Any]]]:
@@ -156,6 +164,32 @@ def filter_graph(g: Any, *, types: Sequence[str] = (), properties: Sequence[str]
             else:
                 sub.add_edge(u, v, **g.edges[u, v])
     return View(sub, matching, sub.number_of_nodes())
+
+
+def minor_nodes(g: Any, *, share: float = 0.25) -> set[Any]:
+    """Nodes hidden by default: isolated ones, and leaves (one link) whose importance is below
+    ``share`` of the graph's most important node."""
+    top = max((node_importance(g, n) for n in g.nodes), default=0.0)
+    degree = g.degree
+    hidden = {n for n in g.nodes if degree[n] == 0
+              or (degree[n] <= 1 and node_importance(g, n) < share * top)}
+    undirected = g.to_undirected(as_view=True)
+    # a node whose every neighbour is hidden would be left isolated: hide it too
+    return hidden | {n for n in g.nodes if n not in hidden and set(undirected[n]) <= hidden}
+
+
+def without(g: Any, drop: set[Any]) -> Any:
+    """A copy of ``g`` without the nodes in ``drop`` (and their edges)."""
+    sub = g.__class__()
+    sub.graph.update(g.graph)
+    sub.add_nodes_from((n, g.nodes[n]) for n in g.nodes if n not in drop)
+    for u, v, k, a in edges(g):
+        if u not in drop and v not in drop:
+            if g.is_multigraph():
+                sub.add_edge(u, v, key=k, **a)
+            else:
+                sub.add_edge(u, v, **a)
+    return sub
 
 
 # ------------------------------------------------------------------ drawing

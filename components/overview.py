@@ -13,12 +13,12 @@ from memory_core.services import Services
 COUNT_COLUMNS = ("sessions", "turns", "questions", "episodes", "records", "entities", "events")
 
 LINKS = (
-    ("pages/episodes.py", "Episodes", ":material/view_timeline:"),
-    ("pages/records.py", "Records", ":material/table_rows:"),
-    ("pages/graphs.py", "Graphs", ":material/hub:"),
-    ("pages/ask.py", "Ask", ":material/question_answer:"),
-    ("pages/evaluate.py", "Evaluate", ":material/analytics:"),
-    ("pages/history.py", "History", ":material/history:"),
+    ("pages/episodes.py", "Episodes", "🎞️"),
+    ("pages/records.py", "Records", "📋"),
+    ("pages/graphs.py", "Graphs", "🕸️"),
+    ("pages/ask.py", "Ask", "💬"),
+    ("pages/evaluate.py", "Evaluate", "📊"),
+    ("pages/history.py", "History", "🕘"),
 )
 
 
@@ -53,12 +53,14 @@ def build_cost(svc: Services, conv: str) -> None:
         return
     last = history[0]
     stats, cost = last.get("stats") or {}, last.get("cost") or {}
-    cols = st.columns(5)
+    used_llm = int(cost.get("calls", 0)) > 0  # offline builds call no model: no cost to show
+    cols = st.columns(5 if used_llm else 2)
     cols[0].metric("Backend", str(last.get("backend", "?")))
     cols[1].metric("Build time", f"{float(stats.get('seconds', 0.0)):.1f} s")
-    cols[2].metric("LLM calls", int(cost.get("calls", 0)))
-    cols[3].metric("Tokens in/out", f"{int(cost.get('tokens_in', 0))}/{int(cost.get('tokens_out', 0))}")
-    cols[4].metric("Cost", f"${float(cost.get('usd', 0.0)):.4f}")
+    if used_llm:
+        cols[2].metric("LLM calls", int(cost.get("calls", 0)))
+        cols[3].metric("Tokens in/out", f"{int(cost.get('tokens_in', 0))}/{int(cost.get('tokens_out', 0))}")
+        cols[4].metric("Cost", f"${float(cost.get('usd', 0.0)):.4f}")
     if last.get("finished_at") is None:
         st.caption("The last build did not finish; building again resumes where it stopped.")
 

@@ -50,8 +50,8 @@ def episode_timeline(sessions: Sequence[Any], episodes: Sequence[Any],
     fig.update_layout(
         height=320, margin={"l": 40, "r": 10, "t": 30, "b": 40}, legend_title_text="theme type",
         xaxis_title="session date" if dated else "session", yaxis_title="episode in session", yaxis_dtick=1,
-        clickmode="event+select", dragmode="select",
-    )
+    )  # no dragmode/clickmode of our own: with dragmode="select" a click selected nothing
+
     return fig
 
 

@@ -15,6 +15,8 @@ import pandas as pd
 import streamlit as st
 
 from components.data import records_frame_rows
+from components.state import sync_pick
+from components.text import shorten
 
 SORTS = {
     "dialogue order": "episode", "entity": "entity", "property": "property", "value": "value",
@@ -25,6 +27,8 @@ STATUS_CHOICES = {"active and wrong": None, "active": "active", "wrong": "wrong"
                   "all": "all"}
 PAGE_SIZES = (25, 50, 100, 200)
 PAGE_KEY = "records_page"
+ENTITY_KEY = "records_entity"
+ENTITY_URL_KEY = "records_entity__url"
 
 
 def _facet(facets: dict[str, list[tuple[Any, int]]], name: str) -> list[Any]:
@@ -33,9 +37,14 @@ def _facet(facets: dict[str, list[tuple[Any, int]]], name: str) -> list[Any]:
 
 def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str, Any], str, int]:
     """Search box, filters, sort and page size; returns (query, filters, sort, page_size)."""
-    query = st.text_input("Search records", placeholder="words that must all appear, e.g. paris train")
+    top = st.columns([3, 2])
+    query = top[0].text_input("Search records", placeholder="words that must all appear, e.g. paris train",
+                              help="Searches entity, property, value, condition, time and the words "
+                                   "of the evidence turns (not ids).")
+    entities = entity_filter(top[1], facets)
     cols = st.columns(4)
     filters: dict[str, Any] = {
+        "entity": entities,
         "entity_type": cols[0].multiselect("Entity type", _facet(facets, "entity_type")),
         "property": cols[1].multiselect("Property", _facet(facets, "property")),
         "modality": cols[2].multiselect("Modality", _facet(facets, "modality")),
@@ -56,6 +65,34 @@ def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str,
         st.session_state["records_signature"] = signature
         st.session_state[PAGE_KEY] = 1
     return query, filters, sort, page_size
+
+
+def entity_filter(where: Any, facets: dict[str, list[tuple[Any, int]]]) -> list[str]:
+    """The entity filter (type to get suggestions; any name can be typed), kept in step with
+    ``?entity=`` so that a name anywhere in the app links here and the filter can be shared.
+
+    A new ``?entity=`` (a link was followed) replaces the choice; the user's own choice is
+    written back to the URL. Names match case-insensitively (as the store's filter does).
+    """
+    counts = {str(v): n for v, n in facets.get("entity", []) if v is not None}
+    by_lower = {name.lower(): name for name in counts}
+    url = [by_lower.get(v.lower(), v) for v in st.query_params.get_all("entity") if v.strip()]
+    if url != st.session_state.get(ENTITY_URL_KEY):
+        st.session_state[ENTITY_URL_KEY] = url
+        st.session_state[ENTITY_KEY] = url
+    options = list(counts)
+    options += [v for v in st.session_state.get(ENTITY_KEY, []) if v not in counts]
+    chosen = [str(v) for v in where.multiselect(
+        "Entity", options, key=ENTITY_KEY, accept_new_options=True,
+        placeholder="type a name: Maya, Jonas…",
+        format_func=lambda n: f"{n} ({counts[n]})" if n in counts else str(n))]
+    if chosen != url:
+        st.session_state[ENTITY_URL_KEY] = chosen
+        if chosen:
+            st.query_params["entity"] = chosen
+        else:
+            st.query_params.pop("entity", None)
+    return chosen
 
 
 def current_page() -> int:
@@ -93,3 +130,28 @@ def table(rows: Sequence[Any], labels: dict[str, str]) -> str | None:
     )
     picked = event.selection.rows if event is not None else []
     return str(rows[picked[0]].id) if picked else None
+
+
+PICK_KEY = "record_pick"
+
+
+def _picked(widget_key: str) -> None:
+    st.session_state[PICK_KEY] = st.session_state[widget_key]
+
+
+def picker(ids: list[str], by_id: dict[str, Any], picked: str | None, wanted: str | None) -> str:
+    """The "Open record" box: follows a table selection, and its labels show the records as they
+    are now — after a save the label changes, so the widget is keyed by its labels (the choice
+    itself lives in ``st.session_state["record_pick"]`` and carries over)."""
+    sync_pick(PICK_KEY, ids, picked, default=wanted)
+
+    def label(i: str) -> str:
+        r = by_id.get(i)
+        return (f"{i} — {shorten(r.entity, 30)} · {shorten(r.property, 30)} = {shorten(r.value, 40)}"
+                if r is not None else i)
+
+    labels = [label(i) for i in ids]
+    widget_key = "record_pick_box:" + hashlib.sha256("\n".join(labels).encode()).hexdigest()[:12]
+    st.session_state[widget_key] = st.session_state[PICK_KEY]
+    return str(st.selectbox("Open record", ids, key=widget_key, format_func=label, on_change=_picked,
+                            args=(widget_key,)))

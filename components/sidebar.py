@@ -49,7 +49,7 @@ def backend_badge(svc: Services) -> None:
     settings = session_settings(svc.settings)
     backend = settings["backend"]
     color: Literal["green", "orange"] = "green" if backend == "offline" else "orange"
-    icon = ":material/cloud_off:" if backend == "offline" else ":material/cloud:"
+    icon = "🔌" if backend == "offline" else "☁️"
     with st.sidebar:
         st.badge(f"backend: {md(backend)}", icon=icon, color=color)
         if backend != "offline":

@@ -29,7 +29,7 @@ def require_conv() -> str:
     conv = current_conv()
     if conv is None:
         st.info("No conversation yet. Load one first.")
-        st.page_link("pages/load.py", label="Load a conversation", icon=":material/upload:")
+        st.page_link("pages/load.py", label="Load a conversation", icon="📥")
         st.stop()
     assert conv is not None
     return conv

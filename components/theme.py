@@ -39,6 +39,10 @@ CSS = """
 .mn-recs { font-size: 0.75rem; }
 .mn-chip { display: inline-block; background: #f1f3f5; border: 1px solid #dee2e6; border-radius: 10px;
   padding: 0 6px; margin: 1px 2px; color: #212529; }
+a.mn-chip { text-decoration: none; cursor: pointer; }
+a.mn-chip:hover { border-color: #3b5bdb; background: #edf2ff; }
+.mn-speaker a.mn-link, a.mn-link { color: inherit; text-decoration: none; border-bottom: 1px dotted #868e96; }
+a.mn-link:hover { color: #3b5bdb; border-bottom-color: #3b5bdb; }
 .mn-chip.mn-wrong { text-decoration: line-through; color: #c92a2a; }
 .mn-turn mark { background: #ffe066; padding: 0 1px; border-radius: 2px; }
 .mn-cite { font-family: monospace; background: #e7f5ff; border-radius: 6px; padding: 0 4px;

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components import data, transcript
+from components import buffer_view, data, transcript
 from components.text import anchor_id, esc, md, shorten
 from memory_core.models import Episode, Record, Requirement, Trace
 from memory_core.services import Services
@@ -148,7 +148,7 @@ def full(svc: Services, conv: str, trace: Trace, episodes: Sequence[Episode]) ->
     episodes_chosen(trace, labels, trace.plan.requirements)
     st.subheader("Evidence buffer")
     timings(trace)
-    buffer(trace, episodes)
+    buffer_view.buffer(svc, trace, episodes)
 
 
 def comparison(traces: Sequence[Trace], titles: Sequence[str] | None = None) -> None:

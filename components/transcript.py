@@ -14,6 +14,8 @@ from typing import Any
 
 import streamlit as st
 
+from components import links
+from components.state import current_conv
 from components.text import anchor_id, esc
 from components.theme import episode_colors
 
@@ -63,33 +65,37 @@ def highlight_html(text: str, spans: Iterable[Span] = ()) -> str:
     return "".join(out)
 
 
-def record_chip(record: Any) -> str:
+def record_chip(record: Any, conv: str | None = None) -> str:
+    """A record beside its evidence turn; with ``conv`` a link that opens the record."""
     modality = getattr(record, "modality", None)
     mod = f" [{esc(getattr(modality, 'value', modality))}]" if modality and str(
         getattr(modality, "value", modality)) != "observed" else ""
     status = str(getattr(getattr(record, "status", ""), "value", getattr(record, "status", "")))
     cls = "mn-chip mn-wrong" if status in ("wrong", "deleted") else "mn-chip"
     title = esc(f"{record.id} · confidence {getattr(record, 'confidence', 0):.2f}")
-    return (f'<span class="{cls}" title="{title}">{esc(record.entity)} · '
-            f"{esc(record.property)} = {esc(record.value)}{mod}</span>")
+    body = f"{esc(record.entity)} · {esc(record.property)} = {esc(record.value)}{mod}"
+    if conv:
+        return f'<a class="{cls}" href="{esc(links.href_record(conv, record.id))}" title="{title}">{body}</a>'
+    return f'<span class="{cls}" title="{title}">{body}</span>'
 
 
 def turn_html(turn: TurnView, *, spans: Sequence[Span] = (), records: Sequence[Any] = (),
               evidence: bool = False, cited: bool = False, max_chips: int = 6,
-              anchor_prefix: str = "turn") -> str:
+              anchor_prefix: str = "turn", conv: str | None = None) -> str:
     classes = ["mn-turn"]
     if evidence:
         classes.append("mn-evidence")
     if cited:
         classes.append("mn-cited")
+    speaker = links.entity_link(conv, turn.speaker) if conv else esc(turn.speaker)
     caption = (f' <span class="mn-caption">[image: {esc(turn.caption)}]</span>' if turn.caption else "")
-    chips = "".join(record_chip(r) for r in records[:max_chips])
+    chips = "".join(record_chip(r, conv) for r in records[:max_chips])
     if len(records) > max_chips:
         chips += f'<span class="mn-chip">+{len(records) - max_chips} more</span>'
     return (
         f'<div class="{" ".join(classes)}" id="{anchor_id(turn.id, anchor_prefix)}">'
         f'<div><span class="mn-tid">{esc(turn.id)}</span>'
-        f'<span class="mn-speaker">{esc(turn.speaker)}</span>: '
+        f'<span class="mn-speaker">{speaker}</span>: '
         f"{highlight_html(turn.text, spans)}{caption}</div>"
         f'<div class="mn-recs">{chips}</div></div>'
     )
@@ -135,8 +141,11 @@ def transcript_html(
     episode_positions: Mapping[str, int] | None = None,
     anchor_prefix: str = "turn",
     pending_note: str | None = None,
+    conv: str | None = None,
 ) -> str:
     """The transcript of ``turns`` with episode bands.
+
+    With ``conv``, speakers link to their records and record chips open their record.
 
     Turns in none of ``episodes`` are drawn plainly, or — with ``pending_note`` (a live build) —
     in a dashed band carrying that note.
@@ -179,7 +188,7 @@ def transcript_html(
             open_group = group
         out.append(turn_html(view, spans=marks.get(view.id, ()), records=chips.get(view.id, []),
                              evidence=view.id in evidence_set, cited=view.id in cited_set,
-                             anchor_prefix=anchor_prefix))
+                             anchor_prefix=anchor_prefix, conv=conv))
     if open_group is not None:
         out.append("</div>")
     out.append("</div>")
@@ -192,4 +201,5 @@ def render(turns: Sequence[Any], episodes: Sequence[Any] = (), records: Iterable
     if not turns:
         st.caption("No turns to show.")
         return
+    kwargs.setdefault("conv", current_conv())
     st.html(transcript_html(turns, episodes, records, **kwargs))

@@ -156,15 +156,15 @@ class Record(_Model):
     origin: str = "offline"  # backend that produced it, or "annotator"
 
     def text(self) -> str:
-        """Textual form used for dense/lexical indexing."""
-        parts = [f"{self.entity} ({self.entity_type})", f"{self.property}: {self.value}"]
+        """The record as one readable line ("Ana adds Little Women to watch list (planned,
+        2023-05)"): what the UI shows and the dense/lexical indexes embed."""
+        line = f"{self.entity} {self.property.replace('_', ' ')} {self.value}".strip()
         if self.condition:
-            parts.append(f"if {self.condition}")
-        if self.modality != Modality.OBSERVED:
-            parts.append(f"[{self.modality.value}]")
+            line += f", if {self.condition.removeprefix('if ')}"
+        notes = [self.modality.value] if self.modality != Modality.OBSERVED else []
         if self.valid_time:
-            parts.append(f"@ {self.valid_time}")
-        return " ".join(parts)
+            notes.append(self.valid_time)
+        return f"{line} ({', '.join(notes)})" if notes else line
 
 
 class Entity(_Model):

@@ -4,15 +4,16 @@ reopen from the URL (``/ask?conv=…&trace=<id>``); strategies compare side by s
 
 import streamlit as st
 
-from components import data, trace_view
+from components import data, past_questions, trace_view, warmup
 from components.services import call, services, session_services
 from components.state import query_param, require_conv, session_settings
-from components.text import md, shorten
+from components.text import md
 
 svc = services()
 conv = require_conv()
 st.title("Ask")
 settings = session_settings(svc.settings)
+warmup.once_per_session(svc, conv)  # the question index builds while the question is typed
 strategies = call(svc.queries.strategies)
 
 with st.form("ask"):
@@ -32,15 +33,13 @@ if asked and question.strip():
 
 trace_id = query_param("trace")
 past = call(svc.queries.traces, conv)
-with st.expander(f"Past questions ({len(past)})", expanded=trace_id is None and bool(past)):
-    for row in past[:30]:
-        st.page_link("pages/ask.py", label=md(f"{shorten(row['question'], 90)} · {row['strategy']}"),
-                     query_params={"conv": conv, "trace": row["id"]})
+past_questions.render(svc, conv, past, expanded=trace_id is None)
 if trace_id is None:
     st.stop()
 
 trace = call(svc.queries.trace, trace_id)
 st.subheader(md(trace.question))
+past_questions.gold_answer(svc, conv, trace.question)
 trace_view.full(svc, conv, trace, data.episodes(svc, conv))
 
 st.subheader("Compare strategies on this question")

@@ -1,9 +1,9 @@
-"""Graphs: the entity graph and the event graph, filtered, drawn offline with pyvis; pick a node
-or an edge to see its records and source turns."""
+"""Graphs: the entity graph and the event graph, filtered, drawn offline (vis-network); click a
+node or an edge to open its records, episode and source turns in the side panel."""
 
 import streamlit as st
 
-from components import data, graph_view
+from components import data, graph_panel, graph_view
 from components.services import call, services
 from components.state import require_conv
 
@@ -21,5 +21,8 @@ if g.number_of_nodes() == 0:
     st.stop()
 
 chosen = graph_view.filters(g, kind)
-shown = graph_view.draw(g, conv, kind, token, chosen)
-graph_view.details(svc, conv, shown, kind)
+left, right = st.columns([3, 2])
+with left:
+    shown = graph_view.draw(g, conv, kind, token, chosen)
+with right:
+    graph_panel.panel(svc, conv, shown, kind, data.episode_labels(data.episodes(svc, conv)))

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components import overview
+from components import onboarding, overview
 from components.services import services
 from components.state import current_conv
 from components.text import md
@@ -12,9 +12,10 @@ st.title("Mnemoscope")
 st.caption("Inspect the long-term memory built from multi-session conversations.")
 
 rows = svc.imports.list_conversations()
+onboarding.three_steps(rows, current_conv())
 if not rows:
     st.info("No conversation imported yet.")
-    st.page_link("pages/load.py", label="Load a conversation", icon=":material/upload:")
+    st.page_link("pages/load.py", label="Load a conversation", icon="📥")
     st.stop()
 
 overview.totals(rows)

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components import build_view, loading
+from components import build_view, formats, loading, warmup
 from components.services import services, session_services
 from components.state import current_conv, session_settings
 from components.text import md
@@ -11,6 +11,7 @@ from memory_core.errors import MnemoscopeError
 svc = services()
 st.title("Load & build")
 
+formats.guide()
 source = loading.choose_source()
 choice = st.selectbox("Format", loading.FORMATS, help="Detected from the content unless you choose one.")
 fmt = None if choice == "detect" else choice
@@ -47,6 +48,7 @@ if st.button(f"Build and watch ({md(settings['backend'])} backend)", type="prima
         st.error(md(exc))
     else:
         build_view.summary(tally)
+        warmup.start(svc, conv)  # the first question need not build the index
         cols = st.columns(3)
         for col, (path, label) in zip(cols, [("pages/episodes.py", "See the episodes"),
                                              ("pages/records.py", "See the records"),

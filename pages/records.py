@@ -3,10 +3,10 @@ the evidence turns highlighted; edit, add, mark wrong, delete, merge entities.""
 
 import streamlit as st
 
-from components import data, record_forms, record_table, transcript
+from components import data, links, record_forms, record_table, transcript
 from components.services import call, services
-from components.state import query_param, require_conv, sync_pick
-from components.text import md, shorten
+from components.state import query_param, require_conv
+from components.text import md
 
 svc = services()
 conv = require_conv()
@@ -27,17 +27,13 @@ if wanted and wanted not in ids:
     ids.insert(0, wanted)  # a shared link to one record opens it even when it is on another page
 if not ids:
     st.stop()
-sync_pick("record_pick", ids, picked, default=wanted)
-by_id = {r.id: r for r in result.rows}
-choice = st.selectbox("Open record", ids, key="record_pick", format_func=lambda i: (
-    f"{i} — {shorten(by_id[i].entity, 30)} · {shorten(by_id[i].property, 30)} = {shorten(by_id[i].value, 40)}"
-    if i in by_id else i))
+choice = record_table.picker(ids, {r.id: r for r in result.rows}, picked, wanted)
 record = call(data.record, svc, choice)
 episode = next((e for e in episodes if e.id == record.episode_id), None)
 
 st.subheader(f"{md(record.entity)} · {md(record.property)} = {md(record.value)}")
-st.caption(f"{md(record.id)} · {md(record.status.value)} · version {record.version} · origin "
-           f"{md(record.origin)} · episode {md(labels.get(record.episode_id, record.episode_id))}")
+links.record_caption(conv, record, labels.get(record.episode_id, record.episode_id))
+links.page_link_entity(conv, record.entity)
 if episode is not None:
     transcript.render(data.turns(svc, conv, episode.turn_ids), [episode], [record],
                       evidence=record.evidence_turn_ids)

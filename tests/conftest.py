@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data" / "sample_conversation.json"
-HOSTILE = ROOT / "sample_data" / "hostile_conversation.json"
+HOSTILE = ROOT / "tests" / "fixtures" / "hostile_conversation.json"  # a test fixture, not a sample
 BENCH_DIR = ROOT.parent / "shared" / "bench"
 BENCH = BENCH_DIR / "locomo_dev.json"
 

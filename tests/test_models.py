@@ -26,10 +26,10 @@ def test_turn_render_with_and_without_caption():
 
 
 def test_record_text_names_every_qualifier():
-    assert _record().text() == "Ana (person) pet: cat named Miso"
+    assert _record().text() == "Ana pet cat named Miso"
     full = _record(condition="when travelling", modality=Modality.PLANNED, valid_time="2023-05")
-    assert full.text() == "Ana (person) pet: cat named Miso if when travelling [planned] @ 2023-05"
-    assert "[" not in _record(modality=Modality.OBSERVED).text()
+    assert full.text() == "Ana pet cat named Miso, if when travelling (planned, 2023-05)"
+    assert "(" not in _record(modality=Modality.OBSERVED).text()
 
 
 def test_models_are_frozen_and_strict():

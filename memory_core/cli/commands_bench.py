@@ -44,6 +44,7 @@ def _peak_mb() -> float:
 
 
 def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given: bool | None = None) -> int:
+    from memory_core.construct.fidelity import fidelity
     from memory_core.construct.measure import measure
 
     given = home_given if home_given is not None else bool(getattr(args, "home", None))
@@ -79,6 +80,9 @@ def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given:
                     stats = dict(event.stats)
             wall = time.perf_counter() - started
             row = measure(services.store, conv_id, parser.parse)
+            conv = services.store.load_conversation(conv_id, with_qa=False)
+            row["fidelity"] = fidelity(conv.meta, services.store.records(conv_id), conv.turns,
+                                       services.embedder.embed)
             row.update({
                 "wall_s": round(wall, 2),
                 "process_wall_s": round(time.perf_counter() - _STARTED, 2),
@@ -128,4 +132,10 @@ def _print(row: dict[str, Any], *, as_json: bool) -> None:
         f"{row['events']} events",
         f"  peak RSS          {row['peak_rss_mb']} MB",
     ]
+    fid = row.get("fidelity")
+    if fid:  # LoCoMo observations in the input: records against the human-noted facts
+        lines.insert(-2, f"  fidelity          {fid['observations']} observations: "
+                         f"recall@0.6 {fid['recall']:.1%} (turn copy {fid['turn_copy']:.1%}), "
+                         f"precision@0.6 {fid['precision']:.1%}, "
+                         f"catch-all {fid['catch_all']:.1%}")
     print("\n".join(lines), flush=True)

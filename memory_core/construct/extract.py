@@ -39,6 +39,14 @@ from memory_core.construct.drafts import (
 from memory_core.construct.frames import finish
 from memory_core.construct.lexicon import Prop
 from memory_core.construct.properties import property_of, value_of
+from memory_core.construct.propositions import (
+    advice_text,
+    complement,
+    is_imperative,
+    is_view_subject,
+    verb_property,
+    view_text,
+)
 from memory_core.construct.subjects import (
     conjunct_subjects,
     name_of,
@@ -55,6 +63,9 @@ from memory_core.models import Episode, Modality, Turn
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
+# what a view says better than a copula rule
+_VIEW_PROPS = frozenset({"description", "feels", "identity", "health", "occupation"})
+_PLACES = frozenset({lexicon.DESTINATION, lexicon.ATTENDS, lexicon.VISITS})
 _SYMMETRIC = frozenset({"spouse", "partner", "sibling", "friend", "colleague", "meets", "relative"})
 _INVERSE = {"child": "parent", "parent": "child"}
 
@@ -88,6 +99,12 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
 # --------------------------------------------------------------------------- clauses
 def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str, other: str) -> None:
     lemma = clauses.lemma(pred)
+    if is_imperative(pred) and clauses.subject_of(pred) is None:
+        advice = advice_text(pred, speaker, other)  # "Keep going after your dreams!" to the other
+        if len(advice.split()) >= 5:  # "have fun", "stay safe": a parting wish, no advice
+            state.drafts.append(Draft(speaker, "person", "encourages", advice, turn, conf("pattern", 1.0),
+                                      Modality.OBSERVED, clauses.condition_of(pred), None, pred))
+        return
     xcomp = next((c for c in pred.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None)
     governs = xcomp is not None and (
         lemma in lexicon.DESIRE_VERBS | lexicon.PLAN_VERBS
@@ -106,7 +123,21 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     marks = {m.lower_ for m in pred.children if m.dep_ == "mark"}
     if pred.dep_ == "advcl" and marks & {"if", "unless", "since", "whenever"}:
         return  # an if-clause is the condition of its head; "since we last talked" is no fact
+    subj_tok = clauses.subject_of(pred)
+    head_subj = clauses.subject_of(pred.head) if pred.dep_ in ("ccomp", "xcomp") and pred.head.i != pred.i \
+        else None
+    if head_subj is not None and head_subj.lower_ == "it" and is_view_subject(head_subj):
+        return  # "it's important to me that people have someone to talk to": part of that view
     subject = subject_for(state, pred, speaker, other, pos)
+    if subj_tok is not None and pred.dep_ in ("ROOT", "conj", "ccomp") and is_view_subject(subj_tok):
+        # a specific rule still wins ("my favorite book is Dune", "the lesson was on Tuesday")
+        specific = [] if subject is None else [
+            f for f in property_of(state, pred, Subject(subject.name, subject.type, subject.resolution),
+                                   speaker, other, turn)
+            if f[2] in ("phrase", "pattern") and f[0].name not in _VIEW_PROPS]
+        if not specific:
+            _view(state, pred, subj_tok, turn, speaker, other, mod)
+            return
     if subject is None:
         return
     aspiration = _aspiration(pred, speaker, other)
@@ -120,6 +151,7 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
         pred = gerund
     else:
         found = property_of(state, pred, subject, speaker, other, turn)
+    found = _as_propositions(found, pred, subject, speaker, other)
     condition = clauses.condition_of(pred)
     if condition is None and pred.dep_ in ("xcomp", "conj"):
         condition = clauses.condition_of(pred.head)
@@ -132,6 +164,45 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
                 who.name, who.type, prop.name, value, turn,
                 conf(rule, who.resolution, who.agreement), mod, condition, None, pred, prop.event))
             _inverse(state, who, prop, value, turn, mod, rule)
+
+
+def _view(state: ExtractState, pred: Token, subj: Token, turn: Turn, speaker: str, other: str,
+          mod: Modality) -> None:
+    """"Family time matters to me" (Melanie): Melanie thinks family time matters to Melanie."""
+    text = view_text(pred, subj, speaker, other)
+    words = text.split()
+    if len(words) < 3 or (speaker not in text and other not in text and len(words) < 6):
+        return  # "the flowers are pretty": a passing remark, not the speaker's considered view
+    state.drafts.append(Draft(speaker, "person", "thinks", text, turn, conf("pattern", 1.0), mod,
+                              clauses.condition_of(pred), None, pred))
+
+
+def _as_propositions(found: list[tuple[Prop, str, str]], pred: Token, subject: Subject, speaker: str,
+                     other: str) -> list[tuple[Prop, str, str]]:
+    """Keep the object that carries the fact: a verb no rule knows is its own property with the
+    whole complement as value; a lexicon verb or a feeling keeps its complement too."""
+    out = []
+    carried = next((c for c in pred.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN")), None)
+    for prop, value, rule in found:
+        if prop in _PLACES and carried is not None and carried.lemma_.lower() not in lexicon.TRANSPORT_NOUNS:
+            # "took the kids to the museum": what went there is part of the fact
+            full = complement(pred, speaker, other, subject.name)
+            if value in full:
+                value = full
+        if rule in ("fallback", "lexicon") or prop is lexicon.FEELS:
+            # a feeling keeps its adjective or participle ("stoked to start this new chapter")
+            felt = prop is lexicon.FEELS and (pred.pos_ == "ADJ" or pred.tag_ == "VBN")
+            full = complement(pred, speaker, other, subject.name, with_verb=felt)
+            if rule == "fallback":
+                prop = Prop(verb_property(pred), event=True)
+            if value[:1].isupper() and full.endswith(value):
+                full = ""  # "adopted a dog named Rex": the name is the value
+            if pred.dep_ == "relcl" and full and value and value not in full:
+                full = f"{value} {full}"  # "the bowl I made on the wheel": creates bowl on the wheel
+            if full and len(full.split()) >= len(value.split()):
+                value = full
+        out.append((prop, value, rule))
+    return out
 
 
 def _causative(pred: Token) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from memory_core.construct import clauses
 from memory_core.construct.drafts import Draft, ExtractState
+from memory_core.construct.propositions import DISCOURSE
 from memory_core.construct.subjects import possessor
 from memory_core.contracts import Extraction
 from memory_core.models import EventFrame, Record, Turn
@@ -20,14 +21,21 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
     episode = state.episode
     records: list[Record] = []
     events: list[EventFrame] = []
-    seen: set[tuple[str, str, str, str, str]] = set()
+    stated: dict[tuple[str, str, str, str], int] = {}  # restatement key -> index in records
     event_preds: set[int] = set()
     for d in state.drafts:
         entity, value = d.entity.strip(), " ".join(d.value.split())
-        key = (entity.lower(), d.prop, value.lower(), d.modality.value, d.turn.id)
-        if not entity or not d.prop or not value or key in seen:
+        if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers):
             continue
-        seen.add(key)
+        key = (entity.lower(), d.prop, _gist(value), d.modality.value)
+        earlier = stated.get(key)
+        if earlier is not None:  # the same fact stated again in the episode: one record, both turns
+            first = records[earlier]
+            if d.turn.id not in first.evidence_turn_ids:
+                records[earlier] = first.model_copy(
+                    update={"evidence_turn_ids": (*first.evidence_turn_ids, d.turn.id)})
+            continue
+        stated[key] = len(records)
         records.append(Record(
             id=f"{episode.id}:R{len(records) + 1}", conv_id=episode.conv_id, episode_id=episode.id,
             entity=entity, entity_type=d.entity_type, property=d.prop, value=value[:200],
@@ -42,6 +50,37 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
             event_preds.add(key_pred)
             events.append(_frame(state, d, len(events) + 1))
     return Extraction(records=records, events=events)
+
+
+_FILLER = frozenset({"a", "an", "the", "some", "to", "of", "and", "so", "really", "very", "much", "my",
+                     "your", "their", "his", "her", "own"})
+
+
+def _gist(value: str) -> str:
+    """A value without case, articles, fillers and plural s: what makes two statements one fact."""
+    words = [w.strip(".,!?;:'\"").lower() for w in value.split()]
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+                    for w in words if w and w not in _FILLER)
+
+
+OPINION_ONLY = frozenset({"description", "talks_about", "shares_image"})
+
+
+def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
+    """Phatic and opinion-only drafts are no facts: an evaluation of something ("things are
+    tough"), a topic without a statement, a picture's caption."""
+    if d.prop in OPINION_ONLY:
+        return False
+    unnamed = d.entity[:1].islower() or d.entity_type == "concept"  # "Dance fixes ...": no name
+    if unnamed and "'s " not in d.entity and d.time is None:
+        return False  # an undated unnamed thing as subject ("kids had a blast", "colors blend nicely")
+    verb = d.prop.split("_")[0]
+    repeated = (verb, verb[:-1], verb[:-2], d.prop)
+    if all(w.lower() in repeated or w.lower() in DISCOURSE for w in d.value.split()):
+        return False  # "feels feel", "quits quit": the verb repeated, nothing stated
+    # what a speaker says of the other speaker ("you're so brave") is a reaction, not the other's
+    # own account; their facts come from their own turns
+    return not (d.entity != d.turn.speaker and d.entity in speakers)
 
 
 def _frame(state: ExtractState, d: Draft, n: int) -> EventFrame:

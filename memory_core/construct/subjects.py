@@ -142,6 +142,10 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
         return resolve(state, subj, speaker, other, pos)
     if pred.i == pred.sent.start and clauses.is_past_form(pred) and pred.dep_ in ("ROOT", "advcl", "ccomp"):
         return Subject(speaker, "person", 0.7)  # "Lost my job yesterday, so ..."
+    first = pred.sent[0]
+    if pred.dep_ == "ROOT" and first.dep_ == "aux" and first.head.i == pred.i and first.lower_ in (
+            "been", "got", "gotten", "had"):
+        return Subject(speaker, "person", 0.7)  # "Been running longer since our last chat"
     root = pred
     while root.dep_ in ("conj", "xcomp") and root.head.i != root.i:
         root = root.head

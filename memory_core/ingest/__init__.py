@@ -16,8 +16,10 @@ from memory_core.ingest.detect import (
     Progress,
     Streamed,
     detect_format,
+    load_bytes,
     load_file,
     stream_file,
 )
 
-__all__ = ["FORMATS", "Loaded", "Progress", "Streamed", "detect_format", "load_file", "stream_file"]
+__all__ = ["FORMATS", "Loaded", "Progress", "Streamed", "detect_format", "load_bytes", "load_file",
+           "stream_file"]

@@ -39,6 +39,7 @@ from memory_core.ingest.common import Context, show
 from memory_core.ingest.reading import (
     JsonShape,
     Source,
+    bytes_source,
     first_json_item,
     head_text,
     load_json,
@@ -101,6 +102,16 @@ def load_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimits 
     return _load(source, family, chosen, ctx)
 
 
+def load_bytes(name: str, data: bytes, *, fmt: str | None = None,
+               limits: ImportLimits | None = None) -> Loaded:
+    """``load_file`` for an upload held in memory: the same checks and messages (naming
+    ``name``), nothing written to disk."""
+    ctx = Context(name, limits or ImportLimits())
+    chosen = _format_name(fmt, ctx)
+    source, family, _ = _open(Path(name), ctx, chosen, data)
+    return _load(source, family, chosen, ctx)
+
+
 def _load(source: Source, family: str, chosen: str | None, ctx: Context) -> Loaded:
     conversations: list[Conversation]
     if family == "longmemeval":
@@ -153,13 +164,17 @@ def detect_format(path: str | Path, *, limits: ImportLimits | None = None,
 
 
 # --------------------------------------------------------------------------- helpers
-def _open(path: Path, ctx: Context, chosen: str | None) -> tuple[Source, str, JsonShape | None]:
+def _open(path: Path, ctx: Context, chosen: str | None,
+          data: bytes | None = None) -> tuple[Source, str, JsonShape | None]:
     """Open the file and choose its format family, applying the size limit unless streamed.
 
     The family is final except "json" (LoCoMo or generic: decided on the whole document).
     A scanned JSON document's shape comes along.
     """
-    source = open_source(path, ctx, check_size=not _may_stream(path, chosen))
+    if data is not None:
+        source = bytes_source(str(path), data, ctx, check_size=not _may_stream(data[:4096], chosen))
+    else:
+        source = open_source(path, ctx, check_size=not _may_stream(_head(path), chosen))
     family = chosen or _sniff(source, ctx)
     shape = None
     if family in ("json", *STREAMED) and chosen in (None, *STREAMED):
@@ -189,16 +204,21 @@ def _scan_kind(source: Source, ctx: Context, chosen: str | None) -> tuple[str, J
     return ("longmemeval" if longmemeval.looks_like(first) else "json"), shape
 
 
-def _may_stream(path: Path, chosen: str | None) -> bool:
-    """Could this file be a streamed layout? (a cheap look at its first bytes)"""
-    if chosen is not None and chosen not in STREAMED and chosen != "json":
-        return False
+def _head(path: Path) -> bytes:
+    """A file's first bytes (empty when it is no regular file: open_source names the problem,
+    and a named pipe must not block)."""
     try:
         if not path.is_file():
-            return False  # open_source names the problem (and a named pipe must not block)
+            return b""
         with path.open("rb") as f:
-            head = f.read(4096)
+            return f.read(4096)
     except OSError:
+        return b""
+
+
+def _may_stream(head: bytes, chosen: str | None) -> bool:
+    """Could this file be a streamed layout? (a cheap look at its first bytes)"""
+    if chosen is not None and chosen not in STREAMED and chosen != "json":
         return False
     for bom in (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
         if head.startswith(bom):

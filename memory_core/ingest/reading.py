@@ -19,12 +19,13 @@ Errors name the item and the byte near which the parser stopped (``$[48] (near b
 from __future__ import annotations
 
 import codecs
+import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 import ijson  # type: ignore[import-untyped]
 
@@ -37,9 +38,25 @@ _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}"]', re.DOTALL)
 
 @dataclass(frozen=True)
 class Source:
+    """A file on disk, or an upload held as bytes (``data``; ``path`` is then its name only)."""
+
     path: Path
     size: int
     encoding: str  # codec used to read the text
+    data: bytes | None = None
+
+    def open_raw(self) -> BinaryIO:
+        return io.BytesIO(self.data) if self.data is not None else self.path.open("rb")
+
+
+def bytes_source(name: str, data: bytes, ctx: Context, *, check_size: bool = True) -> Source:
+    """An upload's bytes as a ``Source`` (the same checks as a file, nothing written to disk)."""
+    if check_size:
+        refuse_size(len(data), ctx)
+    if not data:
+        raise ctx.error("", "file is empty")
+    encoding = _choose_encoding(lambda: io.BytesIO(data), ctx)
+    return Source(path=Path(name), size=len(data), encoding=encoding, data=data)
 
 
 def open_source(path: Path, ctx: Context, *, check_size: bool = True) -> Source:
@@ -65,7 +82,7 @@ def open_source(path: Path, ctx: Context, *, check_size: bool = True) -> Source:
     if size == 0:
         raise ctx.error("", "file is empty")
     try:
-        encoding = _choose_encoding(path, ctx)
+        encoding = _choose_encoding(lambda: path.open("rb"), ctx)
     except PermissionError:
         raise ctx.error("", "permission denied") from None
     except OSError as exc:
@@ -84,27 +101,27 @@ def refuse_size(size: int, ctx: Context, hint: str = "") -> None:
                             f"{ctx.limits.max_file_mb:g} MB (MNEMOSCOPE_MAX_FILE_MB){hint}")
 
 
-def _choose_encoding(path: Path, ctx: Context) -> str:
-    with path.open("rb") as f:
+def _choose_encoding(opener: Callable[[], BinaryIO], ctx: Context) -> str:
+    with opener() as f:
         head = f.read(4)
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        _check_decodes(path, ctx, "utf-16", nul_is_binary=False)
+        _check_decodes(opener, ctx, "utf-16", nul_is_binary=False)
         ctx.warn("", "file is UTF-16 (byte-order mark); decoded as UTF-16")
         return "utf-16"
     encoding = "utf-8-sig" if head.startswith(codecs.BOM_UTF8) else "utf-8"
-    bad = _check_decodes(path, ctx, encoding, nul_is_binary=True, fatal=False)
+    bad = _check_decodes(opener, ctx, encoding, nul_is_binary=True, fatal=False)
     if bad is None:
         return encoding
     line, byte = bad
     legacy = "cp1252"
-    if _check_decodes(path, ctx, "cp1252", nul_is_binary=True, fatal=False) is not None:
+    if _check_decodes(opener, ctx, "cp1252", nul_is_binary=True, fatal=False) is not None:
         legacy = "latin-1"  # decodes any byte; this pass still refuses binary data
-        _check_decodes(path, ctx, legacy, nul_is_binary=True)
+        _check_decodes(opener, ctx, legacy, nul_is_binary=True)
     ctx.warn(f"line {line}", f"not valid UTF-8 (byte 0x{byte:02x}); decoded the file as {legacy}")
     return legacy
 
 
-def _check_decodes(path: Path, ctx: Context, encoding: str, *, nul_is_binary: bool,
+def _check_decodes(opener: Callable[[], BinaryIO], ctx: Context, encoding: str, *, nul_is_binary: bool,
                    fatal: bool = True) -> tuple[int, int] | None:
     """Stream-decode the file; return (line, byte) of the first bad byte, or None if it decodes.
 
@@ -113,7 +130,7 @@ def _check_decodes(path: Path, ctx: Context, encoding: str, *, nul_is_binary: bo
     decoder = codecs.getincrementaldecoder(encoding)("strict")
     lines = 1
     content = False
-    with path.open("rb") as f:
+    with opener() as f:
         while True:
             chunk = f.read(CHUNK)
             final = not chunk
@@ -146,7 +163,7 @@ def read_text(source: Source, ctx: Context) -> str:
 
 
 def open_text(source: Source, *, newline: str | None = None) -> TextIO:
-    return source.path.open(encoding=source.encoding, errors="strict", newline=newline)
+    return io.TextIOWrapper(source.open_raw(), encoding=source.encoding, errors="strict", newline=newline)
 
 
 def iter_lines(source: Source) -> Iterator[tuple[int, str]]:
@@ -229,7 +246,7 @@ class _Utf8Reader:
         self._text: TextIO | None = None
         self._raw = None
         if source.encoding in ("utf-8", "utf-8-sig"):
-            self._raw = source.path.open("rb")
+            self._raw = source.open_raw()
             if source.encoding == "utf-8-sig":
                 self._raw.read(len(codecs.BOM_UTF8))
         else:

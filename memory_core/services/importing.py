@@ -11,8 +11,6 @@ atomically and its vectors dropped from the index.
 from __future__ import annotations
 
 import logging
-import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ from typing import Any
 from memory_core.config import Settings
 from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.errors import IngestError
-from memory_core.ingest import Loaded, Progress, Streamed, detect_format, load_file, stream_file
+from memory_core.ingest import Loaded, Progress, Streamed, detect_format, load_bytes, load_file, stream_file
 from memory_core.ingest.common import show
 from memory_core.models import Conversation
 
@@ -152,15 +150,8 @@ class ImportService:
         return _preview(self._load_bytes(name, data, fmt), max_turns, self.store.has_conversation)
 
     def _load_bytes(self, name: str, data: bytes, fmt: str | None) -> Loaded:
-        limit = int(self.settings.limits.max_file_mb * 2**20)
-        if len(data) > limit:
-            raise IngestError(name, "", f"file is {len(data) / 2**20:.1f} MB, over the import limit of "
-                                        f"{self.settings.limits.max_file_mb:g} MB (MNEMOSCOPE_MAX_FILE_MB)")
-        safe = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(name).name).strip("-.") or "upload"
-        with tempfile.TemporaryDirectory(prefix="mnemoscope-upload-") as tmp:
-            path = Path(tmp) / safe
-            path.write_bytes(data)
-            return self.load(path, fmt=fmt, display=name)
+        """An upload, read from memory (no temp file): same checks and messages as a file."""
+        return load_bytes(name, data, fmt=fmt, limits=self.settings.limits)
 
     # ------------------------------------------------------------------ export
     def export_json(self, conv_id: str) -> dict[str, Any]:

@@ -51,10 +51,21 @@ FILTER_KEYS = ("entity", "entity_type", "property", "modality", "status", "min_c
 MAX_PAGE_SIZE = 1000
 MAX_QUERY_WORDS = 8
 
-# text searched by ``query``: every word must occur (case-insensitive) somewhere in it
+# text searched by ``query``: every word must occur (case-insensitive) somewhere in it. Only
+# what a reader sees as text — entity, type, property, value, condition, time and the words of
+# the evidence turns — never ids (record ids contain the conversation id, so "maya" in
+# "demo-maya-jonas" matched every record) and not the source speaker (a name that would match
+# everything that person said).
 _HAYSTACK = (
     "lower(concat_ws(' ', r.entity, r.entity_type, r.property, r.value, r.condition, "
-    "r.valid_time, r.valid_time_text, r.source_speaker, r.evidence_turn_ids, r.id))"
+    "r.valid_time, r.valid_time_text, ev.text))"
+)
+# the evidence turns' text (and image captions) per record, joined only when words are searched
+_EVIDENCE_TEXT = (
+    "LEFT JOIN (SELECT r2.id AS record_id, string_agg(concat_ws(' ', t.text, t.image_caption), ' ') AS text "
+    "FROM records r2 JOIN turns t ON t.conv_id = r2.conv_id "
+    "AND list_contains(from_json(r2.evidence_turn_ids, '[\"VARCHAR\"]'), t.id) "
+    "WHERE r2.conv_id = ? GROUP BY r2.id) ev ON ev.record_id = r.id"
 )
 
 
@@ -82,7 +93,10 @@ class CurationStore(StoreBase):
             raise StoreError(f"records page: page_size must be 1..{MAX_PAGE_SIZE}, got {page_size}")
         where, params = _where(conv_id, query, filters or {})
         order = _order_by(sort)
-        base = f"FROM records r LEFT JOIN episodes e ON e.id = r.episode_id WHERE {where}"
+        evidence = ""
+        if _words(query):
+            evidence, params = f" {_EVIDENCE_TEXT}", [conv_id, *params]
+        base = f"FROM records r LEFT JOIN episodes e ON e.id = r.episode_id{evidence} WHERE {where}"
         total = int(self.scalar(f"SELECT count(*) {base}", params))  # sql: constants (whitelisted)
         rows = self.all(
             f"SELECT {_SELECT} {base} ORDER BY {order} LIMIT ? OFFSET ?",  # sql: constants (whitelisted)
@@ -248,11 +262,14 @@ def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, l
         clauses.append("r.confidence >= ?")
         params.append(threshold)
 
-    words = [w for w in query.lower().split() if w][:MAX_QUERY_WORDS]
-    for word in words:
+    for word in _words(query):
         clauses.append(f"contains({_HAYSTACK}, ?)")
         params.append(word)
     return " AND ".join(clauses), params
+
+
+def _words(query: str) -> list[str]:
+    return [w for w in (query or "").lower().split() if w][:MAX_QUERY_WORDS]
 
 
 def _check_enum(key: str, value: Any, enum: type[Modality] | type[RecordStatus]) -> None:

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data" / "sample_conversation.json"
-HOSTILE = ROOT / "sample_data" / "hostile_conversation.json"
+HOSTILE = ROOT / "tests" / "fixtures" / "hostile_conversation.json"  # a test fixture, not a sample
 SAMPLE_ID = "demo-maya-jonas"
 HOSTILE_ID = "hostile-demo"
 HOSTILE_BITS = ("<script>", "onerror=", "javascript:")

@@ -11,7 +11,9 @@ from tests.app.conftest import HOSTILE_ID, html_bodies, no_errors, widget
 
 PAGES = ["home", "load", "episodes", "records", "graphs", "ask", "history", "settings"]
 RAW_TAGS = re.compile(r"<\s*(script|img|svg|iframe|a)\b", re.I)
-OUR_TAGS = ("<a class=\"mn-cite\"",)
+OUR_TAGS = ("<a class=\"mn-cite\"", "<a class=\"mn-link\"", "<a class=\"mn-chip\"",
+            "<a class=\"mn-chip mn-wrong\"")  # our own links (their addresses are checked below)
+OUR_HREFS = ("#", "records?", "episodes?", "ask?")
 
 
 def _markdown_sinks(at) -> list[str]:  # type: ignore[no-untyped-def]
@@ -33,6 +35,8 @@ def test_hostile_text_is_inert_on_every_page(open_app) -> None:
         for ours in OUR_TAGS:
             stripped = stripped.replace(ours, "")
         assert not RAW_TAGS.search(stripped), (name, RAW_TAGS.search(stripped))
+        hrefs = re.findall(r'href="([^"]*)"', body)
+        assert [h for h in hrefs if not h.startswith(OUR_HREFS)] == [], name
         assert "onerror=alert" not in body.replace("onerror=alert(", "")  # only escaped text remains
         for value in _markdown_sinks(at):
             assert "<script" not in value and "](javascript:" not in value, (name, value)
@@ -54,13 +58,16 @@ def test_hostile_turns_show_as_text_in_the_transcript(open_app) -> None:
 
 
 def test_hostile_graph_labels_are_escaped(open_app) -> None:
+    import json
+
     at = open_app("pages/graphs.py", conv=HOSTILE_ID)
     no_errors(at)
-    frames = at.get("iframe")
-    assert len(frames) == 1
-    src = frames[0].proto.srcdoc
-    data = src[src.find("new vis.DataSet("):]
-    # the speaker "Mallory <img src=x onerror=alert(2)>" is a node: its label arrives escaped
-    # (html-escaped, then JSON-escaped by tojson), never as a tag
-    assert "Mallory \\u0026lt;img src=x" in data
-    assert "<img" not in data and "<script>alert" not in data and "</script><" not in data
+    widget(at.toggle, "Show isolated and minor nodes").set_value(True).run()
+    canvas = at.get("bidi_component")
+    assert len(canvas) == 1 and not at.get("iframe")
+    data = json.loads(canvas[0].proto.json)
+    # the speaker "Mallory <img src=x onerror=alert(2)>" is a node: its label travels as data
+    # (the component's JSON, never pasted into HTML or script) and is drawn as canvas text
+    labels = [n["label"] for n in data["nodes"]]
+    assert any(label.startswith("Mallory <img") for label in labels), labels
+    assert "Mallory" not in canvas[0].proto.html_content and "Mallory" not in canvas[0].proto.js_content

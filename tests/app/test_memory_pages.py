@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from components import graph
 from components.text import shorten
 from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, widget
@@ -105,36 +107,37 @@ def test_mark_wrong_and_add_a_record_from_turns(open_app, app_services) -> None:
 def test_graphs_draw_both_graphs_and_show_node_records(open_app, app_services) -> None:
     at = open_app("pages/graphs.py", conv=SAMPLE_ID)
     no_errors(at)
-    frames = at.get("iframe")
-    assert len(frames) == 1
-    src = frames[0].proto.srcdoc
-    assert "vis-network" in src or "vis.Network" in src
-    assert "cdn.jsdelivr" not in src and "cdnjs" not in src.split("new vis.DataSet")[0][-5000:]
-    node = widget(at.selectbox, "Node")
-    assert node.value is not None
-    assert "records" in all_text(at)
+    assert not at.get("iframe")  # drawn by the canvas component, not an iframe
+    canvas = at.get("bidi_component")
+    assert len(canvas) == 1
+    first = canvas[0].proto.json
+    assert "Click a node or an edge" in all_text(at)
     at.segmented_control[0].set_value("event").run()
     no_errors(at)
-    assert len(at.get("iframe")) == 1
-    assert at.get("iframe")[0].proto.srcdoc != src
+    assert len(at.get("bidi_component")) == 1
+    assert at.get("bidi_component")[0].proto.json != first
 
 
 def test_graph_filters_cut_the_graph(open_app, app_services) -> None:
     at = open_app("pages/graphs.py", conv=SAMPLE_ID)
     widget(at.number_input, "Show at most (nodes)").set_value(10).run()
     no_errors(at)
-    assert "Showing the 10 most important of" in all_text(at)
-    node = widget(at.selectbox, "Node")
-    assert len(node.options) == 10
+    assert "the 10 most important of" in all_text(at)
+    node = widget(at.selectbox, "Find a node")
+    assert len(node.options) == 10 + 1  # the nodes shown, and "none"
     ego = widget(at.selectbox, "Ego network of")
     ego.set_value(ego.options[1]).run()
     no_errors(at)
-    # the drawn graph is now the chosen node's neighbourhood (depth 1, at most 10 nodes)
+    # the drawn graph is now the chosen node's neighbourhood (depth 1, at most 10 nodes,
+    # isolated and minor nodes hidden by default)
     center = widget(at.selectbox, "Ego network of").value
     g = app_services.builds.entity_graph(SAMPLE_ID)
     assert center in g
-    expected = graph.filter_graph(g, ego=center, depth=1, limit=10).graph
+    hidden = graph.minor_nodes(g) - {center}
+    expected = graph.filter_graph(graph.without(g, hidden), ego=center, depth=1, limit=10).graph
     neighbourhood = set(g.predecessors(center)) | set(g.successors(center)) | {center}
     assert set(expected.nodes) <= neighbourhood and center in expected.nodes
-    labels = [shorten(graph.node_label(expected, n), 70) for n in graph.node_choices(expected)]
-    assert widget(at.selectbox, "Node").options == labels
+    drawn = {n["id"] for n in json.loads(at.get("bidi_component")[0].proto.json)["nodes"]}
+    assert drawn == {str(n) for n in expected.nodes}
+    labels = [shorten(graph.node_label(expected, n), 60) for n in graph.node_choices(expected)]
+    assert widget(at.selectbox, "Find a node").options[1:] == labels

@@ -21,7 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data" / "sample_conversation.json"
-HOSTILE = ROOT / "sample_data" / "hostile_conversation.json"
+HOSTILE = ROOT / "tests" / "fixtures" / "hostile_conversation.json"  # a test fixture, not a sample
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -7,19 +7,17 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import SAMPLE_ID, choose, goto, shot, wait_ready
+from tests.browser.conftest import HOSTILE, SAMPLE_ID, choose, goto, shot, wait_ready
 
 pytestmark = pytest.mark.browser
 
 
-def _graph_nodes(page) -> int:  # type: ignore[no-untyped-def]
-    """Nodes drawn by vis-network inside the graph's iframe (0 when nothing is drawn)."""
-    frame_el = page.locator("iframe").first
-    expect(frame_el).to_be_visible()
-    frame = frame_el.content_frame
-    expect(frame.locator("canvas")).to_have_count(1, timeout=30_000)
-    return int(frame.locator("body").evaluate(
-        "() => (typeof network !== 'undefined' && network.body) ? network.body.data.nodes.length : 0"))
+def _graph_nodes(page, kind: str = "entity") -> int:  # type: ignore[no-untyped-def]
+    """Nodes drawn by vis-network on the graph canvas (a custom component, no iframe)."""
+    return int(page.wait_for_function(
+        "(k) => { const g = globalThis.mnGraphs && globalThis.mnGraphs[k];"
+        " return g && g.stats.drawnMs !== null ? g.nodeIds().length : 0; }", arg=kind,
+        timeout=60_000).json_value())
 
 
 def test_build_live_then_see_episodes_and_records(fresh_app: str, page) -> None:  # type: ignore[no-untyped-def]
@@ -111,7 +109,7 @@ def test_both_graphs_draw_nodes(built_app: str, page) -> None:  # type: ignore[n
     shot(page, "graphs-entity")
     page.get_by_role("radio", name="Event graph").click()
     wait_ready(page)
-    assert _graph_nodes(page) > 0
+    assert _graph_nodes(page, "event") > 0
     page.wait_for_timeout(1500)
     shot(page, "graphs-event")
 
@@ -125,7 +123,10 @@ def test_other_pages_render(built_app: str, page) -> None:  # type: ignore[no-un
 
 def test_hostile_conversation_runs_nothing(fresh_app: str, page) -> None:  # type: ignore[no-untyped-def]
     goto(page, f"{fresh_app}/load")
-    choose(page, "Sample file", "hostile_conversation.json")
+    page.get_by_text("Upload a file", exact=True).click()  # a test fixture, not offered as a sample
+    wait_ready(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(HOSTILE))
+    wait_ready(page)
     checkbox = page.get_by_text("Replace conversations that are already imported")
     checkbox.click()
     wait_ready(page)

@@ -50,11 +50,22 @@ def test_filters_combine(loaded) -> None:
 def test_free_text_matches_every_word_anywhere(loaded) -> None:
     rows, _ = loaded.search_records(CONV, query="  LISBON  ben ")
     assert ids(rows) == ["c1:S1:E2:R1", "c1:S2:E1:R1"]
-    rows, _ = loaded.search_records(CONV, query="D1:3")  # evidence turn ids are searchable
+    rows, _ = loaded.search_records(CONV, query="mostly")  # the evidence turns' words are searched
     assert ids(rows) == ["c1:S1:E1:R2", "c1:S1:E1:R3", "c1:S1:E1:R4"]
     rows, total = loaded.search_records(CONV, query="'; DROP TABLE records; --")
     assert rows == [] and total == 0
     assert loaded.search_records(CONV)[1] == 8  # the table is still there
+
+
+def test_free_text_never_matches_ids_or_the_speaker(loaded) -> None:
+    # record ids contain the conversation id and episode ids; turn ids are ids too
+    for id_part in ("c1", "S1:E1", "D1:3", "R2"):
+        assert loaded.search_records(CONV, query=id_part) == ([], 0), id_part
+    # every record's source speaker is Ana: only records about Ana, or naming her, match
+    rows, _ = loaded.search_records(CONV, query="ana")
+    assert ids(rows) == ["c1:S1:E1:R1", "c1:S1:E1:R2", "c1:S1:E1:R3", "c1:S1:E1:R4", "c1:S2:E1:R2"]
+    rows, total = loaded.search_records(CONV, query="trams lovely", filters={"entity": "lisbon"})
+    assert ids(rows) == ["c1:S1:E2:R2"] and total == 1  # value + evidence words, with a filter
 
 
 def test_sort_ascending_descending_with_stable_ties(loaded) -> None:

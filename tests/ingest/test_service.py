@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -101,6 +102,24 @@ def test_import_bytes_uses_the_upload_name(svc):
     big = Services(Settings(home=svc.settings.home, limits=ImportLimits(max_file_mb=0.001)), store=svc.store)
     with pytest.raises(IngestError, match=r"^big\.json: file is 0\.0 MB, over the import limit"):
         big.imports.import_bytes("big.json", b" " * 2000)
+
+
+def test_an_upload_is_read_from_memory_in_every_encoding(svc, tmp_path, monkeypatch):
+    """No temp file: the upload is parsed from its bytes (UTF-16 and cp1252 included)."""
+    import tempfile
+
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))
+    doc = {"id": "enc", "turns": [{"speaker": "Zoë", "text": "café ☕"}]}
+    text = json.dumps(doc, ensure_ascii=False)
+    result = svc.imports.import_bytes("u16.json", codecs.BOM_UTF16_LE + text.encode("utf-16-le"))
+    assert result.ids == ["u16"] and any("UTF-16" in w for w in result.warnings)
+    legacy = json.dumps({"id": "enc2", "turns": [{"speaker": "Zoë", "text": "café"}]}, ensure_ascii=False)
+    result = svc.imports.import_bytes("cp.json", legacy.encode("cp1252"))
+    assert result.ids == ["cp"] and any("cp1252" in w for w in result.warnings)
+    assert [t.text for t in svc.imports.conversation("u16").turns] == ["café ☕"]
+    assert list(spool.iterdir()) == []
 
 
 def test_preview_reads_without_writing(svc, write):

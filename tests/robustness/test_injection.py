@@ -87,6 +87,8 @@ HTML_SINKS = {
     ("components/transcript.py", "render"),  # transcript_html
     ("components/build_view.py", "_draw_session"),  # transcript_html
     ("components/graph_view.py", "draw"),  # graph.to_html (pyvis, in_line)
+    ("components/graph_panel.py", "_show"),  # kind_html, facts_html, records_html
+    ("components/links.py", "show"),  # record_caption, ids_html, *_link
 }
 UNSAFE_ALLOWED: set[tuple[str, str]] = set()  # nothing may pass unsafe_allow_html=True
 
@@ -185,6 +187,55 @@ def test_graph_html_keeps_hostile_labels_inside_the_data() -> None:
     assert data and "alert(2)" in data[0]
     assert html.count("alert(2)") == sum(d.count("alert(2)") for d in data)
     assert "\\u0026lt;/script\\u0026gt;" in data[0]
+
+
+def test_graph_panel_and_links_escape_every_hostile_string() -> None:
+    from types import SimpleNamespace
+
+    from components import links
+    from components.graph_panel import facts_html, kind_html, records_html
+    from memory_core.models import Record
+
+    records = [Record(id=f"c:S1:E1:R{i}", conv_id="c", episode_id="c:S1:E1", entity=h, entity_type="person",
+                      property=h, value=h, evidence_turn_ids=("D1:1",)) for i, h in enumerate(HOSTILE)]
+    conv = HOSTILE[5]  # even a hostile conversation id stays inside the address
+    html = "".join([
+        records_html(conv, records), kind_html(HOSTILE[1]),
+        facts_html(conv, [(h, h) for h in HOSTILE], people=HOSTILE, episodes=[(h, h) for h in HOSTILE]),
+        links.entity_link(conv, HOSTILE[0]), links.record_link(conv, HOSTILE[2]),
+        links.ids_html(conv, "trace", HOSTILE),
+    ])
+    html += links.record_caption_html(conv, SimpleNamespace(
+        id=HOSTILE[0], status=HOSTILE[1], version=2, origin=HOSTILE[2], episode_id=HOSTILE[3]), HOSTILE[4])
+    parsed = markup(html)
+    assert set(parsed.tags) <= {"div", "span", "a", "b"}
+    assert parsed.bad_attrs == []
+    assert all(h in "".join(parsed.text) for h in HOSTILE[:6])
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    assert hrefs and all(h.startswith(("records?", "episodes?", "ask?")) for h in hrefs)
+
+
+def test_graph_canvas_sends_labels_as_data_and_draws_them_as_text() -> None:
+    import json as _json
+
+    import networkx as nx
+
+    from components.graph_canvas import _ASSETS, payload
+
+    g = nx.MultiDiGraph()
+    for i, h in enumerate(HOSTILE):
+        g.add_node(h, name=h, type=h, aliases=[h], participants=[h], place=h, importance=0.5)
+    g.add_edge(HOSTILE[0], HOSTILE[1], property=HOSTILE[3], record_ids=["r1"], importance=0.3)
+    data = payload(g, name="t")
+    text = _json.dumps(data)
+    assert _json.loads(text) == data  # plain JSON data (sent as the component's data, never as markup)
+    assert {n["id"] for n in data["nodes"]} == set(HOSTILE)
+    labels = "".join(n["label"] for n in data["nodes"])
+    assert "\u202e" not in labels and "\\u202e" in labels  # the bidi override shown, not acting
+    js = (_ASSETS / "graph_canvas.js").read_text()
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+        assert sink not in js, f"the canvas script uses {sink}"
+    assert "textContent" in js
 
 
 # ---------------------------------------------------------------------------- SQL

@@ -4,7 +4,10 @@ Builder (pure) → ``ExtractReply`` → ``to_extraction`` (pure). Records are ad
 the episode, so the converter keeps only what it can check against the episode itself:
 
 - entity and property must be non-empty; a first-person entity ("I", "me") becomes the
-  speaker of its evidence turn;
+  speaker of its evidence turn, a second-person one ("you") the other speaker;
+- a catch-all property the prompt rules out (talks_about, description, shares_image) is dropped;
+  a record restating an earlier one (same entity, property, value) is merged into it, its
+  evidence added;
 - evidence ids outside the episode are removed; a record left with no evidence is dropped;
 - the entity must be grounded: one of its content words occurs in the episode's turns or
   is a speaker's name;
@@ -59,19 +62,23 @@ SYSTEM = (
     "JSON object and nothing else."
 )
 
-INSTRUCTIONS = """List the facts stated in the episode below.
+INSTRUCTIONS = """List the facts stated in the episode below, as a careful note-taker would write them down.
 
-Records — one per fact, as [entity][entity_type][property: value]:
-- Go through the turns one by one; every turn that states something factual (an event, a plan, a preference, a relation, a possession, a date, a place, a feeling about something) yields at least one record.
-- "entity" is who or what the fact is about. When a speaker says I, me or my, the entity is that speaker's name (or e.g. "Maya's sister" for "my sister").
-- "property" is a short reusable predicate of one to three words in lower case, such as works_as, lives_in, visited, plans_to, likes, owns, adopted, reads, bought, started. Keep the specific verb; do not fold everything into a vague "activity", and do not repeat the entity inside the property.
-- "value" holds the concrete detail exactly as specific as the turns say it (names, titles, numbers, places).
+Records — one per fact stated, as [entity][entity_type][property: value]; a record reads as a sentence "entity property value":
+- Go through the turns one by one; every turn that states something factual about the speakers' lives (an event, a plan, a wish, a preference, a view, a relation, a possession, a date, a place) yields a record for each fact.
+- "entity" is who or what the fact is about. When a speaker says I, me or my, the entity is that speaker's name (or e.g. "Maya's sister" for "my sister"); when a speaker says you, it is the other speaker's name. Never use a pronoun as entity.
+- "property" is a short reusable predicate of one to three words in lower case, in the third person: adds, adopts, works_as, lives_in, visits, plans_to, likes, owns, reads, started, thinks, encourages. Keep the specific verb; do not fold everything into a vague "activity", "talks_about" or "description", and do not repeat the entity inside the property.
+- "value" keeps the object that carries the fact with its details, in the speakers' world: "Little Women to watch list" (not "to list"), "job at Door Dash", "kids to the museum"; replace my/your/me/you by the speakers' names; names, titles, numbers and places exactly as specific as the turns say them.
+- A view about a thing or an activity ("Family time matters to me", "Running is great for my mind") is the speaker's: property "thinks", value the view in the speakers' words ("family time matters to Maya").
+- Advice or encouragement to the other speaker ("Keep going after your dreams!") is the speaker's: property "encourages", value "<other speaker> to keep going after <their> dreams".
+- Leave out greetings, thanks, congratulations, small talk and reactions to the other's news ("That's awesome!", "You must be thrilled"), and remarks about unnamed things ("the flowers are pretty"); an image in [image: ...] is evidence of its turn, not a record of its own.
+- A fact said twice in the episode is one record whose evidence lists both turns.
 - "condition" holds a qualifier that limits the fact, if any ("if it stops raining", "with her kids"), otherwise "".
 - "modality": "observed" for things that are or were so, "planned" for intentions, "desired" for wishes, "hypothetical" for maybes, "negated" for things said not to be so.
 - "time_text": the time expression used in the turns ("last Tuesday", "in 2019"), otherwise "". "valid_time": that time as an ISO date, month or year (2023-05-06, 2023-05, 2023), worked out from the session date when the turns allow it, otherwise "".
 - "evidence": the ids of the turns that state the fact, copied from the square brackets. Only ids of this episode.
 - "confidence": from 0 to 1, how plainly the turns state it.
-- Image descriptions in [image: ...] count as part of their turn; never describe an image beyond what is written.
+- Never describe an image beyond what is written.
 
 Events — one per concrete happening (something done, attended, made, bought, visited, planned): "action" (a short verb phrase), "participants" (names), "time_text", "valid_time", "place", "cause", "manner" ("" when not stated) and "evidence" as above.
 
@@ -80,6 +87,9 @@ Answer with JSON of this shape:
  "events": [{"action": "...", "participants": ["..."], "time_text": "", "valid_time": "", "place": "", "cause": "", "manner": "", "evidence": ["<turn id>"]}]}"""
 
 SEVERE_DROP_SHARE = 0.5
+SECOND_PERSON = frozenset({"you", "your", "yourself", "yours"})
+# properties the prompt rules out: they name no fact (the offline build makes none either)
+CATCH_ALL = frozenset({"talks_about", "description", "shares_image"})
 
 
 class RecordItem(Reply):
@@ -134,7 +144,7 @@ def to_extraction(reply: ExtractReply, episode: Episode, turns: list[Turn],
     haystack = "\n".join(t.render() for t in turns) + "\n" + " ".join(speakers)
     problems: list[str] = []
     records: list[Record] = []
-    seen: set[tuple[str, str, str]] = set()
+    seen: dict[tuple[str, str, str], int] = {}  # record key -> index in records
     for n, item in enumerate(reply.records, start=1):
         label = f"record {n}"
         evidence, outside = known(item.evidence, allowed)
@@ -147,6 +157,10 @@ def to_extraction(reply: ExtractReply, episode: Episode, turns: list[Turn],
         if entity.lower() in FIRST_PERSON:
             entity = by_id[evidence[0]].speaker if evidence[0] in by_id else ""
             problems.append(f"{label}: first-person entity resolved to the speaker '{entity}'")
+        elif entity.lower() in SECOND_PERSON:
+            said_by = by_id[evidence[0]].speaker if evidence[0] in by_id else ""
+            entity = next((s for s in info.speakers if s != said_by), "")
+            problems.append(f"{label}: second-person entity resolved to the other speaker '{entity}'")
         prop = norm_label(item.property)
         if not entity or not prop:
             problems.append(f"{label} dropped: empty entity or property")
@@ -154,11 +168,17 @@ def to_extraction(reply: ExtractReply, episode: Episode, turns: list[Turn],
         if not is_grounded(entity, haystack):
             problems.append(f"{label} dropped: entity '{entity[:40]}' does not occur in the episode")
             continue
-        key = (entity.lower(), prop, item.value.lower())
-        if key in seen:
-            problems.append(f"{label} dropped: duplicate of an earlier record")
+        if prop in CATCH_ALL:
+            problems.append(f"{label} dropped: catch-all property '{prop}' states no fact")
             continue
-        seen.add(key)
+        key = (entity.lower(), prop, " ".join(item.value.lower().split()))
+        if key in seen:  # a restatement: one record citing every turn that states it
+            first = records[seen[key]]
+            more = tuple(e for e in evidence if e not in first.evidence_turn_ids)
+            records[seen[key]] = first.model_copy(update={"evidence_turn_ids": first.evidence_turn_ids + more})
+            problems.append(f"{label} merged: duplicate of an earlier record (its evidence added)")
+            continue
+        seen[key] = len(records)
         entity_type = item.entity_type.strip().lower()
         if entity_type not in ENTITY_TYPES:
             problems.append(f"{label}: unknown entity_type '{entity_type[:20]}', using other")

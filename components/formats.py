@@ -1,0 +1,104 @@
+"""The Load page's format guide: each importable format in two lines, a small example that
+imports as shown, and the example as a downloadable template (docs/formats.md has the rules).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import streamlit as st
+
+
+@dataclass(frozen=True)
+class Format:
+    key: str  # the importer's format name
+    title: str
+    what: str
+    example: str
+    file_name: str
+    language: str
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+FORMATS: tuple[Format, ...] = (
+    Format("json", "Generic JSON", "One conversation object (or a list of them): speakers, turns with a "
+           "session number and time, optional benchmark questions (`qa`).", _json({
+               "conversation_id": "trip", "speakers": ["Eve", "Sam"],
+               "turns": [
+                   {"session": 1, "session_time": "2023-05-01 10:00", "speaker": "Eve",
+                    "text": "I booked the train to Paris for next Friday!"},
+                   {"session": 1, "speaker": "Sam", "text": "Lucky you. Send pictures."},
+                   {"session": 2, "session_time": "2023-05-20 18:30", "speaker": "Eve",
+                    "text": "Back from Paris. I loved the Musée d'Orsay.",
+                    "image_caption": "a clock window in a museum"},
+               ],
+               "qa": [{"question": "Which city did Eve travel to?", "answer": "Paris",
+                       "evidence": ["D1:1"], "category": 4}],
+           }), "template.json", "json"),
+    Format("jsonl", "JSON Lines", "One turn per line; `conversation_id`, `session` and `session_time` are "
+           "optional (default: the file name, session 1).",
+           "\n".join(json.dumps(t, ensure_ascii=False) for t in [
+               {"conversation_id": "trip", "session": 1, "session_time": "2023-05-01 10:00",
+                "speaker": "Eve", "text": "I booked the train to Paris!"},
+               {"conversation_id": "trip", "session": 1, "speaker": "Sam", "text": "Lucky you."},
+               {"conversation_id": "trip", "session": 2, "session_time": "2023-05-20 18:30",
+                "speaker": "Eve", "text": "Back from Paris."},
+           ]) + "\n", "template.jsonl", "json"),
+    Format("csv", "CSV", "A header row naming the columns (`speaker` and `text` required), one turn per "
+           "row; quoted fields may hold commas.",
+           "conversation_id,session,session_time,speaker,text,image_caption\n"
+           "trip,1,2023-05-01 10:00,Eve,\"I booked the train to Paris, finally!\",\n"
+           "trip,1,2023-05-01 10:00,Sam,Lucky you.,\n"
+           "trip,2,2023-05-20 18:30,Eve,,a photo of a train ticket\n", "template.csv", "text"),
+    Format("text", "Plain-text transcript", "`Speaker: text` lines; a header line with a date "
+           "(`## 2023-05-01`, `=== Session 2 — 20 May 2023 ===`) starts a session.",
+           "## 2023-05-01 10:00\n"
+           "Eve: I booked the train to Paris for next Friday!\n"
+           "Sam: Lucky you. Send pictures.\n\n"
+           "=== Session 2 — 20 May 2023 ===\n"
+           "Eve: Back from Paris. [image: a clock window in a museum]\n", "template.txt", "text"),
+    Format("locomo", "LoCoMo", "The benchmark's layout: `speaker_a`/`speaker_b`, `session_N` lists of turns "
+           "with `dia_id`, `session_N_date_time`, and `qa` with evidence turn ids.", _json([{
+               "sample_id": "conv-demo",
+               "conversation": {
+                   "speaker_a": "Ana", "speaker_b": "Ben",
+                   "session_1_date_time": "1:56 pm on 8 May, 2023",
+                   "session_1": [
+                       {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a cat last Saturday."},
+                       {"speaker": "Ben", "dia_id": "D1:2", "text": "Show me!"},
+                   ],
+               },
+               "qa": [{"question": "When did Ana adopt a cat?", "answer": "6 May 2023",
+                       "evidence": ["D1:1"], "category": 2}],
+           }]), "template_locomo.json", "json"),
+    Format("longmemeval", "LongMemEval", "One item per question: dated haystack sessions of "
+           "`role`/`content` turns; turns marked `has_answer` are the evidence.", _json([{
+               "question_id": "q-001", "question_type": "single-session-user",
+               "question": "What colour is my bike?", "answer": "red",
+               "question_date": "2023/05/30 (Tue) 23:40",
+               "haystack_dates": ["2023/05/20 (Sat) 02:21", "2023/05/22 (Mon) 18:05"],
+               "haystack_sessions": [
+                   [{"role": "user", "content": "I need tyre advice."},
+                    {"role": "assistant", "content": "Sure, what bike is it?"}],
+                   [{"role": "user", "content": "My bike is red.", "has_answer": True}],
+               ],
+           }]), "template_longmemeval.json", "json"),
+)
+
+
+def guide() -> None:
+    """An expander with one tab per format: what it is, an example, a template to download."""
+    with st.expander("File formats, with examples and templates"):
+        st.caption("The format is detected from the content. Every example below imports as shown; "
+                   "download it as a starting point. The full rules are in docs/formats.md.")
+        for tab, fmt in zip(st.tabs([f.title for f in FORMATS]), FORMATS, strict=True):
+            with tab:
+                st.markdown(fmt.what)
+                st.code(fmt.example, language=fmt.language)
+                st.download_button(f"Download {fmt.file_name}", fmt.example.encode("utf-8"),
+                                   file_name=fmt.file_name, key=f"template:{fmt.key}",
+                                   mime="text/plain", on_click="ignore")

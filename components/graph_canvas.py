@@ -1,0 +1,245 @@
+"""The clickable graph canvas: a Streamlit custom component (v2) drawing vis-network.
+
+``payload(g, ...)`` turns a networkx graph into plain JSON data (nodes, edges, legend,
+vis options); ``canvas(payload, ...)`` mounts the component and returns what the user clicked
+(``Selection``) — a node or an edge — so the page can open its side panel.
+
+vis-network is pyvis' own copy (``pyvis/lib/vis-9.1.2``), prepended to the component's module:
+nothing is fetched from another host. The data travels as JSON (never pasted into HTML or
+script text) and the browser side writes it as canvas labels and ``textContent`` only, so
+conversation text cannot become markup. Labels are still shortened and bidi-defused here.
+
+Layouts: ``force`` (physics until stable, then frozen) and ``time`` (left to right by date,
+one column per distinct date; undated nodes in the last column).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date
+from functools import cache, partial
+from pathlib import Path
+from typing import Any
+
+import pyvis
+import streamlit as st
+
+from components import graph
+from components.graph_style import type_color
+from components.text import defuse_bidi, shorten
+
+_PYVIS = Path(str(pyvis.__file__)).resolve().parent / "lib" / "vis-9.1.2"
+_ASSETS = Path(__file__).resolve().parent / "assets"
+_SOURCE_MAP = re.compile(r"^//# sourceMappingURL=.*$", re.M)
+_TOOLTIP_CSS = re.compile(r"div\.vis-tooltip\{[^}]*\}")
+
+LAYOUTS = {"force": "Force-directed", "time": "Time-ordered (left → right)"}
+PHYSICS_ITERATIONS = 150
+LARGE, LARGE_ITERATIONS = 400, 40  # above LARGE nodes: a cheaper force layout
+SETTLE_MS = 4000  # ...drawn after LARGE_ITERATIONS, then settling on screen for at most this long
+
+
+def _js() -> str:
+    vis = _SOURCE_MAP.sub("", (_PYVIS / "vis-network.min.js").read_text(encoding="utf-8"))
+    return vis + "\n" + (_ASSETS / "graph_canvas.js").read_text(encoding="utf-8")
+
+
+def _css() -> str:
+    found = _TOOLTIP_CSS.search((_PYVIS / "vis-network.css").read_text(encoding="utf-8"))
+    tooltip = found.group(0) if found else ""
+    return tooltip + """
+.mn-graph { font-family: var(--st-font, sans-serif); }
+.mn-canvas { width: 100%; border: 1px solid #dee2e6; border-radius: 6px; background: #fff; }
+.mn-legend { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 0.8rem; color: #343a40;
+  margin: 0 0 4px 0; align-items: center; }
+.mn-key { display: inline-flex; align-items: center; gap: 4px; }
+.mn-dot { width: 11px; height: 11px; border-radius: 50%; display: inline-block; }
+.mn-note { color: #868e96; }
+div.vis-tooltip { font-family: var(--st-font, sans-serif); font-size: 0.8rem; white-space: pre-line;
+  max-width: 420px; }
+"""
+
+
+@cache
+def _component() -> Any:
+    """Registered on first use (inside a script run), once per process."""
+    return st.components.v2.component(
+        "mnemoscope.graph_canvas",
+        html='<div class="mn-graph"><div class="mn-legend"></div><div class="mn-canvas"></div></div>',
+        css=_css(),
+        js=_js(),
+    )
+
+
+@dataclass(frozen=True)
+class Selection:
+    kind: str  # "node" or "edge"
+    id: str
+
+
+def _plain(value: Any, limit: int) -> str:
+    return defuse_bidi(shorten(value, limit))
+
+
+def _tip(parts: Iterable[tuple[str, Any]]) -> str:
+    return "\n".join(f"{k}: {_plain(v, 160)}" for k, v in parts if v not in (None, "", [], ()))
+
+
+def edge_id(u: Any, v: Any, k: Any) -> str:
+    return json.dumps([str(u), str(v), None if k is None else str(k)])
+
+
+def parse_edge_id(g: Any, value: str) -> tuple[Any, Any, Any] | None:
+    """The (u, v, key) of an edge id from ``edge_id`` if that edge is in ``g``."""
+    try:
+        u, v, k = json.loads(value)
+    except (TypeError, ValueError):
+        return None
+    for a, b, key, _ in graph.edges(g):
+        if str(a) == u and str(b) == v and (k is None or str(key) == k):
+            return (a, b, key)
+    return None
+
+
+def node_times(g: Any) -> dict[Any, date | None]:
+    """Each node's own date, else the earliest date of its edges (``None`` when undated)."""
+    from_edges: dict[Any, date] = {}
+    for a, b, _, attrs in graph.edges(g):
+        stamps = graph.times_of(attrs)
+        if stamps:
+            first = min(stamps)
+            for n in (a, b):
+                if n not in from_edges or first < from_edges[n]:
+                    from_edges[n] = first
+    out: dict[Any, date | None] = {}
+    for n in g.nodes:
+        own = graph.times_of(g.nodes[n])
+        out[n] = min(own) if own else from_edges.get(n)
+    return out
+
+
+COLUMN_GAP, LANE_GAP, STACK_GAP, STACK, MAX_LANES = 80, 110, 24, 4, 8
+
+
+def _lane(g: Any, n: Any) -> str:
+    """Events run in one lane per (first) participant, entities in one lane per type."""
+    people = g.nodes[n].get("participants") or ()
+    return str(people[0]) if people else graph.node_type(g, n)
+
+
+def time_positions(g: Any) -> dict[Any, tuple[float, float]]:
+    """Swim lanes: x from the date (one column per distinct date, earlier left), y from the
+    lane (participant or type; the most common lanes first, the rest share one); undated
+    nodes go in their own column at the right."""
+    times = node_times(g)
+    lanes = Counter(_lane(g, n) for n in g.nodes)
+    top = [name for name, _ in lanes.most_common(MAX_LANES)]
+    lane_of = {n: top.index(_lane(g, n)) if _lane(g, n) in top else len(top) for n in g.nodes}
+    dated = sorted({t for t in times.values() if t is not None})
+    column = {t: i for i, t in enumerate(dated)}
+    stacked: Counter[tuple[int, int]] = Counter()
+    out: dict[Any, tuple[float, float]] = {}
+    for n in sorted(g.nodes, key=lambda n: (-graph.node_importance(g, n), str(n))):
+        t = times[n]
+        col = column[t] if t is not None else len(dated) + 1
+        cell = (col, lane_of[n])
+        sub, row = divmod(stacked[cell], STACK)  # a full cell continues in a sub-column
+        out[n] = (col * COLUMN_GAP + sub * COLUMN_GAP / 2, lane_of[n] * LANE_GAP + row * STACK_GAP)
+        stacked[cell] += 1
+    return out
+
+
+def _options(layout: str, n: int) -> dict[str, Any]:
+    common: dict[str, Any] = {
+        "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": n > 300},
+        "edges": {"smooth": False if n > 300 else {"type": "continuous"},
+                  "font": {"size": 12, "align": "middle", "strokeWidth": 3},
+                  "color": {"color": "#ced4da", "highlight": "#3b5bdb", "hover": "#3b5bdb"},
+                  "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}}},
+        "nodes": {"shape": "dot", "borderWidth": 1},
+    }
+    if layout == "time":  # positions come with the nodes (time_positions)
+        return {**common, "physics": {"enabled": False}, "layout": {"improvedLayout": False}}
+    if n > LARGE:  # Barnes–Hut with a short stabilisation; the rest settles on screen
+        return {**common, "layout": {"improvedLayout": False, "randomSeed": 7},
+                "physics": {"solver": "barnesHut",
+                            "barnesHut": {"gravitationalConstant": -4000, "springLength": 90,
+                                          "centralGravity": 0.3, "damping": 0.4, "theta": 0.9},
+                            "stabilization": {"enabled": True, "iterations": LARGE_ITERATIONS,
+                                              "updateInterval": 25, "fit": True},
+                            "minVelocity": 3, "maxVelocity": 80, "timestep": 0.6}}
+    return {**common, "layout": {"improvedLayout": n <= 150, "randomSeed": 7},
+            "physics": {"solver": "forceAtlas2Based",
+                        "forceAtlas2Based": {"gravitationalConstant": -60, "springLength": 110,
+                                             "avoidOverlap": 0.3, "centralGravity": 0.01},
+                        "stabilization": {"enabled": True, "iterations": PHYSICS_ITERATIONS,
+                                          "updateInterval": 50, "fit": True},
+                        "minVelocity": 1.5, "maxVelocity": 60}}
+
+
+def payload(g: Any, *, name: str, layout: str = "force", height: int = 600,
+            selected: Selection | None = None, note: str = "") -> dict[str, Any]:
+    """Plain JSON data for the canvas: nodes, edges, legend, vis options."""
+    top = max((graph.node_importance(g, n) for n in g.nodes), default=0.0) or 1.0
+    types = {n: graph.node_type(g, n) for n in g.nodes}
+    where = time_positions(g) if layout == "time" else {}
+    nodes = []
+    for n in g.nodes:
+        a = g.nodes[n]
+        weight = graph.node_importance(g, n) / top
+        color = type_color(types[n])
+        node: dict[str, Any] = {
+            "id": str(n), "label": _plain(graph.node_label(g, n), 32),
+            "color": {"background": color, "border": "#ffffff",
+                      "highlight": {"background": color, "border": "#212529"},
+                      "hover": {"background": color, "border": "#212529"}},
+            "size": 8 + 18 * weight, "font": {"size": 13 + round(7 * weight), "strokeWidth": 3,
+                                             "strokeColor": "#ffffff"},
+            "tip": _tip([("name", graph.node_label(g, n)), ("type", types[n]),
+                         ("importance", f"{graph.node_importance(g, n):.2f}"),
+                         ("aliases", ", ".join(map(str, a.get("aliases") or ()))),
+                         ("who", ", ".join(map(str, a.get("participants") or ()))),
+                         ("when", a.get("time_text") or a.get("time")), ("where", a.get("place"))]),
+        }
+        if n in where:
+            node["x"], node["y"] = where[n]
+        nodes.append(node)
+    edges = []
+    for u, v, k, a in graph.edges(g):
+        label = graph.edge_label(a)
+        imp = float(a.get("importance") or 0.0)
+        edges.append({"id": edge_id(u, v, k), "from": str(u), "to": str(v),
+                      "hover": _plain(label, 40), "width": 1 + 3 * imp,
+                      "tip": _tip([("relation", label), ("records", len(a.get("record_ids") or ())),
+                                   ("importance", f"{imp:.2f}" if imp else None)])})
+    counts = Counter(types.values())
+    legend = [{"label": t, "color": type_color(t), "count": c} for t, c in sorted(counts.items())]
+    body = json.dumps([nodes, edges, layout], sort_keys=True, default=str)
+    return {"name": name, "nodes": nodes, "edges": edges, "legend": legend, "height": height,
+            "settleAbove": LARGE, "settleMs": SETTLE_MS,
+            "options": _options(layout, len(nodes)), "note": note,
+            "signature": hashlib.sha256(body.encode()).hexdigest()[:16],
+            "selected": None if selected is None else {"kind": selected.kind, "id": selected.id}}
+
+
+def canvas(data: dict[str, Any], *, key: str, on_select: Callable[..., None] | None = None,
+           args: tuple[Any, ...] = ()) -> Selection | None:
+    """Mount the canvas; returns the node or edge the user last clicked (or ``None``).
+
+    ``on_select(*args)`` runs (as a widget callback, before the rerun) when the user clicks.
+    """
+    callback = partial(on_select, *args) if on_select is not None else (lambda: None)
+    result = _component()(key=key, data=data, default={"selected": None},
+                        on_selected_change=callback)
+    return selection(result.get("selected") if result is not None else None)
+
+
+def selection(raw: Any) -> Selection | None:
+    if isinstance(raw, dict) and raw.get("kind") in ("node", "edge") and isinstance(raw.get("id"), str):
+        return Selection(str(raw["kind"]), str(raw["id"]))
+    return None

@@ -1,0 +1,97 @@
+"""Past questions on the Ask page: one line per distinct question (newest answer first, how
+often and with which strategies it was asked), searchable, with the conversation's benchmark
+questions (asked by evaluation runs and re-runs) kept in a list of their own.
+
+A question is the same question when its words are the same (case, spacing and end
+punctuation ignored). A benchmark question is one of the conversation's gold questions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from components.text import md, shorten
+from memory_core.services import Services
+
+SHOWN = 30
+
+
+def normalise(question: str) -> str:
+    return re.sub(r"[\s?!.]+$", "", " ".join(str(question).lower().split()))
+
+
+@dataclass
+class Asked:
+    question: str
+    latest_id: str  # the newest trace of this question
+    strategies: list[str] = field(default_factory=list)
+    times: int = 0
+
+
+def group(rows: Iterable[Mapping[str, Any]]) -> list[Asked]:
+    """Traces (newest first) -> distinct questions, newest first."""
+    seen: dict[str, Asked] = {}
+    for row in rows:
+        key = normalise(str(row["question"]))
+        item = seen.get(key)
+        if item is None:
+            item = seen[key] = Asked(str(row["question"]), str(row["id"]))
+        item.times += 1
+        strategy = str(row.get("strategy") or "")
+        if strategy and strategy not in item.strategies:
+            item.strategies.append(strategy)
+    return list(seen.values())
+
+
+def split(asked: Sequence[Asked], gold: Iterable[str]) -> tuple[list[Asked], list[Asked]]:
+    """(the user's own questions, benchmark questions)."""
+    known = {normalise(q) for q in gold}
+    mine = [a for a in asked if normalise(a.question) not in known]
+    bench = [a for a in asked if normalise(a.question) in known]
+    return mine, bench
+
+
+def _label(a: Asked) -> str:
+    times = f" · asked {a.times}×" if a.times > 1 else ""
+    return f"{shorten(a.question, 90)} · {', '.join(a.strategies)}{times}"
+
+
+def _links(conv: str, items: Sequence[Asked], query: str) -> None:
+    words = query.lower().split()
+    found = [a for a in items if all(w in a.question.lower() for w in words)]
+    if not found:
+        st.caption("No past question matches." if words else "None yet.")
+    for a in found[:SHOWN]:
+        st.page_link("pages/ask.py", label=md(_label(a)), query_params={"conv": conv, "trace": a.latest_id})
+    if len(found) > SHOWN:
+        st.caption(f"… and {len(found) - SHOWN} more: narrow the search.")
+
+
+def render(svc: Services, conv: str, rows: Sequence[Mapping[str, Any]], expanded: bool) -> None:
+    """The two lists, each in its own expander (only the user's own one opens by default)."""
+    mine, bench = split(group(rows), (q.question for q in svc.store.qa_items(conv)))
+    with st.expander(f"Past questions ({len(mine)})", expanded=expanded and bool(mine)):
+        query = st.text_input("Filter by words", key="past_q_search",
+                              placeholder="words in the question")
+        _links(conv, mine, query)
+    if bench:
+        with st.expander(f"Benchmark questions asked by evaluation runs and re-runs ({len(bench)})"):
+            _links(conv, bench, st.text_input("Filter the benchmark list by words", key="past_b_search"))
+
+
+def gold_answer(svc: Services, conv: str, question: str) -> None:
+    """When the question is one of the conversation's benchmark questions, show its gold answer."""
+    key = normalise(question)
+    for q in svc.store.qa_items(conv):
+        if normalise(q.question) == key:
+            if q.answer not in (None, ""):
+                st.info(f"Benchmark question — the gold answer is: **{md(q.answer)}**")
+            elif q.adversarial_answer not in (None, ""):
+                st.info("Benchmark question (adversarial): the conversation does not answer it; "
+                        "the right reply says so.")
+            return

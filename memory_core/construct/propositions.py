@@ -1,0 +1,220 @@
+"""A clause as a proposition a person would write down: "adds Little Women to watch list".
+
+``complement`` is the rest of a clause after its subject, in the speakers' world: the verb's
+objects, particles, prepositional phrases and complements in their order, first and second
+person rewritten to the speakers ("my kids" -> "Melanie's kids", "you" -> "Caroline"), with
+what carries no fact dropped (auxiliaries, negation — that is the record's modality —,
+discourse words such as "really", "just", "kinda", vocatives, interjections, the subject,
+clauses of their own, and time expressions, which are the record's valid time).
+
+``verb_property`` names the property of a verb no lexicon rule knows by the verb itself, in
+the third person with its particle ("signs up", "loses"), so that "entity property value"
+reads as a sentence.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memory_core.construct import clauses, lexicon
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+MAX_WORDS = 14
+# adverbs that colour a statement but state nothing
+DISCOURSE = frozenset({
+    "really", "just", "actually", "so", "also", "too", "definitely", "totally", "even", "still",
+    "kinda", "sorta", "pretty", "literally", "honestly", "basically", "truly", "super", "very",
+    "absolutely", "seriously", "certainly", "surely", "obviously", "probably", "maybe", "perhaps",
+    "already", "ever", "anyway", "though", "quite", "lately", "recently", "finally", "now",
+    "here", "there", "then", "well", "yeah", "yes", "oh", "wow", "hey",
+})
+_SKIP_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "expl", "aux", "auxpass", "neg", "mark", "punct",
+                        "intj", "cc", "conj", "advcl", "parataxis", "ccomp", "discourse", "meta", "dep",
+                        "preconj", "appos"})
+_FIRST = frozenset({"i", "me", "myself", "we", "us", "ourselves"})
+_SECOND = frozenset({"you", "yourself", "yourselves"})
+_POSS_FIRST = frozenset({"my", "our", "mine", "ours"})
+_POSS_SECOND = frozenset({"your", "yours"})
+_ES = ("s", "sh", "ch", "x", "z", "o")
+_IRREGULAR_3SG = {"be": "is", "have": "has", "do": "does", "go": "goes"}
+
+
+def third_person(lemma: str) -> str:
+    """"lose" -> "loses", "try" -> "tries", "watch" -> "watches"."""
+    if lemma in _IRREGULAR_3SG:
+        return _IRREGULAR_3SG[lemma]
+    if lemma.endswith("y") and len(lemma) > 2 and lemma[-2] not in "aeiou":
+        return lemma[:-1] + "ies"
+    if lemma.endswith(_ES):
+        return lemma + "es"
+    return lemma + "s"
+
+
+def verb_property(pred: Token) -> str:
+    """The property named by a verb: third person + particle, snake_case ("signs_up")."""
+    name = third_person(clauses.lemma(pred))
+    prt = next((c.lower_ for c in pred.children if c.dep_ == "prt"), None)
+    return f"{name}_{prt}" if prt else name
+
+
+def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb: bool = False,
+               max_words: int = MAX_WORDS) -> str:
+    """The clause of ``pred`` after its subject, as words about the speakers (see module doc).
+
+    A possessive naming the subject itself is dropped ("Melanie loves kids" for "I love my kids"
+    said by Melanie keeps "Melanie's kids": kin stay owned); ``with_verb`` keeps the verb (for
+    an imperative: "keep going after Jon's dreams")."""
+    skip: set[int] = set()
+    for child in pred.children:
+        dated = child.dep_ in ("npadvmod", "advmod") and child.ent_type_ in ("DATE", "TIME")
+        particle = child.dep_ == "prt" and not with_verb
+        if child.dep_ in _SKIP_DEPS or particle or _is_discourse(child) or dated:
+            skip.update(t.i for t in child.subtree)
+    words: list[str] = []
+    for t in pred.subtree:
+        if t.i in skip or (t.i == pred.i and not with_verb):
+            continue
+        if t.is_punct or (t.ent_type_ in ("DATE", "TIME") and not clauses.is_noun_modifier(t)):
+            continue
+        if t.dep_ in ("advmod", "intj") and t.lower_ in DISCOURSE:
+            continue
+        if clauses.is_vocative(t) or t.dep_ in ("intj",):
+            continue
+        words.append(_rewrite(t, speaker, other, subject))
+    while words and words[0].lower() in ("to", "that", "and", "but", "or", "a", "an", "the"):
+        words = words[1:]
+    while words and words[-1].lower() in ("to", "and", "but", "or", "of", "for", "with", "a", "the"):
+        words = words[:-1]
+    text = " ".join(w for w in words if w)
+    return " ".join(text.split()[:max_words]).replace(" 's", "'s").replace(" n't", "n't")
+
+
+def _is_discourse(tok: Token) -> bool:
+    return tok.dep_ in ("advmod", "intj") and tok.lower_ in DISCOURSE and not any(True for _ in tok.children)
+
+
+def _rewrite(t: Token, speaker: str, other: str, subject: str) -> str:
+    low = t.lower_
+    doc = t.doc
+    if (t.i + 1 < len(doc) and doc[t.i + 1].text == "-" and not t.whitespace_) or (
+            t.i > 0 and doc[t.i - 1].text == "-" and not doc[t.i - 1].whitespace_):
+        return t.text  # part of a word: "me-time"
+    if low in _FIRST:
+        return speaker
+    if low in _SECOND:
+        return other
+    if low in _POSS_FIRST or low in _POSS_SECOND:
+        owner = speaker if low in _POSS_FIRST else other
+        head = t.head
+        if owner == subject and not _is_kin(head):
+            return ""
+        return f"{owner}'s"
+    return t.text
+
+
+def _is_kin(tok: Token) -> bool:
+    return tok.lemma_.lower() in lexicon.KIN
+
+
+_CONTRACTED = {"'s": "is", "'re": "are", "'m": "am", "'ve": "have", "'ll": "will", "'d": "would",
+               "ca": "can", "wo": "will"}
+_AGREE = {"am": "is", "'m": "is", "are": "is", "'re": "is", "have": "has", "'ve": "has", "were": "was",
+          "do": "does"}
+_VIEW_ENTS = frozenset({"", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE", "NORP"})
+
+
+def is_view_subject(subj: Token) -> bool:
+    """A subject that is a thing or an activity rather than someone ("Family time matters to me",
+    "Talking about it is crucial", "It's freeing to express myself"): the clause is the
+    speaker's view of it."""
+    if subj.dep_ == "csubj":
+        return True
+    if subj.lower_ == "it":  # extraposed: "it's important to me that ...", "it's freeing to ..."
+        head = subj.head
+        return any(c.dep_ in ("xcomp", "ccomp") and c.i > head.i for c in head.children) and (
+            any(c.dep_ in ("acomp", "attr") for c in head.children) or head.pos_ == "ADJ"
+            or head.tag_ == "VBG")
+    if subj.pos_ != "NOUN" or subj.ent_type_ not in _VIEW_ENTS or subj.lemma_.lower() in lexicon.KIN:
+        return False
+    if subj.i > subj.head.i:  # "Here's the bowl ...": a presentation, not a view
+        return False
+    return not any(c.dep_ == "poss" and c.lower_ in ("your", "his", "her", "their") for c in subj.children)
+
+
+def view_text(pred: Token, subj: Token, speaker: str, other: str) -> str:
+    """The clause as said, first and second person rewritten: "family time matters to Melanie"."""
+    keep: set[int] = set()
+    for child in pred.children:
+        if child.dep_ in ("advcl", "parataxis", "conj", "cc", "punct", "intj", "mark", "discourse") or \
+                _is_discourse(child) or clauses.is_vocative(child):
+            continue
+        keep.update(t.i for t in child.subtree)
+    keep.add(pred.i)
+    if subj.head.i != pred.i and subj.lower_ != "it":  # a conjunct: "X has made me ... and given me"
+        keep.update(t.i for t in subj.subtree)
+        aux = [c for c in subj.head.children if c.dep_ in ("aux", "auxpass") and c.i < subj.head.i]
+        keep.update(a.i for a in aux)
+    words = []
+    ordered = sorted(keep)
+    late = [c for c in pred.children if c.dep_ == "xcomp" and c.i > pred.i]
+    if subj.lower_ == "it" and late:  # "it's freeing to express myself" -> "to express myself is freeing"
+        keep.discard(subj.i)
+        moved = {t.i for c in late for t in c.subtree}
+        ordered = [i for i in sorted(keep) if i in moved] + [i for i in sorted(keep) if i not in moved]
+    person = subj.lower_ in ("i", "you", "we")
+    for i in ordered:
+        t = pred.doc[i]
+        if (person and t.head.i == pred.i and t.dep_ in ("aux", "auxpass")) or (person and t.i == pred.i):
+            agreed = _AGREE.get(t.lower_)
+            if agreed:
+                words.append(agreed)
+                continue
+        if t.is_punct or (t.dep_ in ("advmod", "intj") and t.lower_ in DISCOURSE) or clauses.is_vocative(t):
+            continue
+        if t.lower_ in _CONTRACTED and t.pos_ in ("AUX", "VERB", "PART"):
+            words.append(_CONTRACTED[t.lower_])
+            continue
+        words.append(_rewrite(t, speaker, other, ""))
+    text = " ".join(w for w in words if w)
+    return " ".join(text.split()[:MAX_WORDS + 4]).replace(" 's", "'s").replace(" n't", " not")
+
+
+_NOT_ADVICE = frozenset({"thank", "let", "see", "look", "check", "guess", "imagine", "wish", "say", "tell",
+                         "excuse", "pardon", "forgive", "mind", "bet", "hear", "know", "congratulate",
+                         "welcome", "hang", "wait", "hold", "talk", "catch", "chat"})
+_LEAD_INS = frozenset({"so", "just", "please", "and", "but", "also", "oh", "now", "then", "definitely",
+                       "always", "never", "really", "hey", "plus", "still", "well"})
+
+
+def is_imperative(pred: Token) -> bool:
+    """"Keep going for your dreams!", "Don't give up": a bare verb opening its sentence, no subject."""
+    if pred.tag_ != "VB" or pred.pos_ != "VERB" or clauses.lemma(pred) in _NOT_ADVICE:
+        return False
+    if pred.dep_ == "conj":
+        return is_imperative(pred.head) if pred.head.i != pred.i else False
+    if pred.dep_ != "ROOT" or any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in pred.children):
+        return False
+    aux = [c for c in pred.children if c.dep_ == "aux"]
+    if any(a.lower_ not in ("do", "don't") for a in aux):
+        return False
+    for tok in pred.sent:
+        if tok.i == pred.i:
+            return True
+        if tok.is_punct or tok.pos_ == "INTJ" or clauses.is_vocative(tok) or tok.lower_ in _LEAD_INS or \
+                tok.dep_ in ("aux", "neg"):
+            continue
+        return False
+    return False
+
+
+def advice_text(pred: Token, speaker: str, other: str) -> str:
+    """"Keep going for your dreams" (Gina to Jon) -> "Jon to keep going for Jon's dreams"."""
+    negated = any(c.dep_ == "neg" for c in pred.children)
+    body = complement(pred, speaker, other, "", with_verb=True)
+    if not body:
+        return ""
+    first, _, rest = body.partition(" ")
+    verb = first if pred.ent_type_ or pred.pos_ == "PROPN" else first.lower()
+    return f"{other} {'not ' if negated else ''}to {verb} {rest}".strip()
