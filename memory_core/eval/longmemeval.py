@@ -31,10 +31,13 @@ from typing import Any
 from memory_core.config import ImportLimits
 from memory_core.eval.metrics import evidence_hits, percentile, token_f1
 from memory_core.eval.run import Asked, ranking_facts
+from memory_core.eval.run import run_line as base_run_line
 from memory_core.ingest import stream_file
 from memory_core.models import Conversation
 
 SESSION_KS = (5, 10)
+RUN_EXTRAS = ("abstention", "abstained", "question_date", "answer_sessions", "session_ranking",
+              *(f"session_recall_all@{k}" for k in SESSION_KS))
 ABSTENTION = "abstention"
 _UNKNOWN = re.compile(r"\b(unknown|not (?:mentioned|enough|available|provided|stated)|no information|"
                       r"(?:do|does|did) not (?:say|mention|know)|cannot (?:tell|determine|answer))\b",
@@ -219,6 +222,13 @@ def format_table(summary: Mapping[str, Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def run_line(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON line of a row: the ``eval locomo`` fields and extras, plus LongMemEval's own."""
+    line = base_run_line(row)
+    line.update({k: row[k] for k in RUN_EXTRAS if k in row})
+    return line
+
+
 def _session(turn_id: str) -> int | None:
     m = re.match(r"D(\d+):\d+$", turn_id)
     return int(m.group(1)) if m else None
@@ -226,4 +236,4 @@ def _session(turn_id: str) -> int | None:
 
 __all__ = ["ABSTENTION", "SESSION_KS", "AskLme", "LmeQuestion", "evaluate", "format_table",
            "is_abstention_answer", "make_row", "question_of", "read_questions", "recall_all_at",
-           "session_ranking", "summarise"]
+           "run_line", "session_ranking", "summarise"]

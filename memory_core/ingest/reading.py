@@ -8,6 +8,12 @@ data and is refused.
 
 ``load_json`` scans bracket depth *before* ``json.loads`` so that absurd nesting is refused
 with a position instead of exhausting the recursion limit.
+
+Streamed JSON (``ijson``, any size): ``scan_json`` reads the whole document once as parser
+events — syntax, nesting depth and the number of top-level items, in bounded memory —
+and ``stream_json`` then yields the top-level items one at a time with their JSON path.
+Errors name the item and the byte near which the parser stopped (``$[48] (near byte
+123,731,968)``). Files in UTF-16 or a legacy encoding are re-encoded to UTF-8 on the fly.
 """
 
 from __future__ import annotations

@@ -16,10 +16,11 @@ from memory_core.eval.longmemeval import (
     is_abstention_answer,
     read_questions,
     recall_all_at,
+    run_line,
     session_ranking,
     summarise,
 )
-from memory_core.eval.run import Asked, run_line
+from memory_core.eval.run import Asked
 from memory_core.models import Answer, BufferTurn, Plan, Trace
 
 
@@ -70,7 +71,9 @@ def test_rows_and_summary_per_type_with_abstentions_apart() -> None:
     assert d["session_recall_all@5"] is None and d["abstained"] is True
     line = run_line(a)
     assert set(line) >= {"conv_id", "qid", "category", "question", "gold", "answer", "dia_ids",
-                         "context_tokens", "latency_s", "strategy"}
+                         "context_tokens", "latency_s", "strategy", "session_recall_all@5",
+                         "session_recall_all@10", "abstention", "answer_sessions"}
+    assert run_line(d)["abstained"] is True
     summary = summarise(rows)
     assert list(summary) == ["multi-session", "temporal-reasoning", "abstention", "overall"]
     ms = summary["multi-session"]
@@ -131,3 +134,4 @@ def test_cli_eval_longmemeval_writes_rows_the_bench_scorer_reads(tmp_path: Path)
     assert [r["conv_id"] for r in rows] == ["q1", "q2_abs"]
     assert rows[0]["category"] == "single-session-user" and rows[0]["qid"] == 0
     assert rows[0]["context_tokens"] > 0 and rows[0]["dia_ids"]
+    assert rows[0]["answer_sessions"] == [2] and rows[1]["abstention"] is True
