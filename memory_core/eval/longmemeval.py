@@ -30,7 +30,7 @@ from typing import Any
 
 from memory_core.config import ImportLimits
 from memory_core.eval.metrics import evidence_hits, percentile, token_f1
-from memory_core.eval.run import Asked, ranking_facts
+from memory_core.eval.run import Asked, answer_fields, ranking_facts
 from memory_core.eval.run import run_line as base_run_line
 from memory_core.ingest import stream_file
 from memory_core.models import Conversation
@@ -119,23 +119,15 @@ def is_abstention_answer(answer: str) -> bool:
 
 def make_row(q: LmeQuestion, asked: Asked) -> dict[str, Any]:
     trace = asked.trace
-    dia_ids = [b.turn_id for b in trace.buffer]
+    fields = answer_fields(trace, q.answer)
+    dia_ids = fields["dia_ids"]
     sessions = session_ranking(asked.ranking, dia_ids)
     row: dict[str, Any] = {
         "conv_id": q.conv_id,
         "qid": 0,
         "category": q.question_type,
         "question": q.question,
-        "gold": q.answer,
-        "answer": trace.answer.text,
-        "dia_ids": dia_ids,
-        "context_tokens": trace.buffer_tokens,
-        "latency_s": round(trace.timings.get("total", 0.0), 5),
-        "strategy": trace.strategy,
-        "plan_retrieve_s": round(trace.timings.get("plan_retrieve", 0.0), 5),
-        "budget_tokens": trace.budget_tokens,
-        "backend": trace.backend,
-        "answer_f1": round(token_f1(trace.answer.text, q.answer), 4),
+        **fields,
         "evidence": list(q.evidence),
         "abstention": q.abstention,
         "question_date": q.question_date,

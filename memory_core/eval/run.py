@@ -52,26 +52,33 @@ def ranking_facts(evidence: Sequence[str], retrieved: Iterable[str],
     return {"evidence_rank": {t: rank.get(t) for t in evidence}, "outranked_by": outranked[:OUTRANKED_SHOWN]}
 
 
-def make_row(q: GoldQuestion, asked: Asked) -> dict[str, Any]:
-    trace = asked.trace
-    dia_ids = [b.turn_id for b in trace.buffer]
+def answer_fields(trace: Trace, gold: str) -> dict[str, Any]:
+    """The run-file fields every benchmark row takes from its trace (answer, buffer, timings)."""
     return {
-        "conv_id": q.conv_id,
-        "qid": q.qid,
-        "category": q.category,
-        "question": q.question,
-        "gold": q.answer,
+        "gold": gold,
         "answer": trace.answer.text,
-        "dia_ids": dia_ids,
+        "dia_ids": [b.turn_id for b in trace.buffer],
         "context_tokens": trace.buffer_tokens,
         "latency_s": round(trace.timings.get("total", 0.0), 5),
         "strategy": trace.strategy,
         "plan_retrieve_s": round(trace.timings.get("plan_retrieve", 0.0), 5),
         "budget_tokens": trace.budget_tokens,
         "backend": trace.backend,
-        "answer_f1": round(token_f1(trace.answer.text, q.answer), 4),
+        "answer_f1": round(token_f1(trace.answer.text, gold), 4),
+    }
+
+
+def make_row(q: GoldQuestion, asked: Asked) -> dict[str, Any]:
+    trace = asked.trace
+    fields = answer_fields(trace, q.answer)
+    return {
+        "conv_id": q.conv_id,
+        "qid": q.qid,
+        "category": q.category,
+        "question": q.question,
+        **fields,
         "evidence": list(q.evidence),
-        **ranking_facts(q.evidence, dia_ids, asked.ranking),
+        **ranking_facts(q.evidence, fields["dia_ids"], asked.ranking),
         "plan": trace.plan.model_dump(mode="json"),
     }
 
