@@ -24,11 +24,14 @@ error (``BuildError``) is not retried: it is the backend's answer, the same on a
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
+import sys
 import threading
 import time
+import types
 import uuid
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -83,6 +86,20 @@ def compute_task(task: _Task) -> ComputedConversation:
     return replace(result, worker=f"{socket.gethostname()}:{os.getpid()}")
 
 
+@contextlib.contextmanager
+def plain_main() -> Iterator[None]:
+    """Worker processes start by re-importing the parent's ``__main__`` (multiprocessing spawn);
+    inside Streamlit (or its AppTest) that is the app script, which would open the home a second
+    time. While this is active, new workers start from a blank ``__main__`` instead."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
 def connect(*, workers: int | None = None, scheduler: str | None = None) -> tuple[Client, Any]:
     """A Dask client: a ``LocalCluster`` of ``workers`` processes (one thread each) or an
     existing scheduler at ``scheduler`` (``tcp://host:8786``). Returns (client, cluster or None)."""
@@ -105,8 +122,9 @@ def connect(*, workers: int | None = None, scheduler: str | None = None) -> tupl
         raise ConfigError(f"--workers: at least 1 (got {workers})")
     with warnings.catch_warnings():  # its status page moves to a free port when 8787 is taken
         warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.WARNING)
+        with plain_main():  # the workers start now
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.WARNING)
     return Client(cluster), cluster
 
 

@@ -86,9 +86,12 @@ def serial(tmp_path_factory: pytest.TempPathFactory, embedder) -> dict[str, dict
 def cluster() -> Iterator[Any]:
     from distributed import LocalCluster
 
-    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-    yield c
-    c.close()
+    from memory_core.construct.distributed import plain_main
+
+    with plain_main():  # for the cluster's life: a killed worker restarts from the same blank main
+        c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        yield c
+        c.close()
 
 
 def fresh(tmp_path: Path) -> tuple[Store, VectorIndex]:
