@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memory_core.construct import timex
 from memory_core.contracts import ConversationInfo
 from memory_core.models import Episode, Modality, Turn
+from memory_core.timeexpr import TimeValue
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -64,7 +64,7 @@ class Draft:
     confidence: float
     modality: Modality = Modality.OBSERVED
     condition: str | None = None
-    time: timex.TimeValue | None = None
+    time: TimeValue | None = None
     pred: Token | None = None
     event: bool = False
 

@@ -1,11 +1,12 @@
 """When: the DATE/TIME spans of a sentence given to the records of the clause they belong to,
-normalised against the session date (``timex``); plans and wishes read a bare date forwards."""
+normalised against the session date (``memory_core.timeexpr``); plans and wishes read a bare date forwards."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from memory_core.construct import clauses, timex
+from memory_core import timeexpr
+from memory_core.construct import clauses
 from memory_core.construct.drafts import Draft, ExtractState
 from memory_core.models import Modality, Turn
 
@@ -44,8 +45,8 @@ def attach_times(state: ExtractState, sent: Span, turn: Turn, first_of_turn: int
     return []
 
 
-def normalise(ent: Span, d: Draft, turn: Turn) -> timex.TimeValue | None:
+def normalise(ent: Span, d: Draft, turn: Turn) -> timeexpr.TimeValue | None:
     ahead = d.modality in (Modality.PLANNED, Modality.DESIRED) or d.prop in AHEAD
     prefer: Literal["past", "future"] = "future" if ahead else "past"
     before = ent.doc[ent.start - 1].lower_ if ent.start > 0 else ""
-    return timex.normalise(ent.text, turn.session_time, prefer=prefer, preceded_by=before)
+    return timeexpr.normalise(ent.text, turn.session_time, prefer=prefer, preceded_by=before)
