@@ -34,7 +34,7 @@ from collections import defaultdict
 from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from memory_core.construct.embedcache import TextEmbedder, embed_texts, seed_vectors
@@ -135,24 +135,47 @@ def _session_filter(conv_id: str, session: int) -> dict[str, Any]:
     return {"$and": [{"conv_id": conv_id}, {"session": session}]}
 
 
-def index_session(index: VectorStore, embedder: TextEmbedder, conv_id: str, session: Session,
-                  episodes: Sequence[Episode], records: Sequence[Record], stale_record_ids: Sequence[str] = ()
-                  ) -> None:
-    """Upsert the session's turn and record vectors (after its DuckDB commit)."""
-    episode_of = {tid: e.id for e in episodes for tid in e.turn_ids}
-    turns = list(session.turns)
-    if stale_record_ids:
-        index.delete("records", ids=list(stale_record_ids))
-    index.delete("turns", where=_session_filter(conv_id, session.index))
-    texts = [t.render() for t in turns]
-    index.upsert("turns", [turn_vector_id(conv_id, t.id) for t in turns], embed_texts(embedder, texts),
-                 [{"conv_id": conv_id, "session": session.index, "turn_id": t.id,
-                   "episode_id": episode_of.get(t.id, "")} for t in turns], documents=texts)
-    active = [r for r in records if r.status.value == "active"]
-    docs = [r.text() for r in active]
-    index.upsert("records", [r.id for r in active], embed_texts(embedder, docs),
-                 [{"conv_id": conv_id, "episode_id": r.episode_id, "entity": r.entity,
-                   "property": r.property, "session": session.index} for r in active], documents=docs)
+@dataclass(frozen=True)
+class _Committed:
+    session: Session
+    episodes: list[Episode]
+    records: list[Record]
+    stale: list[str]
+
+
+def _index_committed(index: VectorStore, embedder: TextEmbedder, conv_id: str,
+                     committed: Sequence[_Committed]) -> None:
+    """The sessions' turn and record vectors (after their DuckDB commit): one delete and one
+    upsert per collection for all of them; stale record vectors of rebuilt sessions go first."""
+    if not committed:
+        return
+    stale = [rid for c in committed for rid in c.stale]
+    if stale:
+        index.delete("records", ids=stale)
+    sessions = [c.session.index for c in committed]
+    index.delete("turns", where={"$and": [{"conv_id": conv_id}, {"session": {"$in": sessions}}]})
+    turn_ids: list[str] = []
+    texts: list[str] = []
+    turn_meta: list[dict[str, Any]] = []
+    record_ids: list[str] = []
+    docs: list[str] = []
+    record_meta: list[dict[str, Any]] = []
+    for c in committed:
+        episode_of = {tid: e.id for e in c.episodes for tid in e.turn_ids}
+        for t in c.session.turns:
+            turn_ids.append(turn_vector_id(conv_id, t.id))
+            texts.append(t.render())
+            turn_meta.append({"conv_id": conv_id, "session": c.session.index, "turn_id": t.id,
+                              "episode_id": episode_of.get(t.id, "")})
+        for r in c.records:
+            if r.status.value != "active":
+                continue
+            record_ids.append(r.id)
+            docs.append(r.text())
+            record_meta.append({"conv_id": conv_id, "episode_id": r.episode_id, "entity": r.entity,
+                                "property": r.property, "session": c.session.index})
+    index.upsert("turns", turn_ids, embed_texts(embedder, texts), turn_meta, documents=texts)
+    index.upsert("records", record_ids, embed_texts(embedder, docs), record_meta, documents=docs)
 
 
 def vectors_complete(index: VectorStore, store: RelationalStore, conv_id: str, session: Session) -> bool:
@@ -227,23 +250,15 @@ def compute_session(backend: Backend, name: str, info: ConversationInfo, session
     events: list[EventFrame] = []
     seen: set[str] = set()
     t = time.perf_counter()
-    if len(items) > 1:
-        results = list(backend.extract_many(items, info))
-        if len(results) != len(items):
-            raise BuildError(f"conversation '{conv_id}', session {session.index}: backend '{name}' "
-                             f"returned {len(results)} extractions for {len(items)} episodes")
-        for (e, _), result in zip(items, results, strict=True):
-            extraction = validate_extraction(conv_id, session.index, e, result, name, seen)
-            records.extend(extraction.records)
-            events.extend(extraction.events)
-            yield emit(RecordsExtracted(conv_id, e.id, list(extraction.records), list(extraction.events)))
-    else:
-        for e, ep_turns in items:
-            extraction = validate_extraction(conv_id, session.index, e, backend.extract(e, ep_turns, info),
-                                             name, seen)
-            records.extend(extraction.records)
-            events.extend(extraction.events)
-            yield emit(RecordsExtracted(conv_id, e.id, list(extraction.records), list(extraction.events)))
+    results = list(backend.extract_many(items, info))  # in order; the LLM backend fans out
+    if len(results) != len(items):
+        raise BuildError(f"conversation '{conv_id}', session {session.index}: backend '{name}' "
+                         f"returned {len(results)} extractions for {len(items)} episodes")
+    for (e, _), result in zip(items, results, strict=True):
+        extraction = validate_extraction(conv_id, session.index, e, result, name, seen)
+        records.extend(extraction.records)
+        events.extend(extraction.events)
+        yield emit(RecordsExtracted(conv_id, e.id, list(extraction.records), list(extraction.events)))
     timings["extract"] += time.perf_counter() - t
     return SessionResult(session, episodes, records, events, stream, time.perf_counter() - t_session)
 
@@ -256,7 +271,7 @@ def compute_conversation(conv: Conversation, pending: Sequence[int], known: Sequ
     (``graph_names``) the vectors of the names the entity canonicalisation will compare."""
     from memory_core.construct.entities import canonicalise
 
-    name = backend_name(backend)
+    name = backend.name
     timings: dict[str, float] = defaultdict(float)
     sessions = [s for s in conv.sessions if s.index in set(pending)]
     _prepare(backend, sessions, embedder, timings)
@@ -271,9 +286,7 @@ def compute_conversation(conv: Conversation, pending: Sequence[int], known: Sequ
                 result: SessionResult = stop.value
                 break
         out[session.index] = result
-        names = dict.fromkeys(r.entity for r in result.records)
-        info = ConversationInfo(conv.id, conv.speakers,
-                                known_entities=tuple(dict.fromkeys([*info.known_entities, *names])))
+        info = _with_names(info, result.records)
     t = time.perf_counter()
     texts = [tt.render() for s in sessions for tt in s.turns]
     texts += [r.text() for res in out.values() for r in res.records]
@@ -294,8 +307,11 @@ def compute_conversation(conv: Conversation, pending: Sequence[int], known: Sequ
     return ComputedConversation(conv.id, tuple(pending), tuple(known), out, texts, vectors, dict(timings))
 
 
-def backend_name(backend: Backend) -> str:
-    return backend.name
+def _with_names(info: ConversationInfo, records: Sequence[Record]) -> ConversationInfo:
+    """``info`` knowing the entity names of ``records`` too (first-seen order): the next
+    session's stages resolve aliases against them."""
+    known = dict.fromkeys([*info.known_entities, *(r.entity for r in records)])
+    return replace(info, known_entities=tuple(known))
 
 
 def _prepare(backend: Backend, pending: Sequence[Session], embedder: TextEmbedder,
@@ -303,12 +319,11 @@ def _prepare(backend: Backend, pending: Sequence[Session], embedder: TextEmbedde
     """Load the models, then embed every pending turn in one batch — while the backend's
     optional ``warm(sessions)`` (the offline backend parses every turn with spaCy) runs in a
     thread beside it, the embedding on one torch thread so the two share two cores."""
-    if pending:
-        t = time.perf_counter()
-        backend.prepare()
-        timings["load"] += time.perf_counter() - t
     if not pending:
         return
+    t = time.perf_counter()
+    backend.prepare()
+    timings["load"] += time.perf_counter() - t
     texts = [tt.render() for s in pending for tt in s.turns]
     thread: threading.Thread | None = None
     if backend.warms:
@@ -368,7 +383,7 @@ def build_conversation(store: RelationalStore, index: VectorStore, embedder: Tex
     built = store.built_sessions(conv_id)
     pending = [s for s in conv.sessions if rebuild or s.index not in built]
     pending_ids = {s.index for s in pending}
-    name = backend_name(backend)
+    name = backend.name
     known = tuple(e.name for e in store.entities(conv_id))
     if computed is not None and (computed.conv_id != conv_id or set(computed.pending) != pending_ids
                                  or computed.known != known):
@@ -402,7 +417,7 @@ def build_conversation(store: RelationalStore, index: VectorStore, embedder: Tex
                         if not vectors_complete(index, store, conv_id, session):
                             eps = store.episodes(conv_id, session.index)
                             recs = [r for e in eps for r in store.records(conv_id, episode_id=e.id)]
-                            index_session(index, embedder, conv_id, session, eps, recs)
+                            _index_committed(index, embedder, conv_id, [_Committed(session, eps, recs, [])])
                             reason = "already built; missing vectors re-indexed"
                             counts["sessions_repaired"] += 1
                         timings["index"] += time.perf_counter() - t
@@ -418,9 +433,7 @@ def build_conversation(store: RelationalStore, index: VectorStore, embedder: Tex
                                           timings, counts, committed)
                     if computed is None:
                         background.embed([r.text() for r in result.records if r.status.value == "active"])
-                    names = list(dict.fromkeys(r.entity for r in result.records))
-                    known = tuple(dict.fromkeys([*info.known_entities, *names]))
-                    info = ConversationInfo(conv_id, conv.speakers, known_entities=known)
+                    info = _with_names(info, result.records)
         finally:
             # vectors of the committed sessions in one batch (a kill before this is repaired on rerun)
             background.wait(timings)
@@ -441,49 +454,6 @@ def build_conversation(store: RelationalStore, index: VectorStore, embedder: Tex
         store.finish_build(build_id, {"error": str(exc), "seconds": round(time.perf_counter() - started, 3)},
                            {})
         raise
-
-
-@dataclass(frozen=True)
-class _Committed:
-    session: Session
-    episodes: list[Episode]
-    records: list[Record]
-    stale: list[str]
-
-
-def _index_committed(index: VectorStore, embedder: TextEmbedder, conv_id: str,
-                     committed: Sequence[_Committed]) -> None:
-    """The committed sessions' turn and record vectors: one delete and one upsert per
-    collection for all of them (the same rows ``index_session`` writes per session)."""
-    if not committed:
-        return
-    stale = [rid for c in committed for rid in c.stale]
-    if stale:
-        index.delete("records", ids=stale)
-    sessions = [c.session.index for c in committed]
-    index.delete("turns", where={"$and": [{"conv_id": conv_id}, {"session": {"$in": sessions}}]})
-    turn_ids: list[str] = []
-    texts: list[str] = []
-    turn_meta: list[dict[str, Any]] = []
-    record_ids: list[str] = []
-    docs: list[str] = []
-    record_meta: list[dict[str, Any]] = []
-    for c in committed:
-        episode_of = {tid: e.id for e in c.episodes for tid in e.turn_ids}
-        for t in c.session.turns:
-            turn_ids.append(turn_vector_id(conv_id, t.id))
-            texts.append(t.render())
-            turn_meta.append({"conv_id": conv_id, "session": c.session.index, "turn_id": t.id,
-                              "episode_id": episode_of.get(t.id, "")})
-        for r in c.records:
-            if r.status.value != "active":
-                continue
-            record_ids.append(r.id)
-            docs.append(r.text())
-            record_meta.append({"conv_id": conv_id, "episode_id": r.episode_id, "entity": r.entity,
-                                "property": r.property, "session": c.session.index})
-    index.upsert("turns", turn_ids, embed_texts(embedder, texts), turn_meta, documents=texts)
-    index.upsert("records", record_ids, embed_texts(embedder, docs), record_meta, documents=docs)
 
 
 def _commit_session(store: RelationalStore, name: str, conv_id: str, result: SessionResult, was_built: bool,
