@@ -1,15 +1,12 @@
-"""Graph views: filter a networkx graph from the build service and draw it with pyvis.
+"""Graph views: read and filter a networkx graph from the build service.
 
 The pages hand over the graph object and the filter values; everything that touches networkx
-or pyvis lives here. Drawing uses ``cdn_resources="in_line"`` (vis-network is embedded in the
-HTML, so it draws offline); every label and tooltip is HTML-escaped before it reaches the
-HTML, and pyvis serialises the node data with Jinja's ``tojson`` (which also escapes ``<``,
-``>``, ``&`` and quotes), so no conversation text can close the script or inject markup.
+lives here (attribute access, facets, filters). Drawing is ``graph_canvas`` (a custom
+component that receives the graph as JSON data).
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -17,16 +14,10 @@ from datetime import date, datetime
 from typing import Any
 
 import networkx as nx
-from pyvis.network import Network
 
 from components.graph_style import action_family
-from components.text import defuse_bidi, shorten
 
 DEFAULT_LIMIT = 300
-TYPE_COLORS = ("#3b5bdb", "#2b8a3e", "#e8590c", "#862e9c", "#0b7285", "#c2255c", "#5c940d", "#495057")
-_CDN = re.compile(r"<link[^>]*cdn\.jsdelivr\.net[^>]*>|<script[^>]*cdn\.jsdelivr\.net[^>]*>\s*</script>",
-                  re.S)
-_HEADING = re.compile(r"<center>\s*<h1>\s*</h1>\s*</center>")
 
 
 # ------------------------------------------------------------------ attribute access
@@ -75,12 +66,9 @@ def _when(value: Any) -> date | None:
         return None
 
 
-def _times(attrs: dict[str, Any]) -> list[date]:
+def times_of(attrs: dict[str, Any]) -> list[date]:
     keys = ("first_mentioned", "last_mentioned", "time", "valid_time", "start_time", "session_time")
     return [d for d in (_when(attrs.get(k)) for k in keys) if d is not None]
-
-
-times_of = _times  # public name for the other graph components
 
 
 def edges(g: Any) -> Iterable[tuple[Any, Any, Any, dict[str, Any]]]:
@@ -105,7 +93,8 @@ class Facets:
 def facets(g: Any) -> Facets:
     types = sorted({node_type(g, n) for n in g.nodes})
     props = sorted({edge_label(a) for *_, a in edges(g)} - {""})
-    times = [d for n in g.nodes for d in _times(g.nodes[n])] + [d for *_, a in edges(g) for d in _times(a)]
+    times = [d for n in g.nodes for d in times_of(g.nodes[n])]
+    times += [d for *_, a in edges(g) for d in times_of(a)]
     top = max((node_importance(g, n) for n in g.nodes), default=0.0)
     return Facets(types, props, min(times) if times else None, max(times) if times else None, top)
 
@@ -136,7 +125,7 @@ def filter_graph(g: Any, *, types: Sequence[str] = (), properties: Sequence[str]
         keep = {n for n in keep if node_importance(g, n) >= min_importance or n == ego}
 
     def in_window(attrs: dict[str, Any]) -> bool | None:
-        times = _times(attrs)
+        times = times_of(attrs)
         if window is None or not times:
             return None
         return any(window[0] <= t <= window[1] for t in times)
@@ -192,88 +181,10 @@ def without(g: Any, drop: set[Any]) -> Any:
     return sub
 
 
-# ------------------------------------------------------------------ drawing
-def text(value: Any) -> str:
-    """A label or tooltip for vis-network: ``&``, ``<`` and ``>`` escaped.
-
-    Quotes stay readable: the node data sits in a script as JSON written by Jinja's ``tojson``,
-    which escapes quotes (and ``<``, ``>``, ``&`` once more) for that context.
-    """
-    return html.escape(defuse_bidi(str(value)), quote=False)
-
-
-def _tooltip(parts: Iterable[tuple[str, Any]]) -> str:
-    lines = [f"{k}: {shorten(v, 120)}" for k, v in parts if v not in (None, "", [], ())]
-    return text("\n".join(lines))
-
-
-def to_html(g: Any, *, height: int = 620, edge_labels: bool | None = None) -> str:
-    """Self-contained HTML (vis-network inline) drawing ``g``; all text escaped."""
-    net = Network(height=f"{height}px", width="100%", directed=g.is_directed(), cdn_resources="in_line",
-                  bgcolor="#ffffff")
-    types = sorted({node_type(g, n) for n in g.nodes})
-    color = {t: TYPE_COLORS[i % len(TYPE_COLORS)] for i, t in enumerate(types)}
-    top = max((node_importance(g, n) for n in g.nodes), default=0.0) or 1.0
-    ids = {n: i for i, n in enumerate(g.nodes)}
-    for n in g.nodes:
-        a = g.nodes[n]
-        net.add_node(
-            ids[n], label=text(shorten(node_label(g, n), 32)), color=color[node_type(g, n)],
-            size=10 + 20 * node_importance(g, n) / top,
-            title=_tooltip([("name", node_label(g, n)), ("type", node_type(g, n)),
-                            ("importance", f"{node_importance(g, n):.2f}"),
-                            ("aliases", ", ".join(map(str, a.get("aliases") or ()))),
-                            ("participants", ", ".join(map(str, a.get("participants") or ()))),
-                            ("time", a.get("time")), ("place", a.get("place"))]),
-        )
-    show_labels = edge_labels if edge_labels is not None else g.number_of_edges() <= 120
-    for u, v, _, a in edges(g):
-        label = edge_label(a)
-        net.add_edge(ids[u], ids[v], label=text(shorten(label, 24)) if show_labels else None,
-                     title=_tooltip([("relation", label), ("records", len(a.get("record_ids") or ())),
-                                     ("importance", a.get("importance"))]),
-                     arrows="to" if g.is_directed() else None)
-    net.set_options(_OPTIONS)
-    html = net.generate_html(notebook=False)
-    html = _CDN.sub("", html)
-    head, sep, tail = html.rpartition("return network;")  # the end of pyvis' drawGraph()
-    html = head + _FREEZE + sep + tail if sep else html
-    return _HEADING.sub("", html)
-
-
-# Once the initial layout is computed, stop the physics so the drawing holds still (and the
-# CPU rests); dragging a node still works. ``window.mnLayoutDone`` lets tests and the render
-# benchmark see the moment the layout is final.
-_FREEZE = """
-                  network.once("stabilizationIterationsDone", function () {
-                      network.setOptions({physics: {enabled: false}});
-                      window.mnLayoutDone = true;
-                  });
-"""
-
-
-_OPTIONS = """
-{
-  "physics": {"solver": "barnesHut",
-              "barnesHut": {"gravitationalConstant": -6000, "springLength": 140, "avoidOverlap": 0.1},
-              "stabilization": {"enabled": true, "iterations": 120, "updateInterval": 30},
-              "maxVelocity": 40, "minVelocity": 1},
-  "interaction": {"hover": true, "tooltipDelay": 120, "navigationButtons": false},
-  "edges": {"smooth": {"type": "continuous"}, "font": {"size": 10, "align": "middle"},
-            "color": {"color": "#adb5bd", "highlight": "#3b5bdb"}},
-  "nodes": {"shape": "dot", "font": {"size": 18, "strokeWidth": 3, "strokeColor": "#ffffff"}}
-}
-"""
-
-
 # ------------------------------------------------------------------ selection helpers
 def node_choices(g: Any) -> list[Any]:
     degree = g.degree
     return sorted(g.nodes, key=lambda n: (-node_importance(g, n), -degree[n], str(n)))
-
-
-def edge_choices(g: Any) -> list[tuple[Any, Any, Any]]:
-    return [(u, v, k) for u, v, k, _ in edges(g)]
 
 
 def edge_attrs(g: Any, edge: tuple[Any, Any, Any]) -> dict[str, Any]:

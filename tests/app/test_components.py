@@ -79,11 +79,3 @@ def test_filter_graph_limits_types_properties_window_and_ego() -> None:
     assert all(a["first_mentioned"].startswith("2023-01") for *_, a in window.edges(keys=True, data=True))
     ego = graph.filter_graph(g, ego="n10", depth=2, limit=None).graph
     assert set(ego.nodes) == {"n8", "n9", "n10", "n11", "n12"}
-
-
-def test_graph_html_is_offline_and_escaped() -> None:
-    out = graph.to_html(_graph())
-    assert "cdn.jsdelivr.net" not in out
-    assert "vis.Network" in out
-    data = out[out.find("new vis.DataSet("):]
-    assert "N1 \\u0026lt;b\\u0026gt;" in data and "<b>" not in data
