@@ -56,6 +56,10 @@ class ImportService:
         """Read and validate a file without touching the store."""
         return load_file(path, fmt=fmt, limits=self.settings.limits, display=display)
 
+    def load_bytes(self, name: str, data: bytes, fmt: str | None = None) -> Loaded:
+        """An upload, read from memory (no temp file): same checks and messages as a file."""
+        return load_bytes(name, data, fmt=fmt, limits=self.settings.limits)
+
     def detect_format(self, path: str | Path) -> str:
         return detect_format(path, limits=self.settings.limits)
 
@@ -77,10 +81,7 @@ class ImportService:
         if not streamed.per_item:
             loaded = Loaded(streamed.format, list(streamed.conversations()), streamed.warnings)
             return self.save_loaded(loaded, replace=replace, file=file)
-        existing = [i for i in streamed.ids if self.store.has_conversation(i)]
-        if existing and not replace:
-            raise IngestError(file, f"conversation {show(existing[0])}",
-                              "already imported; use --replace to replace it")
+        existing = self._existing(streamed.ids, replace, file)
         chunk: list[Conversation] = []
         saved = 0
         with self.store.memory_capped(STREAM_MEMORY_MB):
@@ -90,16 +91,21 @@ class ImportService:
                     saved += self._save_batch(chunk, replace, saved, len(streamed.ids), on_progress)
                     chunk = []
             saved += self._save_batch(chunk, replace, saved, len(streamed.ids), on_progress)
-        warnings = list(streamed.warnings)
-        if existing:
-            warnings += self._drop_vectors(existing)
         log.info("imported %d conversations from %s (%s, %d per transaction)", saved, file,
                  streamed.format, batch)
-        return ImportResult(ids=list(streamed.ids), warnings=warnings, format=streamed.format,
-                            replaced=existing)
+        return self._result(streamed.ids, streamed.warnings, streamed.format, existing)
 
-    def _save_batch(self, chunk: list[Conversation], replace: bool, saved: int, total: int,
-                    on_progress: Progress | None) -> int:
+    def _existing(self, ids: list[str], replace: bool, file: str) -> list[str]:
+        """The ids already in the home; refused unless ``replace``."""
+        existing = [i for i in ids if self.store.has_conversation(i)]
+        if existing and not replace:
+            raise IngestError(file, f"conversation {show(existing[0])}",
+                              "already imported; use --replace to replace it")
+        return existing
+
+    def _save_batch(self, chunk: list[Conversation], replace: bool, saved: int = 0, total: int = 0,
+                    on_progress: Progress | None = None) -> int:
+        """Save ``chunk`` in one transaction (all of it or nothing)."""
         with self.store.atomic():
             for conv in chunk:
                 self.store.save_conversation(conv, replace=replace)
@@ -107,27 +113,23 @@ class ImportService:
             on_progress("saved", saved + len(chunk), total)
         return len(chunk)
 
+    def _result(self, ids: list[str], warnings: list[str], fmt: str, replaced: list[str]) -> ImportResult:
+        """The import's result; replaced conversations' old vectors are dropped first."""
+        return ImportResult(ids=list(ids), warnings=[*warnings, *self._drop_vectors(replaced)], format=fmt,
+                            replaced=replaced)
+
     def import_bytes(self, name: str, data: bytes, *, fmt: str | None = None,
                      replace: bool = False) -> ImportResult:
         """Import an upload: same checks as a file, messages name ``name``."""
-        return self.save_loaded(self._load_bytes(name, data, fmt), replace=replace, file=name)
+        return self.save_loaded(self.load_bytes(name, data, fmt), replace=replace, file=name)
 
     def save_loaded(self, loaded: Loaded, *, replace: bool = False, file: str = "") -> ImportResult:
         """Save validated conversations atomically (all of the file or nothing)."""
-        existing = [c.id for c in loaded.conversations if self.store.has_conversation(c.id)]
-        if existing and not replace:
-            raise IngestError(file, f"conversation {show(existing[0])}",
-                              "already imported; use --replace to replace it")
-        with self.store.atomic():
-            for conv in loaded.conversations:
-                self.store.save_conversation(conv, replace=replace)
-        warnings = list(loaded.warnings)
-        if existing:
-            warnings += self._drop_vectors(existing)
-        log.info("imported %s from %s (%s)", ", ".join(c.id for c in loaded.conversations), file,
-                 loaded.format)
-        return ImportResult(ids=[c.id for c in loaded.conversations], warnings=warnings,
-                            format=loaded.format, replaced=existing)
+        ids = [c.id for c in loaded.conversations]
+        existing = self._existing(ids, replace, file)
+        self._save_batch(loaded.conversations, replace)
+        log.info("imported %s from %s (%s)", ", ".join(ids), file, loaded.format)
+        return self._result(ids, loaded.warnings, loaded.format, existing)
 
     def _drop_vectors(self, conv_ids: list[str]) -> list[str]:
         """Forget replaced conversations' vectors (a home without an index on disk has none)."""
@@ -153,11 +155,7 @@ class ImportService:
 
     def preview_bytes(self, name: str, data: bytes, max_turns: int = 20, *,
                       fmt: str | None = None) -> dict[str, Any]:
-        return _preview(self._load_bytes(name, data, fmt), max_turns, self.store.has_conversation)
-
-    def _load_bytes(self, name: str, data: bytes, fmt: str | None) -> Loaded:
-        """An upload, read from memory (no temp file): same checks and messages as a file."""
-        return load_bytes(name, data, fmt=fmt, limits=self.settings.limits)
+        return _preview(self.load_bytes(name, data, fmt), max_turns, self.store.has_conversation)
 
     # ------------------------------------------------------------------ export
     def export_json(self, conv_id: str) -> dict[str, Any]:
