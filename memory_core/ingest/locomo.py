@@ -15,11 +15,9 @@ their index in the full list as ``qid``; evidence ids are normalised (see
 
 from __future__ import annotations
 
-import codecs
 import re
 from typing import Any
 
-from memory_core.config import ImportLimits
 from memory_core.ingest.builder import ConversationBuilder, parse_qa, warn_unmatched
 from memory_core.ingest.common import (
     Context,
@@ -29,10 +27,8 @@ from memory_core.ingest.common import (
     get_str,
     key_path,
     opt_str,
-    show,
     top_level_items,
 )
-from memory_core.ingest.reading import load_json, max_bytes
 from memory_core.models import Conversation
 
 FORMAT = "locomo"
@@ -53,36 +49,6 @@ def parse(data: Any, ctx: Context) -> list[Conversation]:
     samples = top_level_items(ctx, data, noun="LoCoMo samples",
                               expected="a LoCoMo sample object or a list of samples")
     return [_sample(ctx, item, where, i, len(samples)) for i, (where, item) in enumerate(samples)]
-
-
-def read_bytes(name: str, data: bytes, limits: ImportLimits) -> tuple[list[Conversation], list[str]]:
-    """(conversations, warnings) of a LoCoMo-layout file held in memory (an upload), read once
-    with the same checks as a file on disk: size limit, UTF-8 (or UTF-16 with a byte-order
-    mark), bounded JSON, every field. Messages name ``name``."""
-    ctx = Context(name, limits)
-    if len(data) > max_bytes(ctx):
-        raise ctx.error("", f"file is {len(data) / 2**20:.1f} MB, over the import limit of "
-                            f"{limits.max_file_mb:g} MB (MNEMOSCOPE_MAX_FILE_MB)")
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        encoding = "utf-16"
-    else:
-        encoding = "utf-8-sig"
-        if b"\x00" in data:
-            raise ctx.error("", "binary data (NUL byte): not UTF-8 text")
-    try:
-        text = data.decode(encoding)
-    except UnicodeDecodeError as exc:
-        raise ctx.error("", f"cannot decode as {encoding.removesuffix('-sig')}: {exc.reason} "
-                            f"at byte {exc.start}") from None
-    if not text.strip():
-        raise ctx.error("", "file is empty")
-    conversations = parse(load_json(text, ctx), ctx)
-    seen: set[str] = set()
-    for conv in conversations:
-        if conv.id in seen:
-            raise ctx.error(f"conversation {show(conv.id)}", "appears more than once in the file")
-        seen.add(conv.id)
-    return conversations, ctx.warnings
 
 
 def _sample(ctx: Context, value: Any, where: str, i: int, count: int) -> Conversation:

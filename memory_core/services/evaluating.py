@@ -34,8 +34,6 @@ from memory_core.eval.locomo import (
 from memory_core.eval.metrics import summarise
 from memory_core.eval.run import Asked, Judge, add_judge_accuracy, evaluate, run_line, triage
 from memory_core.ingest import Loaded
-from memory_core.ingest import locomo as locomo_reader
-from memory_core.models import Conversation
 from memory_core.query.strategies import strategy as get_strategy
 from memory_core.query.strategies import strategy_names
 from memory_core.services.building import BuildService
@@ -110,13 +108,14 @@ class EvalService:
         """
         wanted = _parse_convs(convs)
         if isinstance(source, Upload) or (isinstance(source, (str, Path)) and Path(source).exists()):
-            name, conversations, warnings = self._read(source)
+            name, loaded = self._read(source)
+            conversations = loaded.conversations
             if wanted is not None:
                 unknown = [w for w in wanted if not any(matches(c.id, [w]) for c in conversations)]
                 if unknown:
                     raise QueryError(f"{name}: no conversation {', '.join(unknown)} in the file")
                 conversations = [c for c in conversations if matches(c.id, wanted)]
-            self._import_missing(name, conversations, warnings, on_progress)
+            self._import_missing(name, dataclasses.replace(loaded, conversations=conversations), on_progress)
             gold = [gold_from_conversation(c) for c in conversations]
         else:
             ids = [str(source)] if isinstance(source, (str, Path)) else list(source)
@@ -127,26 +126,24 @@ class EvalService:
             self._build_if_needed(g.conv_id, on_progress)
         return gold
 
-    def _read(self, source: Upload | str | Path) -> tuple[str, list[Conversation], list[str]]:
-        """The file's conversations, read once by the importer: (name, conversations, warnings)."""
+    def _read(self, source: Upload | str | Path) -> tuple[str, Loaded]:
+        """The file's conversations, read once by the importer: (name, what it read)."""
         if isinstance(source, Upload):
-            conversations, warnings = locomo_reader.read_bytes(source.name, source.data, self.settings.limits)
-            return source.name, conversations, warnings
-        loaded = self.imports.load(source, fmt="locomo")
-        return str(source), loaded.conversations, loaded.warnings
+            return source.name, self.imports.load_bytes(source.name, source.data, fmt="locomo")
+        return str(source), self.imports.load(source, fmt="locomo")
 
     def _gold_from_store(self, conv_id: str) -> GoldConversation:
         self.store.require_conversation(conv_id)
         return gold_from_qa(conv_id, (t.id for t in self.store.turns(conv_id)), self.store.qa_items(conv_id))
 
-    def _import_missing(self, name: str, conversations: list[Conversation], warnings: list[str],
-                        on_progress: Progress | None) -> None:
-        missing = [c for c in conversations if not self.store.has_conversation(c.id)]
+    def _import_missing(self, name: str, loaded: Loaded, on_progress: Progress | None) -> None:
+        """Save the conversations of ``loaded`` the home lacks (those it has are kept as they are)."""
+        missing = [c for c in loaded.conversations if not self.store.has_conversation(c.id)]
         if not missing:
             return
         if on_progress:
             on_progress({"stage": "import", "conv_ids": [c.id for c in missing]})
-        self.imports.save_loaded(Loaded(format="locomo", conversations=missing, warnings=warnings), file=name)
+        self.imports.save_loaded(dataclasses.replace(loaded, conversations=missing), file=name)
         still = [c.id for c in missing if not self.store.has_conversation(c.id)]
         if still:
             raise QueryError(f"{name}: importing did not create {', '.join(still)}")
@@ -266,10 +263,7 @@ class EvalService:
         report = EvalReport(strategy=cfg.name, budget_tokens=budget_tokens, backend=backend_name)
         items = lme.read_questions(path, limits=self.settings.limits, types=types, limit=limit)
         for conv, q in items:
-            if not self.store.has_conversation(conv.id):
-                if on_progress:
-                    on_progress({"stage": "import", "conv_ids": [conv.id]})
-                self.imports.save_loaded(Loaded(format="longmemeval", conversations=[conv]), file=str(path))
+            self._import_missing(str(path), Loaded(format="longmemeval", conversations=[conv]), on_progress)
             self._build_if_needed(conv.id, on_progress)
             self.queries.warm(conv.id)
             gold = GoldQuestion(conv_id=q.conv_id, qid=0, question=q.question, answer=q.answer,
