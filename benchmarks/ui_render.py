@@ -10,8 +10,9 @@ visit). A visit's time runs from navigation until Streamlit reports the script r
 no lazy element is still loading; for the Graphs page also until vis-network has its nodes and
 their layout is final.
 The first visit after the server starts is reported apart (it pays for module imports).
-A standalone 300-node graph (the same HTML the Graphs page embeds) is timed until drawn and
-until the layout stabilised. Prints figures; asserts nothing.
+Synthetic 300- and 1000-node graphs on the Graphs page's canvas component
+(benchmarks/graph_canvas_app.py) are timed until drawn and until the layout is final.
+Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -80,13 +81,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def serve(home: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+def serve(script: Path, home: Path, out: Path | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """``streamlit run script`` on a free port (output to ``out``, else discarded), once healthy."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env(home), stdout=log.open("w"), stderr=subprocess.STDOUT)
+        cwd=ROOT, env=env(home), stderr=subprocess.STDOUT,
+        stdout=out.open("w") if out else subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -96,7 +99,7 @@ def serve(home: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:
         except OSError:
             time.sleep(0.3)
     proc.terminate()
-    raise SystemExit("streamlit did not start")
+    raise SystemExit(f"streamlit did not start ({script.name})")
 
 
 def visit(browser, url: str, graph: bool = False) -> float:  # type: ignore[no-untyped-def]
@@ -157,25 +160,6 @@ def first_question(browser, url: str, conv: str, question: str, pause: float) ->
     return took
 
 
-def serve_canvas_app() -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "benchmarks" / "graph_canvas_app.py"),
-           "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
-           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env(Path(tempfile.gettempdir())),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
-                return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.terminate()
-    raise SystemExit("streamlit (graph canvas app) did not start")
-
-
 def standalone_graph(browser, url: str, nodes: int, layout: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
     """A synthetic ``nodes``-node graph on the app's canvas component, in a new session.
 
@@ -198,7 +182,7 @@ def standalone_graph(browser, url: str, nodes: int, layout: str) -> dict[str, fl
 
 
 def graph_figures(browser, sizes: list[int]) -> None:  # type: ignore[no-untyped-def]
-    proc, url = serve_canvas_app()
+    proc, url = serve(ROOT / "benchmarks" / "graph_canvas_app.py", Path(tempfile.gettempdir()))
     try:
         standalone_graph(browser, url, 50, "force")  # warm-up: imports, component registration
         print("\ngraph canvas (custom component, vis-network inline), synthetic graphs, new session each:")
@@ -240,7 +224,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     log = home.parent / "ui_render_streamlit.log"
-    proc, url = serve(home, log)
+    proc, url = serve(ROOT / "app.py", home, log)
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
