@@ -72,22 +72,11 @@ def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
     if not conv_ids:
         print("nothing to build")
         return 0
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import as_completed
 
-    from memory_core.construct.distributed import plain_main
+    from memory_core.construct.distributed import connect
 
-    where = f"a local cluster of {args.workers} workers" if args.workers else args.scheduler
-    cluster = None
-    try:
-        if args.workers:  # the dashboard on a free port: 8787 may be taken by another cluster
-            with plain_main():
-                cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                                       dashboard_address="127.0.0.1:0")
-        client = Client(cluster if cluster is not None else args.scheduler, timeout=20)
-    except (OSError, RuntimeError, TimeoutError) as exc:
-        if cluster is not None:
-            cluster.close()
-        raise ConfigError(f"build-cluster: cannot reach {where}: {str(exc).splitlines()[0]}") from None
+    client, cluster = connect(workers=args.workers, scheduler=args.scheduler)
     started = time.perf_counter()
     failed = 0
     try:

@@ -122,9 +122,13 @@ def connect(*, workers: int | None = None, scheduler: str | None = None) -> tupl
         raise ConfigError(f"--workers: at least 1 (got {workers})")
     with warnings.catch_warnings():  # its status page moves to a free port when 8787 is taken
         warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
-        with plain_main():  # the workers start now
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.WARNING)
+        try:
+            with plain_main():  # the workers start now
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.WARNING)
+        except (OSError, RuntimeError) as exc:
+            raise ConfigError(f"--workers {workers}: the local Dask cluster did not start "
+                              f"({(str(exc).splitlines() or [''])[0]})") from None
     return Client(cluster), cluster
 
 
