@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from memory_core.errors import StoreError
@@ -19,6 +20,9 @@ MEMORY_TABLES = (
     "event_links",
     "built_sessions",
 )
+# what replacing a conversation on import removes by conv_id (then its ``conversations`` row);
+# forgetting removes these and the LLM accounting and cache rows too (``forget.py``)
+REPLACE_TABLES = (*MEMORY_TABLES, *CONVERSATION_TABLES[:-1], "traces", "edits", "builds")
 
 
 class ConversationStore(StoreBase):
@@ -68,12 +72,16 @@ class ConversationStore(StoreBase):
             self.insert_rows("turns", rows)
 
     def delete_conversation(self, conv_id: str) -> None:
+        self.delete_conversation_rows(conv_id, REPLACE_TABLES)
+
+    def delete_conversation_rows(self, conv_id: str, tables: Sequence[str]) -> dict[str, int]:
+        """Delete ``conv_id``'s rows from ``tables`` (schema constants) and its ``conversations``
+        row in one transaction; returns the rows removed per table."""
         with self.atomic():
-            for table in MEMORY_TABLES + CONVERSATION_TABLES[:-1]:
-                self.execute(f"DELETE FROM {table} WHERE conv_id = ?", [conv_id])  # noqa: S608
-            for table in ("traces", "edits", "builds"):
-                self.execute(f"DELETE FROM {table} WHERE conv_id = ?", [conv_id])  # noqa: S608
-            self.execute("DELETE FROM conversations WHERE id = ?", [conv_id])
+            counts = {table: self.execute_count(f"DELETE FROM {table} WHERE conv_id = ?", [conv_id])  # noqa: S608
+                      for table in tables}
+            counts["conversations"] = self.execute_count("DELETE FROM conversations WHERE id = ?", [conv_id])
+        return counts
 
     def conversation_ids(self) -> list[str]:
         return [r[0] for r in self.all("SELECT id FROM conversations ORDER BY id")]

@@ -23,16 +23,16 @@ from memory_core.errors import StoreError
 from memory_core.models import Edit
 from memory_core.store.activity import ActivityStore
 from memory_core.store.base import now
-from memory_core.store.conversations import MEMORY_TABLES, ConversationStore
+from memory_core.store.conversations import REPLACE_TABLES, ConversationStore
+from memory_core.store.memory import MemoryStore
 
 # tables holding a conversation's rows, by conv_id (conversations itself is keyed by id)
-FORGET_TABLES = (*MEMORY_TABLES, "turns", "sessions", "qa", "traces", "edits", "builds", "llm_calls",
-                 "llm_cache")
+FORGET_TABLES = (*REPLACE_TABLES, "llm_calls", "llm_cache")
 GRAPH_TABLES = ("entities", "entity_merges", "edges", "event_links")
 FORGET = "forget"
 
 
-class ForgetStore(ConversationStore, ActivityStore):
+class ForgetStore(ConversationStore, MemoryStore, ActivityStore):
     def forget_conversation(self, conv_id: str, *, who: str, why: str = "") -> dict[str, int]:
         """Delete every row of ``conv_id``, write the audit line, reclaim the space.
 
@@ -40,9 +40,7 @@ class ForgetStore(ConversationStore, ActivityStore):
         """
         self.require_conversation(conv_id)
         with self.atomic():
-            counts = {table: self.execute_count(f"DELETE FROM {table} WHERE conv_id = ?", [conv_id])  # noqa: S608
-                      for table in FORGET_TABLES}
-            counts["conversations"] = self.execute_count("DELETE FROM conversations WHERE id = ?", [conv_id])
+            counts = self.delete_conversation_rows(conv_id, FORGET_TABLES)
             self.add_edit(_audit(conv_id, "conversation", conv_id, who, why, counts))
         self.reclaim((*FORGET_TABLES, "conversations"))
         return counts
@@ -59,8 +57,7 @@ class ForgetStore(ConversationStore, ActivityStore):
             raise StoreError(f"conversation '{conv_id}' has no session {session} (sessions: "
                              f"{', '.join(map(str, known)) or 'none'})")
         with self.atomic():
-            episode_ids = [r[0] for r in self.all(
-                "SELECT id FROM episodes WHERE conv_id = ? AND session = ?", [conv_id, session])]
+            episode_ids = self.session_episode_ids(conv_id, session)
             record_ids = [r[0] for r in self.all(
                 "SELECT id FROM records WHERE conv_id = ? AND episode_id = ANY(?)", [conv_id, episode_ids])]
             counts: dict[str, Any] = {
@@ -68,14 +65,7 @@ class ForgetStore(ConversationStore, ActivityStore):
                                             [conv_id, session]),
                 "sessions": self.execute_count("DELETE FROM sessions WHERE conv_id = ? AND idx = ?",
                                                [conv_id, session]),
-                "records": self.execute_count("DELETE FROM records WHERE conv_id = ? AND episode_id = ANY(?)",
-                                              [conv_id, episode_ids]),
-                "events": self.execute_count("DELETE FROM events WHERE conv_id = ? AND episode_id = ANY(?)",
-                                             [conv_id, episode_ids]),
-                "episodes": self.execute_count("DELETE FROM episodes WHERE conv_id = ? AND session = ?",
-                                               [conv_id, session]),
-                "built_sessions": self.execute_count(
-                    "DELETE FROM built_sessions WHERE conv_id = ? AND session = ?", [conv_id, session]),
+                **self.delete_session_memory(conv_id, session),
             }
             for table in (*GRAPH_TABLES, "traces", "llm_cache"):
                 counts[table] = self.execute_count(f"DELETE FROM {table} WHERE conv_id = ?", [conv_id])  # noqa: S608

@@ -19,6 +19,7 @@ from memory_core.models import (
     ThemeType,
 )
 from memory_core.store.base import StoreBase, dumps, loads, now
+from memory_core.store.conversations import MEMORY_TABLES
 
 _RECORD_COLS = (
     "id, conv_id, episode_id, entity, entity_type, property, value, condition, modality, "
@@ -104,21 +105,31 @@ class MemoryStore(StoreBase):
             )
 
     def clear_session_memory(self, conv_id: str, session: int) -> None:
+        self.delete_session_memory(conv_id, session)
+
+    def delete_session_memory(self, conv_id: str, session: int) -> dict[str, int]:
+        """Delete one session's episodes, their records and events, and its built mark, in one
+        transaction; returns the rows removed per table."""
         with self.atomic():
-            episode_ids = [r[0] for r in self.all(
-                "SELECT id FROM episodes WHERE conv_id = ? AND session = ?", [conv_id, session])]
+            episode_ids = self.session_episode_ids(conv_id, session)
+            counts = {"records": 0, "events": 0}
             if episode_ids:
-                self.execute("DELETE FROM records WHERE conv_id = ? AND episode_id = ANY(?)",
-                             [conv_id, episode_ids])
-                self.execute("DELETE FROM events WHERE conv_id = ? AND episode_id = ANY(?)",
-                             [conv_id, episode_ids])
-            self.execute("DELETE FROM episodes WHERE conv_id = ? AND session = ?", [conv_id, session])
-            self.execute("DELETE FROM built_sessions WHERE conv_id = ? AND session = ?", [conv_id, session])
+                for table in ("records", "events"):
+                    counts[table] = self.execute_count(
+                        f"DELETE FROM {table} WHERE conv_id = ? AND episode_id = ANY(?)",  # noqa: S608
+                        [conv_id, episode_ids])
+            for table in ("episodes", "built_sessions"):
+                counts[table] = self.execute_count(
+                    f"DELETE FROM {table} WHERE conv_id = ? AND session = ?", [conv_id, session])  # noqa: S608
+            return counts
+
+    def session_episode_ids(self, conv_id: str, session: int) -> list[str]:
+        return [r[0] for r in self.all(
+            "SELECT id FROM episodes WHERE conv_id = ? AND session = ?", [conv_id, session])]
 
     def clear_memory(self, conv_id: str) -> None:
         with self.atomic():
-            for table in ("episodes", "records", "entities", "entity_merges", "edges", "events",
-                          "event_links", "built_sessions"):
+            for table in MEMORY_TABLES:
                 self.execute(f"DELETE FROM {table} WHERE conv_id = ?", [conv_id])  # noqa: S608
 
     def memory_fingerprint(self, conv_id: str) -> tuple[Any, ...]:
