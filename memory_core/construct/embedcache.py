@@ -24,9 +24,6 @@ class TextEmbedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
-
-
-
 _memo: OrderedDict[str, np.ndarray] = OrderedDict()
 _lock = threading.Lock()
 

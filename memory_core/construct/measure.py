@@ -11,8 +11,8 @@ import statistics
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from memory_core.construct.fidelity import observations
 from memory_core.contracts import RelationalStore
-from memory_core.ids import canonical_turn_id, evidence_tokens
 from memory_core.timeexpr import normalise
 
 if TYPE_CHECKING:
@@ -20,22 +20,8 @@ if TYPE_CHECKING:
 
 
 def observation_turns(meta: dict[str, Any]) -> set[str]:
-    """Turn ids cited by LoCoMo ``observation`` facts ([fact, dia_id] pairs per speaker)."""
-    ids: set[str] = set()
-    observation = meta.get("observation") or {}
-    if not isinstance(observation, dict):
-        return ids
-    for per_session in observation.values():
-        if not isinstance(per_session, dict):
-            continue
-        for facts in per_session.values():
-            for fact in facts if isinstance(facts, list) else []:
-                if not isinstance(fact, list | tuple) or len(fact) < 2:
-                    continue
-                raw = fact[1] if isinstance(fact[1], list) else [fact[1]]
-                for item in raw:
-                    ids.update(canonical_turn_id(part) for part in evidence_tokens(item))
-    return ids
+    """Turn ids cited by LoCoMo ``observation`` facts (as ``fidelity.observations`` reads them)."""
+    return {tid for _, ids in observations(meta) for tid in ids}
 
 
 def measure(store: RelationalStore, conv_id: str,
