@@ -50,3 +50,19 @@ TWO_THEMES: list[Line] = [
     ("Ben", "Mostly. The deployment pipeline broke twice, and I rewrote the backup scripts in Python."),
     ("Anna", "Rewriting backup scripts for servers sounds stressful. Good luck with the migration!"),
 ]
+
+# a weekend hiking story (with an image caption on the last turn)
+HIKING: list[Line] = [
+    ("Ben", "Hi Anna, how was your weekend?"),
+    ("Anna", "Great! I went hiking in the Alps with my brother Tom last Saturday."),
+    ("Ben", "Wow, the Alps! Did Tom like it?"),
+    ("Anna", "He loved it. He wants to climb Mont Blanc next year."),
+    ("Ben", "That sounds amazing.", "a photo of a snowy mountain peak at sunrise"),
+]
+# a pottery class
+POTTERY: list[Line] = [
+    ("Anna", "Ben, I started a pottery class at the community center this week."),
+    ("Ben", "Nice! Do you like it so far?"),
+    ("Anna", "I love it. I made a blue bowl for my mom yesterday."),
+    ("Ben", "Send me a picture of that bowl!"),
+]

@@ -26,22 +26,12 @@ from memory_core.construct.pipeline import ComputedConversation, build_conversat
 from memory_core.models import Conversation
 from memory_core.store import Store
 from memory_core.store.vectors import VectorIndex
-from tests.construct.dialogues import TWO_THEMES, conversation, session
+from tests.construct.dialogues import HIKING, POTTERY, TWO_THEMES, conversation, session
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SECOND: list[Any] = [
-    ("Ben", "Hi Anna, how was your weekend?"),
-    ("Anna", "Great! I went hiking in the Alps with my brother Tom last Saturday."),
-    ("Ben", "Wow, the Alps! Did Tom like it?"),
-    ("Anna", "He loved it. He wants to climb Mont Blanc next year."),
-    ("Ben", "That sounds amazing.", "a photo of a snowy mountain peak at sunrise"),
-]
-THIRD: list[Any] = [
-    ("Anna", "Ben, I started a pottery class at the community center this week."),
-    ("Ben", "Nice! Do you like it so far?"),
-    ("Anna", "I love it. I made a blue bowl for my mom yesterday."),
-    ("Ben", "Send me a picture of that bowl!"),
+POTTERY_LONGER = [
+    *POTTERY,
     ("Anna", "Sure. My sister Lena wants to join the class next month."),
     ("Ben", "You two will fill the house with bowls."),
 ]
@@ -49,9 +39,9 @@ THIRD: list[Any] = [
 
 def conversations() -> list[Conversation]:
     return [
-        conversation("c1", [session(1, TWO_THEMES), session(2, SECOND)]),
-        conversation("c2", [session(1, THIRD), session(2, SECOND)]),
-        conversation("c3", [session(1, SECOND), session(2, THIRD)]),
+        conversation("c1", [session(1, TWO_THEMES), session(2, HIKING)]),
+        conversation("c2", [session(1, POTTERY_LONGER), session(2, HIKING)]),
+        conversation("c3", [session(1, HIKING), session(2, POTTERY_LONGER)]),
     ]
 
 

@@ -14,21 +14,7 @@ from memory_core.errors import BuildError
 from memory_core.models import Episode, Session, Turn
 from memory_core.store import Store
 from memory_core.store.vectors import VectorIndex
-from tests.construct.dialogues import TWO_THEMES, conversation, session
-
-SECOND: list[Any] = [
-    ("Ben", "Hi Anna, how was your weekend?"),
-    ("Anna", "Great! I went hiking in the Alps with my brother Tom last Saturday."),
-    ("Ben", "Wow, the Alps! Did Tom like it?"),
-    ("Anna", "He loved it. He wants to climb Mont Blanc next year."),
-    ("Ben", "That sounds amazing.", "a photo of a snowy mountain peak at sunrise"),
-]
-THIRD: list[Any] = [
-    ("Anna", "Ben, I started a pottery class at the community center this week."),
-    ("Ben", "Nice! Do you like it so far?"),
-    ("Anna", "I love it. I made a blue bowl for my mom yesterday."),
-    ("Ben", "Send me a picture of that bowl!"),
-]
+from tests.construct.dialogues import HIKING, POTTERY, TWO_THEMES, conversation, session
 
 
 @pytest.fixture
@@ -43,7 +29,7 @@ def backend(embedder) -> OfflineBackend:  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def built(store: Store, index: VectorIndex, embedder, backend: OfflineBackend) -> list[Any]:  # type: ignore[no-untyped-def]
-    store.save_conversation(conversation("c1", [session(1, TWO_THEMES), session(2, SECOND)]))
+    store.save_conversation(conversation("c1", [session(1, TWO_THEMES), session(2, HIKING)]))
     return list(build_conversation(store, index, embedder, "c1", backend))
 
 
@@ -106,7 +92,7 @@ def test_rerun_skips_and_rebuild_replaces(built: list[Any], store: Store, index:
 def test_a_new_session_builds_alone(built: list[Any], store: Store, index: VectorIndex, embedder,  # type: ignore[no-untyped-def]
                                     backend: OfflineBackend) -> None:
     before = {r.id: r for r in store.records("c1") if r.episode_id.startswith("c1:S1:")}
-    store.add_sessions("c1", [session(3, THIRD)])
+    store.add_sessions("c1", [session(3, POTTERY)])
     events = list(build_conversation(store, index, embedder, "c1", backend))
     assert [e.session for e in events if e.kind == "session_started"] == [3]
     assert [e.session for e in events if e.kind == "session_skipped"] == [1, 2]
@@ -130,7 +116,7 @@ def test_missing_vectors_are_repaired_on_rerun(built: list[Any], store: Store, i
 
 def test_an_interrupted_build_keeps_whole_sessions(store: Store, index: VectorIndex, embedder,  # type: ignore[no-untyped-def]
                                                    backend: OfflineBackend) -> None:
-    store.save_conversation(conversation("c2", [session(1, TWO_THEMES), session(2, SECOND)]))
+    store.save_conversation(conversation("c2", [session(1, TWO_THEMES), session(2, HIKING)]))
     stream = build_conversation(store, index, embedder, "c2", backend)
     for event in stream:
         if event.kind == "episode_formed" and event.episode.session == 2:
@@ -182,7 +168,7 @@ class _Broken(BackendBase):
 def test_invalid_backend_output_is_rejected_and_nothing_is_written(  # type: ignore[no-untyped-def]
         store: Store, index: VectorIndex, embedder, backend: OfflineBackend,
         fault: str, message: str) -> None:
-    store.save_conversation(conversation("c3", [session(1, TWO_THEMES), session(2, SECOND)]))
+    store.save_conversation(conversation("c3", [session(1, TWO_THEMES), session(2, HIKING)]))
     with pytest.raises(BuildError) as caught:
         list(build_conversation(store, index, embedder, "c3", _Broken(backend, fault)))
     text = str(caught.value)
