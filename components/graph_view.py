@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
@@ -14,19 +15,41 @@ from memory_core.services import Services
 HEIGHT = 600  # canvas height in pixels
 
 
-@st.cache_data(show_spinner="Reading the graph…", max_entries=8)
+@st.cache_resource(show_spinner="Reading the graph…", max_entries=8)
 def load_graph(_svc: Services, conv: str, kind: str, token: str) -> nx.DiGraph:
-    """The entity or event graph of ``conv`` (cached per memory version ``token``)."""
+    """The entity or event graph of ``conv`` (cached per memory version ``token``).
+
+    One shared object per version, not a copy per rerun: read it only (the filters copy).
+    """
     return _svc.builds.entity_graph(conv) if kind == "entity" else _svc.builds.event_graph(conv)
 
 
-@st.cache_data(show_spinner="Laying out…", max_entries=32)
-def _payload(_g: Any, key: str, name: str, layout: str, note: str) -> dict[str, Any]:
-    return graph_canvas.payload(_g, name=name, layout=layout, height=HEIGHT, note=note)
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _facets(_g: Any, conv: str, kind: str, token: str) -> graph.Facets:
+    return graph.facets(_g)
 
 
-def filters(g: Any, kind: str) -> dict[str, Any]:
-    f = graph.facets(g)
+@dataclass(frozen=True)
+class _Drawn:
+    view: graph.View
+    hidden: int  # isolated or minor nodes left out
+    data: dict[str, Any]  # the canvas payload (read only: shared between reruns)
+
+
+@st.cache_resource(show_spinner="Laying out…", max_entries=32)
+def _drawn(_g: Any, key: str, _chosen: dict[str, Any], name: str, note: str) -> _Drawn:
+    """The filtered view of ``_g`` and its canvas payload, once per (graph version, filters) ``key``."""
+    options = {k: v for k, v in _chosen.items() if k not in ("layout", "show_all")}
+    hidden = set() if _chosen.get("show_all") else graph.minor_nodes(_g) - {options.get("ego")}
+    view = graph.filter_graph(graph.without(_g, hidden) if hidden else _g, **options)
+    layout = str(_chosen.get("layout") or "force")
+    data = graph_canvas.payload(view.graph, name=name, layout=layout, height=HEIGHT, note=note) \
+        if view.shown else {}
+    return _Drawn(view, len(hidden), data)
+
+
+def filters(g: Any, conv: str, kind: str, token: str) -> dict[str, Any]:
+    f = _facets(g, conv, kind, token)
     c = st.columns(3)
     types = c[0].multiselect("Node type", f.types, key=f"g:types:{kind}")
     props = c[1].multiselect("Relation" if kind == "entity" else "Link kind", f.properties,
@@ -61,25 +84,23 @@ def draw(g: Any, conv: str, kind: str, token: str, chosen: dict[str, Any]) -> An
 
     A click on the canvas becomes the side panel's selection (``graph_panel``).
     """
-    options = {k: v for k, v in chosen.items() if k not in ("layout", "show_all")}
-    hidden = set() if chosen.get("show_all") else graph.minor_nodes(g) - {options.get("ego")}
-    view = graph.filter_graph(graph.without(g, hidden) if hidden else g, **options)
-    parts = [f"{view.shown} nodes, {view.graph.number_of_edges()} edges"]
-    if view.matching > view.shown:
-        parts.append(f"the {view.shown} most important of {view.matching} matching (raise *Show at most*)")
-    if hidden:
-        parts.append(f"{len(hidden)} isolated or minor nodes hidden")
-    st.caption(" · ".join(parts) + ".")
-    if view.shown == 0:
-        st.info("No node matches these filters.")
-        return view.graph
     key = repr((conv, kind, token, sorted((k, str(v)) for k, v in chosen.items())))
     note = "hover an edge for its label · click a node or an edge for details"
     if chosen.get("layout") == "time":
         note = "earlier → later, left to right (undated last) · " + note
-    data = _payload(view.graph, key, f"{kind}", str(chosen.get("layout") or "force"), note)
+    drawn = _drawn(g, key, chosen, kind, note)
+    view = drawn.view
+    parts = [f"{view.shown} nodes, {view.graph.number_of_edges()} edges"]
+    if view.matching > view.shown:
+        parts.append(f"the {view.shown} most important of {view.matching} matching (raise *Show at most*)")
+    if drawn.hidden:
+        parts.append(f"{drawn.hidden} isolated or minor nodes hidden")
+    st.caption(" · ".join(parts) + ".")
+    if view.shown == 0:
+        st.info("No node matches these filters.")
+        return view.graph
     sel = graph_panel.current(kind)
-    data = {**data, "selected": None if sel is None else {"kind": sel.kind, "id": sel.id}}
+    data = {**drawn.data, "selected": None if sel is None else {"kind": sel.kind, "id": sel.id}}
     canvas_key = f"g:canvas:{kind}"
     graph_canvas.canvas(data, key=canvas_key, on_select=_clicked, args=(kind, canvas_key))
     return view.graph

@@ -20,7 +20,7 @@ if g.number_of_nodes() == 0:
     st.page_link("pages/load.py", label="Load & build", query_params={"conv": conv})
     st.stop()
 
-chosen = graph_view.filters(g, kind)
+chosen = graph_view.filters(g, conv, kind, token)
 left, right = st.columns([3, 2])
 with left:
     shown = graph_view.draw(g, conv, kind, token, chosen)
