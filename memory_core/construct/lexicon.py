@@ -293,7 +293,3 @@ def prop_for(name: str) -> Prop:
     if name.startswith("favorite_"):
         return Prop(name)
     return PROPERTIES.get(name, Prop(name))
-
-
-def is_relation(name: str) -> bool:
-    return prop_for(name).relation

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memory_core.errors import StoreError
-from memory_core.models import Edit, Modality, Record, RecordStatus
+from memory_core.models import Edit, Modality, Record
 from memory_core.store.base import now
 
 # fields an annotator may change with ``edit_record`` (status goes through delete/mark_wrong)
@@ -161,7 +161,3 @@ def make_edit(*, conv_id: str, target_kind: str, target_id: str, action: str, wh
                          f"at most {MAX_TEXT_CHARS})")
     return Edit(id=new_edit_id(), conv_id=conv_id, target_kind=target_kind, target_id=target_id,
                 action=action, who=who, at=now(), before=before, after=after, why=why, reverts=reverts)
-
-
-def is_retrievable(record: Record) -> bool:
-    return record.status == RecordStatus.ACTIVE
