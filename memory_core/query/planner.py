@@ -12,7 +12,6 @@ resolved here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -22,22 +21,21 @@ from rapidfuzz import fuzz
 from memory_core.contracts import Vocabulary
 from memory_core.models import Plan, ReasoningType, Requirement, Scope
 from memory_core.query.qembed import embed_question
-from memory_core.query.text import MONTHS, STOPWORDS, WEAK_WORDS, content_words, fold, stem, words
+from memory_core.query.text import STOPWORDS, WEAK_WORDS, content_words, fold, stem, words
+from memory_core.timeexpr import MONTH_ALT
 
 if TYPE_CHECKING:
     from memory_core.embeddings import Embedder
-
-_MONTH_RE = "|".join(MONTHS) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 
 _TIME_CONDITION_RE = re.compile(
     r"\b(?:(?:last|this|next|past|previous|coming)\s+(?:year|month|week|weekend|summer|winter|spring|fall|"
     r"autumn|night|time|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
     r"|yesterday|today|tonight|tomorrow|recently|lately|ago|"
     r"(?:in|on|during|since|before|after|by|around)\s+(?:(?:the\s+)?(?:early|late|mid)\s+)?"
-    r"(?:\d{1,2}\s+)?(?:" + _MONTH_RE + r")\b(?:[\s,]*\d{1,2}(?:st|nd|rd|th)?(?!\d))?(?:[\s,]*\d{4})?"
+    r"(?:\d{1,2}\s+)?(?:" + MONTH_ALT + r")\b(?:[\s,]*\d{1,2}(?:st|nd|rd|th)?(?!\d))?(?:[\s,]*\d{4})?"
     r"|(?:in|on|during|since|before|after|by)\s+\d{4}"
-    r"|\d{1,2}\s+(?:" + _MONTH_RE + r")\b,?\s*\d{4}"
-    r"|(?:" + _MONTH_RE + r")\s+\d{1,2}(?:st|nd|rd|th)?,?\s*\d{4})",
+    r"|\d{1,2}\s+(?:" + MONTH_ALT + r")\b,?\s*\d{4}"
+    r"|(?:" + MONTH_ALT + r")\s+\d{1,2}(?:st|nd|rd|th)?,?\s*\d{4})",
     re.IGNORECASE,
 )
 
@@ -128,15 +126,6 @@ _RELATION_WORDS = frozenset(
     """.split()  # noqa: SIM905
 )
 _NOT_PROPERTY = STOPWORDS | WEAK_WORDS | frozenset({"s"})
-
-
-@dataclass(frozen=True)
-class TimeCondition:
-    text: str
-
-
-def time_conditions(question: str) -> list[str]:
-    return [m.group(0).strip(" ,") for m in _TIME_CONDITION_RE.finditer(question)]
 
 
 def answer_target(question: str) -> str:

@@ -12,21 +12,6 @@ import threading
 from collections.abc import Iterator
 from functools import lru_cache
 
-MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-
 _WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 
 # Lucene's English stop words plus question/auxiliary words that carry no topic.
