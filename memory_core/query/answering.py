@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -45,11 +44,6 @@ _NUMBERS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "twice": 2, "once": 1, "both": 2, "couple": 2, "few": 3, "several": 3,
 }  # fmt: skip
-# words that end a clause: the span stops before them
-_CLAUSE_END = frozenset(
-    """because since which who that so but when while if although though as after before until
-    it's its i'm i've i'll i'd we're we've you're you've they're it was is are am""".split()  # noqa: SIM905
-)
 # words not worth starting or ending a span with
 _EDGE = STOPWORDS | WEAK_WORDS | frozenset({"really", "just", "so", "also", "too", "very", "lately", "now"})
 # conversational fillers: a span made only of these (and stop words) says nothing
@@ -129,16 +123,14 @@ def _speaker_weight(sentence: str, turn: BufferTurn, asked: set[str]) -> float:
     return 0.8
 
 
-def _normalised(turn_scores: Mapping[str, float] | None, buffer: list[BufferTurn]) -> dict[str, float]:
-    """Retrieval scores of the buffer's turns, min-max normalised over the buffer."""
-    if not turn_scores:
+def _normalised(buffer: list[BufferTurn]) -> dict[str, float]:
+    """The buffer turns' closeness to the question, min-max normalised over the buffer."""
+    scores = {b.turn_id: b.closeness for b in buffer if b.closeness is not None}
+    if not scores:
         return {}
-    values = [turn_scores[b.turn_id] for b in buffer if b.turn_id in turn_scores]
-    if not values:
-        return {}
-    lo, hi = min(values), max(values)
+    lo, hi = min(scores.values()), max(scores.values())
     span = hi - lo or 1.0
-    return {b.turn_id: (turn_scores[b.turn_id] - lo) / span for b in buffer if b.turn_id in turn_scores}
+    return {turn_id: (score - lo) / span for turn_id, score in scores.items()}
 
 
 def _follows(prev: BufferTurn, turn: BufferTurn) -> bool:
@@ -151,10 +143,9 @@ def _follows(prev: BufferTurn, turn: BufferTurn) -> bool:
     return prev.session == turn.session and b == a + 1 and prev.speaker != turn.speaker
 
 
-def candidates(
-    plan: Plan, buffer: list[BufferTurn], turn_scores: Mapping[str, float] | None = None
-) -> list[Candidate]:
-    """Buffer sentences ranked as answers.
+def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
+    """Buffer sentences ranked as answers; a sentence of a turn close to the question (its
+    ``closeness``, set by retrieval) counts more.
 
     A question in the buffer that repeats the asked words is not itself the answer: it
     counts half, and the first sentences of the reply right after it inherit its score.
@@ -165,7 +156,7 @@ def candidates(
         p for bt in buffer for p in [*sentences(bt.text), *([bt.image_caption] if bt.image_caption else [])]
     ]
     rarity = _rarity(everything, labels)
-    closeness = _normalised(turn_scores, buffer)
+    closeness = _normalised(buffer)
     out = []
     asked_before = 0.0  # best score of a question sentence in the previous turn
     for k, bt in enumerate(buffer):
@@ -205,8 +196,7 @@ def _trim(tokens: list[str]) -> list[str]:
 
 
 def _question_stems(plan: Plan) -> set[str]:
-    out = {stem(w) for w in words(plan.question) if w not in STOPWORDS}
-    return out
+    return {stem(w) for w in words(plan.question) if w not in STOPWORDS}
 
 
 _CLAUSE_SPLIT_RE = re.compile(r"\s*(?:[,;:!?()\"“”\u2014\u2013]|\s-\s|\.\s)\s*")
@@ -490,19 +480,12 @@ def unknown() -> Answer:
     return Answer(text=UNKNOWN, cited_turn_ids=(), supported=False, support=SupportLevel.UNKNOWN)
 
 
-def extractive_answer(
-    question: str,
-    plan: Plan,
-    buffer: list[BufferTurn],
-    turn_scores: Mapping[str, float] | None = None,
-) -> Answer:
-    """The answer from the buffer; ``turn_scores`` (turn id -> closeness to the question; by
-    default each buffer turn's own ``closeness``) favour sentences of the turns close to it."""
-    if turn_scores is None:
-        turn_scores = {bt.turn_id: bt.closeness for bt in buffer if bt.closeness is not None}
+def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn]) -> Answer:
+    """The answer from the buffer; sentences of the turns closest to the question (each
+    turn's ``closeness``) are favoured."""
     if not buffer:
         return unknown()
-    ranked = candidates(plan, buffer, turn_scores)
+    ranked = candidates(plan, buffer)
     if not ranked or max(c.words_score for c in ranked) < MIN_SCORE:
         return unknown()
     best = ranked[0]

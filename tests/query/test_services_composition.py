@@ -68,9 +68,9 @@ def test_the_offline_backend_plans_and_answers_like_the_rules(built) -> None:  #
         plan = plan_question(question, ci.vocabulary(), embedder=built.embedder)
         qvec = embed_question(built.embedder, question)
         result = retrieve(ci, plan, qvec, cfg, None)
-        buffer = build_buffer(ci, result.positions, plan)
-        closeness = {bt.turn_id: float(ci.turn_vecs[ci.pos[bt.turn_id]] @ qvec) for bt in buffer}
-        answer = extractive_answer(question, plan, buffer, closeness)
+        buffer = [bt.model_copy(update={"closeness": float(ci.turn_vecs[ci.pos[bt.turn_id]] @ qvec)})
+                  for bt in build_buffer(ci, result.positions, plan)]
+        answer = extractive_answer(question, plan, buffer)
         assert trace.backend == "offline"
         assert trace.plan == plan
         assert trace.answer == answer
