@@ -13,7 +13,8 @@ conv = require_conv()
 st.title("Records")
 record_forms.flash()
 
-query, filters, sort, page_size = record_table.filters_ui(call(svc.curation.record_facets, conv))
+facets = call(svc.curation.record_facets, conv)
+query, filters, sort, page_size = record_table.filters_ui(facets)
 result = call(svc.curation.search_records, conv, query=query, filters=filters, sort=sort,
               page=record_table.current_page(), page_size=page_size)
 episodes = data.episodes(svc, conv)
@@ -48,5 +49,5 @@ with add:
     if episode is not None:
         record_forms.create_form(svc, conv, episode, data.turns(svc, conv, episode.turn_ids))
 with merge:
-    names = [name for name, _ in call(svc.curation.record_facets, conv).get("entity", [])]
+    names = [name for name, _ in facets.get("entity", [])]
     record_forms.merge_form(svc, conv, names)
