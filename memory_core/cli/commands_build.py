@@ -51,8 +51,8 @@ class Progress:
     """A text progress bar driven by build events: redrawn in place on a terminal, one line
     per session (and graph / end) when stderr is a file or a pipe."""
 
-    def __init__(self, out: TextIO, *, enabled: bool = True, width: int = 28, stages: bool = False) -> None:
-        self.out, self.enabled, self.width, self.stages = out, enabled, width, stages
+    def __init__(self, out: TextIO, *, enabled: bool = True, width: int = 28) -> None:
+        self.out, self.enabled, self.width = out, enabled, width
         self.tty = bool(getattr(out, "isatty", lambda: False)())
         self.total = self.done = 0
         self.line = ""
@@ -79,8 +79,8 @@ class Progress:
             self.out.flush()
             self.line = ""
 
-    def feed(self, events: Iterable[BuildEvent]) -> dict[str, Any]:
-        stats: dict[str, Any] = {}
+    def feed(self, events: Iterable[BuildEvent]) -> None:
+        """Draw the bar; on stdout, each conversation's summary line and its stage timings."""
         turns_of: dict[str, int] = {}
         for event in events:
             kind = event.kind
@@ -108,12 +108,10 @@ class Progress:
                 self.finish()
                 stats = dict(getattr(event, "stats", {}))
                 print(str(event), file=sys.stdout)
-                if self.stages:
-                    stages = ", ".join(f"{k} {v:.1f}s" for k, v in stats.get("stages", {}).items())
-                    if stages:
-                        print(f"  stages: {stages}", file=sys.stdout)
+                stages = ", ".join(f"{k} {v:.1f}s" for k, v in stats.get("stages", {}).items())
+                if stages:
+                    print(f"  stages: {stages}", file=sys.stdout)
         self.finish()
-        return stats
 
 
 def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
@@ -125,7 +123,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
         raise ConfigError(f"--workers/--scheduler: cluster builds use the offline backend, not '{backend}' "
                           "(the openai backend's call cache lives in this home's store)")
     services = Services.open(replace(settings, backend=backend))
-    progress = Progress(sys.stderr, enabled=not args.quiet, stages=on_cluster)
+    progress = Progress(sys.stderr, enabled=not args.quiet)
     try:
         ids = services.store.conversation_ids() if args.all else [args.conv]
         if not ids:
@@ -147,11 +145,8 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
                     cluster.close()
             return 0
         for conv_id in ids:
-            events = services.builds.build(conv_id, rebuild=args.rebuild, discard_edits=args.discard_edits)
-            stats = progress.feed(events)
-            stages = ", ".join(f"{k} {v:.1f}s" for k, v in stats.get("stages", {}).items())
-            if stages:
-                print(f"  stages: {stages}")
+            progress.feed(services.builds.build(conv_id, rebuild=args.rebuild,
+                                                discard_edits=args.discard_edits))
     finally:
         progress.finish()
         services.close()
