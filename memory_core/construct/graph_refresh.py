@@ -88,14 +88,19 @@ def index_entities(index: VectorStore, embedder: TextEmbedder, conv_id: str,
     ids = [e.id for e in entities]
     known = index.get_vectors("entities", ids) if ids else {}
     missing = [e for e in entities if e.id not in known]
-    fresh = embed_texts(embedder, [e.name for e in missing]) if missing else np.zeros((0, 384), np.float32)
+    fresh = embed_texts(embedder, [e.name for e in missing])  # (0, 384) when none is missing
     vectors = dict(known)
     vectors.update({e.id: v for e, v in zip(missing, fresh, strict=True)})
     index.delete("entities", where={"conv_id": conv_id})
     if entities:
-        index.upsert("entities", ids, np.vstack([vectors[i] for i in ids]),
-                     [{"conv_id": conv_id, "name": e.name, "type": e.type} for e in entities],
-                     documents=[e.name for e in entities])
+        _upsert_entities(index, conv_id, entities, np.vstack([vectors[i] for i in ids]))
+
+
+def _upsert_entities(index: VectorStore, conv_id: str, entities: Sequence[Entity],
+                     vectors: np.ndarray) -> None:
+    index.upsert("entities", [e.id for e in entities], vectors,
+                 [{"conv_id": conv_id, "name": e.name, "type": e.type} for e in entities],
+                 documents=[e.name for e in entities])
 
 
 def annotator_pairs(edits: Iterable[Edit]) -> list[tuple[str, str]]:
@@ -146,10 +151,7 @@ def _patch(store: RelationalStore, index: VectorStore, embedder: TextEmbedder, c
     if gone:
         index.delete("entities", ids=gone)
     if fresh:
-        vectors = embedder.embed([e.name for e in fresh])
-        index.upsert("entities", [e.id for e in fresh], vectors,
-                     [{"conv_id": conv_id, "name": e.name, "type": e.type} for e in fresh],
-                     documents=[e.name for e in fresh])
+        _upsert_entities(index, conv_id, fresh, embed_texts(embedder, [e.name for e in fresh]))
 
 
 @dataclass
