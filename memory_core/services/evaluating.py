@@ -26,7 +26,6 @@ from memory_core.eval import longmemeval as lme
 from memory_core.eval.locomo import (
     SCORED_CATEGORIES,
     GoldConversation,
-    GoldQuestion,
     gold_from_conversation,
     gold_from_qa,
     matches,
@@ -160,14 +159,15 @@ class EvalService:
 
     # ------------------------------------------------------------------ evaluation
     def _asker(self, *, strategy_name: str, budget_tokens: int | None, backend: Backend,
-               save: bool) -> Callable[[GoldQuestion], Asked]:
-        def ask(q: GoldQuestion) -> Asked:
-            trace, result = self.queries.ask_detailed(q.conv_id, q.question, strategy_name=strategy_name,
+               save: bool) -> Callable[[str, str], Asked]:
+        """``ask(conv_id, question)`` with the run's settings: the trace and the turn ranking."""
+        def ask(conv_id: str, question: str) -> Asked:
+            trace, result = self.queries.ask_detailed(conv_id, question, strategy_name=strategy_name,
                                                       budget_tokens=budget_tokens, backend=backend, save=save)
             fused = result.scored.fused if result.scored is not None else None
             if fused is None:
                 return Asked(trace)
-            turns = self.queries.conversation_index(q.conv_id).turns
+            turns = self.queries.conversation_index(conv_id).turns
             order = fused.argsort()[::-1]
             return Asked(trace, [(turns[int(p)].id, float(fused[p])) for p in order])
 
@@ -196,15 +196,19 @@ class EvalService:
         ask = self._asker(strategy_name=cfg.name, budget_tokens=budget_tokens, backend=chosen,
                           save=save_traces)
 
+        done = 0
+
         def progress(row: dict[str, Any]) -> None:
+            nonlocal done
+            done += 1  # report.rows grows per conversation, after its questions
             if on_progress:
-                on_progress({"stage": "question", "done": len(report.rows) + 1, "total": total,
+                on_progress({"stage": "question", "done": done, "total": total,
                              "conv_id": row["conv_id"], "qid": row["qid"]})
 
         for g in gold:
             self.queries.warm(g.conv_id)  # index building is a one-off cost, not a question's latency
-            for row in evaluate(g.scored(), ask, judge=judge, on_row=progress):
-                report.rows.append(row)
+            report.rows.extend(evaluate(g.scored(), lambda q: ask(q.conv_id, q.question), judge=judge,
+                                        on_row=progress))
         report.summary = summarise(report.rows)
         if judge is not None:
             add_judge_accuracy(report.summary, report.rows)
@@ -266,9 +270,7 @@ class EvalService:
             self._import_missing(str(path), Loaded(format="longmemeval", conversations=[conv]), on_progress)
             self._build_if_needed(conv.id, on_progress)
             self.queries.warm(conv.id)
-            gold = GoldQuestion(conv_id=q.conv_id, qid=0, question=q.question, answer=q.answer,
-                                evidence=q.evidence, category=0)
-            report.rows.append(lme.make_row(q, ask(gold)))
+            report.rows.append(lme.make_row(q, ask(q.conv_id, q.question)))
             report.conv_ids.append(conv.id)
             if on_progress:
                 on_progress({"stage": "question", "done": len(report.rows), "total": limit or 0,
