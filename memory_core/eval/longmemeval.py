@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.config import ImportLimits
-from memory_core.eval.metrics import evidence_hits, percentile, token_f1
+from memory_core.eval.metrics import group_metrics
 from memory_core.eval.run import Asked, answer_fields, ranking_facts
 from memory_core.eval.run import run_line as base_run_line
 from memory_core.ingest import stream_file
@@ -173,19 +173,7 @@ def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def _group(members: Sequence[Mapping[str, Any]], *, abstention: bool) -> dict[str, Any]:
-    scored = [r for r in members if r.get("evidence")]
-    hits = [evidence_hits(r["evidence"], r["dia_ids"]) for r in scored]
-    lat = [float(r["latency_s"]) for r in members]
-    out: dict[str, Any] = {
-        "n": len(members),
-        "scored": len(scored),
-        "full_recall": statistics.mean(float(f) for f, _ in hits) if hits else None,
-        "coverage": statistics.mean(c for _, c in hits) if hits else None,
-        "tokens_mean": statistics.mean(float(r["context_tokens"]) for r in members),
-        "answer_f1": statistics.mean(token_f1(r["answer"], r["gold"]) for r in members),
-        "latency_p50": percentile(lat, 50),
-        "latency_p95": percentile(lat, 95),
-    }
+    out = group_metrics(members)
     for k in SESSION_KS:
         values = [r[f"session_recall_all@{k}"] for r in members
                   if r.get(f"session_recall_all@{k}") is not None]

@@ -57,8 +57,26 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[k]
 
 
+def group_metrics(members: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """n, scored, full_recall, coverage, tokens_mean, answer_f1 and latency of a group of rows
+    (the figures LoCoMo and LongMemEval summaries share). Rows without gold evidence are not
+    scored for recall."""
+    hits = [evidence_hits(r["evidence"], r["dia_ids"]) for r in members if r.get("evidence")]
+    lat = [float(r["latency_s"]) for r in members]
+    return {
+        "n": len(members),
+        "scored": len(hits),
+        "full_recall": sum(f for f, _ in hits) / len(hits) if hits else None,
+        "coverage": sum(c for _, c in hits) / len(hits) if hits else None,
+        "tokens_mean": statistics.mean(float(r["context_tokens"]) for r in members) if members else None,
+        "answer_f1": statistics.mean(token_f1(r["answer"], r["gold"]) for r in members) if members else None,
+        "latency_p50": percentile(lat, 50),
+        "latency_p95": percentile(lat, 95),
+    }
+
+
 def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Per category ("1".."4") and "overall": n, scored, full_recall, coverage, tokens, f1, latency.
+    """Per category ("1".."4") and "overall": ``group_metrics`` plus plan+retrieve latency.
 
     Each row carries its gold evidence (``row["evidence"]``); rows without any are not scored."""
     groups: dict[str, list[Mapping[str, Any]]] = {"1": [], "2": [], "3": [], "4": [], "overall": []}
@@ -67,30 +85,10 @@ def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         groups["overall"].append(row)
     out: dict[str, Any] = {}
     for key, members in groups.items():
-        full = cov = 0.0
-        scored = 0
-        for row in members:
-            ev = row.get("evidence") or ()
-            if not ev:
-                continue
-            scored += 1
-            f, c = evidence_hits(ev, row["dia_ids"])
-            full += f
-            cov += c
-        lat = [float(r["latency_s"]) for r in members]
         prl = [float(r["plan_retrieve_s"]) for r in members if "plan_retrieve_s" in r]
         out[key] = {
             "name": CATEGORY_NAMES.get(int(key), key) if key.isdigit() else "overall",
-            "n": len(members),
-            "scored": scored,
-            "full_recall": full / scored if scored else None,
-            "coverage": cov / scored if scored else None,
-            "tokens_mean": statistics.mean(r["context_tokens"] for r in members) if members else None,
-            "answer_f1": statistics.mean(token_f1(r["answer"], r["gold"]) for r in members)
-            if members
-            else None,
-            "latency_p50": percentile(lat, 50),
-            "latency_p95": percentile(lat, 95),
+            **group_metrics(members),
             "plan_retrieve_p50": percentile(prl, 50),
             "plan_retrieve_p95": percentile(prl, 95),
         }
