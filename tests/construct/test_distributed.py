@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engines import free_port
 
 from memory_core.backends.offline import OfflineBackend
 from memory_core.cli.commands_build import offline_worker_backend
@@ -160,12 +161,6 @@ def test_a_worker_killed_mid_build_costs_only_a_rerun(cluster: Any, serial: dict
     store.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _wait_for_port(port: int, proc: subprocess.Popen[bytes], seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -183,7 +178,7 @@ def test_a_scheduler_and_worker_over_tcp_through_the_cli(serial: dict[str, dict[
     dask = shutil.which("dask", path=str(Path(sys.executable).parent))
     assert dask, "the dask command is missing from the venv"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    port = _free_port()
+    port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     procs: list[subprocess.Popen[bytes]] = []
     try:
@@ -228,7 +223,7 @@ def test_a_scheduler_nobody_runs_is_one_clear_line(tmp_path: Path) -> None:
     store.save_conversation(conversations()[0])
     store.close()
     run = subprocess.run([sys.executable, "-m", "memory_core", "--home", str(home), "build", "--all",
-                          "--scheduler", f"tcp://127.0.0.1:{_free_port()}"], cwd=ROOT, env=env,
+                          "--scheduler", f"tcp://127.0.0.1:{free_port()}"], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode != 0
     lines = [line for line in run.stderr.strip().splitlines() if line.strip()]
