@@ -59,6 +59,11 @@ class VectorIndex:
             return self._collections_by_name
 
     @property
+    def _nothing_on_disk(self) -> bool:
+        """An embedded index never opened whose directory does not exist yet holds nothing."""
+        return not self.is_open and self.path is not None and not self.path.exists()
+
+    @property
     def _client(self) -> Any:
         """The Chroma client (opens the index)."""
         _ = self._collections
@@ -122,8 +127,8 @@ class VectorIndex:
             col.delete(where=where)
 
     def delete_conversation(self, conv_id: str) -> None:
-        if not self.is_open and self.path is not None and not self.path.exists():
-            return  # no index on disk yet: nothing to forget (and no Chroma start-up for it)
+        if self._nothing_on_disk:
+            return  # nothing to forget (and no Chroma start-up for it)
         for name in COLLECTIONS:
             self.delete(name, where={"conv_id": conv_id})
 
@@ -135,8 +140,8 @@ class VectorIndex:
         embedded mode, the SQLite file is vacuumed. A crash in between loses only vectors,
         which the next ``build`` re-indexes (it checks counts per session).
         """
-        if not self.is_open and self.path is not None and not self.path.exists():
-            return  # no index on disk: nothing to compact
+        if self._nothing_on_disk:
+            return
         for name in COLLECTIONS:
             col = self._collections[name]
             ids: list[str] = []
@@ -155,7 +160,7 @@ class VectorIndex:
             if ids:
                 self.upsert(name, ids, np.asarray(vectors, dtype=np.float32), metadatas,
                             None if any(d is None for d in documents) else [str(d) for d in documents])
-        if self.path is not None and self.url is None:
+        if self.path is not None:  # embedded mode (a server keeps its own files)
             import sqlite3
 
             database = self.path / "chroma.sqlite3"
