@@ -134,8 +134,7 @@ def connect(*, workers: int | None = None, scheduler: str | None = None) -> tupl
 
 def build_on_cluster(store: RelationalStore, index: VectorStore, embedder: TextEmbedder, backend: Backend,
                      factory: BackendFactory, conv_ids: Sequence[str], *, client: Client,
-                     rebuild: bool = False, retries: int = RETRIES, factory_key: str | None = None,
-                     task_extra: dict[str, Any] | None = None,
+                     rebuild: bool = False, retries: int = RETRIES, task_extra: dict[str, Any] | None = None,
                      on_result: Callable[[str, ComputedConversation], None] | None = None
                      ) -> Iterator[BuildEvent]:
     """Build ``conv_ids`` with their pure stages on the cluster and commit them here, one
@@ -143,7 +142,7 @@ def build_on_cluster(store: RelationalStore, index: VectorStore, embedder: TextE
     skips or vector repairs) is built locally."""
     from distributed import as_completed
 
-    key = factory_key or uuid.uuid4().hex
+    key = uuid.uuid4().hex  # the workers make one backend per key (per cluster build)
     futures: dict[Any, str] = {}
     submitted_at: dict[str, float] = {}
     try:

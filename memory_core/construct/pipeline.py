@@ -264,11 +264,11 @@ def compute_session(backend: Backend, name: str, info: ConversationInfo, session
 
 
 def compute_conversation(conv: Conversation, pending: Sequence[int], known: Sequence[str], backend: Backend,
-                         embedder: TextEmbedder, *, graph_names: bool = True) -> ComputedConversation:
+                         embedder: TextEmbedder) -> ComputedConversation:
     """Every pure stage of a conversation's pending sessions, without a store or an index:
     model load, the turns' embedding batch, segment + extract per session (the entity names
     known so far growing session by session, as in a local build), the records' vectors and
-    (``graph_names``) the vectors of the names the entity canonicalisation will compare."""
+    the vectors of the names the entity canonicalisation will compare."""
     from memory_core.construct.entities import canonicalise
 
     name = backend.name
@@ -289,20 +289,17 @@ def compute_conversation(conv: Conversation, pending: Sequence[int], known: Sequ
         info = _with_names(info, result.records)
     t = time.perf_counter()
     texts = [tt.render() for s in sessions for tt in s.turns]
-    texts += [r.text() for res in out.values() for r in res.records]
-    embed_texts(embedder, texts)  # one batch for the records (the turns are memo hits)
-    if graph_names:
-        asked: list[str] = []
+    records = [r for res in out.values() for r in res.records]
+    texts += [r.text() for r in records]
+    asked: list[str] = []
 
-        def remember(names: list[str]) -> Any:
-            asked.extend(names)
-            return embed_texts(embedder, names)
+    def remember(names: list[str]) -> Any:
+        asked.extend(names)
+        return embed_texts(embedder, names)
 
-        records = [r for res in out.values() for r in res.records]
-        canonicalise(conv.id, records, conv.speakers, remember, [])
-        texts += asked
-    texts = list(dict.fromkeys(texts))
-    vectors = embed_texts(embedder, texts)
+    canonicalise(conv.id, records, conv.speakers, remember, [])
+    texts = list(dict.fromkeys([*texts, *asked]))
+    vectors = embed_texts(embedder, texts)  # the records' batch (turns and names are memo hits)
     timings["embed"] += time.perf_counter() - t
     return ComputedConversation(conv.id, tuple(pending), tuple(known), out, texts, vectors, dict(timings))
 
