@@ -18,6 +18,7 @@ are new entries in ``PRESETS``; ``strategy(name)`` looks one up.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -88,37 +89,36 @@ class StrategyConfig:
         return b
 
 
+_ENSIMEM = StrategyConfig(
+    name="ensimem",
+    method="ensimem",
+    description="requirement-aware structured + lexical + dense retrieval, coverage-stopped",
+    w_lexical=0.40,
+    w_dense=0.40,
+    w_record_lexical=0.05,
+    w_record_dense=0.05,
+    w_structured=0.40,
+    speaker_boost=0.25,
+    date_boost=0.25,
+    smoothing=0.40,
+    neighbours=0,
+    context_top=5,
+    record_share=0.15,
+)
+
 PRESETS: Mapping[str, StrategyConfig] = MappingProxyType(
     {
-        "ensimem": StrategyConfig(
-            name="ensimem",
-            method="ensimem",
-            description="requirement-aware structured + lexical + dense retrieval, coverage-stopped",
-            w_lexical=0.40,
-            w_dense=0.40,
-            w_record_lexical=0.05,
-            w_record_dense=0.05,
-            w_structured=0.40,
-            speaker_boost=0.25,
-            date_boost=0.25,
-            smoothing=0.40,
-            neighbours=0,
-            context_top=5,
-            record_share=0.15,
-        ),
+        "ensimem": _ENSIMEM,
         # the ablation: ensimem with every record channel zeroed (turn text and vectors only)
-        "ensimem-turns": StrategyConfig(
+        "ensimem-turns": dataclasses.replace(
+            _ENSIMEM,
             name="ensimem-turns",
-            method="ensimem",
             description="ensimem without records: no record channels, families or record collection",
-            w_lexical=0.40,
-            w_dense=0.40,
-            speaker_boost=0.25,
-            date_boost=0.25,
-            smoothing=0.40,
-            neighbours=0,
-            context_top=5,
+            w_record_lexical=0.0,
+            w_record_dense=0.0,
+            w_structured=0.0,
             families=False,
+            record_share=0.0,
         ),
         "glong": StrategyConfig(
             name="glong",
