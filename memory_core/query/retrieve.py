@@ -130,9 +130,7 @@ def _fill(picker: _Picker, order: np.ndarray) -> None:
         picker.add([int(p)], "budget fill (next ranked turn)")
 
 
-def record_order(
-    ci: ConversationIndex, plan: Plan, scored: Scored, minimum: float
-) -> list[tuple[float, int, int]]:
+def record_order(plan: Plan, scored: Scored, minimum: float) -> list[tuple[float, int, int]]:
     """(score, requirement, record) of the records matching a target requirement, best first.
 
     A record's score is its structured match (entity x family/property/value/keywords);
@@ -163,7 +161,7 @@ def _collect_records(
     """Open the evidence turns of the records matching a requirement until ``share`` tokens."""
     added: list[int] = []
     start = picker.tokens
-    for score, i, r in record_order(ci, plan, scored, cfg.record_min):
+    for score, i, r in record_order(plan, scored, cfg.record_min):
         if picker.tokens - start >= share or picker.full():
             break
         rec = ci.records[r]

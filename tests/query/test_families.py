@@ -77,7 +77,7 @@ def test_records_of_the_asked_family_are_collected_across_sessions(built) -> Non
     first = replace(PRESETS["ensimem"], context_top=0)  # records are opened before any turn
     result = retrieve(ci, plan, embed_question(built.embedder, question), first)
     assert result.scored is not None
-    ordered = [ci.records[r] for _s, _i, r in record_order(ci, plan, result.scored, 0.45)]
+    ordered = [ci.records[r] for _s, _i, r in record_order(plan, result.scored, 0.45)]
     # Bob's hikes (three sessions) and baking are activities; his job and Alice's records are not
     assert {(r.property, r.evidence_turn_ids[0]) for r in ordered} == {
         ("hike", "D1:4"),
