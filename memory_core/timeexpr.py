@@ -167,6 +167,7 @@ def _clock(text: str) -> tuple[tuple[int, int, int] | None, str]:
 _DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + MONTH_ALT + r")\b\.?,?\s*(\d{4})\b", re.IGNORECASE)
 _MDY = re.compile(r"\b(" + MONTH_ALT + r")\b\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?!\d),?\s*(\d{4})\b",
                   re.IGNORECASE)
+_DAY_FORMS = ((_DMY, (3, 2, 1)), (_MDY, (3, 1, 2)))  # (pattern, groups of year, month, day)
 _MY = re.compile(r"\b(" + MONTH_ALT + r")\b\.?,?\s+(\d{4})\b", re.IGNORECASE)
 _Y = re.compile(r"\b(?:in|during|of|since|before|after)\s+((?:19|20)\d{2})\b", re.IGNORECASE)
 _M_ONLY = re.compile(
@@ -189,22 +190,16 @@ def question_dates(text: str, reference: datetime | None = None) -> list[tuple[d
     def free(m: re.Match[str]) -> bool:
         return not any(a < m.end() and m.start() < b for a, b in taken)
 
-    for m in _DMY.finditer(text):
-        try:
-            d = date(int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1)))
-        except ValueError:
-            continue
-        out.append((d, d, m.group(0)))
-        taken.append(m.span())
-    for m in _MDY.finditer(text):
-        if not free(m):
-            continue
-        try:
-            d = date(int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)))
-        except ValueError:
-            continue
-        out.append((d, d, m.group(0)))
-        taken.append(m.span())
+    for pattern, (gy, gm, gd) in _DAY_FORMS:
+        for m in pattern.finditer(text):
+            if not free(m):
+                continue
+            try:
+                d = date(int(m.group(gy)), MONTHS[m.group(gm).lower()], int(m.group(gd)))
+            except ValueError:
+                continue
+            out.append((d, d, m.group(0)))
+            taken.append(m.span())
     for m in _MY.finditer(text):
         if not free(m):
             continue
@@ -264,7 +259,7 @@ _RELATIVE_CUE = re.compile(
     r"before|after|since)\b", re.I)
 _UNIT = re.compile(r"\b(day|days|week|weeks|month|months|year|years|decade|decades|hour|hours|"
                    r"minute|minutes|weekend|weekends)\b", re.I)
-_WEEKDAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b", re.I)
+_WEEKDAY = re.compile(rf"\b({'|'.join(WEEKDAYS)})s?\b", re.I)
 _MONTH = re.compile(rf"\b({MONTH_ALT})\b", re.I)
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
 _VAGUE = re.compile(r"\b(recently|lately|a while|some time|the past|these days|nowadays|once|ages|"
@@ -417,12 +412,11 @@ _NUM = {
     "few": 3,
     "several": 3,
 }
-_WEEKDAYS = WEEKDAYS
 
 TIME_RE = re.compile(
     r"\b(?:yesterday|today|tonight|this\s+morning|this\s+afternoon|this\s+evening|last\s+night|"
     r"(?:last|this|next|past)\s+(?:week(?:end)?|month|year|summer|winter|spring|fall|autumn|"
-    + "|".join(_WEEKDAYS)
+    + "|".join(WEEKDAYS)
     + r")|"
     r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a\s+couple\s+of|a\s+few|few|several)\s+"
     r"(?:days?|weeks?|months?|years?)\s+ago|"
@@ -430,7 +424,7 @@ TIME_RE = re.compile(
     + r")(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|"
     r"(?:in|since|during)\s+(?:19|20)\d{2}|"
     r"\d{1,2}\s+(?:" + "|".join(MONTH_NAMES) + r"),?\s+\d{4}|"
-    r"(?:" + "|".join(_WEEKDAYS) + r"))\b",
+    r"(?:" + "|".join(WEEKDAYS) + r"))\b",
     re.IGNORECASE,
 )
 
@@ -470,8 +464,8 @@ def resolve(expression: str, when: datetime | date) -> str:
             return f"the week {'before' if step < 0 else 'after' if step > 0 else 'of'} {fmt_day(d)}"
         if unit == "weekend":
             return f"the weekend {'before' if step < 0 else 'after' if step > 0 else 'of'} {fmt_day(d)}"
-        if unit in _WEEKDAYS:
-            target = _WEEKDAYS.index(unit)
+        if unit in WEEKDAYS:
+            target = WEEKDAYS.index(unit)
             if step < 0:
                 back = (d.weekday() - target) % 7 or 7
                 return fmt_day(d - timedelta(days=back))
@@ -505,8 +499,8 @@ def resolve(expression: str, when: datetime | date) -> str:
     m = re.fullmatch(r"(?:in|since|during) ((?:19|20)\d{2})", e)
     if m:
         return m.group(1)
-    if e in _WEEKDAYS:  # a bare weekday mostly refers to the latest one before the session
-        back = (d.weekday() - _WEEKDAYS.index(e)) % 7 or 7
+    if e in WEEKDAYS:  # a bare weekday mostly refers to the latest one before the session
+        back = (d.weekday() - WEEKDAYS.index(e)) % 7 or 7
         return fmt_day(d - timedelta(days=back))
     return expression
 

@@ -374,7 +374,7 @@ def support_level(plan: Plan, best: Candidate, span_found: bool) -> SupportLevel
 
 
 # ----------------------------------------------------------------------------- answers
-_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_DAYS = "|".join(timeexpr.WEEKDAYS)
 _VAGUE_RE = re.compile(
     r"^(?:(?P<rel>last|past|this)\s+(?P<unit>week|weekend|" + _DAYS + r")"
     r"|(?P<n>a|an|one|two|three|four|five|six|\d+|a\s+couple\s+of|a\s+few|few|several)\s+"
