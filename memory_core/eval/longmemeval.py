@@ -33,6 +33,7 @@ from memory_core.eval.metrics import group_metrics
 from memory_core.eval.run import Asked, answer_fields, ranking_facts
 from memory_core.eval.run import run_line as base_run_line
 from memory_core.ingest import stream_file
+from memory_core.ingest.longmemeval import is_abstention
 from memory_core.models import Conversation
 
 SESSION_KS = (5, 10)
@@ -74,7 +75,7 @@ def question_of(conv: Conversation) -> LmeQuestion:
     return LmeQuestion(
         conv_id=conv.id, question=qa.question, answer=qa.answer or "",
         question_type=str(meta.get("question_type") or "unknown"), evidence=tuple(qa.evidence),
-        answer_sessions=sessions, abstention=bool(meta.get("abstention", conv.id.endswith("_abs"))),
+        answer_sessions=sessions, abstention=bool(meta.get("abstention", is_abstention(conv.id))),
         question_date=meta.get("question_date"), question_time=qa.question_time,
     )
 

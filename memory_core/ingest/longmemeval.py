@@ -32,7 +32,6 @@ from memory_core.ingest.common import (
     key_path,
     opt_str,
     show,
-    top_level_items,
 )
 from memory_core.ingest.reading import Source, stream_json
 from memory_core.models import Conversation, QAItem
@@ -44,11 +43,6 @@ FORMAT = "longmemeval"
 def looks_like(data: Any) -> bool:
     first = data[0] if isinstance(data, list) and data else data
     return isinstance(first, dict) and ("haystack_sessions" in first or "question_id" in first)
-
-
-def parse(data: Any, ctx: Context) -> list[Conversation]:
-    items = top_level_items(ctx, data, noun="LongMemEval items", expected="a list of LongMemEval items")
-    return [item_conversation(ctx, value, where) for where, value in items]
 
 
 def read_items(source: Source, ctx: Context, *, per_item_limits: bool = False) -> Iterator[Conversation]:
