@@ -24,6 +24,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,33 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+HOLDER = """
+import sys
+from memory_core.store import Store
+s = Store(sys.argv[1]) if sys.argv[1].startswith("postgresql://") else Store.open_home(sys.argv[1])
+s.execute("INSERT INTO schema_version VALUES (?)", [0])  # a write, held open
+print("ready", flush=True)
+sys.stdin.readline()
+s.close()
+"""
+
+
+@contextmanager
+def another_process_holding(target: str, env: dict[str, str] | None = None) -> Iterator[None]:
+    """A second process keeps ``target`` (a home directory or a PostgreSQL URL) open, after one
+    write, until the block ends."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, target], cwd=TESTS.parent, env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        yield
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.write("\n")
+        holder.stdin.close()
+        holder.wait(30)
 
 
 def _as_postgres(cmd: list[str]) -> list[str]:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 
 import pytest
+from engines import another_process_holding
 
 from memory_core.errors import ConflictError, StoreError
 from memory_core.models import (
@@ -173,25 +172,10 @@ def test_a_newer_schema_is_refused(open_store):
         open_store()
 
 
-HOLDER = """
-import sys
-from memory_core.store import Store
-s = Store(sys.argv[1]) if sys.argv[1].startswith("postgresql://") else Store.open_home(sys.argv[1])
-s.execute("INSERT INTO schema_version VALUES (?)", [0])  # a write, held open
-print("ready", flush=True)
-sys.stdin.readline()
-s.close()
-"""
-
-
 def test_a_second_process_on_the_same_home(engine, database_url, tmp_path: Path, open_store):
     """DuckDB: a clear "in use" refusal. PostgreSQL: both processes read and write."""
     open_store().close()
-    target = database_url or str(tmp_path / "home")
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, target], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    with another_process_holding(database_url or str(tmp_path / "home")):
         if engine == "duckdb":
             with pytest.raises(StoreError, match="in use by another process"):
                 open_store()
@@ -199,8 +183,3 @@ def test_a_second_process_on_the_same_home(engine, database_url, tmp_path: Path,
             with open_store() as store:
                 store.save_conversation(conversation())
                 assert store.scalar("SELECT count(*) FROM schema_version WHERE version = 0") == 1
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.write("\n")
-        holder.stdin.close()
-        holder.wait(30)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from curation.handmade import CONV, index_records, load
+from engines import another_process_holding
 
 from memory_core.errors import ConflictError
 from memory_core.services import Services
@@ -113,17 +114,6 @@ def test_edit_after_reload_succeeds(two_sessions) -> None:  # type: ignore[no-un
     assert [e.who for e in ana.curation.edit_log(CONV)] == ["ana", "bea"]
 
 
-HOLDER = """
-import sys, time
-from memory_core.store import Store
-store = Store(sys.argv[1]) if sys.argv[1].startswith("postgresql://") else Store.open_home(sys.argv[1])
-store.execute("CREATE TABLE IF NOT EXISTS holder_probe (x INTEGER)")
-print("ready", flush=True)
-sys.stdin.readline()
-store.close()
-"""
-
-
 def _env(database_url: str | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MNEMOSCOPE_"))}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", ANONYMIZED_TELEMETRY="False")
@@ -136,11 +126,7 @@ def _env(database_url: str | None = None) -> dict[str, str]:
 def test_cli_says_the_home_is_in_use(tmp_path: Path, command: list[str], engine, database_url) -> None:  # type: ignore[no-untyped-def]
     """DuckDB refuses a second process with one clear line; PostgreSQL lets the CLI run."""
     home = tmp_path / "home"
-    target = database_url or str(home)
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, target], cwd=ROOT, env=_env(),
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    with another_process_holding(database_url or str(home), env=_env()):
         done = subprocess.run([sys.executable, "-m", "memory_core", "--home", str(home), *command],
                               cwd=ROOT, env=_env(database_url), capture_output=True, text=True, timeout=120)
         if engine == "postgres":
@@ -151,11 +137,6 @@ def test_cli_says_the_home_is_in_use(tmp_path: Path, command: list[str], engine,
             assert len(lines) == 1, done.stderr
             assert "home is in use" in lines[0] and "Traceback" not in done.stderr
             assert str(home) in lines[0]
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.write("\n")
-        holder.stdin.flush()
-        holder.wait(30)
     # once the other process is gone the same command works
     after = subprocess.run([sys.executable, "-m", "memory_core", "--home", str(home), "stats"], cwd=ROOT,
                            env=_env(database_url), capture_output=True, text=True, timeout=120)
