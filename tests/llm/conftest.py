@@ -255,33 +255,7 @@ def sample_conversation():  # type: ignore[no-untyped-def]
 
 
 def load_conversation(path: Path):  # type: ignore[no-untyped-def]
-    """The project's importer when it exists, else a minimal LoCoMo reader for these tests."""
-    try:
-        from memory_core.ingest import load_file
-    except ImportError:
-        return _minimal_locomo(path)
+    """The first conversation of a LoCoMo file, through the project's importer."""
+    from memory_core.ingest import load_file
+
     return load_file(path).conversations[0]
-
-
-def _minimal_locomo(path: Path):  # type: ignore[no-untyped-def]
-    from datetime import datetime
-
-    from memory_core.models import Conversation, QAItem, Session, Turn
-
-    item = json.loads(path.read_text())[0]
-    conv = item["conversation"]
-    sessions = []
-    for key in sorted((k for k in conv if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k[8:])):
-        index = int(key[8:])
-        when = conv.get(f"{key}_date_time", "")
-        time = datetime.strptime(when, "%I:%M %p on %d %B, %Y") if when else None
-        turns = tuple(
-            Turn(id=t["dia_id"], session=index, index=i, speaker=t["speaker"], text=t.get("text", ""),
-                 image_caption=t.get("blip_caption"), session_time=time)
-            for i, t in enumerate(conv[key]))
-        sessions.append(Session(index=index, time=time, time_text=when, turns=turns))
-    qa = tuple(QAItem(qid=i, question=q["question"], answer=str(q.get("answer", "")),
-                      evidence=tuple(q.get("evidence", [])), category=q.get("category"))
-               for i, q in enumerate(item.get("qa", [])))
-    return Conversation(id=item["sample_id"], speakers=(conv["speaker_a"], conv["speaker_b"]),
-                        sessions=tuple(sessions), qa=qa, source_format="locomo", source_name=path.name)
