@@ -65,7 +65,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     streamed = stream_file(args.file, fmt=args.fmt, limits=settings.limits, on_progress=progress)
     with _services(settings) as services:
         result = services.imports.save_streamed(streamed, replace=args.replace, file=args.file,
-                                        on_progress=progress)
+                                                on_progress=progress)
         for warning in result.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if streamed.per_item:  # hundreds of benchmark items: one line, not one per item

@@ -38,7 +38,7 @@ def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
     services = Services.open(settings)
     try:
         counts = services.imports.forget(args.conv, session=args.session, who=args.who or getpass.getuser(),
-                                 why=args.why)
+                                         why=args.why)
         removed = ", ".join(f"{counts[k]} {k}" for k in SUMMARY if counts.get(k))
         print(f"forgot {what}: {removed or 'nothing derived yet'}")
         if args.session is not None and services.store.records(args.conv):

@@ -17,6 +17,8 @@ sits here, in one table a reader can scan:
     migrations by two       one writer process (file lock)   pg_advisory_lock around them
     processes
     replacing derived rows  the store's thread lock          + pg_advisory_xact_lock per conversation
+    memory cap on a bulk    SET memory_limit (base.py        none: the server's settings
+    import                  ``memory_capped``)
 
 Both take lists as parameters (``col = ANY(?)``), both know ``ON CONFLICT … DO UPDATE``,
 ``starts_with``, ``strpos``, ``concat_ws`` and ``NULLS LAST``, so everything else is shared.
