@@ -98,8 +98,9 @@ def test_types_and_bulk_rows_round_trip(store: Store, engine: str) -> None:
     store.save_graph("c", [], [], [edge], [], record_importance={"c:r1": 0.75})
     assert store.record("c:r1").importance == 0.75
     assert store.edges("c") == [edge]
+    store.touch_edges("c", ["nothing"])  # no edge carries that record: nothing is touched
+    assert store.edges("c")[0].last_accessed is None
     store.touch_edges("c", ["x"])
-    store.touch_edges("c", ["nothing"])
     assert store.edges("c")[0].last_accessed is not None
     store.cache_response("k", "http://e", "m", "first", 1, 2)
     store.cache_response("k", "http://e", "m", "second", 3, 4)  # an upsert, never a duplicate
