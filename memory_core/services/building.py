@@ -48,15 +48,7 @@ class BuildService:
         from memory_core.construct.pipeline import build_conversation
 
         chosen = self._backend(backend)
-        self.store.require_conversation(conv_id)
-        if rebuild and not discard_edits:
-            corrected = len(self.store.edits(conv_id))
-            if corrected:
-                raise BuildError(
-                    f"conversation '{conv_id}' has {corrected} annotator edit(s); a rebuild would "
-                    "replace the corrected records (the edit log keeps them) — rebuild with "
-                    "--discard-edits to do it anyway"
-                )
+        self._check_rebuild(conv_id, rebuild, discard_edits)
         yield from build_conversation(self.store, self.index, self.embedder, conv_id, chosen, rebuild=rebuild)
         self.queries.invalidate(conv_id)  # the conversation's query caches are stale now
 
@@ -73,16 +65,24 @@ class BuildService:
         from memory_core.construct.distributed import build_on_cluster
 
         for conv_id in conv_ids:
-            self.store.require_conversation(conv_id)
-            if rebuild and not discard_edits and self.store.edits(conv_id):
-                raise BuildError(f"conversation '{conv_id}' has {len(self.store.edits(conv_id))} annotator "
-                                 "edit(s); a rebuild would replace the corrected records (the edit log "
-                                 "keeps them) — rebuild with --discard-edits to do it anyway")
+            self._check_rebuild(conv_id, rebuild, discard_edits)
         yield from build_on_cluster(self.store, self.index, self.embedder, self.backend, factory, conv_ids,
                                     client=client, rebuild=rebuild,
                                     on_result=lambda conv_id, _: self.queries.invalidate(conv_id))
         for conv_id in conv_ids:
             self.queries.invalidate(conv_id)
+
+    def _check_rebuild(self, conv_id: str, rebuild: bool, discard_edits: bool) -> None:
+        """The conversation exists; a rebuild over annotator edits needs ``discard_edits``."""
+        self.store.require_conversation(conv_id)
+        if rebuild and not discard_edits:
+            corrected = len(self.store.edits(conv_id))
+            if corrected:
+                raise BuildError(
+                    f"conversation '{conv_id}' has {corrected} annotator edit(s); a rebuild would "
+                    "replace the corrected records (the edit log keeps them) — rebuild with "
+                    "--discard-edits to do it anyway"
+                )
 
     def _backend(self, backend: Backend | None) -> Backend:
         if backend is None:
