@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from memory_core.errors import ConfigError
 
 DEFAULT_HOME = "./data"
+EMBED_PRECISIONS = ("auto", "fp32", "bf16")  # see memory_core.embeddings
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ class Settings:
     # the vector index on a Chroma server (MNEMOSCOPE_CHROMA_URL); None = embedded in ``home``
     database_url: str | None = field(default=None, repr=False)
     chroma_url: str | None = None
+    # MNEMOSCOPE_EMBED_PRECISION: "auto" runs large embedding batches in bfloat16 where the
+    # CPU computes it natively, "fp32" never, "bf16" always
+    embed_precision: str = "auto"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, home: str | None = None) -> Settings:
@@ -91,6 +95,10 @@ class Settings:
         chroma_url = env.get("MNEMOSCOPE_CHROMA_URL") or None
         if chroma_url is not None:
             check_chroma_url(chroma_url)
+        precision = env.get("MNEMOSCOPE_EMBED_PRECISION", "").strip().lower() or "auto"
+        if precision not in EMBED_PRECISIONS:
+            raise ConfigError(f"MNEMOSCOPE_EMBED_PRECISION: one of {', '.join(EMBED_PRECISIONS)}, "
+                              f"not '{precision}'")
         return cls(
             home=home_dir,
             backend=backend,
@@ -100,6 +108,7 @@ class Settings:
             llm=llm,
             database_url=database_url,
             chroma_url=chroma_url,
+            embed_precision=precision,
         )
 
     def with_home(self, home: str | Path) -> Settings:

@@ -9,8 +9,8 @@ Precision: batches of more than ``SMALL_BATCH`` texts (a build's turns, records,
 names) run under bfloat16 autocast when the CPU computes bfloat16 natively (AVX512-BF16 /
 AMX): about 1.6x less CPU for the same model, vectors within cosine 0.9999 of float32 (measured
 on LongMemEval turns: min 0.99996, top-10 neighbour overlap 99.8 %). Small batches (a
-question, an edited record) stay float32. ``precision="fp32"`` (or the environment variable
-``MNEMOSCOPE_EMBED_PRECISION=fp32``, read when the shared embedder is made) turns it off.
+question, an edited record) stay float32. ``precision="fp32"`` (``Settings.embed_precision``,
+from ``MNEMOSCOPE_EMBED_PRECISION=fp32``) turns it off.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memory_core.errors import ConfigError
+from memory_core.config import EMBED_PRECISIONS
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 DIMENSION = 384
 SMALL_BATCH = 8  # at most this many texts are embedded on one thread
-PRECISIONS = ("auto", "fp32", "bf16")
+PRECISIONS = EMBED_PRECISIONS
 
 
 def native_bf16() -> bool:
@@ -123,13 +123,10 @@ _SHARED: list[Embedder] = []
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_embedder() -> Embedder:
-    """The process-wide embedder (its model loads on first use, once)."""
+def shared_embedder(precision: str = "auto") -> Embedder:
+    """The process-wide embedder (its model loads on first use, once); ``precision`` (the
+    settings' ``embed_precision``) is the one of the call that makes it."""
     with _SHARED_LOCK:
         if not _SHARED:
-            precision = os.environ.get("MNEMOSCOPE_EMBED_PRECISION", "auto").strip().lower() or "auto"
-            if precision not in PRECISIONS:
-                raise ConfigError(f"MNEMOSCOPE_EMBED_PRECISION: one of {', '.join(PRECISIONS)}, "
-                                  f"not '{precision}'")
             _SHARED.append(Embedder(precision=precision))
         return _SHARED[0]

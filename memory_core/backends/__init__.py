@@ -30,7 +30,7 @@ def make_backend(settings: Settings, store: RelationalStore | None = None, *,
     ``check_endpoint=False`` (the services facade, which is opened for ``list`` too) a missing
     key is not an error here: the first call to the endpoint raises the same ``ConfigError``.
     """
-    embedder = embedder if embedder is not None else shared_embedder()
+    embedder = embedder if embedder is not None else shared_embedder(settings.embed_precision)
     choice = dict.fromkeys(STAGES, settings.backend)
     for stage, name in (stages or {}).items():
         if stage not in STAGES:

@@ -42,6 +42,7 @@ from memory_core.construct.embedcache import TextEmbedder
 from memory_core.construct.events import BuildEvent, ConversationQueued
 from memory_core.construct.pipeline import ComputedConversation, build_conversation, compute_conversation
 from memory_core.contracts import Backend, RelationalStore, VectorStore
+from memory_core.embeddings import Embedder, shared_embedder
 from memory_core.errors import BuildError, ConfigError
 from memory_core.models import Conversation
 
@@ -66,13 +67,14 @@ class _Task:
     known: tuple[str, ...]
     factory: BackendFactory
     factory_key: str
+    precision: str  # the client embedder's (``Settings.embed_precision``)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
 def compute_task(task: _Task) -> ComputedConversation:
     """Run on a worker: the pure stages of one conversation."""
-    from memory_core.embeddings import shared_embedder
-
+    # the one embedder per process, made first so that the backend's (offline) is this one too
+    embedder: TextEmbedder = shared_embedder(task.precision)
     with _worker_lock:
         backend = _worker_backends.get(task.factory_key)
         if backend is None:
@@ -81,7 +83,6 @@ def compute_task(task: _Task) -> ComputedConversation:
     delay = float(task.extra.get("delay_s", 0.0))  # tests: keep the task running long enough to kill
     if delay:
         time.sleep(delay)
-    embedder: TextEmbedder = shared_embedder()  # the one per process, as the offline backend uses
     result = compute_conversation(task.conv, task.pending, task.known, backend, embedder)
     return replace(result, worker=f"{socket.gethostname()}:{os.getpid()}")
 
@@ -143,6 +144,7 @@ def build_on_cluster(store: RelationalStore, index: VectorStore, embedder: TextE
     from distributed import as_completed
 
     key = uuid.uuid4().hex  # the workers make one backend per key (per cluster build)
+    precision = embedder.precision if isinstance(embedder, Embedder) else "auto"
     futures: dict[Any, str] = {}
     submitted_at: dict[str, float] = {}
     try:
@@ -154,7 +156,7 @@ def build_on_cluster(store: RelationalStore, index: VectorStore, embedder: TextE
                 yield from build_conversation(store, index, embedder, conv_id, backend, rebuild=rebuild)
                 continue
             known = tuple(e.name for e in store.entities(conv_id))
-            task = _Task(conv, pending, known, factory, key, dict(task_extra or {}))
+            task = _Task(conv, pending, known, factory, key, precision, dict(task_extra or {}))
             future = client.submit(compute_task, task, key=f"build-{conv_id}-{uuid.uuid4().hex[:8]}",
                                    pure=False, retries=retries)
             futures[future] = conv_id

@@ -39,7 +39,8 @@ class Services:
         self.settings = settings
         self.store: RelationalStore = store if store is not None else Store.open_settings(settings)
         self.index: VectorStore = index if index is not None else VectorIndex.open_settings(settings)
-        self.embedder: Embedder = embedder if embedder is not None else shared_embedder()
+        self.embedder: Embedder = (embedder if embedder is not None
+                                   else shared_embedder(settings.embed_precision))
         self.backend: Backend = backend if backend is not None else make_backend(
             settings, self.store, embedder=self.embedder, check_endpoint=False)
         self.imports = ImportService(self.store, self.index, settings)
