@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import replace
 from typing import Any
 
@@ -103,7 +102,3 @@ def format_trace(trace: Trace) -> str:
         lines.append(f"  [{bt.turn_id}] {bt.speaker}: {_marked(bt)}")
     lines.append("timings: " + ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in trace.timings.items()))
     return "\n".join(lines)
-
-
-def trace_json(trace: Trace) -> str:
-    return json.dumps(trace.model_dump(mode="json"), ensure_ascii=False)

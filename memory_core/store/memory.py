@@ -19,7 +19,6 @@ from memory_core.models import (
     ThemeType,
 )
 from memory_core.store.base import StoreBase, dumps, loads, now
-from memory_core.store.conversations import MEMORY_TABLES
 
 _RECORD_COLS = (
     "id, conv_id, episode_id, entity, entity_type, property, value, condition, modality, "
@@ -126,11 +125,6 @@ class MemoryStore(StoreBase):
     def session_episode_ids(self, conv_id: str, session: int) -> list[str]:
         return [r[0] for r in self.all(
             "SELECT id FROM episodes WHERE conv_id = ? AND session = ?", [conv_id, session])]
-
-    def clear_memory(self, conv_id: str) -> None:
-        with self.atomic():
-            for table in MEMORY_TABLES:
-                self.execute(f"DELETE FROM {table} WHERE conv_id = ?", [conv_id])  # noqa: S608
 
     def memory_fingerprint(self, conv_id: str) -> tuple[Any, ...]:
         """Counts and versions that change whenever the conversation's memory does (query caches
