@@ -67,7 +67,7 @@ def _instantiate(name: str, settings: Settings, store: RelationalStore | None, e
         return OpenAIBackend(settings.llm, store)
     from memory_core.backends.offline import OfflineBackend
 
-    return OfflineBackend(settings, embedder=embedder)
+    return OfflineBackend(embedder=embedder)
 
 
 def _check_endpoint(settings: Settings) -> None:

@@ -29,7 +29,6 @@ from memory_core.models import Answer, BufferTurn, Episode, Plan, Session, Turn
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-    from memory_core.config import Settings
     from memory_core.embeddings import Embedder
 
 log = logging.getLogger(__name__)
@@ -40,8 +39,7 @@ _DOC_CACHE_SIZE = 4000
 class OfflineBackend(BackendBase):
     name = "offline"
 
-    def __init__(self, settings: Settings | None = None, *, embedder: Embedder) -> None:
-        self.settings = settings
+    def __init__(self, *, embedder: Embedder) -> None:
         self.embedder = embedder
         self._docs: OrderedDict[str, Doc] = OrderedDict()
         self._lock = threading.Lock()

@@ -44,7 +44,7 @@ def offline_worker_backend() -> Backend:
     """What a cluster worker builds with: the offline backend (models load once per worker)."""
     from memory_core.backends.offline import OfflineBackend
 
-    return OfflineBackend(None, embedder=shared_embedder())
+    return OfflineBackend(embedder=shared_embedder())
 
 
 class Progress:
