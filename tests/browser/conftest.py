@@ -81,12 +81,6 @@ def serve(home: Path, log: Path) -> Iterator[str]:
                 proc.kill()
 
 
-def has_command(name: str) -> bool:
-    proc = subprocess.run([sys.executable, "-m", "memory_core", name, "--help"], cwd=ROOT,
-                          env=_env(Path("/nonexistent")), capture_output=True, text=True)
-    return proc.returncode == 0
-
-
 @pytest.fixture(scope="session")
 def built_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A home with the sample conversation imported and (offline) built."""
