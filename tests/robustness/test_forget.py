@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from memory_core.cli import main
+from memory_core.errors import StoreError
 from memory_core.llm.accounting import llm_scope
 from memory_core.llm.cache import LLMCache
 from memory_core.services import Services
@@ -165,7 +166,7 @@ def test_forgetting_one_session(home, settings) -> None:  # type: ignore[no-unty
         pass
     assert services.store.entities(FORGET)
     assert snapshot(services, KEEP) == kept
-    with pytest.raises(Exception, match="has no session 7"):
+    with pytest.raises(StoreError, match="has no session 7"):
         services.imports.forget(FORGET, session=7, who="dpo")
 
 
