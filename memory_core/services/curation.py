@@ -247,29 +247,25 @@ class CurationService:
                             action=action, who=who, why=why, before=ed.snapshot(current),
                             after=ed.snapshot(updated.model_copy(update={"version": expected_version + 1})),
                             reverts=reverts)
-        prepared = prepare_record_vectors(self.embedder, [updated])
-        with self.store.atomic():
-            try:
-                saved = self.store.update_record(updated, expected_version=expected_version)
-            except ConflictError:
-                raise ConflictError(self._conflict(self.store.record(current.id), expected_version)) from None
-            self.store.add_edit(edit)
-            apply_record_vectors(self.index, prepared)
-        self._after_change(current.conv_id, [(current, updated)])
+        saved = self._save_many(current.conv_id, [(current, updated)], edit)[0]
         log.info("%s %s %s (version %d)", edit.who, action, current.id, saved.version)
         return saved, edit
 
-    def _save_many(self, conv_id: str, updates: Sequence[tuple[Record, Record]], edit: Edit) -> None:
+    def _save_many(self, conv_id: str, updates: Sequence[tuple[Record, Record]], edit: Edit) -> list[Record]:
+        """One transaction: each (old, new) saved if the record is still at ``old``'s version,
+        the edit, the vectors; then the graph patch. Returns the saved records."""
         prepared = prepare_record_vectors(self.embedder, [new for _, new in updates])
+        saved: list[Record] = []
         with self.store.atomic():
             for old, new in updates:
                 try:
-                    self.store.update_record(new, expected_version=old.version)
+                    saved.append(self.store.update_record(new, expected_version=old.version))
                 except ConflictError:
                     raise ConflictError(self._conflict(self.store.record(old.id), old.version)) from None
             self.store.add_edit(edit)
             apply_record_vectors(self.index, prepared)
         self._after_change(conv_id, list(updates))
+        return saved
 
     def _revert_merge(self, edit: Edit, *, who: str, why: str) -> Edit:
         current = {rid: self.store.record(rid) for rid in (edit.before or {}).get("records", {})}
