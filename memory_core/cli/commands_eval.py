@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -111,7 +110,6 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_eval_longmemeval(args: argparse.Namespace, settings: Settings) -> int:
     from memory_core.eval.longmemeval import format_table as lme_table
-    from memory_core.eval.longmemeval import run_line as lme_line
     from memory_core.services import Services
 
     path = Path(args.file)
@@ -126,8 +124,7 @@ def cmd_eval_longmemeval(args: argparse.Namespace, settings: Settings) -> int:
             path, types=types, limit=args.limit, strategy=args.strategy,
             budget_tokens=args.budget_tokens, on_progress=_lme_progress, save_traces=args.save_traces)
         if args.out:
-            lines = [json.dumps(lme_line(row), ensure_ascii=False) + "\n" for row in report.rows]
-            Path(args.out).write_text("".join(lines), encoding="utf-8")
+            Path(args.out).write_text(report.jsonl(), encoding="utf-8")
         cap = f", budget {report.budget_tokens} tokens" if report.budget_tokens else ""
         print(f"strategy {report.strategy}{cap}, backend {report.backend}, "
               f"{len(report.rows)} questions in {report.seconds:.1f}s")

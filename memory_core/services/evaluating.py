@@ -13,7 +13,7 @@ import dataclasses
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,9 +65,11 @@ class EvalReport:
     summary: dict[str, Any] = field(default_factory=dict)
     conv_ids: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    line: Callable[[Mapping[str, Any]], dict[str, Any]] = run_line  # a row's run-file line
 
     def jsonl(self) -> str:
-        out = [json.dumps(run_line(row), ensure_ascii=False) for row in self.rows]
+        """The run file: one line per row, in the benchmark's own line layout."""
+        out = [json.dumps(self.line(row), ensure_ascii=False) for row in self.rows]
         return "\n".join(out) + ("\n" if out else "")
 
 
@@ -264,7 +266,8 @@ class EvalService:
         backend_name = backend or self.settings.backend
         ask = self._asker(strategy_name=cfg.name, budget_tokens=budget_tokens,
                           backend=self._backend(backend_name), save=save_traces)
-        report = EvalReport(strategy=cfg.name, budget_tokens=budget_tokens, backend=backend_name)
+        report = EvalReport(strategy=cfg.name, budget_tokens=budget_tokens, backend=backend_name,
+                            line=lme.run_line)
         items = lme.read_questions(path, limits=self.settings.limits, types=types, limit=limit)
         for conv, q in items:
             self._import_missing(str(path), Loaded(format="longmemeval", conversations=[conv]), on_progress)
