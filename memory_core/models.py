@@ -67,11 +67,6 @@ class MatchKind(StrEnum):
     EVENT = "event"
 
 
-class BackendName(StrEnum):
-    OFFLINE = "offline"
-    OPENAI = "openai"
-
-
 # --------------------------------------------------------------------------- conversation
 class Turn(_Model):
     id: str  # e.g. "D4:8"

@@ -152,7 +152,6 @@ PRESETS: Mapping[str, StrategyConfig] = MappingProxyType(
 )
 
 DEFAULT_STRATEGY = "ensimem"
-BASELINES = ("bm25", "dense", "full")
 
 
 def strategy(name: str | None) -> StrategyConfig:
