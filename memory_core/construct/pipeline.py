@@ -143,6 +143,13 @@ class _Committed:
     stale: list[str]
 
 
+def record_metadata(record: Record, session: int) -> dict[str, Any]:
+    """A record vector's metadata in the ``records`` collection (the build and curation write
+    the same keys)."""
+    return {"conv_id": record.conv_id, "episode_id": record.episode_id, "entity": record.entity,
+            "property": record.property, "session": session}
+
+
 def _index_committed(index: VectorStore, embedder: TextEmbedder, conv_id: str,
                      committed: Sequence[_Committed]) -> None:
     """The sessions' turn and record vectors (after their DuckDB commit): one delete and one
@@ -172,8 +179,7 @@ def _index_committed(index: VectorStore, embedder: TextEmbedder, conv_id: str,
                 continue
             record_ids.append(r.id)
             docs.append(r.text())
-            record_meta.append({"conv_id": conv_id, "episode_id": r.episode_id, "entity": r.entity,
-                                "property": r.property, "session": c.session.index})
+            record_meta.append(record_metadata(r, c.session.index))
     index.upsert("turns", turn_ids, embed_texts(embedder, texts), turn_meta, documents=texts)
     index.upsert("records", record_ids, embed_texts(embedder, docs), record_meta, documents=docs)
 

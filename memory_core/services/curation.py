@@ -136,7 +136,7 @@ class CurationService:
                         origin="annotator", status=RecordStatus.ACTIVE, version=1, **clean)
         edit = ed.make_edit(conv_id=conv_id, target_kind=RECORD, target_id=record.id, action="create",
                             who=who, why=why, before=None, after=ed.snapshot(record))
-        prepared = prepare_record_vectors(self.embedder, [record])
+        prepared = prepare_record_vectors(self.embedder, [record], {episode.id: episode.session})
         with self.store.atomic():
             self.store.insert_record(record)
             self.store.add_edit(edit)
@@ -254,7 +254,8 @@ class CurationService:
     def _save_many(self, conv_id: str, updates: Sequence[tuple[Record, Record]], edit: Edit) -> list[Record]:
         """One transaction: each (old, new) saved if the record is still at ``old``'s version,
         the edit, the vectors; then the graph patch. Returns the saved records."""
-        prepared = prepare_record_vectors(self.embedder, [new for _, new in updates])
+        session_of = {e.id: e.session for e in self.store.episodes(conv_id)}
+        prepared = prepare_record_vectors(self.embedder, [new for _, new in updates], session_of)
         saved: list[Record] = []
         with self.store.atomic():
             for old, new in updates:

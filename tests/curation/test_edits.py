@@ -154,3 +154,13 @@ def test_changes_invalidate_query_caches(built) -> None:  # type: ignore[no-unty
     assert second is not first
     built.curation.mark_wrong(R2, who="ana")
     assert built.queries.conversation_index(CONV) is not second
+
+
+def test_an_edited_record_vector_keeps_the_build_metadata(built) -> None:  # type: ignore[no-untyped-def]
+    """Curation writes the same vector metadata as the build (session included)."""
+    saved = built.curation.edit_record(R2, {"value": "watercolor"}, who="ana", expected_version=1)
+    session = next(e.session for e in built.store.episodes(CONV) if e.id == saved.episode_id)
+    hits = built.index.query("records", built.embedder.embed_one(saved.text()), k=1, where={"conv_id": CONV})
+    assert hits[0].id == R2
+    assert hits[0].metadata == {"conv_id": CONV, "episode_id": saved.episode_id, "entity": saved.entity,
+                                "property": saved.property, "session": session}
