@@ -183,3 +183,16 @@ def test_a_second_process_on_the_same_home(engine, database_url, tmp_path: Path,
             with open_store() as store:
                 store.save_conversation(conversation())
                 assert store.scalar("SELECT count(*) FROM schema_version WHERE version = 0") == 1
+
+
+def test_in_transaction_is_true_inside_atomic_blocks_only(store: Store) -> None:
+    assert not store.in_transaction()
+    with store.atomic():
+        assert store.in_transaction()
+        with store.atomic():
+            assert store.in_transaction()
+        assert store.in_transaction()
+    assert not store.in_transaction()
+    with pytest.raises(RuntimeError), store.atomic():
+        raise RuntimeError("rolled back")
+    assert not store.in_transaction()

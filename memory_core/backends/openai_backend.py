@@ -182,6 +182,6 @@ def _question_item(question: str) -> str:
 
 
 def _in_transaction(store: RelationalStore | None) -> bool:
-    # StoreBase keeps its transaction depth in ``_depth``; while the caller holds a transaction
-    # other threads would wait on the store lock for as long as the pool runs (a deadlock).
-    return bool(store is not None and getattr(store, "_depth", 0))
+    # while the caller holds a transaction, other threads would wait on the store lock for as
+    # long as the pool runs (a deadlock)
+    return store is not None and store.in_transaction()

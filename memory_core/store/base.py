@@ -87,6 +87,10 @@ class StoreBase:
         return int(row[0]) if row and row[0] is not None else 0
 
     # ------------------------------------------------------------------ transactions
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open on this store (work started now joins it)."""
+        return self._depth > 0
+
     @contextmanager
     def atomic(self) -> Iterator[None]:
         """One transaction; nested blocks join the outermost one."""
