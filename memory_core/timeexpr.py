@@ -179,16 +179,73 @@ def _month_end(y: int, m: int) -> date:
     return date(y, m, calendar.monthrange(y, m)[1])
 
 
-def question_dates(text: str, reference: datetime | None = None) -> list[tuple[date, date, str]]:
-    """(first day, last day, surface text) of each absolute date/month/year in ``text``.
+_RELATIVE_Q = re.compile(
+    r"\b(?:yesterday|today|(?:last|past|previous|this)\s+(week(?:end)?|month|year|"
+    + "|".join(WEEKDAYS) + r")|(a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a\s+couple\s+of|"
+    r"a\s+few|few|several)\s+(days?|weeks?|months?)\s+ago)\b",
+    re.IGNORECASE,
+)
+
+
+def _relative_range(m: re.Match[str], now: date) -> tuple[date, date] | None:
+    """The days a relative phrase of a question covers, counted back from the asking day."""
+    text = m.group(0).lower()
+    if text == "yesterday":
+        day = now - timedelta(days=1)
+        return day, day
+    if text == "today":
+        return now, now
+    if m.group(3):  # "N days / weeks / months ago"
+        count = m.group(2).lower()
+        n = int(count) if count.isdigit() else next((_NUM[w] for w in reversed(count.split()) if w in _NUM),
+                                                    1)
+        unit = m.group(3).lower().rstrip("s")
+        if unit == "day":
+            day = now - timedelta(days=n)
+            return day - timedelta(days=1), day + timedelta(days=1)
+        if unit == "week":
+            day = now - timedelta(days=7 * n)
+            return day - timedelta(days=3), day + timedelta(days=3)
+        y, mo = _month_shift(now, -n)
+        return date(y, mo, 1), _month_end(y, mo)
+    which, unit = text.split()[0], m.group(1).lower()
+    if unit == "weekend":
+        saturday = _weekend(datetime.combine(now, datetime.min.time()), which, "past")
+        return saturday, saturday + timedelta(days=1)
+    if unit == "week":
+        monday = now - timedelta(days=now.weekday())
+        return (monday, now) if which == "this" else (monday - timedelta(days=7), monday - timedelta(days=1))
+    if unit == "month":
+        y, mo = (now.year, now.month) if which == "this" else _month_shift(now, -1)
+        return date(y, mo, 1), min(_month_end(y, mo), now)
+    if unit == "year":
+        y = now.year if which == "this" else now.year - 1
+        return date(y, 1, 1), min(date(y, 12, 31), now)
+    back = (now.weekday() - WEEKDAYS.index(unit)) % 7 or 7  # the last such weekday before today
+    day = now - timedelta(days=back)
+    return day, day
+
+
+def question_dates(text: str, reference: datetime | None = None, *,
+                   now: datetime | None = None) -> list[tuple[date, date, str]]:
+    """(first day, last day, surface text) of each date, month or year ``text`` names.
 
     A month without a year takes the year of ``reference`` (the last session) when given.
+    With ``now`` (the day the question is asked) relative phrases count too: "yesterday",
+    "last week", "three weeks ago", "last Saturday", "this month" are ranges back from it.
     """
     out: list[tuple[date, date, str]] = []
     taken: list[tuple[int, int]] = []
 
     def free(m: re.Match[str]) -> bool:
         return not any(a < m.end() and m.start() < b for a, b in taken)
+
+    if now is not None:
+        for m in _RELATIVE_Q.finditer(text):
+            span = _relative_range(m, now.date())
+            if span is not None:
+                out.append((*span, m.group(0)))
+                taken.append(m.span())
 
     for pattern, (gy, gm, gd) in _DAY_FORMS:
         for m in pattern.finditer(text):

@@ -53,6 +53,26 @@ def test_question_dates_and_session_nearness() -> None:
     assert t.session_near(date(2022, 1, 1), date(2023, 5, 1), date(2023, 5, 1)) == 0.0
 
 
+@pytest.mark.parametrize(("phrase", "first", "last"), [
+    ("yesterday", date(2023, 5, 29), date(2023, 5, 29)),
+    ("last week", date(2023, 5, 22), date(2023, 5, 28)),  # the Monday-Sunday week before
+    ("this week", date(2023, 5, 29), date(2023, 5, 30)),
+    ("last Saturday", date(2023, 5, 27), date(2023, 5, 27)),
+    ("last Tuesday", date(2023, 5, 23), date(2023, 5, 23)),  # asked on a Tuesday: a week back
+    ("last weekend", date(2023, 5, 27), date(2023, 5, 28)),
+    ("three weeks ago", date(2023, 5, 6), date(2023, 5, 12)),
+    ("a couple of days ago", date(2023, 5, 27), date(2023, 5, 29)),
+    ("last month", date(2023, 4, 1), date(2023, 4, 30)),
+    ("2 months ago", date(2023, 3, 1), date(2023, 3, 31)),
+    ("last year", date(2022, 1, 1), date(2022, 12, 31)),
+])
+def test_relative_question_dates_count_back_from_the_asking_day(phrase: str, first: date, last: date) -> None:
+    asked = datetime(2023, 5, 30, 14, 0)  # a Tuesday
+    assert t.question_dates(f"Where did I go {phrase}?", asked, now=asked) == [(first, last, phrase)]
+    # without the day the question was asked, "last week" is not anchored to anything
+    assert t.question_dates(f"Where did I go {phrase}?", asked) == []
+
+
 @pytest.mark.parametrize(("text", "iso", "granularity"), [
     ("yesterday", "2023-05-07", "date"),
     ("last Saturday", "2023-05-06", "date"),

@@ -1,9 +1,10 @@
-"""``ask --conv ID "question" [--strategy S] [--budget-tokens N] [--backend B] [--json]``."""
+"""``ask --conv ID "question" [--strategy S] [--budget-tokens N] [--backend B] [--as-of DATE] [--json]``."""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from memory_core.config import Settings
@@ -22,8 +23,19 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--backend", default=None, choices=("offline", "openai"), help="who answers (default offline)"
     )
+    p.add_argument("--as-of", type=_as_of, default=None, metavar="DATE",
+                   help="ask as of this date (YYYY-MM-DD[ HH:MM]): 'last week' counts back from it "
+                        "(default: the last session's date)")
     p.add_argument("--json", action="store_true", help="print the whole trace as JSON")
     p.set_defaults(func=cmd_ask)
+
+
+def _as_of(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a date YYYY-MM-DD (optionally with HH:MM), got {text!r}") from None
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
@@ -32,7 +44,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     services = Services.open(replace(settings, backend=args.backend or settings.backend))
     try:
         trace = services.queries.ask(args.conv, args.question, strategy=args.strategy,
-                                     budget_tokens=args.budget_tokens)
+                                     budget_tokens=args.budget_tokens, now=args.as_of)
     finally:
         services.close()
     if args.json:

@@ -8,6 +8,7 @@ stage in seconds.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from datetime import UTC, datetime
@@ -33,16 +34,22 @@ def run_question(
     embedder: Embedder,
     backend: Backend,
     budget_tokens: int | None = None,
+    now: datetime | None = None,
 ) -> tuple[Trace, Retrieval]:
+    """``now``: when the question is asked — "last week", "two months ago" count back from it
+    (default: the time of the conversation's last session)."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     qvec = embed_question(embedder, question)
     timings["embed"] = time.perf_counter() - t0
     t1 = time.perf_counter()
-    plan = backend.plan(question, ci.vocabulary())
+    vocabulary = ci.vocabulary()
+    if now is not None:
+        vocabulary = dataclasses.replace(vocabulary, question_time=now)
+    plan = backend.plan(question, vocabulary)
     timings["plan"] = time.perf_counter() - t1
     t2 = time.perf_counter()
-    result = retrieve(ci, plan, qvec, cfg, budget_tokens)
+    result = retrieve(ci, plan, qvec, cfg, budget_tokens, now=now)
     timings["retrieve"] = time.perf_counter() - t2
     t3 = time.perf_counter()
     buffer = [  # each turn's closeness to the question goes with it (the offline answer weighs it)
@@ -70,15 +77,17 @@ def run_question(
         timings={k: round(v, 5) for k, v in timings.items()},
         buffer_tokens=tokens,
         budget_tokens=budget_tokens,
-        details=_details(result),
+        details=_details(result, now),
         created_at=datetime.now(UTC).replace(tzinfo=None),
     )
     return trace, result
 
 
-def _details(result: Retrieval) -> dict[str, object]:
+def _details(result: Retrieval, now: datetime | None) -> dict[str, object]:
     """How retrieval went: why it stopped, requirements covered, boosts that applied."""
     out: dict[str, object] = {"stop_reason": result.stop_reason, "covered_requirements": list(result.covered)}
+    if now is not None:
+        out["asked_at"] = now.isoformat(sep=" ", timespec="minutes")
     if result.scored is not None:
         out["focus_speaker"] = result.scored.focus_speaker
         out["date_ranges"] = [list(r) for r in result.scored.date_ranges]

@@ -126,6 +126,14 @@ _RELATION_WORDS = frozenset(
     """.split()  # noqa: SIM905
 )
 _NOT_PROPERTY = STOPWORDS | WEAK_WORDS | frozenset({"s"})
+# A chat with an assistant has role-named speakers: the asker's "I/my" is the user, and
+# "you said/suggested ..." (the assistant's earlier words) is the assistant.
+_USER_ROLES = ("user", "human")
+_ASSISTANT_ROLES = ("assistant", "ai", "bot", "chatgpt")
+_FIRST_PERSON_RE = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b", re.IGNORECASE)
+_YOU_SAID_RE = re.compile(
+    r"\byou\s+(?:\w+ly\s+)?(?:said|told|gave|wrote|made|came up with|\w+ed)\b", re.IGNORECASE
+)
 
 
 def answer_target(question: str) -> str:
@@ -213,6 +221,22 @@ def find_entities(question: str, vocabulary: Vocabulary) -> list[tuple[str, str,
     return list(seen.values())
 
 
+def addressed_speaker(question: str, speakers: tuple[str, ...]) -> tuple[str, tuple[int, int]] | None:
+    """The role-named speaker a question with no named person is about, and the words that say so.
+
+    Only for chats between a user and an assistant (speakers named by role): "you suggested /
+    told me ..." asks about the assistant's turns; otherwise "I / my / me" is the user.
+    """
+    roles = {s.lower(): s for s in speakers}
+    assistant = next((roles[r] for r in _ASSISTANT_ROLES if r in roles), None)
+    user = next((roles[r] for r in _USER_ROLES if r in roles), None)
+    if assistant is not None and (m := _YOU_SAID_RE.search(question)):
+        return assistant, (m.start(), m.end())
+    if user is not None and (m := _FIRST_PERSON_RE.search(question)):
+        return user, (m.start(), m.end())
+    return None
+
+
 @lru_cache(maxsize=64)
 def _property_matrix(properties: tuple[str, ...], embedder_id: int) -> np.ndarray:
     embedder = _EMBEDDERS[embedder_id]
@@ -273,6 +297,8 @@ def _property_phrase(
 def plan_question(question: str, vocabulary: Vocabulary, *, embedder: Embedder | None = None) -> Plan:
     q = " ".join(question.split())
     entities = find_entities(q, vocabulary)
+    if not entities and (addressed := addressed_speaker(q, vocabulary.speakers)) is not None:
+        entities = [(addressed[0], "person", addressed[1])]
     times = list(_TIME_CONDITION_RE.finditer(q))
     time_text = "; ".join(m.group(0).strip(" ,") for m in times) or None
     phrase = _property_phrase(q, [e[2] for e in entities], [(m.start(), m.end()) for m in times])

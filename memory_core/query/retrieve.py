@@ -201,7 +201,7 @@ def select_coverage(
             stop = "token cap reached"
             break
         if budget_tokens is None:
-            may_stop = picker.tokens >= budget.min_tokens
+            may_stop = picker.tokens >= budget.min_tokens and rank >= cfg.min_candidates
         else:
             may_stop = not cfg.fill_budget and picker.tokens >= min(budget.min_tokens, budget_tokens)
         if may_stop:
@@ -284,8 +284,7 @@ def select_full(ci: ConversationIndex, budget_tokens: int | None) -> Retrieval:
     )
 
 
-def _recency(ci: ConversationIndex, when: datetime | None, lam: float) -> float:
-    now = ci.last_time
+def _recency(now: datetime | None, when: datetime | None, lam: float) -> float:
     if when is None or now is None:
         return 0.0
     return math.exp(-lam * max(0.0, (now - when).total_seconds()))
@@ -298,6 +297,8 @@ def select_glong(
     scored: Scored,
     cfg: StrategyConfig,
     budget_tokens: int | None,
+    *,
+    now: datetime | None = None,
 ) -> Retrieval:
     """Anchor entities -> 1-hop records -> 0.5 semantic + 0.3 importance + 0.2 recency."""
     w_sem, w_imp, w_rec = cfg.glong_weights
@@ -330,7 +331,7 @@ def select_glong(
         rec_t = np.array(
             [
                 _recency(
-                    ci,
+                    now or ci.last_time,
                     ci.episodes[ci.record_episode[r]].start_time if ci.record_episode[r] >= 0 else None,
                     cfg.recency_lambda,
                 )
@@ -359,7 +360,8 @@ def select_glong(
             units.append((float(final[j]), turns, f"anchor record {rec.entity} / {rec.property}"))
     else:  # no graph yet: the anchors are the named speakers, their turns the 1-hop neighbourhood
         sem = minmax(ci.turn_vecs @ qvec)
-        rec_t = np.array([_recency(ci, t.session_time, cfg.recency_lambda) for t in ci.turns])
+        when = now or ci.last_time
+        rec_t = np.array([_recency(when, t.session_time, cfg.recency_lambda) for t in ci.turns])
         mask = (
             np.array([t.speaker.lower() in anchors for t in ci.turns])
             if anchors
@@ -431,15 +433,22 @@ def select_seem(
 
 
 def retrieve(
-    ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: StrategyConfig, budget_tokens: int | None = None
+    ci: ConversationIndex,
+    plan: Plan,
+    qvec: np.ndarray,
+    cfg: StrategyConfig,
+    budget_tokens: int | None = None,
+    *,
+    now: datetime | None = None,
 ) -> Retrieval:
+    """``now``: when the question is asked (default: the conversation's last session)."""
     if cfg.method == "full":
         return select_full(ci, budget_tokens)
-    scored = score_turns(ci, plan, qvec, cfg)
+    scored = score_turns(ci, plan, qvec, cfg, now)
     if cfg.method == "ranked":
         return select_ranked(ci, plan, scored, cfg, budget_tokens)
     if cfg.method == "glong":
-        return select_glong(ci, plan, qvec, scored, cfg, budget_tokens)
+        return select_glong(ci, plan, qvec, scored, cfg, budget_tokens, now=now)
     if cfg.method == "seem":
         return select_seem(ci, plan, scored, cfg, budget_tokens)
     return select_coverage(ci, plan, scored, cfg, budget_tokens)

@@ -18,6 +18,7 @@ that matches the question's words).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import lru_cache
 
 import numpy as np
@@ -166,7 +167,10 @@ def support_matrix(
     return sup
 
 
-def score_turns(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: StrategyConfig) -> Scored:
+def score_turns(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: StrategyConfig,
+                now: datetime | None = None) -> Scored:
+    """``now`` is when the question is asked (relative dates count back from it); by default
+    the conversation's last session."""
     n = len(ci.turns)
     qterms = query_terms(plan)
     raw_lex = ci.turn_lex.scores(qterms)
@@ -201,7 +205,7 @@ def score_turns(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: Strate
         fused += cfg.speaker_boost * channels["speaker"]
     date_ranges: list[tuple[str, str, str]] = []
     if cfg.date_boost:
-        ranges = question_dates(plan.question, ci.last_time)
+        ranges = question_dates(plan.question, now or ci.last_time, now=now)
         if ranges:
             near = np.zeros(n, dtype=np.float32)
             for session, when in ci.session_times.items():

@@ -64,6 +64,7 @@ class StrategyConfig:
     smoothing: float = 0.0  # share of the best neighbour's score a turn inherits
     neighbours: int = 0  # turns on each side added (same episode) around a selected turn
     context_top: int = 0  # the best this-many candidates also bring their +-1 neighbours
+    min_candidates: int = 0  # never stop before this many ranked candidates were taken
     top_k: int = 40  # ranked baselines / glong records / seem seeds
     fill_budget: bool = True  # with --budget-tokens, keep adding ranked turns up to the cap
     # records as the address: property families in the structured match, and the share of an
@@ -103,6 +104,7 @@ _ENSIMEM = StrategyConfig(
     smoothing=0.40,
     neighbours=0,
     context_top=5,
+    min_candidates=10,
     record_share=0.15,
 )
 

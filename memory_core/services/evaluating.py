@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -161,11 +162,13 @@ class EvalService:
 
     # ------------------------------------------------------------------ evaluation
     def _asker(self, *, strategy_name: str, budget_tokens: int | None, backend: Backend,
-               save: bool) -> Callable[[str, str], Asked]:
-        """``ask(conv_id, question)`` with the run's settings: the trace and the turn ranking."""
-        def ask(conv_id: str, question: str) -> Asked:
+               save: bool) -> Callable[..., Asked]:
+        """``ask(conv_id, question, now=None)`` with the run's settings: the trace and the turn
+        ranking; ``now`` is the question's own date when the benchmark gives one."""
+        def ask(conv_id: str, question: str, now: datetime | None = None) -> Asked:
             trace, result = self.queries.ask_detailed(conv_id, question, strategy_name=strategy_name,
-                                                      budget_tokens=budget_tokens, backend=backend, save=save)
+                                                      budget_tokens=budget_tokens, backend=backend, save=save,
+                                                      now=now)
             fused = result.scored.fused if result.scored is not None else None
             if fused is None:
                 return Asked(trace)
@@ -273,7 +276,7 @@ class EvalService:
             self._import_missing(str(path), Loaded(format="longmemeval", conversations=[conv]), on_progress)
             self._build_if_needed(conv.id, on_progress)
             self.queries.warm(conv.id)
-            report.rows.append(lme.make_row(q, ask(q.conv_id, q.question)))
+            report.rows.append(lme.make_row(q, ask(q.conv_id, q.question, now=q.question_time)))
             report.conv_ids.append(conv.id)
             if on_progress:
                 on_progress({"stage": "question", "done": len(report.rows), "total": limit or 0,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
+from datetime import datetime
 from typing import Any
 
 from memory_core.config import Settings
@@ -84,9 +85,11 @@ class QueryService:
         budget_tokens: int | None = None,
         backend: Backend | None = None,
         save: bool = True,
+        now: datetime | None = None,
     ) -> tuple[Trace, Retrieval]:
         """Ask with this view's backend, or ``backend`` for this question (e.g. an evaluation
-        that keeps one backend for its whole run)."""
+        that keeps one backend for its whole run). ``now`` is when the question is asked
+        (relative dates in it count back from there); default: the last session's time."""
         question = (question or "").strip()
         if not question:
             raise QueryError("the question is empty")
@@ -101,7 +104,7 @@ class QueryService:
         scope = f"trace:{trace_id}"
         with llm_scope(conv_id, scope):
             trace, result = run_question(ci, question, cfg, embedder=self.embedder, backend=chosen,
-                                         budget_tokens=budget_tokens)
+                                         budget_tokens=budget_tokens, now=now)
         cost = flat_cost(usage(self.store, scope)) if trace.backend != "offline" else {}
         trace = trace.model_copy(update={"id": trace_id, "cost": cost})
         if save:
@@ -109,8 +112,9 @@ class QueryService:
         return trace, result
 
     def ask(self, conv_id: str, question: str, *, strategy: str | None = None,
-            budget_tokens: int | None = None) -> Trace:
-        trace, _ = self.ask_detailed(conv_id, question, strategy_name=strategy, budget_tokens=budget_tokens)
+            budget_tokens: int | None = None, now: datetime | None = None) -> Trace:
+        trace, _ = self.ask_detailed(conv_id, question, strategy_name=strategy, budget_tokens=budget_tokens,
+                                     now=now)
         return trace
 
     def trace(self, trace_id: str) -> Trace:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from memory_core.cli import main
 from memory_core.models import Trace
 
@@ -64,3 +66,17 @@ def test_ask_unknown_conversation_is_one_line_error(settings, capsys) -> None:  
     code = main(["--home", str(settings.home), "ask", "--conv", "nope", "anything?"])
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("error: ") and "nope" in err and len(err.strip().splitlines()) == 1
+
+
+def test_ask_as_of_a_date(settings, embedder, conversation, capsys) -> None:  # type: ignore[no-untyped-def]
+    _imported(settings, embedder, conversation)
+    home = ["--home", str(settings.home), "ask", "--conv", "conv-test", "Where did Bob hike last week?"]
+    assert main([*home, "--as-of", "2023-07-19", "--json"]) == 0
+    trace = Trace.model_validate(json.loads(capsys.readouterr().out))
+    assert trace.details["asked_at"] == "2023-07-19 00:00"
+    assert trace.details["date_ranges"] == [["2023-07-10", "2023-07-16", "last week"]]
+    with pytest.raises(SystemExit) as stop:
+        main([*home, "--as-of", "next tuesday"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "--as-of: expected a date YYYY-MM-DD" in err[-1] and "'next tuesday'" in err[-1]

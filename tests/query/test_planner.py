@@ -90,3 +90,27 @@ def test_question_without_entities_still_has_one_requirement() -> None:
     assert len(plan.requirements) == 1
     assert plan.requirements[0].entity is None
     assert "breed" in plan.keywords and "puppy" in plan.keywords
+
+
+CHAT = Vocabulary(speakers=("user", "assistant"), properties=("siblings", "suggests"))
+
+
+@pytest.mark.parametrize(
+    ("question", "speaker"),
+    [
+        ("What is the total number of siblings I have?", "user"),
+        ("Can you suggest some activities for my commute?", "user"),  # a request now, about me
+        ("In our last chat you suggested three names for a cat; which was the first?", "assistant"),
+        ("Remind me of the hotel you recommended in Lisbon.", "assistant"),
+        ("What is the weather like?", None),
+    ],
+)
+def test_a_chat_with_an_assistant_resolves_i_and_you_to_its_roles(question: str, speaker: str | None) -> None:
+    plan = plan_question(question, CHAT)
+    assert [r.entity for r in plan.requirements if r.role == "target"] == [speaker]
+
+
+def test_named_speakers_are_not_resolved_from_pronouns() -> None:
+    plan = plan_question("What did I tell you about my sister?", VOCAB)
+    assert all(r.entity in (None, "Carol") or "'" in (r.entity or "") for r in plan.requirements)
+    assert "Alice" not in {r.entity for r in plan.requirements}

@@ -22,7 +22,7 @@ ALL_TYPES = [r.value for r in ReasoningType]
 def _tight(**changes):  # type: ignore[no-untyped-def]
     """ensimem with no minimum budget, so stopping is decided by coverage alone."""
     budgets = {t: Budget(0, 10_000, 0.8) for t in ALL_TYPES}
-    return replace(PRESETS["ensimem"], budgets=budgets, **changes)
+    return replace(PRESETS["ensimem"], budgets=budgets, **{"min_candidates": 0, **changes})
 
 
 def _retrieve(services, question, cfg, budget=None):  # type: ignore[no-untyped-def]
@@ -39,6 +39,27 @@ def test_point_question_stops_once_its_requirement_is_supported(built) -> None: 
     assert "D1:3" in ids
     assert result.stop_reason.startswith("every requirement supported")
     assert len(ids) < len(ci.turns) // 2
+
+
+def test_a_point_question_takes_at_least_min_candidates(built) -> None:  # type: ignore[no-untyped-def]
+    """Coverage alone would stop after a turn or two; a floor of candidates keeps going (long
+    turns fill a token minimum with a handful of turns)."""
+    _ci, _plan, stopped = _retrieve(built, "What breed is Biscuit?", _tight())
+    _ci, _plan, floored = _retrieve(built, "What breed is Biscuit?", _tight(min_candidates=8))
+    assert len(stopped.positions) < 8 <= len(floored.positions)
+    assert set(stopped.positions) <= set(floored.positions)
+
+
+def test_the_asking_day_anchors_relative_dates(built) -> None:  # type: ignore[no-untyped-def]
+    from datetime import datetime
+
+    question = "Where did Bob go hiking last week?"
+    plain = built.queries.ask("conv-test", question)
+    assert plain.details["date_ranges"] == [] and "asked_at" not in plain.details
+    asked = built.queries.ask("conv-test", question, now=datetime(2023, 7, 19, 9, 0))
+    assert asked.details["asked_at"] == "2023-07-19 09:00"
+    assert asked.details["date_ranges"] == [["2023-07-10", "2023-07-16", "last week"]]
+    assert any(b.turn_id == "D2:3" for b in asked.buffer)  # the Yosemite hike of session 2
 
 
 def test_all_matching_question_keeps_collecting_supporting_episodes(built) -> None:  # type: ignore[no-untyped-def]
