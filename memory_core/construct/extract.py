@@ -159,6 +159,8 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     for prop, value, rule in found:
         if not value or value.lower() in PRONOUN_VALUES:
             continue
+        if prop is lexicon.FEELS and _bare_feeling(value) and not _caused(pred):
+            continue  # a bare feeling ("I'm sure about it", "feeling positive!") is phatic
         for who in subjects:
             state.drafts.append(Draft(
                 who.name, who.type, prop.name, value, turn,
@@ -203,6 +205,23 @@ def _as_propositions(found: list[tuple[Prop, str, str]], pred: Token, subject: S
                 value = full
         out.append((prop, value, rule))
     return out
+
+
+_FEELING_FILLER = frozenset({"feel", "feels", "feeling", "felt", "so", "very", "really", "pretty", "too",
+                             "super", "totally", "quite", "just", "about", "it", "that", "this", "all", "now",
+                             "today", "good", "great"})
+
+
+def _bare_feeling(value: str) -> bool:
+    """One feeling word and nothing it is about: "sure", "feel positive", "so sure about it"."""
+    rest = [w for w in value.lower().split() if w not in _FEELING_FILLER]
+    return len(rest) <= 1 and len(value.split()) <= 4
+
+
+def _caused(pred: Token) -> bool:
+    """"the group made me feel accepted": a feeling with its cause is worth a record."""
+    return (pred.head.i != pred.i and pred.head.lemma_.lower() in ("make", "let", "help", "have")) or \
+        clauses.cause_of(pred) is not None
 
 
 def _causative(pred: Token) -> bool:
@@ -311,6 +330,8 @@ def _fallback(state: ExtractState, doc: Doc, turn: Turn, speaker: str, other: st
                 if value.lower() in PRONOUN_VALUES or value.lower() == tok.lower_:
                     continue
                 prop = lexicon.VERBS.get(clauses.lemma(tok), Prop(clauses.lemma(tok)))
+                if prop is lexicon.FEELS and _bare_feeling(value):
+                    return  # "Feeling great today!": phatic
                 entity, kind, resolution = ((who.name, who.type, who.resolution) if who
                                             else (speaker, "person", 0.7))
                 state.drafts.append(Draft(entity, kind, prop.name, value, turn,

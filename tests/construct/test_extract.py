@@ -225,3 +225,17 @@ def test_a_view_in_a_conjunct_keeps_the_shared_subject(backend: OfflineBackend) 
         ("D1:1", "Anna", "thinks", "The support group has given Anna courage to embrace Anna", "observed",
          None),
     }
+
+
+def test_a_bare_feeling_is_phatic_but_a_caused_or_specific_one_is_kept(backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [
+        ("Anna", "I'm so sure about it."),
+        ("Ben", "I feel positive."),
+        ("Anna", "Feeling great today."),
+        ("Ben", "The pottery class made me feel calm."),
+        ("Anna", "I'm excited to start my new job at the bakery."),
+    ]))
+    assert not any(f[0] in ("D1:1", "D1:2", "D1:3") for f in got)  # phatic: no record at all
+    feelings = {(f[0], f[1], f[3]) for f in got if f[2] == "feels"}
+    assert ("D1:4", "Ben", "calm") in feelings  # caused by the class
+    assert any(turn == "D1:5" and value.startswith("excited to start") for turn, _who, value in feelings)
