@@ -24,7 +24,7 @@ OUTRANKED_SHOWN = 10
 TEXT_SHOWN = 160
 RUN_KEYS = ("conv_id", "qid", "category", "question", "gold", "answer", "dia_ids", "context_tokens",
             "latency_s", "strategy")
-RUN_EXTRAS = ("judge", "plan_retrieve_s", "budget_tokens", "backend", "evidence", "evidence_rank",
+RUN_EXTRAS = ("judge", "plan_retrieve_s", "budget_tokens", "backend", "support", "evidence", "evidence_rank",
               "outranked_by", "plan")
 
 
@@ -65,6 +65,7 @@ def answer_fields(trace: Trace, gold: str) -> dict[str, Any]:
         "budget_tokens": trace.budget_tokens,
         "backend": trace.backend,
         "answer_f1": round(token_f1(trace.answer.text, gold), 4),
+        "support": trace.answer.support.value if trace.answer.support is not None else None,
     }
 
 
