@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -266,19 +267,27 @@ def build_index(
 
 
 class IndexCache:
-    """Per-conversation indexes kept in memory, refreshed when the fingerprint changes."""
+    """Per-conversation indexes kept in memory, refreshed when the fingerprint changes; the
+    ``max_entries`` most recently used are kept (an evaluation over 500 haystacks, a home of
+    thousands of conversations must not hold every index at once)."""
 
-    def __init__(self, recheck_s: float = 1.0) -> None:
-        self._entries: dict[str, ConversationIndex] = {}
+    def __init__(self, recheck_s: float = 1.0, max_entries: int = 32) -> None:
+        self._entries: OrderedDict[str, ConversationIndex] = OrderedDict()
         self._checked: dict[str, float] = {}
         self._lock = threading.Lock()
         self.recheck_s = recheck_s  # the fingerprint is re-read at most this often
+        self.max_entries = max_entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def get(
         self, store: RelationalStore, index: VectorStore | None, embedder: Embedder, conv_id: str
     ) -> ConversationIndex:
         with self._lock:
             entry = self._entries.get(conv_id)
+            if entry is not None:
+                self._entries.move_to_end(conv_id)
             now = time.monotonic()
             if entry is not None and now - self._checked.get(conv_id, 0.0) < self.recheck_s:
                 return entry
@@ -288,6 +297,9 @@ class IndexCache:
                 return entry
             entry = build_index(store, index, embedder, conv_id, fp)
             self._entries[conv_id] = entry
+            while len(self._entries) > self.max_entries:
+                oldest, _ = self._entries.popitem(last=False)
+                self._checked.pop(oldest, None)
             return entry
 
     def invalidate(self, conv_id: str | None = None) -> None:

@@ -182,3 +182,20 @@ def test_bad_requests_are_one_line_errors(home) -> None:  # type: ignore[no-unty
         home.queries.ask("conv-none", "anything?")
     with pytest.raises(MnemoscopeError, match="positive"):
         home.queries.ask("conv-test", "anything?", budget_tokens=0)
+
+
+def test_the_index_cache_keeps_only_the_most_recently_used(home) -> None:  # type: ignore[no-untyped-def]
+    from tests.query.conftest import make_conversation
+
+    for conv_id in ("conv-b", "conv-c"):
+        home.store.save_conversation(make_conversation(conv_id))
+    cache = home.queries.index_cache
+    cache.max_entries = 2
+    first = home.queries.conversation_index("conv-test")
+    home.queries.conversation_index("conv-b")
+    assert home.queries.conversation_index("conv-test") is first  # used again: most recent now
+    home.queries.conversation_index("conv-c")  # evicts conv-b, the least recently used
+    assert len(cache) == 2
+    assert home.queries.conversation_index("conv-test") is first
+    assert home.queries.ask("conv-b", "What breed is Biscuit?").answer.text  # rebuilt on demand
+    assert len(cache) == 2
