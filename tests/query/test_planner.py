@@ -21,6 +21,8 @@ VOCAB = Vocabulary(
         ("When did Alice adopt her puppy?", ReasoningType.TEMPORAL, Scope.POINT),
         ("How long has Alice been painting?", ReasoningType.TEMPORAL, Scope.POINT),
         ("How many times did Bob go hiking?", ReasoningType.AGGREGATION, Scope.ALL),
+        ("What is the total number of trails Bob hiked?", ReasoningType.AGGREGATION, Scope.ALL),
+        ("What was the total amount Alice spent on paint?", ReasoningType.AGGREGATION, Scope.ALL),
         ("What trails has Bob hiked?", ReasoningType.AGGREGATION, Scope.ALL),
         ("Do Alice and Bob both like baking?", ReasoningType.COMPARISON, Scope.ALL),
         ("Would Alice enjoy a trip to Germany?", ReasoningType.OPEN_DOMAIN, Scope.ALL),
