@@ -167,4 +167,10 @@ def comparison(traces: Sequence[Trace], titles: Sequence[str] | None = None) -> 
             st.caption("plan: " + md(f"{t.plan.reasoning_type.value}, "
                                      f"{len(t.plan.requirements)} requirements: ")
                        + md("; ".join(requirement_label(k, r) for k, r in enumerate(t.plan.requirements))))
-            st.caption("buffer: " + md(", ".join(b.turn_id for b in t.buffer[:40])))
+            if len(traces) > 1:  # what only this one found first; the shared turns counted
+                others = {b.turn_id for j, o in enumerate(traces) if j != i for b in o.buffer}
+                own = [b.turn_id for b in t.buffer if b.turn_id not in others]
+                st.caption(f"only here ({len(own)}): " + (md(", ".join(own[:40])) or "none")
+                           + f" · shared with another strategy: {len(t.buffer) - len(own)} turns")
+            else:
+                st.caption("buffer: " + md(", ".join(b.turn_id for b in t.buffer[:40])))

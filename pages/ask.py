@@ -4,7 +4,7 @@ reopen from the URL (``/ask?conv=…&trace=<id>``); strategies compare side by s
 
 import streamlit as st
 
-from components import data, past_questions, trace_view, warmup
+from components import compare_view, data, past_questions, trace_view, warmup
 from components.services import call, services, session_services
 from components.state import query_param, require_conv, session_settings
 from components.text import md
@@ -52,4 +52,7 @@ if st.button("Compare", disabled=not others):
             budget_tokens=trace.budget_tokens).id for s in others]}
 compared = st.session_state.get("compare")
 if compared and compared["question"] == trace.question:
-    trace_view.comparison([call(svc.queries.trace, i) for i in compared["ids"]])
+    traces = [call(svc.queries.trace, i) for i in compared["ids"]]
+    gold = past_questions.gold_item(svc, conv, trace.question)
+    compare_view.render(traces, gold.answer if gold else None, past_questions.gold_evidence(svc, conv, gold))
+    trace_view.comparison(traces)

@@ -19,7 +19,7 @@ strategies = call(svc.queries.strategies)
 OWN, UPLOAD = "This conversation's questions", "Upload a benchmark file"
 PATH = "A benchmark file on this machine"
 source_kind = st.radio("Questions", [OWN, UPLOAD, PATH], horizontal=True)
-source = None
+source: eval_view.Upload | str | None = None
 if source_kind == UPLOAD:
     upload = st.file_uploader("Benchmark file (LoCoMo or LongMemEval JSON)", type=["json"])
     source = eval_view.upload_source(upload) if upload is not None else None
