@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from components import links, plots
-from components.text import md, shorten
+from components.text import esc, md, shorten
 from memory_core.eval.run import OUTCOMES, WRONG_F1, evidence_missed, outcome
 from memory_core.services import Services
 from memory_core.services.evaluating import Upload
@@ -130,6 +130,24 @@ def show_summary(report: dict[str, Any]) -> None:
                  column_order=[c for c in order if any(c in r for r in rows) or c == "category"])
 
 
+def unscored_note(svc: Services, conv_ids: Sequence[str]) -> None:
+    """Say which of the conversations' questions the run did not score (LoCoMo's adversarial
+    category and any category outside 1-4), so none vanishes without a word."""
+    from memory_core.eval.locomo import CATEGORY_NAMES, SCORED_CATEGORIES
+
+    left: dict[str, int] = {}
+    for conv in conv_ids:
+        for q in svc.store.qa_items(conv):
+            if q.category not in SCORED_CATEGORIES:
+                name = CATEGORY_NAMES.get(q.category or 0, f"category {q.category}")
+                left[name] = left.get(name, 0) + 1
+    if left:
+        said = ", ".join(f"{n} {name}" for name, n in left.items())
+        st.caption(f"Not scored: {said} question(s). Adversarial questions ask about something the "
+                   "conversation does not say; they have no gold answer or evidence to score against "
+                   "(the Ask page shows what the right reply is).")
+
+
 def _pct(value: Any) -> str:
     return "—" if value is None else f"{100 * float(value):.1f}%"
 
@@ -212,21 +230,40 @@ def show_curve(curve: dict[str, dict[Any, dict[str, float]]]) -> None:
     st.plotly_chart(plots.curve(points, "budget", ["full_recall"], group="strategy"))
 
 
-def show_triage(t: dict[str, Any]) -> None:
+def show_triage(t: dict[str, Any], records: Mapping[str, str] | None = None) -> None:
+    """``records``: record id -> a readable label (entity · property = value) for the links."""
     st.markdown(f"**{md(t['question'])}** — gold: {md(t['gold'])}")
     st.caption(f"category {t['category']} · all gold evidence retrieved: "
                f"{'yes' if t['full_recall'] else 'no'} · coverage {float(t['coverage']):.2f}")
     st.markdown("**Gold evidence turns** — cited by a record? retrieved? at what rank?")
     st.dataframe(pd.DataFrame([{
         "turn": e["turn_id"], "retrieved": e["retrieved"], "rank": e["rank"],
-        "cited by records": ", ".join(e["cited_by_records"]) or "none", "text": e["text"]}
-        for e in t["evidence"]]), hide_index=True)
+        "cited by records": len(e["cited_by_records"]), "text": e["text"]}
+        for e in t["evidence"]]), hide_index=True, column_config={
+            "rank": st.column_config.NumberColumn(help="the turn's place in the fused ranking (1 = best)"),
+            "cited by records": st.column_config.NumberColumn(
+                help="how many records of the memory cite the turn as evidence (listed below)")})
+    cited = [(e["turn_id"], e["cited_by_records"]) for e in t["evidence"] if e["cited_by_records"]]
+    if cited and records is not None:
+        links.show("<br>".join(
+            f"{esc(turn)} is cited by " + ", ".join(
+                links.record_link(str(t["conv_id"]), rid, records.get(rid, rid)) for rid in ids)
+            for turn, ids in cited))
     if t.get("outranked_by"):
         st.markdown("**What outranked the missing evidence**")
         st.dataframe(pd.DataFrame(t["outranked_by"]), hide_index=True)
     if t.get("plan"):
         with st.expander("Plan"):
             st.json(t["plan"])
+
+
+def record_labels(svc: Services, triaged: dict[str, Any]) -> dict[str, str]:
+    """Readable labels of the records citing a triaged question's gold turns."""
+    from components import data
+
+    ids = list(dict.fromkeys(r for e in triaged["evidence"] for r in e["cited_by_records"]))
+    return {r.id: shorten(f"{r.entity} · {r.property} = {r.value}", 60)
+            for r in data.records_by_ids(svc, ids)} if ids else {}
 
 
 def gold_evidence(svc: Services, conv_ids: Sequence[str]) -> dict[tuple[str, int], tuple[str, ...]]:

@@ -71,6 +71,8 @@ if report:
     st.subheader(f"Results · {eval_view.BENCHMARKS[report.get('benchmark', eval_view.LOCOMO)]} · "
                  f"{report['strategy']}")
     eval_view.show_summary(report)
+    if report.get("benchmark", eval_view.LOCOMO) == eval_view.LOCOMO:
+        eval_view.unscored_note(svc, report["conv_ids"])
     f1_below = st.slider("An answer is wrong below this answer F1", 0.0, 1.0, eval_view.WRONG_F1, 0.05,
                          help="or when the evidence does not (fully) support it, or a judge said so")
     gold = {} if report.get("benchmark") == eval_view.LONGMEMEVAL else call(
@@ -87,7 +89,8 @@ if report:
                    and r["conv_id"] == chosen["conversation"])
         eval_view.show_answer_check(row, chosen)
         if row.get("evidence") or report.get("benchmark") != eval_view.LONGMEMEVAL:
-            eval_view.show_triage(call(svc.evaluation.triage, row["conv_id"], int(row["qid"]), row))
+            triaged = call(svc.evaluation.triage, row["conv_id"], int(row["qid"]), row)
+            eval_view.show_triage(triaged, eval_view.record_labels(svc, triaged))
     else:
         st.caption("No question matches the filters.")
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from components.links import href_record
+from components.text import esc
 from memory_core.eval.longmemeval import ABSTENTION
 from memory_core.eval.run import OUTCOMES
-from tests.app.conftest import SAMPLE_ID, all_text, button, no_errors, shown, widget
+from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, shown, widget
 
 OTHER = ("Could you suggest a weekend hobby?", "Try sketching or a pottery class.",
          "Any tips for watering houseplants?", "Water them when the soil is dry.")
@@ -85,6 +87,8 @@ def test_triage_filters_by_outcome_and_category(open_app, app_services):
         expected.append("both" if missed and wrong else "missed evidence" if missed
                         else "wrong answer" if wrong else "ok")
     assert list(table["outcome"]) == expected
+    adversarial = sum(1 for q in app_services.store.qa_items(SAMPLE_ID) if q.category == 5)
+    assert adversarial and f"Not scored: {adversarial} adversarial question(s)" in all_text(at)
     assert any(o in ("wrong answer", "both") for o in expected), "the sample has wrong answers"
     # the default filter: every question that is not ok
     pick = next(s for s in at.selectbox if s.label.startswith("Question ("))
@@ -102,6 +106,13 @@ def test_triage_filters_by_outcome_and_category(open_app, app_services):
         text = all_text(at)
         assert "Answer:" in text.replace("**", "") and "Gold:" in text.replace("**", "")
         assert any("Open this question" in p.label for p in at.get("page_link"))
+        # the records citing the gold turns are links to them, not bare ids
+        shown_row = rows[next(i for i, (r, o) in enumerate(zip(rows, expected, strict=True))
+                          if o == "wrong answer" and str(r["category"]) == category)]
+        triaged = app_services.evaluation.triage(shown_row["conv_id"], int(shown_row["qid"]), shown_row)
+        for e in triaged["evidence"]:
+            for rid in e["cited_by_records"]:
+                assert f'href="{esc(href_record(SAMPLE_ID, rid))}"' in html_bodies(at)
 
 
 def test_a_longmemeval_path_with_the_format_chosen_and_a_type_filter(open_app, tmp_path):
