@@ -135,3 +135,30 @@ def test_a_longmemeval_path_with_the_format_chosen_and_a_type_filter(open_app, t
     widget(at.text_input, "Path of a LoCoMo or LongMemEval JSON file").input(str(other)).run()
     widget(at.selectbox, "Format").set_value("detect").run()
     assert any("not a benchmark layout" in e.value for e in at.error)
+
+
+def test_hostile_strings_in_a_longmemeval_upload_stay_text(open_app) -> None:
+    import re
+
+    from tests.app.test_hostile import OUR_HREFS, OUR_TAGS, RAW_TAGS, _markdown_sinks
+
+    bad = "<script>alert('q')</script> [x](javascript:alert(1))"
+    items = [_item("app-lme-hostile", "single-session-user", f"What is my code word? {bad}",
+                   f"<img src=x onerror=alert(2)> {bad}", f"My code word is {bad}")]
+    at = open_app("pages/evaluate.py", conv=SAMPLE_ID, timeout=900)
+    widget(at.radio, "Questions").set_value("Upload a benchmark file").run()
+    at.file_uploader[0].upload("<b>evil</b>.json", json.dumps(items).encode(), "application/json")
+    at.run()
+    widget(at.selectbox, "Strategy").set_value("bm25").run()
+    button(at, "Run evaluation").click().run()
+    widget(at.multiselect, "Outcome").set_value(list(OUTCOMES)).run()
+    no_errors(at)
+    assert len(at.session_state["eval_report"]["rows"]) == 1
+    body = html_bodies(at)
+    stripped = body
+    for ours in OUR_TAGS:
+        stripped = stripped.replace(ours, "")
+    assert not RAW_TAGS.search(stripped), RAW_TAGS.search(stripped)
+    assert [h for h in re.findall(r'href="([^"]*)"', body) if not h.startswith(OUR_HREFS)] == []
+    for value in _markdown_sinks(at):
+        assert "<script" not in value and "](javascript:" not in value and "<img" not in value, value
