@@ -15,9 +15,8 @@ import pandas as pd
 import streamlit as st
 
 from components.text import esc, md, shorten
-from memory_core.eval.metrics import normalise_answer, token_f1
-from memory_core.eval.run import WRONG_F1
 from memory_core.models import Trace
+from memory_core.services.evaluating import WRONG_F1, normalise_answer, token_f1
 
 
 @dataclass

@@ -13,9 +13,8 @@ import streamlit as st
 
 from components import links, plots
 from components.text import esc, md, shorten
-from memory_core.eval.run import OUTCOMES, WRONG_F1, evidence_missed, outcome
 from memory_core.services import Services
-from memory_core.services.evaluating import Upload
+from memory_core.services.evaluating import OUTCOMES, WRONG_F1, Upload, evidence_missed, outcome
 
 REPORT_KEY = "eval_report"
 CURVE_KEY = "eval_curve"
@@ -133,7 +132,7 @@ def show_summary(report: dict[str, Any]) -> None:
 def unscored_note(svc: Services, conv_ids: Sequence[str]) -> None:
     """Say which of the conversations' questions the run did not score (LoCoMo's adversarial
     category and any category outside 1-4), so none vanishes without a word."""
-    from memory_core.eval.locomo import CATEGORY_NAMES, SCORED_CATEGORIES
+    from memory_core.services.evaluating import CATEGORY_NAMES, SCORED_CATEGORIES
 
     left: dict[str, int] = {}
     for conv in conv_ids:

@@ -8,7 +8,7 @@ import streamlit as st
 from components import eval_view
 from components.services import call, services, session_services
 from components.state import require_conv, session_settings
-from memory_core.eval.longmemeval import ABSTENTION
+from memory_core.services.evaluating import ABSTENTION
 
 svc = services()
 conv = require_conv()

@@ -25,14 +25,27 @@ from memory_core.contracts import Backend, RelationalStore
 from memory_core.errors import QueryError
 from memory_core.eval import longmemeval as lme
 from memory_core.eval.locomo import (
+    CATEGORY_NAMES,
     SCORED_CATEGORIES,
     GoldConversation,
     gold_from_conversation,
     gold_from_qa,
     matches,
 )
-from memory_core.eval.metrics import summarise
-from memory_core.eval.run import Asked, Judge, add_judge_accuracy, evaluate, run_line, triage
+from memory_core.eval.longmemeval import ABSTENTION
+from memory_core.eval.metrics import normalise_answer, summarise, token_f1
+from memory_core.eval.run import (
+    OUTCOMES,
+    WRONG_F1,
+    Asked,
+    Judge,
+    add_judge_accuracy,
+    evaluate,
+    evidence_missed,
+    outcome,
+    run_line,
+    triage,
+)
 from memory_core.ingest import Loaded, detect_bytes, detect_format
 from memory_core.query.strategies import strategy as get_strategy
 from memory_core.query.strategies import strategy_names
@@ -324,4 +337,8 @@ class EvalService:
         return triage({**row, "conv_id": conv_id, "qid": qid}, turn_text, cited_by)
 
 
-__all__ = ["CURVE_BUDGETS", "SCORED_CATEGORIES", "EvalReport", "EvalService", "Source", "Upload"]
+# what the app's pages use of the evaluation's plain functions (they reach the library through
+# the services only)
+__all__ = ["ABSTENTION", "CATEGORY_NAMES", "CURVE_BUDGETS", "OUTCOMES", "SCORED_CATEGORIES", "WRONG_F1",
+           "EvalReport", "EvalService", "Source", "Upload", "evidence_missed", "normalise_answer", "outcome",
+           "token_f1"]
