@@ -94,7 +94,7 @@ if report:
     else:
         st.caption("No question matches the filters.")
 
-if benchmark == eval_view.LOCOMO:
+if benchmark == eval_view.LOCOMO and (source_kind == OWN or source is not None):
     st.subheader("Recall at each token budget")
     chosen_strategies = st.multiselect("Strategies to compare", strategies, default=[
         s for s in ("ensimem", "bm25") if s in strategies])
