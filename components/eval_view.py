@@ -1,28 +1,51 @@
-"""Evaluate-page pieces: run with progress, per-category bars, recall/budget curve, per-question
-table, triage of a question whose gold evidence was not retrieved."""
+"""Evaluate-page pieces: run with progress, per-category (LoCoMo) or per-question-type
+(LongMemEval) bars and table, recall/budget curve, a per-question table whose rows open their
+trace, and triage of questions that missed evidence, answered wrong, or both."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from components import plots
-from components.text import md
+from components import links, plots
+from components.text import esc, md, shorten
 from memory_core.services import Services
-from memory_core.services.evaluating import Upload
+from memory_core.services.evaluating import OUTCOMES, WRONG_F1, Upload, evidence_missed, outcome
 
 REPORT_KEY = "eval_report"
 CURVE_KEY = "eval_curve"
 METRICS = ("full_recall", "coverage", "answer_f1")
+LME_METRICS = ("full_recall", "session_recall_all@5", "session_recall_all@10", "answer_f1")
+LOCOMO, LONGMEMEVAL = "locomo", "longmemeval"
+BENCHMARKS = {LOCOMO: "LoCoMo", LONGMEMEVAL: "LongMemEval"}
 
 
 def upload_source(upload: Any) -> Upload:
     """An uploaded LoCoMo-format file as the evaluation reads it: its name and bytes (never
     written to disk)."""
     return Upload(str(upload.name), bytes(upload.getvalue()))
+
+
+def detected_format(svc: Services, source: Upload | str) -> str:
+    """The importer's format of a benchmark file, detected once per file (an upload by its name
+    and size, a path by its name and time) and kept in the session."""
+    from components.services import call
+
+    if isinstance(source, Upload):
+        key: tuple[str, Any] = (source.name, len(source.data))
+    else:
+        try:
+            key = (source, Path(source).stat().st_mtime)
+        except OSError:  # the service names the problem
+            key = (source, None)
+    known: dict[tuple[str, Any], str] = st.session_state.setdefault("eval_formats", {})
+    if key not in known:
+        known[key] = call(svc.evaluation.benchmark_format, source)
+    return known[key]
 
 
 class Progress:
@@ -35,7 +58,9 @@ class Progress:
         stage = info.get("stage")
         if stage == "question" and info.get("total"):
             done, total = int(info["done"]), int(info["total"])
-            self.bar.progress(done / total, text=f"Question {done}/{total}")
+            self.bar.progress(min(1.0, done / total), text=f"Question {done}/{total}")
+        elif stage == "question":  # a streamed file: the number of questions is not known ahead
+            self.bar.progress(0.5, text=f"Question {int(info.get('done') or 0)} asked")
         elif stage == "curve":
             self.bar.progress(0.0, text=md(f"{info.get('strategy')} at {info.get('budget')} tokens: "
                                            f"full recall {float(info.get('full_recall') or 0):.2f}"))
@@ -47,32 +72,79 @@ class Progress:
         self.bar.progress(1.0, text=text)
 
 
-def report_to_state(report: Any) -> dict[str, Any]:
+def report_to_state(report: Any, benchmark: str = LOCOMO, *, saved: bool = False) -> dict[str, Any]:
+    """What the page keeps of a run: its rows, summary, benchmark and whether traces were saved."""
     return {"strategy": report.strategy, "budget_tokens": report.budget_tokens, "backend": report.backend,
             "rows": [dict(r) for r in report.rows], "summary": dict(report.summary),
-            "conv_ids": list(report.conv_ids), "seconds": float(report.seconds)}
+            "conv_ids": list(report.conv_ids), "seconds": float(report.seconds),
+            "benchmark": benchmark, "saved_traces": saved}
 
 
-def summary_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+def summary_rows(summary: dict[str, Any], benchmark: str = LOCOMO) -> list[dict[str, Any]]:
+    if benchmark == LONGMEMEVAL:  # question types, then abstentions, then overall (as summarised)
+        return [{"category": k, **v} for k, v in summary.items() if v.get("n")]
     keys = [k for k in ("1", "2", "3", "4", "5") if k in summary and summary[k].get("n")] + ["overall"]
     return [{"category": summary[k].get("name", k), **summary[k]} for k in keys if k in summary]
 
 
 def show_summary(report: dict[str, Any]) -> None:
-    rows = summary_rows(report["summary"])
+    benchmark = report.get("benchmark", LOCOMO)
+    rows = summary_rows(report["summary"], benchmark)
     overall = report["summary"].get("overall", {})
-    cols = st.columns(4)
-    cols[0].metric("Questions", overall.get("n", 0))
-    cols[1].metric("Full evidence recall", _pct(overall.get("full_recall")))
+    lme = benchmark == LONGMEMEVAL
+    cols = st.columns(5 if lme else 4)
+    cols[0].metric("Questions", overall.get("n", 0), help="scored questions (abstentions apart)" if lme else
+                   "scored questions (LoCoMo categories 1-4; adversarial ones are not scored)")
+    cols[1].metric("Full evidence recall", _pct(overall.get("full_recall")),
+                   help="share of questions whose every gold evidence turn is in the buffer")
     cols[2].metric("Mean buffer tokens", f"{float(overall.get('tokens_mean') or 0):.0f}")
-    cols[3].metric("Answer F1", _pct(overall.get("answer_f1")))
-    st.plotly_chart(plots.category_bars(rows, METRICS))
-    number = {k: st.column_config.NumberColumn(k, format="%.3f") for k in (
-        "full_recall", "coverage", "answer_f1", "latency_p50", "latency_p95")}
+    cols[3].metric("Answer F1", _pct(overall.get("answer_f1")),
+                   help="token overlap of the answer with the gold answer (0-100 %)")
+    if lme:
+        cols[4].metric("Session recall_all@5", _pct(overall.get("session_recall_all@5")),
+                       help="share of questions whose every answer session is among the 5 best-ranked "
+                            "sessions (as the LongMemEval paper defines it)")
+    st.plotly_chart(plots.category_bars(rows, LME_METRICS if lme else METRICS))
+    names = ("full_recall", "coverage", "answer_f1", "latency_p50", "latency_p95", "session_recall_all@5",
+             "session_recall_all@10", "abstained")
+    number = {k: st.column_config.NumberColumn(k, format="%.3f") for k in names}
     number["tokens_mean"] = st.column_config.NumberColumn("tokens_mean", format="%.0f")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=number, column_order=(
-        "category", "n", "scored", "full_recall", "coverage", "tokens_mean", "answer_f1", "latency_p50",
-        "latency_p95"))
+    if lme:
+        number["category"] = st.column_config.TextColumn("question type")
+        number["full_recall"] = st.column_config.NumberColumn(
+            "turn recall", format="%.3f", help="all has_answer turns in the buffer")
+        number["abstained"] = st.column_config.NumberColumn(
+            "correct abstentions", format="%.3f", help="abstention questions answered 'unknown'")
+        order: tuple[str, ...] = ("category", "n", "full_recall", "coverage", "session_recall_all@5",
+                                  "session_recall_all@10", "tokens_mean", "answer_f1", "abstained",
+                                  "latency_p50", "latency_p95")
+        if any(k == "abstention" for k in report["summary"]):
+            st.caption("Abstention questions (the haystack does not hold the answer) are counted apart: "
+                       "not scored for recall; an answer of \"unknown\" is a correct abstention. "
+                       "\"overall\" leaves them out.")
+    else:
+        order = ("category", "n", "scored", "full_recall", "coverage", "tokens_mean", "answer_f1",
+                 "latency_p50", "latency_p95")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=number,
+                 column_order=[c for c in order if any(c in r for r in rows) or c == "category"])
+
+
+def unscored_note(svc: Services, conv_ids: Sequence[str]) -> None:
+    """Say which of the conversations' questions the run did not score (LoCoMo's adversarial
+    category and any category outside 1-4), so none vanishes without a word."""
+    from memory_core.services.evaluating import CATEGORY_NAMES, SCORED_CATEGORIES
+
+    left: dict[str, int] = {}
+    for conv in conv_ids:
+        for q in svc.store.qa_items(conv):
+            if q.category not in SCORED_CATEGORIES:
+                name = CATEGORY_NAMES.get(q.category or 0, f"category {q.category}")
+                left[name] = left.get(name, 0) + 1
+    if left:
+        said = ", ".join(f"{n} {name}" for name, n in left.items())
+        st.caption(f"Not scored: {said} question(s). Adversarial questions ask about something the "
+                   "conversation does not say; they have no gold answer or evidence to score against "
+                   "(the Ask page shows what the right reply is).")
 
 
 def _pct(value: Any) -> str:
@@ -80,6 +152,10 @@ def _pct(value: Any) -> str:
 
 
 def evidence_found(row: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]]) -> bool | None:
+    """All gold evidence in the buffer? From the row's own evidence, else the home's gold."""
+    if row.get("evidence"):
+        missed = evidence_missed(row)
+        return None if missed is None else not missed
     ev = gold.get((row["conv_id"], int(row["qid"])))
     if not ev:
         return None
@@ -87,14 +163,64 @@ def evidence_found(row: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[
     return all(t in got for t in ev)
 
 
-def question_table(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]]) -> list[dict]:
-    rows = [{
-        "conversation": r["conv_id"], "qid": r["qid"], "category": r["category"], "question": r["question"],
-        "gold": r["gold"], "answer": r["answer"], "evidence found": evidence_found(r, gold),
-        "tokens": r["context_tokens"], "answer F1": r.get("answer_f1"), "latency s": r["latency_s"]}
-        for r in report["rows"]]
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+def table_rows(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]], *,
+               f1_below: float = WRONG_F1) -> list[dict[str, Any]]:
+    """One line per question: its outcome and, when the run saved traces, a link to its trace."""
+    out = []
+    for r in report["rows"]:
+        found = evidence_found(r, gold)
+        row = {**r, "evidence": r.get("evidence") or list(gold.get((r["conv_id"], int(r["qid"])), ()))}
+        trace = r.get("trace_id") if report.get("saved_traces") else None
+        out.append({
+            "conversation": r["conv_id"], "qid": r["qid"], "category": r["category"],
+            "question": r["question"], "gold": r["gold"], "answer": r["answer"], "evidence found": found,
+            "outcome": outcome(row, f1_below=f1_below), "support": r.get("support"),
+            "tokens": r["context_tokens"], "answer F1": r.get("answer_f1"), "latency s": r["latency_s"],
+            "trace": links.href_trace(str(r["conv_id"]), str(trace)) if trace else None})
+    return out
+
+
+def question_table(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]], *,
+                   f1_below: float = WRONG_F1) -> list[dict]:
+    rows = table_rows(report, gold, f1_below=f1_below)
+    config = {"trace": st.column_config.LinkColumn(
+        "trace", display_text="open trace", help="the question's trace on the Ask page"),
+        "outcome": st.column_config.TextColumn(
+            "outcome", help="missed evidence: a gold evidence turn is not in the buffer; wrong answer: "
+                            f"answer F1 below {f1_below:.2f} or an answer the evidence does not "
+                            "(fully) support (or a failed abstention); both; ok")}
+    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=config)
     return rows
+
+
+def triage_filters(rows: Sequence[dict[str, Any]], key: str = "triage") -> list[dict[str, Any]]:
+    """Category and outcome filters over the table's rows (default: everything not ok)."""
+    c = st.columns(2)
+    categories = list(dict.fromkeys(str(r["category"]) for r in rows))
+    chosen_cats = c[0].multiselect("Category", categories, default=categories, key=f"{key}_cat")
+    chosen = c[1].multiselect("Outcome", list(OUTCOMES), default=[o for o in OUTCOMES if o != "ok"],
+                              key=f"{key}_outcome")
+    return [r for r in rows if str(r["category"]) in chosen_cats and r["outcome"] in chosen]
+
+
+def outcome_counts(rows: Sequence[dict[str, Any]]) -> str:
+    counts = {o: sum(1 for r in rows if r["outcome"] == o) for o in OUTCOMES}
+    return " · ".join(f"{n} {o}" for o, n in counts.items())
+
+
+def show_answer_check(row: dict[str, Any], table_row: dict[str, Any]) -> None:
+    """The answer against the gold one, and a link to the question's trace."""
+    st.markdown(f"**Answer**: {md(row.get('answer'))}  \n**Gold**: {md(row.get('gold'))}")
+    f1 = row.get("answer_f1")
+    st.caption(f"outcome {table_row['outcome']} · answer F1 "
+               f"{'—' if f1 is None else f'{float(f1):.2f}'} · support {row.get('support') or '—'}")
+    if table_row.get("trace"):
+        links.page_link("ask", str(row["conv_id"]), "Open this question's trace on Ask",
+                        icon=":material/account_tree:", trace=str(row["trace_id"]))
+
+
+def pick_label(r: dict[str, Any]) -> str:
+    return f"[{r['outcome']}] {shorten(r['question'], 90)}"
 
 
 def show_curve(curve: dict[str, dict[Any, dict[str, float]]]) -> None:
@@ -103,21 +229,40 @@ def show_curve(curve: dict[str, dict[Any, dict[str, float]]]) -> None:
     st.plotly_chart(plots.curve(points, "budget", ["full_recall"], group="strategy"))
 
 
-def show_triage(t: dict[str, Any]) -> None:
+def show_triage(t: dict[str, Any], records: Mapping[str, str] | None = None) -> None:
+    """``records``: record id -> a readable label (entity · property = value) for the links."""
     st.markdown(f"**{md(t['question'])}** — gold: {md(t['gold'])}")
     st.caption(f"category {t['category']} · all gold evidence retrieved: "
                f"{'yes' if t['full_recall'] else 'no'} · coverage {float(t['coverage']):.2f}")
     st.markdown("**Gold evidence turns** — cited by a record? retrieved? at what rank?")
     st.dataframe(pd.DataFrame([{
         "turn": e["turn_id"], "retrieved": e["retrieved"], "rank": e["rank"],
-        "cited by records": ", ".join(e["cited_by_records"]) or "none", "text": e["text"]}
-        for e in t["evidence"]]), hide_index=True)
+        "cited by records": len(e["cited_by_records"]), "text": e["text"]}
+        for e in t["evidence"]]), hide_index=True, column_config={
+            "rank": st.column_config.NumberColumn(help="the turn's place in the fused ranking (1 = best)"),
+            "cited by records": st.column_config.NumberColumn(
+                help="how many records of the memory cite the turn as evidence (listed below)")})
+    cited = [(e["turn_id"], e["cited_by_records"]) for e in t["evidence"] if e["cited_by_records"]]
+    if cited and records is not None:
+        links.show("<br>".join(
+            f"{esc(turn)} is cited by " + ", ".join(
+                links.record_link(str(t["conv_id"]), rid, records.get(rid, rid)) for rid in ids)
+            for turn, ids in cited))
     if t.get("outranked_by"):
         st.markdown("**What outranked the missing evidence**")
         st.dataframe(pd.DataFrame(t["outranked_by"]), hide_index=True)
     if t.get("plan"):
         with st.expander("Plan"):
             st.json(t["plan"])
+
+
+def record_labels(svc: Services, triaged: dict[str, Any]) -> dict[str, str]:
+    """Readable labels of the records citing a triaged question's gold turns."""
+    from components import data
+
+    ids = list(dict.fromkeys(r for e in triaged["evidence"] for r in e["cited_by_records"]))
+    return {r.id: shorten(f"{r.entity} · {r.property} = {r.value}", 60)
+            for r in data.records_by_ids(svc, ids)} if ids else {}
 
 
 def gold_evidence(svc: Services, conv_ids: Sequence[str]) -> dict[tuple[str, int], tuple[str, ...]]:

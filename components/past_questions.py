@@ -16,6 +16,7 @@ from typing import Any
 import streamlit as st
 
 from components.text import md, shorten
+from memory_core.models import QAItem
 from memory_core.services import Services
 
 SHOWN = 30
@@ -84,14 +85,28 @@ def render(svc: Services, conv: str, rows: Sequence[Mapping[str, Any]], expanded
             _links(conv, bench, st.text_input("Filter the benchmark list by words", key="past_b_search"))
 
 
+def gold_item(svc: Services, conv: str, question: str) -> QAItem | None:
+    """The conversation's benchmark question with these words, if there is one."""
+    key = normalise(question)
+    return next((q for q in svc.store.qa_items(conv) if normalise(q.question) == key), None)
+
+
+def gold_evidence(svc: Services, conv: str, item: QAItem | None) -> list[str]:
+    """A benchmark question's gold evidence turn ids, normalised as the evaluator does."""
+    if item is None or not item.evidence:
+        return []
+    from memory_core.ids import normalise_evidence
+
+    return normalise_evidence(item.evidence, {t.id for t in svc.store.turns(conv)})[0]
+
+
 def gold_answer(svc: Services, conv: str, question: str) -> None:
     """When the question is one of the conversation's benchmark questions, show its gold answer."""
-    key = normalise(question)
-    for q in svc.store.qa_items(conv):
-        if normalise(q.question) == key:
-            if q.answer not in (None, ""):
-                st.info(f"Benchmark question — the gold answer is: **{md(q.answer)}**")
-            elif q.adversarial_answer not in (None, ""):
-                st.info("Benchmark question (adversarial): the conversation does not answer it; "
-                        "the right reply says so.")
-            return
+    q = gold_item(svc, conv, question)
+    if q is None:
+        return
+    if q.answer not in (None, ""):
+        st.info(f"Benchmark question — the gold answer is: **{md(q.answer)}**")
+    elif q.adversarial_answer not in (None, ""):
+        st.info("Benchmark question (adversarial): the conversation does not answer it; "
+                "the right reply says so.")

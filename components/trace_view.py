@@ -9,7 +9,9 @@ Citations are in-page links to the buffer turn (``#turn-D3-4``); the targeted tu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from datetime import date, datetime, time
 from typing import Any
 
 import pandas as pd
@@ -31,15 +33,39 @@ def answer_html(trace: Trace) -> str:
     return f'<div class="mn-answer">{esc(trace.answer.text)}{cite_line}{support}</div>'
 
 
+def as_of_time(day: date | None) -> datetime | None:
+    """The "ask as of" day as the query layer takes it (the start of that day, as ``ask --as-of``)."""
+    return None if day is None else datetime.combine(day, time())
+
+
+def asked_at(trace: Trace) -> datetime | None:
+    """When the trace's question was asked as of (None: the conversation's last session)."""
+    value = trace.details.get("asked_at")
+    try:
+        return datetime.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None
+
+
+def asked_at_text(trace: Trace) -> str:
+    value = trace.details.get("asked_at")
+    return (f"Asked as of {value}" if value else "Asked as of the conversation's last session") + (
+        ": relative dates in the question ('last week') count back from there.")
+
+
 def answer(trace: Trace) -> None:
     st.html(answer_html(trace))
     support_view.badge(trace)
     cols = st.columns(4)
     budget = f" / {trace.budget_tokens}" if trace.budget_tokens else ""
-    cols[0].metric("Buffer tokens", f"{trace.buffer_tokens}{budget}")
-    cols[1].metric("Buffer turns", len(trace.buffer))
-    cols[2].metric("Time", f"{sum(trace.timings.values()):.2f} s")
-    cols[3].metric("Strategy", trace.strategy)
+    cols[0].metric("Buffer tokens", f"{trace.buffer_tokens}{budget}",
+                   help="tokens of the evidence turns handed to the answerer (/ the budget, when set)")
+    cols[1].metric("Buffer turns", len(trace.buffer), help="turns of the conversation in the evidence buffer")
+    cols[2].metric("Time", f"{sum(trace.timings.values()):.2f} s",
+                   help="time spent planning, retrieving and answering; loading the conversation's index "
+                        "the first time and drawing the page are not counted")
+    cols[3].metric("Strategy", trace.strategy, help="the retrieval strategy that chose the evidence")
+    st.caption(md(asked_at_text(trace)))
 
 
 def plan(trace: Trace) -> None:
@@ -55,6 +81,57 @@ def requirement_label(i: int, r: Requirement) -> str:
              r.condition and f"if {r.condition}"]
     text = " ".join(str(p) for p in parts if p) or "(whole question)"
     return f"R{i + 1} [{r.role}] {shorten(text, 80)}"
+
+
+# Every part of a match's score, in words (the "components" of a match and the boosts of fusion).
+SCORE_PARTS: dict[str, str] = {
+    "fused": "the turn's overall evidence score: the weighted sum of the channels below (lexical, dense, "
+             "records, structured) plus the speaker and date boosts, smoothed with its neighbours; "
+             "higher is better, and it can exceed 1",
+    "support": "how much of this requirement the turn covers (its entity, property and value words, "
+               "or its meaning), from 0 (nothing) to 1 (all of it)",
+    "lexical": "word overlap (BM25) of the question's terms with the text, scaled 0-1 over the "
+               "conversation",
+    "dense": "closeness in meaning (cosine of the embeddings) of the question and the text; on a "
+             "structured match, the raw cosine with the record",
+    "structured": "how well a record matches a requirement of the plan: entity, property and value "
+                  "compared one by one",
+    "entity": "how well the record's entity (or the speaker it came from) matches the requirement's "
+              "entity, 0-1",
+    "raw": "the channel's score before scaling (BM25 points or cosine)",
+    "normalised": "the channel's score scaled 0-1 over the whole conversation (1 = the best turn or record)",
+    "on": "the match is on a record (its evidence turns inherit the score)",
+    "semantic": "closeness in meaning of the question and the record (graph strategies)",
+    "importance": "how central the record is in the memory graph",
+    "recency": "how recent the record's episode is, as of when the question is asked",
+    "seed": "the fused score of the turn that seeded this event frame",
+    "speaker boost": "added to the fused score of turns said by the one person the question is about",
+    "date boost": "added to the fused score of turns in sessions near a date the question names",
+}
+_HOW = {"structured": "a record matched a requirement of the plan", "lexical": "matched by words",
+        "dense": "matched by meaning", "graph": "reached through the memory graph",
+        "event": "an event frame citing a seed turn"}
+
+
+def score_legend(trace: Trace) -> None:
+    """The score parts this trace uses, said in words, and the boosts fusion applied."""
+    used = {k for m in trace.matches for k in m.components} | {"fused"}
+    details = trace.details
+    lines = [f"- **{k}** — {v}" for k, v in SCORE_PARTS.items() if k in used]
+    speaker = details.get("focus_speaker")
+    lines.append(f"- **speaker boost** — {SCORE_PARTS['speaker boost']}: "
+                 + (f"applied to {md(speaker)}'s turns" if speaker else "not applied (no one person)"))
+    ranges = details.get("date_ranges") or []
+    said = "; ".join(f"{md(r[2])} → {r[0]} to {r[1]}" for r in ranges if len(r) >= 3)
+    lines.append(f"- **date boost** — {SCORE_PARTS['date boost']}: "
+                 + (f"applied ({said})" if said else "not applied (the question names no date)"))
+    with st.expander("What the scores mean"):
+        st.markdown("\n".join(lines))
+
+
+def requirement_names(text: str) -> str:
+    """The query layer's 0-based ``r0, r1`` as the page numbers requirements: ``R1, R2``."""
+    return re.sub(r"\br(\d+)\b", lambda m: f"R{int(m.group(1)) + 1}", text)
 
 
 def match_rows(trace: Trace, requirement: int, records: dict[str, Record],
@@ -92,7 +169,13 @@ def walk(svc: Services, conv: str, trace: Trace, labels: dict[str, str]) -> None
         st.caption("Nothing matched this requirement.")
         return
     st.dataframe(pd.DataFrame(rows), hide_index=True,
-                 column_order=("how", "score", "components", "record", "turn", "episode"))
+                 column_order=("how", "score", "components", "record", "turn", "episode"),
+                 column_config={
+                     "how": st.column_config.TextColumn(help="; ".join(f"{k}: {v}" for k, v in _HOW.items())),
+                     "score": st.column_config.NumberColumn(help="the match's score: " + "; ".join(
+                         f"{k} = {SCORE_PARTS[k]}" for k in ("support", "normalised"))),
+                     "components": st.column_config.TextColumn(
+                         help="the parts of the score; 'What the scores mean' below says each in words")})
     rec_ids = [r["record_id"] for r in rows if r["record_id"] in records]
     if not rec_ids:
         return
@@ -117,8 +200,13 @@ def episodes_chosen(trace: Trace, labels: dict[str, str], requirements: Sequence
         st.caption("No episode was chosen (this strategy ranks turns directly).")
         return
     st.dataframe(pd.DataFrame([{
-        "episode": labels.get(c.episode_id, c.episode_id), "score": round(c.score, 3), "why": c.reason,
-        "covers": ", ".join(f"R{i + 1}" for i in c.covers)} for c in trace.episodes]), hide_index=True)
+        "episode": labels.get(c.episode_id, c.episode_id), "score": round(c.score, 3),
+        "why": requirement_names(c.reason), "covers": ", ".join(f"R{i + 1}" for i in c.covers)}
+        for c in trace.episodes]), hide_index=True, column_config={
+            "score": st.column_config.NumberColumn(help="the best fused score of the episode's chosen turns: "
+                                                        + SCORE_PARTS["fused"]),
+            "covers": st.column_config.TextColumn(help="requirements some chosen turn of the episode "
+                                                       "supports well")})
 
 
 def buffer(trace: Trace, episodes: Sequence[Episode] = ()) -> None:
@@ -146,6 +234,7 @@ def full(svc: Services, conv: str, trace: Trace, episodes: Sequence[Episode]) ->
     plan(trace)
     st.subheader("Requirements and what they matched")
     walk(svc, conv, trace, labels)
+    score_legend(trace)
     st.subheader("Episodes chosen")
     episodes_chosen(trace, labels, trace.plan.requirements)
     st.subheader("Evidence buffer")
@@ -167,4 +256,10 @@ def comparison(traces: Sequence[Trace], titles: Sequence[str] | None = None) -> 
             st.caption("plan: " + md(f"{t.plan.reasoning_type.value}, "
                                      f"{len(t.plan.requirements)} requirements: ")
                        + md("; ".join(requirement_label(k, r) for k, r in enumerate(t.plan.requirements))))
-            st.caption("buffer: " + md(", ".join(b.turn_id for b in t.buffer[:40])))
+            if len(traces) > 1:  # what only this one found first; the shared turns counted
+                others = {b.turn_id for j, o in enumerate(traces) if j != i for b in o.buffer}
+                own = [b.turn_id for b in t.buffer if b.turn_id not in others]
+                st.caption(f"only here ({len(own)}): " + (md(", ".join(own[:40])) or "none")
+                           + f" · shared with another strategy: {len(t.buffer) - len(own)} turns")
+            else:
+                st.caption("buffer: " + md(", ".join(b.turn_id for b in t.buffer[:40])))

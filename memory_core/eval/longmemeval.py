@@ -32,7 +32,7 @@ from memory_core.config import ImportLimits
 from memory_core.eval.metrics import group_metrics
 from memory_core.eval.run import Asked, answer_fields, ranking_facts
 from memory_core.eval.run import run_line as base_run_line
-from memory_core.ingest import stream_file
+from memory_core.ingest import load_bytes, stream_file
 from memory_core.ingest.longmemeval import is_abstention
 from memory_core.models import Conversation
 
@@ -86,9 +86,24 @@ def read_questions(path: str | Path, *, limits: ImportLimits | None = None,
     """The file's items (streamed: one haystack in memory at a time), filtered by question
     type (an abstention's type is its base type, e.g. ``knowledge-update``) and count."""
     streamed = stream_file(path, fmt="longmemeval", limits=limits)
+    return select(streamed.conversations(), types=types, limit=limit)
+
+
+def read_questions_bytes(name: str, data: bytes, *, limits: ImportLimits | None = None,
+                         types: Sequence[str] | None = None,
+                         limit: int | None = None) -> list[tuple[Conversation, LmeQuestion]]:
+    """``read_questions`` for an upload held in memory (read from its bytes, never written
+    to disk; what is kept is bounded by the import limit, as for any upload)."""
+    loaded = load_bytes(name, data, fmt="longmemeval", limits=limits)
+    return list(select(loaded.conversations, types=types, limit=limit))
+
+
+def select(conversations: Iterable[Conversation], *, types: Sequence[str] | None = None,
+           limit: int | None = None) -> Iterator[tuple[Conversation, LmeQuestion]]:
+    """Imported LongMemEval conversations with their questions, filtered by type and count."""
     wanted = set(types or ())
     taken = 0
-    for conv in streamed.conversations():
+    for conv in conversations:
         if limit is not None and taken >= limit:
             return
         q = question_of(conv)
@@ -216,5 +231,5 @@ def _session(turn_id: str) -> int | None:
 
 
 __all__ = ["ABSTENTION", "SESSION_KS", "AskLme", "LmeQuestion", "evaluate", "format_table",
-           "is_abstention_answer", "make_row", "question_of", "read_questions", "recall_all_at",
-           "run_line", "session_ranking", "summarise"]
+           "is_abstention_answer", "make_row", "question_of", "read_questions", "read_questions_bytes",
+           "recall_all_at", "run_line", "select", "session_ranking", "summarise"]

@@ -17,7 +17,7 @@ from typing import Any
 
 from memory_core.eval.locomo import GoldQuestion
 from memory_core.eval.metrics import evidence_hits, token_f1
-from memory_core.models import Trace
+from memory_core.models import SupportLevel, Trace
 
 Judge = Callable[[str, str, str], bool]
 OUTRANKED_SHOWN = 10
@@ -65,8 +65,16 @@ def answer_fields(trace: Trace, gold: str) -> dict[str, Any]:
         "budget_tokens": trace.budget_tokens,
         "backend": trace.backend,
         "answer_f1": round(token_f1(trace.answer.text, gold), 4),
-        "support": trace.answer.support.value if trace.answer.support is not None else None,
+        "trace_id": trace.id,  # the trace to open (when the run saved its traces)
+        "support": support_level(trace).value,
     }
+
+
+def support_level(trace: Trace) -> SupportLevel:
+    """The answer's graded support, else the one its yes/no ``supported`` flag implies."""
+    if trace.answer.support is not None:
+        return trace.answer.support
+    return SupportLevel.SUPPORTED if trace.answer.supported else SupportLevel.UNKNOWN
 
 
 def make_row(q: GoldQuestion, asked: Asked) -> dict[str, Any]:
@@ -97,6 +105,35 @@ def evaluate(questions: Iterable[GoldQuestion], ask: Ask, *, judge: Judge | None
         if on_row is not None:
             on_row(row)
     return rows
+
+
+OUTCOMES = ("missed evidence", "wrong answer", "both", "ok")
+WRONG_F1 = 0.5  # an answer whose token F1 with the gold answer is below this counts as wrong
+
+
+def evidence_missed(row: Mapping[str, Any]) -> bool | None:
+    """Was some gold evidence turn left out of the buffer? (None: the row has no evidence)"""
+    evidence = [str(t) for t in row.get("evidence") or ()]
+    if not evidence:
+        return None
+    return not set(evidence) <= set(row.get("dia_ids") or ())
+
+
+def answer_wrong(row: Mapping[str, Any], *, f1_below: float = WRONG_F1) -> bool:
+    """A judge's verdict when the row has one; an abstention question's when it should have
+    abstained; else token F1 below ``f1_below`` or an answer the evidence does not (fully) support."""
+    if "judge" in row:
+        return not row["judge"]
+    if row.get("abstention"):
+        return not row.get("abstained")
+    f1 = row.get("answer_f1")
+    return (f1 is not None and float(f1) < f1_below) or row.get("support") in ("weak", "unknown")
+
+
+def outcome(row: Mapping[str, Any], *, f1_below: float = WRONG_F1) -> str:
+    """One of ``OUTCOMES``: what went wrong with a row, for triage."""
+    missed, wrong = bool(evidence_missed(row)), answer_wrong(row, f1_below=f1_below)
+    return "both" if missed and wrong else "missed evidence" if missed else "wrong answer" if wrong else "ok"
 
 
 def add_judge_accuracy(summary: dict[str, Any], rows: Sequence[Mapping[str, Any]]) -> None:
@@ -146,5 +183,5 @@ def run_line(row: Mapping[str, Any]) -> dict[str, Any]:
     return line
 
 
-__all__ = ["Ask", "Asked", "Judge", "add_judge_accuracy", "evaluate", "make_row", "ranking_facts",
-           "run_line", "triage"]
+__all__ = ["OUTCOMES", "WRONG_F1", "Ask", "Asked", "Judge", "add_judge_accuracy", "answer_wrong", "evaluate",
+           "evidence_missed", "make_row", "outcome", "ranking_facts", "run_line", "support_level", "triage"]

@@ -3,6 +3,7 @@
     load_file(path, fmt=None, limits=...) -> Loaded(format, conversations, warnings)
     stream_file(path, ...) -> Streamed(format, ids, turns, warnings, per_item, conversations())
     detect_format(path) -> "locomo" | "longmemeval" | "json" | "jsonl" | "csv" | "text"
+    detect_bytes(name, data) -> the same, for an upload held in memory
 
 Nothing here touches the store: a file is read and validated completely first, and only a
 fully valid result is handed to ``services.importing`` to save in one transaction (a
@@ -15,11 +16,12 @@ from memory_core.ingest.detect import (
     Loaded,
     Progress,
     Streamed,
+    detect_bytes,
     detect_format,
     load_bytes,
     load_file,
     stream_file,
 )
 
-__all__ = ["FORMATS", "Loaded", "Progress", "Streamed", "detect_format", "load_bytes", "load_file",
-           "stream_file"]
+__all__ = ["FORMATS", "Loaded", "Progress", "Streamed", "detect_bytes", "detect_format", "load_bytes",
+           "load_file", "stream_file"]

@@ -163,6 +163,15 @@ def detect_format(path: str | Path, *, limits: ImportLimits | None = None,
     return family
 
 
+def detect_bytes(name: str, data: bytes, *, limits: ImportLimits | None = None) -> str:
+    """``detect_format`` for an upload held in memory (nothing written to disk)."""
+    ctx = Context(name, limits or ImportLimits())
+    source, family, _ = _open(Path(name), ctx, None, data)
+    if family == "json":
+        return _json_kind(load_json(read_text(source, ctx), ctx), ctx)
+    return family
+
+
 # --------------------------------------------------------------------------- helpers
 def _open(path: Path, ctx: Context, chosen: str | None,
           data: bytes | None = None) -> tuple[Source, str, JsonShape | None]:

@@ -45,8 +45,11 @@ _TEMPORAL_RE = re.compile(
     r"what\s+date|which\s+(?:year|month))\b",
     re.IGNORECASE,
 )
-_COUNT_RE = re.compile(r"\bhow\s+(?:many|often|much)\b|\b(?:the\s+)?total\s+(?:number|amount|count|cost|sum)\b|"
-                       r"^\s*what\s+(?:is|was)\s+the\s+number\s+of\b", re.IGNORECASE)
+_COUNT_RE = re.compile(
+    r"\bhow\s+(?:many|often|much)\b|\b(?:the\s+)?total\s+(?:number|amount|count|cost|sum)\b"
+    r"|^\s*what\s+(?:is|was)\s+the\s+number\s+of\b",
+    re.IGNORECASE,
+)
 _COMPARISON_RE = re.compile(
     r"\b(?:both|in\s+common|same|similar|differ|different|difference|compare|compared|more\s+than|"
     r"less\s+than|either|neither|share)\b",

@@ -25,15 +25,28 @@ from memory_core.contracts import Backend, RelationalStore
 from memory_core.errors import QueryError
 from memory_core.eval import longmemeval as lme
 from memory_core.eval.locomo import (
+    CATEGORY_NAMES,
     SCORED_CATEGORIES,
     GoldConversation,
     gold_from_conversation,
     gold_from_qa,
     matches,
 )
-from memory_core.eval.metrics import summarise
-from memory_core.eval.run import Asked, Judge, add_judge_accuracy, evaluate, run_line, triage
-from memory_core.ingest import Loaded
+from memory_core.eval.longmemeval import ABSTENTION
+from memory_core.eval.metrics import normalise_answer, summarise, token_f1
+from memory_core.eval.run import (
+    OUTCOMES,
+    WRONG_F1,
+    Asked,
+    Judge,
+    add_judge_accuracy,
+    evaluate,
+    evidence_missed,
+    outcome,
+    run_line,
+    triage,
+)
+from memory_core.ingest import Loaded, detect_bytes, detect_format
 from memory_core.query.strategies import strategy as get_strategy
 from memory_core.query.strategies import strategy_names
 from memory_core.services.building import BuildService
@@ -249,9 +262,16 @@ class EvalService:
         return out
 
     # ------------------------------------------------------------------ LongMemEval
+    def benchmark_format(self, source: str | Path | Upload) -> str:
+        """The format the importer detects in a benchmark file or upload ("locomo",
+        "longmemeval", …): which evaluation it takes."""
+        if isinstance(source, Upload):
+            return detect_bytes(source.name, source.data, limits=self.settings.limits)
+        return detect_format(source, limits=self.settings.limits)
+
     def longmemeval(
         self,
-        path: str | Path,
+        path: str | Path | Upload,
         *,
         types: Sequence[str] | None = None,
         limit: int | None = None,
@@ -271,15 +291,23 @@ class EvalService:
                           backend=self._backend(backend_name), save=save_traces)
         report = EvalReport(strategy=cfg.name, budget_tokens=budget_tokens, backend=backend_name,
                             line=lme.run_line)
-        items = lme.read_questions(path, limits=self.settings.limits, types=types, limit=limit)
+        name = path.name if isinstance(path, Upload) else str(path)
+        items: Iterable[tuple[Any, lme.LmeQuestion]]
+        if isinstance(path, Upload):  # an upload: read from its bytes, its questions counted
+            items = lme.read_questions_bytes(path.name, path.data, limits=self.settings.limits,
+                                             types=types, limit=limit)
+            total = len(items)
+        else:
+            items = lme.read_questions(path, limits=self.settings.limits, types=types, limit=limit)
+            total = limit or 0
         for conv, q in items:
-            self._import_missing(str(path), Loaded(format="longmemeval", conversations=[conv]), on_progress)
+            self._import_missing(name, Loaded(format="longmemeval", conversations=[conv]), on_progress)
             self._build_if_needed(conv.id, on_progress)
             self.queries.warm(conv.id)
             report.rows.append(lme.make_row(q, ask(q.conv_id, q.question, now=q.question_time)))
             report.conv_ids.append(conv.id)
             if on_progress:
-                on_progress({"stage": "question", "done": len(report.rows), "total": limit or 0,
+                on_progress({"stage": "question", "done": len(report.rows), "total": total,
                              "conv_id": conv.id, "qid": 0})
         report.summary = lme.summarise(report.rows)
         report.seconds = time.perf_counter() - started
@@ -309,4 +337,8 @@ class EvalService:
         return triage({**row, "conv_id": conv_id, "qid": qid}, turn_text, cited_by)
 
 
-__all__ = ["CURVE_BUDGETS", "SCORED_CATEGORIES", "EvalReport", "EvalService", "Source", "Upload"]
+# what the app's pages use of the evaluation's plain functions (they reach the library through
+# the services only)
+__all__ = ["ABSTENTION", "CATEGORY_NAMES", "CURVE_BUDGETS", "OUTCOMES", "SCORED_CATEGORIES", "WRONG_F1",
+           "EvalReport", "EvalService", "Source", "Upload", "evidence_missed", "normalise_answer", "outcome",
+           "token_f1"]
