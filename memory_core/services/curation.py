@@ -22,6 +22,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from memory_core.construct.graph_refresh import Change, Names, annotator_pairs, refresh_graph
@@ -193,11 +194,14 @@ class CurationService:
 
     # ------------------------------------------------------------------ impact
     def impact(self, conv_id: str, *, strategy: str | None = None, cap: int = DEFAULT_CAP,
-               on_progress: Callable[[int, int, ImpactRow], None] | None = None) -> ImpactReport:
+               on_progress: Callable[[int, int, ImpactRow], None] | None = None,
+               before: datetime | None = None) -> ImpactReport:
         """Re-ask the conversation's saved questions against the corrected memory.
 
         Each question is compared with its most recent earlier trace (same strategy): answer,
-        plan and buffer differences, with both trace ids for a side-by-side view.
+        plan and buffer differences, with both trace ids for a side-by-side view. With
+        ``before`` (an edit's time) only traces made before it count, so the comparison is
+        with the memory as it stood before that edit.
         """
         self.store.require_conversation(conv_id)
         started = time.perf_counter()
@@ -205,6 +209,7 @@ class CurationService:
             self.store.traces(conv_id, limit=100_000),
             [q.question for q in self.store.qa_items(conv_id)],
             strategy=strategy, default_strategy=self.queries.settings.strategy, cap=cap,
+            before=before,
         )
         rows: list[ImpactRow] = []
         for i, saved in enumerate(questions, start=1):
