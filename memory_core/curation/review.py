@@ -7,8 +7,8 @@ matched), then the most important.
 ``superseded_by`` finds knowledge updates: a record about the same entity and property said
 in a later episode with another value ("I moved to Berlin" after "I live in Lisbon")
 supersedes the earlier one. Only properties that hold one value at a time count: a property
-for which one episode states two different values for the same entity ("likes tea", "likes
-jazz") is many-valued in this conversation and never supersedes.
+for which one episode states two different values for one entity ("likes tea", "likes jazz")
+is many-valued in this conversation, for every entity, and never supersedes.
 """
 
 from __future__ import annotations
@@ -49,25 +49,28 @@ def superseded_by(records: Sequence[Record], episode_order: Mapping[str, int]) -
 
     Considered: active, observed records whose episode is in ``episode_order`` (its position in
     the dialogue). A record is superseded when a record with the same entity and property
-    (case and spacing ignored) and a different value comes from a later episode, and the
-    property is single-valued for that entity (no episode gives it two different values).
+    (case and spacing ignored) comes from a later episode with a value that neither contains
+    nor is contained in the earlier one (a refinement is not an update), and the
+    property is single-valued in the conversation (no episode gives one entity two values of
+    it, whatever their modality).
     """
     groups: dict[tuple[str, str], list[Record]] = defaultdict(list)
+    said: dict[tuple[str, str, str], set[str]] = defaultdict(set)  # (entity, property, episode)
     for r in records:
-        if (r.status == RecordStatus.ACTIVE and r.modality == Modality.OBSERVED
-                and r.episode_id in episode_order):
-            groups[_key(r)].append(r)
+        if r.status == RecordStatus.ACTIVE and r.episode_id in episode_order:
+            said[(*_key(r), r.episode_id)].add(_value(r))
+            if r.modality == Modality.OBSERVED:
+                groups[_key(r)].append(r)
+    many = {prop for (_, prop, _), values in said.items() if len(values) > 1}
     out: dict[str, str] = {}
-    for group in groups.values():
-        per_episode: dict[str, set[str]] = defaultdict(set)
-        for r in group:
-            per_episode[r.episode_id].add(_value(r))
-        if len(group) < 2 or any(len(values) > 1 for values in per_episode.values()):
+    for (_, prop), group in groups.items():
+        if len(group) < 2 or prop in many:
             continue
         ordered = sorted(group, key=lambda r: (episode_order[r.episode_id], r.id))
         latest = ordered[-1]
         for r in ordered[:-1]:
+            old, new = _value(r), _value(latest)
             if (episode_order[r.episode_id] < episode_order[latest.episode_id]
-                    and _value(r) != _value(latest)):
+                    and old not in new and new not in old):  # "EP" is not an update of "EP in Altona"
                 out[r.id] = latest.id
     return out

@@ -20,7 +20,7 @@ def rec(rid: str, episode: str, value: str, *, entity: str = "Maya", prop: str =
 
 def trace(tid: str, record_ids: list[str]) -> Trace:
     return Trace(id=tid, conv_id="c1", question="q", strategy="s", backend="offline", plan=Plan(question="q"),
-                 matches=tuple(Match(requirement=0, kind=list(MatchKind)[0], score=1.0, record_id=r)
+                 matches=tuple(Match(requirement=0, kind=next(iter(MatchKind)), score=1.0, record_id=r)
                                for r in record_ids),
                  answer=Answer(text="a"), created_at=datetime(2024, 1, 1))
 
@@ -57,9 +57,21 @@ def test_same_value_other_entity_or_episode_do_not_supersede() -> None:
     assert superseded_by(records, ORDER) == {}
 
 
+def test_a_refinement_is_not_an_update() -> None:
+    records = [rec("r1", "e1", "an EP at a friend's studio", prop="records"), rec("r2", "e2", "EP", prop="records")]
+    assert superseded_by(records, ORDER) == {}
+
+
 def test_many_valued_properties_never_supersede() -> None:
     records = [rec("r1", "e1", "tea", prop="likes"), rec("r2", "e1", "jazz", prop="likes"),
                rec("r3", "e2", "chess", prop="likes")]
+    assert superseded_by(records, ORDER) == {}
+
+
+def test_a_property_many_valued_for_one_entity_is_many_valued_for_all() -> None:
+    records = [rec("r1", "e1", "tea", prop="likes", entity="Jonas"),
+               rec("r2", "e1", "jazz", prop="likes", entity="Jonas"),
+               rec("r3", "e1", "chess", prop="likes"), rec("r4", "e2", "golf", prop="likes")]
     assert superseded_by(records, ORDER) == {}
 
 
