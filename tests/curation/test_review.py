@@ -58,7 +58,8 @@ def test_same_value_other_entity_or_episode_do_not_supersede() -> None:
 
 
 def test_a_refinement_is_not_an_update() -> None:
-    records = [rec("r1", "e1", "an EP at a friend's studio", prop="records"), rec("r2", "e2", "EP", prop="records")]
+    records = [rec("r1", "e1", "an EP at a friend's studio", prop="records"),
+               rec("r2", "e2", "EP", prop="records")]
     assert superseded_by(records, ORDER) == {}
 
 
