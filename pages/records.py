@@ -20,8 +20,8 @@ review.messages()
 
 episodes = data.episodes(svc, conv)
 labels = data.episode_labels(episodes)
-names = {r.id: r for r in data.records(svc, conv)}  # the active records, by id
-superseded = call(svc.curation.supersession, conv)
+superseded = call(svc.curation.supersession, conv)  # old id -> id of the record superseding it
+names = {r.id: r for r in data.records_by_ids(svc, sorted({*superseded, *superseded.values()}))}
 
 st.session_state.setdefault(review.MODE_KEY, review.MODES[0])
 mode = st.segmented_control("Mode", review.MODES, key=review.MODE_KEY, required=True,
