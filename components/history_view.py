@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from components.record_forms import remember_version
 from components.text import esc, md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
 from memory_core.models import Edit, Record
@@ -139,6 +140,8 @@ def revert(svc: Services, edit: Edit, who: str, *, flash_key: str = "history_fla
         except MnemoscopeError as exc:
             st.error(md(exc))
         else:
+            if edit.target_kind == "record":  # the editor now looks at the reverted version
+                remember_version(svc.store.record(edit.target_id))
             st.session_state[flash_key] = f"Reverted: {edit_summary(edit)}."
             st.rerun()
 

@@ -20,7 +20,7 @@ from typing import Any
 import streamlit as st
 
 from components import links, shortcuts
-from components.record_forms import who
+from components.record_forms import remember_version, who
 from components.text import md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
 from memory_core.models import Record
@@ -76,12 +76,13 @@ def act(svc: Services, conv: str, record_id: str, action: str, version: int) -> 
         if action == "correct":
             current = svc.store.record(record_id)
             if current.confidence < CONFIRMED:
-                svc.curation.edit_record(record_id, {"confidence": CONFIRMED}, who=who(),
-                                         why="confirmed correct in review", expected_version=version)
+                remember_version(svc.curation.edit_record(
+                    record_id, {"confidence": CONFIRMED}, who=who(), why="confirmed correct in review",
+                    expected_version=version))
             _flash(f"Confirmed {record_id} as correct.")
         elif action == "wrong":
-            svc.curation.mark_wrong(record_id, who=who(), why="marked wrong in review",
-                                    expected_version=version)
+            remember_version(svc.curation.mark_wrong(record_id, who=who(), why="marked wrong in review",
+                                                     expected_version=version))
             _flash(f"Marked {record_id} as wrong.")
         elif action == "edit":
             open_in_editor(record_id)

@@ -81,6 +81,30 @@ def test_quick_wrong_keeps_the_tab_and_the_record(open_app, app_services) -> Non
     assert str(app_services.store.record(record.id).status.value) == "active"
 
 
+def test_after_a_quick_action_or_a_revert_the_editor_saves_without_a_conflict(open_app,
+                                                                             app_services) -> None:
+    svc = app_services
+    record = svc.curation.search_records(SAMPLE_ID, filters={"min_confidence": 0.0}, sort="confidence",
+                                         page_size=19).rows[18]
+    assert record.confidence < 1.0
+    at = open_app("pages/records.py", conv=SAMPLE_ID, record=record.id)
+    button(at, "✓ Correct").click().run()
+    no_errors(at)
+    assert svc.store.record(record.id).confidence == 1.0
+    widget(at.text_area, "Value").input("saved after confirming")
+    button(at, "Save changes").click().run()
+    no_errors(at)  # no conflict: the form follows the version the quick action saved
+    assert svc.store.record(record.id).value == "saved after confirming"
+    button(at, "Revert this edit").click().run()  # the newest edit: the value
+    button(at, "Yes, revert").click().run()
+    no_errors(at)
+    widget(at.number_input, "Confidence").set_value(0.5)
+    button(at, "Save changes").click().run()
+    no_errors(at)  # nor after a revert made on the page
+    assert svc.store.record(record.id).value == record.value
+    assert svc.store.record(record.id).confidence == 0.5
+
+
 def test_evidence_from_the_turn_picker_and_the_records_own_history_with_revert(open_app,
                                                                                 app_services) -> None:
     svc = app_services
