@@ -193,3 +193,26 @@ def test_history_names_records_and_compares_with_the_answers_before_an_edit(open
     assert row["before_trace_id"] == before.id != after_edit.id  # the answer before the edit
     assert json.dumps(report)  # plain values in the session
     svc.curation.revert_edit(edit.id, who="tester")
+
+
+def test_edit_names_for_merges_reverts_and_records() -> None:
+    from datetime import datetime
+
+    from components.history_view import diff_html, edit_summary, target_name
+    from memory_core.models import Edit
+
+    at = datetime(2026, 1, 2, 3, 4)
+    merge = Edit(id="m1", conv_id="c", target_kind="entity", target_id="Jo", action="merge", who="ana",
+                 at=at, before={"name": "Jo", "merged_into": None},
+                 after={"name": "Jo", "merged_into": "Jonas"})
+    undo = Edit(id="m2", conv_id="c", target_kind="entity", target_id="Jo", action="revert", who="bo", at=at,
+                before=merge.after, after=merge.before, reverts="m1")
+    update = Edit(id="u1", conv_id="c", target_kind="record", target_id="c:S1:E1:R1", action="update",
+                  who="ana", at=at, before={"entity": "Maya", "property": "lives_in", "value": "Lisbon"},
+                  after={"entity": "Maya", "property": "lives_in", "value": "Berlin"})
+    assert target_name(merge) == "Jo → Jonas" and target_name(update) == "Maya · lives_in = Berlin"
+    assert edit_summary(undo, {"m1": merge}) == (
+        "bo reverted entity Jo (undoing: ana merged on 2026-01-02 03:04)")
+    table = diff_html([("value", "Lisbon <i>old</i> town", "Berlin <i>old</i> town")])
+    assert '<del class="mn-del">Lisbon</del>' in table and '<ins class="mn-ins">Berlin</ins>' in table
+    assert "&lt;i&gt;old&lt;/i&gt; town" in table and "<i>" not in table
