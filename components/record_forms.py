@@ -64,9 +64,23 @@ def remember_version(record: Record) -> None:
     st.session_state["records_seen"] = {record.id: int(record.version)}
 
 
-def edit_form(svc: Services, record: Record) -> None:
-    """Edit any field. The form is keyed by the version the annotator saw, so a save made
-    elsewhere in between still reaches this form and is reported as a conflict."""
+def turn_label(t: Turn) -> str:
+    """A turn as a picker shows it: ``D3:5 · speaker: first words…``."""
+    return f"{t.id} · {shorten(t.speaker, 24)}: {shorten(t.text, 60)}"
+
+
+def turn_options(turns: Sequence[Turn], current: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """The ids a turn picker offers (the episode's turns, then any current evidence outside
+    it, so nothing cited disappears silently) and their labels."""
+    shown = {t.id: turn_label(t) for t in turns}
+    ids = [t.id for t in turns] + [i for i in current if i not in shown]
+    return ids, {i: shown.get(i, f"{i} · (not in this episode)") for i in ids}
+
+
+def edit_form(svc: Services, record: Record, turns: Sequence[Turn] = ()) -> None:
+    """Edit any field; evidence is picked from the episode's turns (``turns``). The form is
+    keyed by the version the annotator saw, so a save made elsewhere in between still reaches
+    this form and is reported as a conflict."""
     expected = seen_version(record)
     k = f"{record.id}:{expected}"
     with st.form(f"edit:{k}"):
@@ -85,12 +99,13 @@ def edit_form(svc: Services, record: Record) -> None:
                                                key=f"e:time:{k}") or None
         values["confidence"] = d[3].number_input("Confidence", 0.0, 1.0, float(record.confidence), 0.05,
                                                  key=f"e:conf:{k}")
-        values["evidence_turn_ids"] = st.text_input(
-            "Evidence turn ids (comma separated)", ", ".join(record.evidence_turn_ids), key=f"e:ev:{k}")
+        options, names = turn_options(turns, record.evidence_turn_ids)
+        values["evidence_turn_ids"] = st.multiselect(
+            "Evidence", options, default=list(record.evidence_turn_ids), key=f"e:ev:{k}",
+            format_func=lambda i: names.get(i, i), placeholder="pick the turns that say it")
         why = st.text_input("Why", key=f"e:why:{k}", placeholder="reason for the change")
         submitted = st.form_submit_button("Save changes", type="primary")
     if submitted:
-        values["evidence_turn_ids"] = [t.strip() for t in values["evidence_turn_ids"].split(",") if t.strip()]
         changes = {f: v for f, v in values.items() if _differs(getattr(record, f), v)}
         if not changes:
             st.info("Nothing changed.")
@@ -134,9 +149,9 @@ def status_actions(svc: Services, record: Record) -> None:
 def create_form(svc: Services, conv: str, episode: Episode, turns: Sequence[Turn]) -> None:
     """A new record written by the annotator from turns of ``episode``."""
     with st.form(f"create:{episode.id}", clear_on_submit=False):
+        labels = {t.id: turn_label(t) for t in turns}
         chosen = st.multiselect("Evidence turns", [t.id for t in turns],
-                                format_func=lambda i: shorten(next(
-                                    f"{t.id} {t.speaker}: {t.text}" for t in turns if t.id == i), 90))
+                                format_func=lambda i: labels.get(i, i))
         c = st.columns(3)
         fields: dict[str, Any] = {
             "entity": c[0].text_input("Entity"),

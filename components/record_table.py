@@ -118,23 +118,36 @@ def pager(total: int, page_size: int) -> None:
     cols[2].caption(f"Page {current_page()} of {pages} · {total} matching records")
 
 
-def table(rows: Sequence[Any], labels: dict[str, str]) -> str | None:
-    """Draw one page of records; returns the id of the row the user selected, if any."""
+def table(rows: Sequence[Any], labels: dict[str, str], *, superseded: dict[str, str] | None = None,
+          names: dict[str, Any] | None = None) -> str | None:
+    """Draw one page of records; returns the id of the row the user selected, if any.
+
+    ``superseded`` (old id -> newer id) fills the "superseded by" column with the newer record
+    as ``entity · property = value`` (``names``: id -> record)."""
     if not rows:
         st.info("No record matches.")
         return None
+    superseded, names = superseded or {}, names or {}
     frame = pd.DataFrame(records_frame_rows(rows, labels))
+    frame["superseded by"] = [_newer(superseded.get(r.id), names) for r in rows]
     signature = f"{st.session_state.get('records_signature', '')}|{current_page()}"
     key = "records_table_" + hashlib.sha256(signature.encode()).hexdigest()[:12]
     event = st.dataframe(
         frame, hide_index=True, on_select="rerun", selection_mode="single-row", key=key,
         column_order=("entity", "type", "property", "value", "condition", "modality", "valid time",
-                      "confidence", "status", "episode", "evidence"),
+                      "confidence", "status", "superseded by", "episode", "evidence"),
         column_config={"confidence": st.column_config.ProgressColumn("confidence", min_value=0.0,
                                                                      max_value=1.0, format="%.2f")},
     )
     picked = event.selection.rows if event is not None else []
     return str(rows[picked[0]].id) if picked else None
+
+
+def _newer(record_id: str | None, names: dict[str, Any]) -> str:
+    if record_id is None:
+        return ""
+    r = names.get(record_id)
+    return f"{shorten(r.value, 40)} ({record_id})" if r is not None else record_id
 
 
 PICK_KEY = "record_pick"

@@ -3,7 +3,7 @@ and the impact of corrections on the saved questions, before and after side by s
 
 import streamlit as st
 
-from components import history_view, record_forms, trace_view
+from components import history_view, links, record_forms, trace_view
 from components.services import call, services
 from components.state import require_conv
 from components.text import md
@@ -19,10 +19,15 @@ st.subheader(f"Edit log ({len(edits)})")
 if edits:
     history_view.log_table(edits)
     newest = list(reversed(edits))
-    pick = st.selectbox("Edit", range(len(newest)), format_func=lambda i: history_view.edit_label(newest[i]))
-    history_view.diff(svc, newest[pick])
+    by_id = {e.id: e for e in edits}
+    pick = st.selectbox("Edit", range(len(newest)),
+                        format_func=lambda i: history_view.edit_label(newest[i], by_id))
+    chosen = newest[pick]
+    if chosen.target_kind == "record":
+        links.show("record " + links.record_link(conv, chosen.target_id, history_view.target_name(chosen)))
+    history_view.diff(svc, chosen)
     record_forms.annotator_box()
-    history_view.revert(svc, newest[pick], record_forms.who())
+    history_view.revert(svc, chosen, record_forms.who())
 else:
     st.caption("No edit yet: corrections made on the Records page appear here.")
 
@@ -31,14 +36,16 @@ history_view.exports(svc, conv)
 
 st.subheader("Impact of corrections")
 st.caption("Re-ask this conversation's saved questions against the corrected memory and compare each "
-           "answer, plan and buffer with the last time it was asked.")
+           "answer, plan and buffer with the answer given before an edit (or the last time it was asked).")
+baseline = history_view.impact_baseline(edits)
 if st.button("Re-run saved questions"):
     bar = st.progress(0.0, text="Re-asking…")
 
     def advance(done: int, total: int, row: object) -> None:
         bar.progress(done / max(total, 1), text=f"Question {done}/{total}")
 
-    impact = call(svc.curation.impact, conv, on_progress=advance)
+    impact = call(svc.curation.impact, conv, on_progress=advance,
+                  before=baseline.at if baseline is not None else None)
     st.session_state[history_view.IMPACT_KEY] = impact.model_dump(mode="json")
 if report := st.session_state.get(history_view.IMPACT_KEY):
     rows = history_view.impact_rows(report)

@@ -1,9 +1,12 @@
 """Records: search, filter, sort and page through the records; open one to see its episode with
-the evidence turns highlighted; edit, add, mark wrong, delete, merge entities."""
+the evidence turns highlighted; confirm or mark it wrong in one click; edit it (evidence picked
+from the episode's turns), read and revert its own history; add, delete, merge entities.
+"Review queue" shows one record at a time, lowest confidence and most cited first, with keys
+c / w / e / n. Records that a later record supersedes say so, with a link."""
 
 import streamlit as st
 
-from components import data, links, record_forms, record_table, transcript
+from components import data, history_view, links, record_forms, record_table, review, transcript
 from components.services import call, services
 from components.state import query_param, require_conv
 from components.text import md
@@ -11,15 +14,28 @@ from components.text import md
 svc = services()
 conv = require_conv()
 st.title("Records")
+review.apply_pending()
 record_forms.flash()
+review.messages()
+
+episodes = data.episodes(svc, conv)
+labels = data.episode_labels(episodes)
+superseded = call(svc.curation.supersession, conv)  # old id -> id of the record superseding it
+names = {r.id: r for r in data.records_by_ids(svc, sorted({*superseded, *superseded.values()}))}
+
+st.session_state.setdefault(review.MODE_KEY, review.MODES[0])
+mode = st.segmented_control("Mode", review.MODES, key=review.MODE_KEY, required=True,
+                            label_visibility="collapsed")
+if mode == review.MODES[1]:
+    record_forms.annotator_box()
+    review.queue(svc, conv, names, superseded, labels)
+    st.stop()
 
 facets = call(svc.curation.record_facets, conv)
 query, filters, sort, page_size = record_table.filters_ui(facets)
 result = call(svc.curation.search_records, conv, query=query, filters=filters, sort=sort,
               page=record_table.current_page(), page_size=page_size)
-episodes = data.episodes(svc, conv)
-labels = data.episode_labels(episodes)
-picked = record_table.table(result.rows, labels)
+picked = record_table.table(result.rows, labels, superseded=superseded, names=names)
 record_table.pager(result.total, page_size)
 
 ids = [r.id for r in result.rows]
@@ -28,26 +44,32 @@ if wanted and wanted not in ids:
     ids.insert(0, wanted)  # a shared link to one record opens it even when it is on another page
 if not ids:
     st.stop()
-choice = record_table.picker(ids, {r.id: r for r in result.rows}, picked, wanted)
+by_id = {**names, **{r.id: r for r in result.rows}}
+choice = record_table.picker(ids, by_id, picked, wanted)
 record = call(data.record, svc, choice)
 episode = next((e for e in episodes if e.id == record.episode_id), None)
+episode_turns = data.turns(svc, conv, episode.turn_ids) if episode is not None else []
 
 st.subheader(f"{md(record.entity)} · {md(record.property)} = {md(record.value)}")
 links.record_caption(conv, record, labels.get(record.episode_id, record.episode_id))
+review.superseded_note(conv, record, superseded, names)
 links.page_link_entity(conv, record.entity)
+review.quick_actions(svc, conv, record)
 if episode is not None:
-    transcript.render(data.turns(svc, conv, episode.turn_ids), [episode], [record],
-                      evidence=record.evidence_turn_ids)
+    transcript.render(episode_turns, [episode], [record], evidence=record.evidence_turn_ids)
 
 record_forms.annotator_box()
-edit, status, add, merge = st.tabs(["Edit", "Mark wrong / delete", "Add a record", "Merge entities"])
+st.session_state.setdefault(review.TAB_KEY, review.TABS[0])
+edit, status, add, merge, history = st.tabs(list(review.TABS), key=review.TAB_KEY, on_change="rerun")
 with edit:
-    record_forms.edit_form(svc, record)
+    record_forms.edit_form(svc, record, episode_turns)
 with status:
     record_forms.status_actions(svc, record)
 with add:
     if episode is not None:
-        record_forms.create_form(svc, conv, episode, data.turns(svc, conv, episode.turn_ids))
+        record_forms.create_form(svc, conv, episode, episode_turns)
 with merge:
-    names = [name for name, _ in facets.get("entity", [])]
-    record_forms.merge_form(svc, conv, names)
+    merge_names = [name for name, _ in facets.get("entity", [])]
+    record_forms.merge_form(svc, conv, merge_names)
+with history:
+    history_view.record_history(svc, record, record_forms.who())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from memory_core.curation.results import ImpactRow
@@ -30,12 +31,15 @@ def saved_questions(
     strategy: str | None,
     default_strategy: str,
     cap: int = DEFAULT_CAP,
+    before: datetime | None = None,
 ) -> list[SavedQuestion]:
     """Distinct questions to re-ask: asked ones first (newest first), then QA questions.
 
     ``trace_rows`` are ``Store.traces`` rows (newest first). With ``strategy`` only traces of
     that strategy count as "before"; without it each question is re-asked with the strategy
-    of its most recent trace.
+    of its most recent trace. With ``before`` (e.g. the time of an edit) only traces made
+    earlier count as "before", so the comparison is with the memory as it was then; questions
+    first asked later are still re-asked, without a "before".
     """
     chosen: dict[str, SavedQuestion] = {}
     for row in trace_rows:
@@ -45,17 +49,28 @@ def saved_questions(
             continue
         if strategy is not None and row["strategy"] != strategy:
             continue
+        if before is not None and not _earlier(row.get("created_at"), before):
+            continue
         chosen[key] = SavedQuestion(question, str(row["strategy"]), str(row["id"]))
-    if strategy is not None:  # questions asked only with other strategies: no "before"
+    if strategy is not None or before is not None:  # no earlier trace to compare with
         for row in trace_rows:
             key = _key(str(row["question"]))
             if key and key not in chosen:
-                chosen[key] = SavedQuestion(str(row["question"]), strategy, None)
+                chosen[key] = SavedQuestion(str(row["question"]), strategy or str(row["strategy"]), None)
     for question in qa_questions:
         key = _key(question)
         if key and key not in chosen:
             chosen[key] = SavedQuestion(question, strategy or default_strategy, None)
     return list(chosen.values())[:cap]
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo is not None else moment
+
+
+def _earlier(created: Any, before: datetime) -> bool:
+    """Whether a trace row's ``created_at`` lies before ``before`` (naive times are UTC)."""
+    return isinstance(created, datetime) and _utc(created) < _utc(before)
 
 
 def _key(question: str) -> str:

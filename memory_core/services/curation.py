@@ -21,13 +21,14 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from memory_core.construct.graph_refresh import Change, Names, annotator_pairs, refresh_graph
 from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.curation import edits as ed
-from memory_core.curation import merging
+from memory_core.curation import merging, review
 from memory_core.curation.impact import DEFAULT_CAP, compare, failed, saved_questions
 from memory_core.curation.merging import ENTITY, RECORD
 from memory_core.curation.reindex import apply_record_vectors, prepare_record_vectors
@@ -68,6 +69,30 @@ class CurationService:
 
     def record_history(self, record_id: str) -> list[Edit]:
         return self.store.edits(target_id=record_id)
+
+    def cite_counts(self, conv_id: str, *, limit: int = 500) -> dict[str, int]:
+        """record id -> in how many of the newest ``limit`` saved traces it was matched."""
+        traces = []
+        for row in self.store.traces(conv_id, limit=limit):
+            try:
+                traces.append(self.store.trace(str(row["id"])))
+            except StoreError:  # removed meanwhile
+                continue
+        return dict(review.cite_counts(traces))
+
+    def review_queue(self, conv_id: str, *, skip: Collection[str] = (),
+                     cited: Mapping[str, int] | None = None) -> list[Record]:
+        """Active records to review: lowest confidence, then most cited (``cited``, else
+        ``cite_counts``), then most important first; ``skip``: ids already reviewed."""
+        self.store.require_conversation(conv_id)
+        counts = self.cite_counts(conv_id) if cited is None else cited
+        return review.review_queue(self.store.records(conv_id), counts, skip)
+
+    def supersession(self, conv_id: str) -> dict[str, str]:
+        """old record id -> id of the later record (same entity and property) superseding it."""
+        self.store.require_conversation(conv_id)
+        order = {e.id: i for i, e in enumerate(self.store.episodes(conv_id))}
+        return review.superseded_by(self.store.records(conv_id), order)
 
     @staticmethod
     def record_diff(edit: Edit) -> list[tuple[str, Any, Any]]:
@@ -193,11 +218,14 @@ class CurationService:
 
     # ------------------------------------------------------------------ impact
     def impact(self, conv_id: str, *, strategy: str | None = None, cap: int = DEFAULT_CAP,
-               on_progress: Callable[[int, int, ImpactRow], None] | None = None) -> ImpactReport:
+               on_progress: Callable[[int, int, ImpactRow], None] | None = None,
+               before: datetime | None = None) -> ImpactReport:
         """Re-ask the conversation's saved questions against the corrected memory.
 
         Each question is compared with its most recent earlier trace (same strategy): answer,
-        plan and buffer differences, with both trace ids for a side-by-side view.
+        plan and buffer differences, with both trace ids for a side-by-side view. With
+        ``before`` (an edit's time) only traces made before it count, so the comparison is
+        with the memory as it stood before that edit.
         """
         self.store.require_conversation(conv_id)
         started = time.perf_counter()
@@ -205,16 +233,17 @@ class CurationService:
             self.store.traces(conv_id, limit=100_000),
             [q.question for q in self.store.qa_items(conv_id)],
             strategy=strategy, default_strategy=self.queries.settings.strategy, cap=cap,
+            before=before,
         )
         rows: list[ImpactRow] = []
         for i, saved in enumerate(questions, start=1):
-            before = self.store.trace(saved.before_trace_id) if saved.before_trace_id else None
+            earlier = self.store.trace(saved.before_trace_id) if saved.before_trace_id else None
             try:
                 after = self.queries.ask(conv_id, saved.question, strategy=saved.strategy)
             except MnemoscopeError as exc:
                 row = failed(saved, str(exc))
             else:
-                row = compare(before, after)
+                row = compare(earlier, after)
             rows.append(row)
             if on_progress is not None:
                 on_progress(i, len(questions), row)

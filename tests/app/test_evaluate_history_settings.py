@@ -3,7 +3,7 @@ impact) and Settings (session-only API key)."""
 
 from __future__ import annotations
 
-from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, all_text, button, no_errors, widget
+from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, all_text, button, html_bodies, no_errors, widget
 
 
 def test_evaluate_the_sample_questions(open_app, app_services) -> None:
@@ -36,13 +36,20 @@ def test_history_shows_an_edit_its_diff_and_reverts_it(open_app, app_services) -
     log = at.dataframe[0].value
     assert (log["why"] == "history test").any()
     pick = widget(at.selectbox, "Edit")
-    assert "tester" in pick.options[0] and "update" in pick.options[0]  # newest first
+    # newest first, named as people read it: who, what, entity · property = value
+    assert pick.options[0].endswith(f"tester edited {record.entity} · {record.property} = value for history")
     pick.set_value(0).run()
-    diff = at.dataframe[1].value.to_dict("records")
-    assert {"field": "value", "before": record.value, "after": "value for history"} in diff
+    body = html_bodies(at)
+    assert '<td>value</td>' in body and '<ins class="mn-ins">' in body  # coloured diff
+    assert "history" in body.split('<ins class="mn-ins">', 1)[1]
     button(at, "Revert this edit").click().run()
     no_errors(at)
+    assert app_services.store.record(record.id).value == "value for history"  # asks first
+    assert "Revert “" in all_text(at)
+    button(at, "Yes, revert").click().run()
+    no_errors(at)
     assert app_services.store.record(record.id).value == record.value
+    assert "Reverted: tester edited" in all_text(at)
     labels = [b.label for b in at.get("download_button")]
     assert "Corrected records (JSONL)" in labels and "Graphs (GraphML)" in labels
 

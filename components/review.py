@@ -1,0 +1,190 @@
+"""The review queue and the quick correct / wrong actions on the Records page.
+
+The queue (``memory_core.curation.review.review_queue``) shows one record at a time, lowest
+confidence and most cited first, with four actions and their keys:
+
+    c  correct  the record's confidence becomes 1.0 (an edit "confirmed in review")
+    w  wrong    the record is marked wrong (an edit)
+    e  edit     the record opens in the Records editor (Browse, tab "Edit")
+    n  next     skip it for this session
+
+Reviewed and skipped records leave the queue for the session (``REVIEWED_KEY``). Every action
+is a widget callback, so the rerun that follows draws the saved state, and the page's tab and
+selection are kept in session state, not reset.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from components import links, shortcuts
+from components.record_forms import remember_version, who
+from components.text import md, shorten
+from memory_core.errors import ConflictError, MnemoscopeError
+from memory_core.models import Record
+from memory_core.services import Services
+
+MODE_KEY = "records_mode"
+MODES = ("Browse", "Review queue")
+TAB_KEY = "records_tab"
+TABS = ("Edit", "Mark wrong / delete", "Add a record", "Merge entities", "History")
+REVIEWED_KEY = "review_done"
+FLASH_KEY = "records_flash"
+ERROR_KEY = "records_error"
+PICK_KEY = "record_pick"
+PENDING_KEY = "records_open_pending"
+KEYS = "cwen"
+CONFIRMED = 1.0
+MAX_TRACES = 500  # newest saved traces counted for "most cited"
+
+
+def record_name(r: Any) -> str:
+    """A record as people read it: ``entity · property = value``."""
+    return f"{shorten(r.entity, 40)} · {shorten(r.property, 40)} = {shorten(r.value, 60)}"
+
+
+def reviewed(conv: str) -> dict[str, str]:
+    """record id -> what the reviewer did this session (correct / wrong / skipped / edit)."""
+    done = st.session_state.setdefault(REVIEWED_KEY, {})
+    return done.setdefault(conv, {})
+
+
+# ---------------------------------------------------------------------------- data
+def cited(svc: Services, conv: str) -> dict[str, int]:
+    """record id -> in how many of the newest saved traces it was matched (kept for the
+    session until a new trace is saved)."""
+    rows = svc.store.traces(conv, limit=MAX_TRACES)
+    token = (conv, len(rows), str(rows[0]["id"]) if rows else "")
+    cache = st.session_state.get("review_cited")
+    if not cache or cache[0] != token:
+        cache = (token, svc.curation.cite_counts(conv, limit=MAX_TRACES))
+        st.session_state["review_cited"] = cache
+    return dict(cache[1])
+
+
+# ---------------------------------------------------------------------------- actions
+def _flash(message: str) -> None:
+    st.session_state[FLASH_KEY] = message
+
+
+def act(svc: Services, conv: str, record_id: str, action: str, version: int) -> None:
+    """One review action on a record (a widget callback: runs before the next draw)."""
+    done = reviewed(conv)
+    try:
+        if action == "correct":
+            current = svc.store.record(record_id)
+            if current.confidence < CONFIRMED:
+                remember_version(svc.curation.edit_record(
+                    record_id, {"confidence": CONFIRMED}, who=who(), why="confirmed correct in review",
+                    expected_version=version))
+            _flash(f"Confirmed {record_id} as correct.")
+        elif action == "wrong":
+            remember_version(svc.curation.mark_wrong(record_id, who=who(), why="marked wrong in review",
+                                                     expected_version=version))
+            _flash(f"Marked {record_id} as wrong.")
+        elif action == "edit":
+            open_in_editor(record_id)
+        elif action != "next":
+            raise ValueError(f"unknown review action {action!r}")
+    except ConflictError as exc:
+        st.session_state[ERROR_KEY] = f"Conflict: {exc}"
+        return
+    except MnemoscopeError as exc:
+        st.session_state[ERROR_KEY] = str(exc)
+        return
+    done[record_id] = {"next": "skipped"}.get(action, action)
+
+
+def open_in_editor(record_id: str) -> None:
+    """Ask the Records page to switch to Browse with this record open on the Edit tab (done by
+    ``apply_pending`` before the page draws its widgets, whose state cannot change after)."""
+    st.session_state[PENDING_KEY] = record_id
+
+
+def apply_pending() -> None:
+    """Call at the top of the Records page, before the mode and tab widgets."""
+    record_id = st.session_state.pop(PENDING_KEY, None)
+    if record_id:
+        st.session_state[MODE_KEY] = MODES[0]
+        st.session_state[TAB_KEY] = TABS[0]
+        st.session_state[PICK_KEY] = record_id
+        st.query_params["record"] = record_id
+
+
+def messages() -> None:
+    """The last action's outcome (set by a callback), shown once."""
+    if message := st.session_state.pop(ERROR_KEY, None):
+        st.error(md(message))
+
+
+# ---------------------------------------------------------------------------- drawing
+def quick_actions(svc: Services, conv: str, record: Record) -> None:
+    """Correct / wrong buttons for the open record (the tab and the selection stay)."""
+    status = str(record.status.value)
+    c = st.columns([1, 1, 4])
+    c[0].button("✓ Correct", key=f"q:correct:{record.id}", disabled=status != "active",
+                help="Confirm it: confidence becomes 1.0 (kept in the edit log)",
+                on_click=act, args=(svc, conv, record.id, "correct", record.version))
+    c[1].button("✗ Wrong", key=f"q:wrong:{record.id}", disabled=status != "active",
+                help="Mark it wrong: kept, shown as wrong, never used for answers",
+                on_click=act, args=(svc, conv, record.id, "wrong", record.version))
+    c[2].caption(f"confidence {record.confidence:.2f} · status {md(status)}")
+
+
+def superseded_note(conv: str, record: Record, by: dict[str, str],
+                    names: dict[str, Record]) -> None:
+    """"superseded by …" (a link) for an old record, "supersedes …" for the newer one."""
+    parts: list[str] = []
+    newer = by.get(record.id)
+    if newer is not None:
+        later = names.get(newer)
+        parts.append("⤷ superseded by " + links.record_link(
+            conv, newer, record_name(later) if later is not None else newer))
+    older = [old for old, new in by.items() if new == record.id]
+    if older:
+        shown = ", ".join(links.record_link(conv, o, record_name(names[o]) if o in names else o)
+                          for o in older[:5])
+        parts.append("supersedes " + shown + (f" … (+{len(older) - 5})" if len(older) > 5 else ""))
+    if parts:
+        links.show(" · ".join(parts))
+
+
+def queue(svc: Services, conv: str, names: dict[str, Record], superseded: dict[str, str],
+          labels: dict[str, str]) -> None:
+    """The review queue: one record at a time with correct / wrong / edit / next (keys c w e n)."""
+    done = reviewed(conv)
+    counts = cited(svc, conv)
+    todo = svc.curation.review_queue(conv, skip=set(done), cited=counts)
+    outcome = {k: sum(1 for v in done.values() if v == k) for k in ("correct", "wrong", "skipped")}
+    st.caption(f"{len(todo)} records to review (lowest confidence, then most cited, first) · this "
+               f"session: {outcome['correct']} correct, {outcome['wrong']} wrong, "
+               f"{outcome['skipped']} skipped · keys: c correct, w wrong, e edit, n next")
+    if done and st.button("Start the queue again", key="review_reset"):
+        done.clear()
+        st.rerun()
+    if not todo:
+        st.success("Nothing left to review in this conversation.")
+        return
+    record = todo[0]
+    key = shortcuts.pressed(KEYS, key="review_keys")
+    if key is not None:
+        act(svc, conv, record.id, {"c": "correct", "w": "wrong", "e": "edit", "n": "next"}[key],
+            record.version)
+        st.rerun()
+    st.subheader(md(record_name(record)))
+    episode = labels.get(record.episode_id, record.episode_id)
+    links.show(" · ".join([
+        links.record_link(conv, record.id), f"confidence {record.confidence:.2f}",
+        f"cited by {counts.get(record.id, 0)} saved answers",
+        "episode " + links.episode_link(conv, record.episode_id, episode)]))
+    superseded_note(conv, record, superseded, names)
+    turns = svc.store.turns(conv, list(record.evidence_turn_ids))
+    for t in turns:
+        st.markdown(f"**{md(t.id)} · {md(t.speaker)}**: {md(shorten(t.text, 400))}")
+    c = st.columns(4)
+    for col, (action, label) in zip(c, (("correct", "✓ Correct (c)"), ("wrong", "✗ Wrong (w)"),
+                                        ("edit", "✎ Edit (e)"), ("next", "→ Next (n)")), strict=True):
+        col.button(label, key=f"review:{action}", type="primary" if action == "correct" else "secondary",
+                   on_click=act, args=(svc, conv, record.id, action, record.version))
