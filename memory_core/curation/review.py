@@ -6,17 +6,27 @@ matched), then the most important.
 
 ``superseded_by`` finds knowledge updates: a record about the same entity and property said
 in a later episode with another value ("I moved to Berlin" after "I live in Lisbon")
-supersedes the earlier one. Only properties that hold one value at a time count: a property
-for which one episode states two different values for one entity ("likes tea", "likes jazz")
-is many-valued in this conversation, for every entity, and never supersedes.
+supersedes the earlier one. Only properties that hold one value at a time count: states such as
+where one lives, one's job, employer, role, school, relationship status or age, and favourites
+(``STATE_PROPERTY``) — what one likes, does, visits or who one's colleagues are accumulate and
+never supersede — and even a state property for which one episode gives one entity two
+different values is many-valued in this conversation and does not supersede.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from memory_core.models import Modality, Record, RecordStatus, Trace
+
+# properties that hold one value at a time (the offline lexicon's names and the usual LLM spellings)
+STATE_PROPERTY = re.compile(
+    r"^(?:residence|home|address|lives?(?:_in|_at)?|city|hometown|occupation|job(?:_title)?|title|role|"
+    r"position|profession|employer|works?_(?:at|for|as)|relationship_status|marital_status|age|salary|"
+    r"school|university|studies_at|major|spouse|partner|boss|manager|favou?rite_\w+|current_\w+)$"
+)
 
 
 def cite_counts(traces: Iterable[Trace]) -> Counter[str]:
@@ -51,8 +61,8 @@ def superseded_by(records: Sequence[Record], episode_order: Mapping[str, int]) -
     the dialogue). A record is superseded when a record with the same entity and property
     (case and spacing ignored) comes from a later episode with a value that neither contains
     nor is contained in the earlier one (a refinement is not an update), and the
-    property is single-valued in the conversation (no episode gives one entity two values of
-    it, whatever their modality).
+    property is a state (``STATE_PROPERTY``) that is single-valued in the conversation (no
+    episode gives one entity two values of it, whatever their modality).
     """
     groups: dict[tuple[str, str], list[Record]] = defaultdict(list)
     said: dict[tuple[str, str, str], set[str]] = defaultdict(set)  # (entity, property, episode)
@@ -64,7 +74,7 @@ def superseded_by(records: Sequence[Record], episode_order: Mapping[str, int]) -
     many = {prop for (_, prop, _), values in said.items() if len(values) > 1}
     out: dict[str, str] = {}
     for (_, prop), group in groups.items():
-        if len(group) < 2 or prop in many:
+        if len(group) < 2 or prop in many or not STATE_PROPERTY.match(prop.replace(" ", "_")):
             continue
         ordered = sorted(group, key=lambda r: (episode_order[r.episode_id], r.id))
         latest = ordered[-1]

@@ -149,9 +149,17 @@ def test_a_revert_can_be_cancelled(open_app, app_services) -> None:
 
 
 def test_superseded_records_link_to_the_record_superseding_them(open_app, app_services) -> None:
-    superseded = app_services.curation.supersession(SAMPLE_ID)
-    assert superseded, "the sample has knowledge updates"
-    old, new = next(iter(superseded.items()))
+    svc = app_services
+    job = next(r for r in svc.store.records(SAMPLE_ID) if r.property == "occupation")
+    episodes = svc.store.episodes(SAMPLE_ID)
+    later_episode = episodes[-1]  # an annotator notes a later job change
+    update = svc.curation.create_record(
+        SAMPLE_ID, later_episode.id,
+        {"entity": job.entity, "entity_type": "person", "property": "occupation", "value": "studio owner"},
+        [later_episode.turn_ids[0]], who="tester")
+    superseded = svc.curation.supersession(SAMPLE_ID)
+    assert superseded.get(job.id) == update.id
+    old, new = job.id, update.id
     later = app_services.store.record(new)
     at = open_app("pages/records.py", conv=SAMPLE_ID, record=old)
     no_errors(at)
@@ -166,6 +174,8 @@ def test_superseded_records_link_to_the_record_superseding_them(open_app, app_se
     at = open_app("pages/records.py", conv=SAMPLE_ID, record=new)
     body = html_bodies(at)
     assert "supersedes" in body and links.href_record(SAMPLE_ID, old).replace("&", "&amp;") in body
+    svc.curation.delete_record(update.id, who="tester", why="test done")
+    assert job.id not in svc.curation.supersession(SAMPLE_ID)
 
 
 def test_history_names_records_and_compares_with_the_answers_before_an_edit(open_app,

@@ -58,8 +58,8 @@ def test_same_value_other_entity_or_episode_do_not_supersede() -> None:
 
 
 def test_a_refinement_is_not_an_update() -> None:
-    records = [rec("r1", "e1", "an EP at a friend's studio", prop="records"),
-               rec("r2", "e2", "EP", prop="records")]
+    records = [rec("r1", "e1", "sound engineer at a friend's studio", prop="occupation"),
+               rec("r2", "e2", "sound engineer", prop="occupation")]
     assert superseded_by(records, ORDER) == {}
 
 
@@ -80,3 +80,14 @@ def test_inactive_and_planned_records_neither_supersede_nor_are_superseded() -> 
     records = [rec("r1", "e1", "Lisbon"), rec("r2", "e2", "Berlin", status=RecordStatus.WRONG),
                rec("r3", "e3", "Paris", modality=Modality.PLANNED)]
     assert superseded_by(records, ORDER) == {}
+
+
+def test_only_states_supersede_not_what_accumulates() -> None:
+    records = [rec("r1", "e1", "Priya", prop="colleague"), rec("r2", "e3", "Tomas", prop="colleague"),
+               rec("r3", "e1", "train", prop="means_of_transport"),
+               rec("r4", "e2", "ferry", prop="means_of_transport"),
+               rec("r5", "e1", "sound engineer", prop="occupation"),
+               rec("r6", "e3", "producer", prop="occupation"),
+               rec("r7", "e1", "green", prop="favorite_color"),
+               rec("r8", "e2", "blue", prop="favorite_color")]
+    assert superseded_by(records, ORDER) == {"r5": "r6", "r7": "r8"}
