@@ -30,7 +30,12 @@ def answer_html(trace: Trace) -> str:
     )
     support = "" if trace.answer.supported else '<div class="mn-ep-head">not supported by the evidence</div>'
     cite_line = f'<div class="mn-ep-head">cited turns: {cites}</div>' if cites else ""
-    return f'<div class="mn-answer">{esc(trace.answer.text)}{cite_line}{support}</div>'
+    updates = ""
+    if trace.answer.updates:  # "D9:5 (3 May 2023)": the earlier statement this answer supersedes
+        tid, _, when = trace.answer.updates.partition(" ")
+        link = f'<a class="mn-cite" href="#{anchor_id(tid)}" target="_self">{esc(tid)}</a>'
+        updates = f'<div class="mn-ep-head">the latest statement; it updates {link} {esc(when)}</div>'
+    return f'<div class="mn-answer">{esc(trace.answer.text)}{cite_line}{updates}{support}</div>'
 
 
 def as_of_time(day: date | None) -> datetime | None:
@@ -61,7 +66,7 @@ def answer(trace: Trace) -> None:
     cols[0].metric("Buffer tokens", f"{trace.buffer_tokens}{budget}",
                    help="tokens of the evidence turns handed to the answerer (/ the budget, when set)")
     cols[1].metric("Buffer turns", len(trace.buffer), help="turns of the conversation in the evidence buffer")
-    cols[2].metric("Time", f"{sum(trace.timings.values()):.2f} s",
+    cols[2].metric("Time", f"{trace.timings.get('total', 0.0):.2f} s",
                    help="time spent planning, retrieving and answering; loading the conversation's index "
                         "the first time and drawing the page are not counted")
     cols[3].metric("Strategy", trace.strategy, help="the retrieval strategy that chose the evidence")

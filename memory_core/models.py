@@ -285,6 +285,7 @@ class Answer(_Model):
     cited_turn_ids: tuple[str, ...] = ()
     supported: bool = True
     support: SupportLevel | None = None  # graded support, when the answerer assessed it
+    updates: str | None = None  # current-state answers: the earlier statement superseded, "D9:5 (3 May 2023)"
 
 
 class Trace(_Model):

@@ -38,6 +38,10 @@ TURN_WEIGHT = 4.0  # a sentence of the buffer turn closest to the question count
 SPAN_WORDS = 7  # longest span taken after the matched word
 LIST_ITEM_WORDS = 4  # a list item is a few words: the thing, not the sentence about it
 SUPPORT_SHARE = 0.5  # share of a requirement's words the answer's turn must hold to support it
+LATEST_SHARE = 0.7  # a question about the current state takes the latest candidate this close to the best
+_CURRENT_RE = re.compile(
+    r"\b(?:current(?:ly)?|now|these\s+days|at\s+the\s+moment|nowadays|still|any\s*more|latest|"
+    r"most\s+recent(?:ly)?)\b", re.IGNORECASE)
 _FIRST_PERSON = frozenset({"i", "my", "me", "mine", "myself", "we", "our", "us"})
 _NEGATION = frozenset({"not", "no", "never", "n't", "nothing", "neither", "nor", "cannot"})
 _NUMBERS = {
@@ -480,14 +484,45 @@ def unknown() -> Answer:
     return Answer(text=UNKNOWN, cited_turn_ids=(), supported=False, support=SupportLevel.UNKNOWN)
 
 
+def _position(turn: BufferTurn) -> tuple[int, int]:
+    try:
+        return turn.session, int(turn.turn_id.rsplit(":", 1)[1])
+    except (IndexError, ValueError):
+        return turn.session, 0
+
+
+def latest_first(question: str, ranked: list[Candidate]) -> tuple[list[Candidate], Candidate | None]:
+    """For a question about the current state ("where is it hanging now?", "what is my current
+    job?"): the strong candidate said latest goes first, and the strongest candidate of an
+    earlier session it outranks is returned as the statement it updates (else None)."""
+    if not ranked or not _CURRENT_RE.search(question):
+        return ranked, None
+    floor = LATEST_SHARE * ranked[0].score
+    strong = [c for c in ranked if c.score >= floor]
+    latest = max(strong, key=lambda c: _position(c.turn))
+    earlier = next((c for c in strong if c.turn.session < latest.turn.session), None)
+    return [latest, *(c for c in ranked if c is not latest)], earlier
+
+
 def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn]) -> Answer:
     """The answer from the buffer; sentences of the turns closest to the question (each
-    turn's ``closeness``) are favoured."""
+    turn's ``closeness``) are favoured; a question about the current state takes the latest
+    statement and names the earlier one it updates."""
     if not buffer:
         return unknown()
     ranked = candidates(plan, buffer)
     if not ranked or max(c.words_score for c in ranked) < MIN_SCORE:
         return unknown()
+    ranked, updated = latest_first(question, ranked)
+    answer = _extract(question, plan, ranked)
+    if updated is not None and answer.supported and updated.turn.turn_id not in answer.cited_turn_ids:
+        when = updated.turn.session_time
+        said = when.strftime("%-d %B %Y") if when else f"session {updated.turn.session}"
+        answer = answer.model_copy(update={"updates": f"{updated.turn.turn_id} ({said})"})
+    return answer
+
+
+def _extract(question: str, plan: Plan, ranked: list[Candidate]) -> Answer:
     best = ranked[0]
     target = plan.answer_target
     if re.match(r"\s*how\s+long\b", question, re.IGNORECASE):

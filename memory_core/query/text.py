@@ -33,6 +33,7 @@ WEAK_WORDS = frozenset(
     kind type sort thing things something anything way ways lot lots like get got go going went
     make made say said tell told think thought feel felt know knew see saw want wanted time times
     recently recent ever really much many one two first last new old good great
+    now currently current nowadays still anymore
     """.split()  # noqa: SIM905
 )
 

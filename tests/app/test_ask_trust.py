@@ -74,3 +74,19 @@ def test_an_answer_shows_its_support_level_as_a_badge_in_words(open_app, app_ser
     text = all_text(at)
     assert f":{color}-badge[Answer {label}]" in text
     assert f"Support: {meaning}." in text
+
+
+def test_a_current_state_answer_names_the_statement_it_updates() -> None:
+    from datetime import datetime
+
+    from components.trace_view import answer_html
+    from memory_core.models import Answer, Plan, Trace
+
+    trace = Trace(id="t1", conv_id="c", question="Where does Maya live now?", strategy="ensimem",
+                  backend="offline", plan=Plan(question="q"), created_at=datetime(2024, 1, 1),
+                  answer=Answer(text="Porto [D7:3]", cited_turn_ids=("D7:3",), updates="D2:4 (3 May 2023)"),
+                  timings={"embed": 0.1, "retrieve": 0.2, "total": 0.5, "plan_retrieve": 0.3})
+    html = answer_html(trace)
+    assert "it updates" in html and ">D2:4</a> (3 May 2023)" in html
+    assert "it updates" not in answer_html(trace.model_copy(update={
+        "answer": trace.answer.model_copy(update={"updates": None})}))

@@ -136,3 +136,15 @@ def test_a_place_category_answers_with_the_place_and_fillers_are_not_answers() -
     )
     answer = _ask("What is Maya's studio floor made of?", buffer)
     assert answer.cited_turn_ids == ("D6:3",) and "oak planks" in answer.text
+
+
+def test_a_current_state_question_takes_the_latest_statement_and_names_the_one_it_updates() -> None:
+    buffer = _buffer(
+        ("D2:4", "Maya", "I live in Lisbon, in a small flat near the river."),
+        ("D7:3", "Maya", "Big news: I live in Porto now, I moved last month."),
+    )
+    now = _ask("Where does Maya live now?", buffer)
+    assert now.cited_turn_ids == ("D7:3",) and "Porto" in now.text
+    assert now.updates == "D2:4 (15 July 2023)"
+    plain = _ask("Where does Maya live?", buffer)  # no current-state word: no update named
+    assert plain.updates is None
