@@ -19,7 +19,6 @@ from typing import Any
 
 from memory_core.config import Settings
 from memory_core.errors import ConfigError
-from memory_core.services import Services
 
 
 def register(sub: Any) -> None:
@@ -39,6 +38,8 @@ def register(sub: Any) -> None:
 
 def build_on_worker(settings: Settings, conv_id: str) -> dict[str, Any]:
     """One conversation, built by whichever worker runs this task."""
+    from memory_core.services import Services
+
     started = time.perf_counter()
     services = Services(settings)
     try:
@@ -58,6 +59,8 @@ def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
         raise ConfigError(f"build-cluster: --workers must be 1 or more, got {args.workers}")
     if args.backend:
         settings = replace(settings, backend=args.backend)
+    from memory_core.services import Services
+
     services = Services(settings)
     try:
         if args.all:
