@@ -1,4 +1,5 @@
-"""Load-page pieces: choose a source (a shipped sample or an upload), preview it, import it."""
+"""Load-page pieces: choose a source (a shipped sample or an upload), preview it, import it;
+the per-conversation state of the latest cluster build, polled while it runs."""
 
 from __future__ import annotations
 
@@ -100,3 +101,55 @@ def import_source(svc: Services, source: Source, fmt: str | None, replace: bool)
     if source.data is not None:
         return svc.imports.import_bytes(source.name, source.data, fmt=fmt, replace=replace)
     return svc.imports.import_file(source.file, fmt=fmt, replace=replace)
+
+
+# ---------------------------------------------------------------------------- cluster builds
+POLL_SECONDS = 2.0
+STATE_LABELS = {"queued": "queued", "building": "building", "done": "done", "failed": "failed"}
+
+
+def build_rows(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The build-status rows as the table the page shows (one line per conversation)."""
+    return pd.DataFrame([{
+        "conversation": r["conv_id"],
+        "state": STATE_LABELS.get(str(r["state"]), str(r["state"])),
+        "stage": r["stage"] or "",
+        "error": r["error"] or "",
+        "worker": r["worker"] or "",
+        "updated": r["updated_at"],
+    } for r in rows], columns=["conversation", "state", "stage", "error", "worker", "updated"])
+
+
+def build_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    counts = dict.fromkeys(STATE_LABELS, 0)
+    for r in rows:
+        counts[str(r["state"])] = counts.get(str(r["state"]), 0) + 1
+    return counts
+
+
+def cluster_progress(svc: Services) -> None:
+    """The latest cluster build run (``build --workers`` / ``build-cluster``), one row per
+    conversation, read from the store's build-status table; re-read every ``POLL_SECONDS``
+    while some conversation is still queued or building (then the page reruns once, which
+    stops the polling)."""
+    rows = svc.builds.build_status()
+    if not rows:
+        return
+    active = any(r["state"] in ("queued", "building") for r in rows)
+
+    def show() -> None:
+        current = svc.builds.build_status()
+        counts = build_counts(current)
+        still = counts["queued"] + counts["building"]
+        st.subheader("Cluster build")
+        st.caption(f"Run {md(current[0]['run_id'] if current else '')}: "
+                   f"{counts['done']} done, {counts['building']} building, {counts['queued']} queued, "
+                   f"{counts['failed']} failed" + (" (updating)" if still else ""))
+        st.dataframe(build_rows(current), hide_index=True)
+        for r in current:
+            if r["state"] == "failed":
+                st.error(md(f"{r['conv_id']}: {r['error']}"))
+        if active and not still:
+            st.rerun()  # the run ended: one full rerun stops the polling
+
+    st.fragment(run_every=POLL_SECONDS if active else None)(show)()
