@@ -68,8 +68,8 @@ def main() -> None:
             _, stderr = _run([python, "-X", "importtime", *base, name], tree, env)
             total, top = _imports(stderr)
             heavy = ", ".join(f"{m} {s:.2f}" for s, m in top[:4])
-            print(f"  {tree.name:<12} {name:<6} median {statistics.median(walls):5.2f} s, min {min(walls):5.2f} s; "
-                  f"imports {total:4.2f} s ({heavy})", flush=True)
+            print(f"  {tree.name:<12} {name:<6} median {statistics.median(walls):5.2f} s, "
+                  f"min {min(walls):5.2f} s; imports {total:4.2f} s ({heavy})", flush=True)
 
 
 if __name__ == "__main__":
