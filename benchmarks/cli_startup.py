@@ -26,7 +26,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _run(cmd: list[str], tree: Path, env: dict[str, str]) -> tuple[float, str]:
     started = time.perf_counter()
-    done = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+    if done.returncode != 0:  # e.g. an older checkout refusing a home migrated by a newer one
+        last = (done.stderr.strip().splitlines() or [""])[-1]
+        raise SystemExit(f"{' '.join(cmd[-2:])} in {tree}: exit {done.returncode}: {last}")
     return time.perf_counter() - started, done.stderr
 
 
