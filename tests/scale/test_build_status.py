@@ -132,3 +132,24 @@ def test_a_worker_building_itself_writes_its_stages(services, tmp_path: Path) ->
     assert states[0] == ("building", "starting") and states[-1] == ("done", "")
     assert ("building", "session 1 saved (2 to build)") in states
     assert services.builds.build_status()[0]["worker"] == "tcp://127.0.0.1:1"
+
+
+def test_build_cluster_tasks_write_their_own_rows_on_the_team_engines(  # type: ignore[no-untyped-def]
+        cluster, services, settings, engine, tmp_path: Path) -> None:
+    """``build-cluster``'s task (``build_on_worker``) on a real worker: it opens the shared
+    PostgreSQL store and Chroma server itself and writes its conversation's row."""
+    if engine != "postgres":
+        pytest.skip("build-cluster needs the team engines (workers open the store themselves)")
+    from distributed import Client
+
+    from memory_core.cli.commands_cluster import build_on_worker
+
+    services.imports.import_file(write(tmp_path / "one.json", "t-a"))
+    services.store.set_build_status("t-a", "run-team", "queued", worker="client")
+    with Client(cluster) as client:
+        result = client.submit(build_on_worker, settings, "t-a", "run-team", pure=False).result()
+        workers = set(client.scheduler_info()["workers"])
+    assert result["conv_id"] == "t-a" and result["records"] > 0
+    [row] = services.builds.build_status()
+    assert (row["run_id"], row["state"], row["error"]) == ("run-team", "done", "")
+    assert row["worker"] in workers  # written by the worker, not the client
