@@ -94,6 +94,7 @@ class BuildService:
                       rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]:
         """``build`` that writes the conversation's state into the build-status table (a
         cluster worker building one conversation of run ``run_id``)."""
+        self.store.require_conversation(conv_id)  # no status row for a conversation that is not there
         self.store.set_build_status(conv_id, run_id, "building", stage="starting", worker=worker)
         yield from self._tracked(self.build(conv_id, backend=backend, rebuild=rebuild,
                                             discard_edits=discard_edits), run_id, worker, [conv_id])
@@ -109,11 +110,15 @@ class BuildService:
                  conv_ids: list[str]) -> Iterator[BuildEvent]:
         """Pass ``events`` on, writing each conversation's stage when it changes; when the
         stream raises, every conversation of ``conv_ids`` not done yet is marked failed with
-        the error's one line (then the error propagates)."""
+        the error's one line (then the error propagates): the conversation the error is about
+        (the one being built, or named in it) gets the line itself, the others "not built"."""
         pending = {conv_id: 0 for conv_id in conv_ids}  # conversation -> sessions it will build
         done: set[str] = set()
+        current = ""
         try:
             for event in events:
+                if event.kind in ("build_started", "build_done"):  # the conversation being committed
+                    current = event.conv_id if event.kind == "build_started" else ""
                 update = _status_of(event, pending)
                 if update is not None and not self.store.in_transaction():
                     state, stage = update
@@ -121,11 +126,15 @@ class BuildService:
                     if state == "done":
                         done.add(event.conv_id)
                 yield event
-        except Exception as exc:
+        except BaseException as exc:  # an interrupted or abandoned run must not stay "building"
             if not self.store.in_transaction():
+                line = one_line(exc) if isinstance(exc, Exception) else "interrupted"
                 for conv_id in conv_ids:
-                    if conv_id not in done:
-                        self.mark_failed(conv_id, run_id, exc, worker=worker)
+                    if conv_id in done:
+                        continue
+                    about = conv_id == current or f"'{conv_id}'" in line or len(conv_ids) == 1
+                    error = line if about else f"not built: the run stopped ({line})"
+                    self.mark_failed(conv_id, run_id, error, worker=worker)
             raise
 
     def _check_rebuild(self, conv_id: str, rebuild: bool, discard_edits: bool) -> None:

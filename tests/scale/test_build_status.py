@@ -110,15 +110,20 @@ def test_a_cluster_build_writes_each_conversations_state_as_it_goes(  # type: ig
 def test_a_failed_cluster_build_shows_its_one_line_error(cluster, services, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from distributed import Client
 
-    services.imports.import_file(write(tmp_path / "one.json", "f-a"))
+    services.imports.import_file(write(tmp_path / "two.json", "f-a", "f-b"))
     with Client(cluster) as client, pytest.raises(BuildError) as raised:
-        for _ in services.builds.build_on_cluster(["f-a"], dropping_backend, client=client, run_id="run-bad"):
+        for _ in services.builds.build_on_cluster(["f-a", "f-b"], dropping_backend, client=client,
+                                                  run_id="run-bad"):
             pass
-    [row] = services.builds.build_status()
-    assert row["conv_id"] == "f-a" and row["run_id"] == "run-bad" and row["state"] == "failed"
-    assert row["error"] == str(raised.value).splitlines()[0] and "\n" not in row["error"]
-    assert "f-a" in row["error"]
-    assert services.store.built_sessions("f-a") == {}  # nothing half-written
+    line = str(raised.value).splitlines()[0]
+    rows = services.builds.build_status()
+    assert [(r["conv_id"], r["run_id"], r["state"]) for r in rows] == [("f-a", "run-bad", "failed"),
+                                                                       ("f-b", "run-bad", "failed")]
+    [about] = [r for r in rows if f"'{r['conv_id']}'" in line]  # the one the error names: its line
+    assert about["error"] == line and "\n" not in line
+    [other] = [r for r in rows if r is not about]  # the other one: not built, and why
+    assert other["error"] == f"not built: the run stopped ({line})"
+    assert services.store.built_sessions("f-a") == services.store.built_sessions("f-b") == {}
 
 
 def test_a_worker_building_itself_writes_its_stages(services, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -153,3 +158,15 @@ def test_build_cluster_tasks_write_their_own_rows_on_the_team_engines(  # type: 
     [row] = services.builds.build_status()
     assert (row["run_id"], row["state"], row["error"]) == ("run-team", "done", "")
     assert row["worker"] in workers  # written by the worker, not the client
+
+
+def test_an_abandoned_build_does_not_stay_building(services, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A run stopped mid-way (Ctrl-C in the CLI, a consumer that stops reading) ends
+    ``failed: interrupted``, so the Load page does not poll a run that will never finish."""
+    services.imports.import_file(write(tmp_path / "one.json", "i-a"))
+    events = services.builds.build_tracked("i-a", "run-i", worker="local")
+    assert next(events).kind == "build_started"
+    assert services.builds.build_status("run-i")[0]["state"] == "building"
+    events.close()
+    [row] = services.builds.build_status("run-i")
+    assert (row["state"], row["error"]) == ("failed", "interrupted")
