@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,7 @@ def import_source(svc: Services, source: Source, fmt: str | None, replace: bool)
 
 # ---------------------------------------------------------------------------- cluster builds
 POLL_SECONDS = 2.0
+STALE_AFTER = timedelta(minutes=30)  # a queued/building row this old: its builder is gone
 STATE_LABELS = {"queued": "queued", "building": "building", "done": "done", "failed": "failed"}
 
 
@@ -127,24 +129,36 @@ def build_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
     return counts
 
 
+def _unfinished(rows: list[dict[str, Any]]) -> tuple[int, int]:
+    """(rows still queued or building that were updated lately, those that were not)."""
+    now = datetime.now(UTC).replace(tzinfo=None)  # the store's timestamps are naive UTC
+    waiting = [r for r in rows if r["state"] in ("queued", "building")]
+    live = sum(1 for r in waiting if now - r["updated_at"] < STALE_AFTER)
+    return live, len(waiting) - live
+
+
 def cluster_progress(svc: Services) -> None:
     """The latest cluster build run (``build --workers`` / ``build-cluster``), one row per
     conversation, read from the store's build-status table; re-read every ``POLL_SECONDS``
     while some conversation is still queued or building (then the page reruns once, which
-    stops the polling)."""
+    stops the polling). Rows not updated for ``STALE_AFTER`` are not waited for: a warning
+    says their builder has stopped."""
     rows = svc.builds.build_status()
     if not rows:
         return
-    active = any(r["state"] in ("queued", "building") for r in rows)
+    active = _unfinished(rows)[0] > 0
 
     def show() -> None:
         current = svc.builds.build_status()
         counts = build_counts(current)
-        still = counts["queued"] + counts["building"]
+        still, stale = _unfinished(current)
         st.subheader("Cluster build")
         st.caption(f"Run {md(current[0]['run_id'] if current else '')}: "
                    f"{counts['done']} done, {counts['building']} building, {counts['queued']} queued, "
                    f"{counts['failed']} failed" + (" (updating)" if still else ""))
+        if stale:
+            st.warning(f"{stale} conversation(s) had no update for {STALE_AFTER.seconds // 60} minutes: "
+                       "the process building them has probably stopped; build them again.")
         st.dataframe(build_rows(current), hide_index=True)
         for r in current:
             if r["state"] == "failed":

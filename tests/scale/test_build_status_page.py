@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -98,3 +99,17 @@ def test_no_cluster_run_no_section(load_page, small_home: Path) -> None:  # type
         svc.imports.forget(conv, who="test")
     at = load_page()
     assert "Cluster build" not in [s.value for s in at.subheader]
+
+
+def test_a_run_whose_builder_died_is_not_polled_forever(load_page, small_home: Path) -> None:  # type: ignore[no-untyped-def]
+    from components.services import _open
+
+    svc = _open(str(small_home))
+    long_ago = datetime.now(UTC).replace(tzinfo=None) - timedelta(hours=2)
+    for conv in ("p-a", "p-b"):  # still "building"/"queued", but nobody wrote for two hours
+        svc.store.execute("UPDATE build_status SET updated_at = ? WHERE conv_id = ?", [long_ago, conv])
+    at = load_page()
+    text = all_text(at)
+    assert "0 done, 1 building, 1 queued, 1 failed" in text and "(updating)" not in text
+    [warning] = [shown(w.value) for w in at.warning]
+    assert warning.startswith("2 conversation(s) had no update for 30 minutes")
