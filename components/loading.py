@@ -79,8 +79,17 @@ def _preview(_svc: Services, _source: Source, digest: str, fmt: str | None) -> d
 
 
 def preview(svc: Services, source: Source, fmt: str | None) -> dict[str, Any]:
-    """Detected format and a preview (cached per file content); an importer error as one line."""
-    return dict(_preview(svc, source, source.digest, fmt))
+    """Detected format and a preview (cached per file content); an importer error as one line.
+
+    Whether each conversation is already imported is read from the store on every call: the
+    cache is keyed by the file only, and the home changes (an import, another home)."""
+    found = dict(_preview(svc, source, source.digest, fmt))
+    info = found.get("info")
+    if info:
+        known = set(svc.store.conversation_ids())
+        found["info"] = {**info, "conversations": [{**c, "exists": c.get("id") in known}
+                                                   for c in info.get("conversations") or []]}
+    return found
 
 
 def show_preview(info: dict[str, Any]) -> None:
