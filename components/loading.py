@@ -1,9 +1,11 @@
-"""Load-page pieces: choose a source (a shipped sample or an upload), preview it, import it."""
+"""Load-page pieces: choose a source (a shipped sample or an upload), preview it, import it;
+the per-conversation state of the latest cluster build, polled while it runs."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -77,8 +79,17 @@ def _preview(_svc: Services, _source: Source, digest: str, fmt: str | None) -> d
 
 
 def preview(svc: Services, source: Source, fmt: str | None) -> dict[str, Any]:
-    """Detected format and a preview (cached per file content); an importer error as one line."""
-    return dict(_preview(svc, source, source.digest, fmt))
+    """Detected format and a preview (cached per file content); an importer error as one line.
+
+    Whether each conversation is already imported is read from the store on every call: the
+    cache is keyed by the file only, and the home changes (an import, another home)."""
+    found = dict(_preview(svc, source, source.digest, fmt))
+    info = found.get("info")
+    if info:
+        known = set(svc.store.conversation_ids())
+        found["info"] = {**info, "conversations": [{**c, "exists": c.get("id") in known}
+                                                   for c in info.get("conversations") or []]}
+    return found
 
 
 def show_preview(info: dict[str, Any]) -> None:
@@ -100,3 +111,68 @@ def import_source(svc: Services, source: Source, fmt: str | None, replace: bool)
     if source.data is not None:
         return svc.imports.import_bytes(source.name, source.data, fmt=fmt, replace=replace)
     return svc.imports.import_file(source.file, fmt=fmt, replace=replace)
+
+
+# ---------------------------------------------------------------------------- cluster builds
+POLL_SECONDS = 2.0
+STALE_AFTER = timedelta(minutes=30)  # a queued/building row this old: its builder is gone
+STATE_LABELS = {"queued": "queued", "building": "building", "done": "done", "failed": "failed"}
+
+
+def build_rows(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The build-status rows as the table the page shows (one line per conversation)."""
+    return pd.DataFrame([{
+        "conversation": r["conv_id"],
+        "state": STATE_LABELS.get(str(r["state"]), str(r["state"])),
+        "stage": r["stage"] or "",
+        "error": r["error"] or "",
+        "worker": r["worker"] or "",
+        "updated": r["updated_at"],
+    } for r in rows], columns=["conversation", "state", "stage", "error", "worker", "updated"])
+
+
+def build_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    counts = dict.fromkeys(STATE_LABELS, 0)
+    for r in rows:
+        counts[str(r["state"])] = counts.get(str(r["state"]), 0) + 1
+    return counts
+
+
+def _unfinished(rows: list[dict[str, Any]]) -> tuple[int, int]:
+    """(rows still queued or building that were updated lately, those that were not)."""
+    now = datetime.now(UTC).replace(tzinfo=None)  # the store's timestamps are naive UTC
+    waiting = [r for r in rows if r["state"] in ("queued", "building")]
+    live = sum(1 for r in waiting if now - r["updated_at"] < STALE_AFTER)
+    return live, len(waiting) - live
+
+
+def cluster_progress(svc: Services) -> None:
+    """The latest cluster build run (``build --workers`` / ``build-cluster``), one row per
+    conversation, read from the store's build-status table; re-read every ``POLL_SECONDS``
+    while some conversation is still queued or building (then the page reruns once, which
+    stops the polling). Rows not updated for ``STALE_AFTER`` are not waited for: a warning
+    says their builder has stopped."""
+    rows = svc.builds.build_status()
+    if not rows:
+        return
+    active = _unfinished(rows)[0] > 0
+
+    def show() -> None:
+        current = svc.builds.build_status()
+        counts = build_counts(current)
+        still, stale = _unfinished(current)
+        st.subheader("Cluster build")
+        st.caption(f"Run {md(current[0]['run_id'] if current else '')}: "
+                   f"{counts['done']} done, {counts['building']} building, {counts['queued']} queued, "
+                   f"{counts['failed']} failed" + (" (updating)" if still else ""))
+        if stale:
+            st.warning(f"{stale} conversation(s) had no update for {STALE_AFTER.seconds // 60} minutes: "
+                       "the process building them has probably stopped; build them again.")
+        st.dataframe(build_rows(current), hide_index=True)
+        for r in current:
+            if r["state"] == "failed":
+                st.error(md(f"{r['conv_id']}: {r['error']}"))
+        if active and not still:
+            st.rerun()  # the run ended: one full rerun stops the polling
+
+    st.fragment(run_every=POLL_SECONDS if active else None)(show)()

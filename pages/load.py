@@ -35,6 +35,8 @@ if source is not None:
 for i, line in enumerate(st.session_state.pop("load_flash", [])):
     (st.success if i == 0 else st.warning)(md(line))
 
+loading.cluster_progress(svc)  # a cluster build's per-conversation state, while it runs
+
 conv = current_conv()
 if conv is None:
     st.stop()

@@ -40,6 +40,7 @@ ENGINE_SUITES = (
     "robustness/test_concurrency.py",
     "robustness/test_forget.py",
     "test_engines.py",
+    "scale/",
 )
 TESTS = Path(__file__).resolve().parent
 _names = itertools.count()

@@ -26,13 +26,13 @@ import sys
 import tempfile
 import time
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memory_core.backends.offline import OfflineBackend
 from memory_core.config import Settings
-from memory_core.construct.events import BuildDone
 from memory_core.errors import ConfigError
-from memory_core.services import Services
+
+if TYPE_CHECKING:
+    from memory_core.services import Services
 
 _STARTED = time.perf_counter()
 
@@ -82,8 +82,11 @@ def _peak_mb() -> float:
 
 
 def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given: bool | None = None) -> int:
+    from memory_core.backends.offline import OfflineBackend
+    from memory_core.construct.events import BuildDone
     from memory_core.construct.fidelity import fidelity
     from memory_core.construct.measure import measure
+    from memory_core.services import Services
 
     given = home_given if home_given is not None else bool(getattr(args, "home", None))
     tmp = None if given else tempfile.mkdtemp(prefix="mnemoscope-bench-")
@@ -188,6 +191,7 @@ def _snapshot(services: Services, ids: list[str]) -> dict[str, Any]:
 def cmd_bench_scale(args: argparse.Namespace, settings: Settings) -> int:
     from memory_core.cli.commands_build import offline_worker_backend
     from memory_core.construct.distributed import connect
+    from memory_core.services import Services
 
     try:
         counts = [int(w) for w in args.workers.split(",") if w.strip()]

@@ -11,15 +11,14 @@ import argparse
 import sys
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from memory_core.backends import BACKEND_NAMES
 from memory_core.config import Settings
-from memory_core.construct.events import BuildEvent
-from memory_core.contracts import Backend
-from memory_core.embeddings import shared_embedder
 from memory_core.errors import ConfigError
-from memory_core.services import Services
+
+if TYPE_CHECKING:
+    from memory_core.construct.events import BuildEvent
+    from memory_core.contracts import Backend
 
 
 def register(sub: Any) -> None:
@@ -43,6 +42,7 @@ def register(sub: Any) -> None:
 def offline_worker_backend() -> Backend:
     """What a cluster worker builds with: the offline backend (models load once per worker)."""
     from memory_core.backends.offline import OfflineBackend
+    from memory_core.embeddings import shared_embedder
 
     return OfflineBackend(embedder=shared_embedder())
 
@@ -115,6 +115,9 @@ class Progress:
 
 
 def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
+    from memory_core.backends import BACKEND_NAMES
+    from memory_core.services import Services
+
     backend = args.backend or settings.backend
     if backend not in BACKEND_NAMES:
         raise ConfigError(f"--backend: unknown backend '{backend}' ({', '.join(BACKEND_NAMES)})")

@@ -19,7 +19,6 @@ from typing import Any
 
 from memory_core.config import Settings
 from memory_core.errors import ConfigError
-from memory_core.services import Services
 
 
 def register(sub: Any) -> None:
@@ -37,17 +36,30 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_build_cluster)
 
 
-def build_on_worker(settings: Settings, conv_id: str) -> dict[str, Any]:
-    """One conversation, built by whichever worker runs this task."""
+def build_on_worker(settings: Settings, conv_id: str, run_id: str = "") -> dict[str, Any]:
+    """One conversation, built by whichever worker runs this task; its stages go into the
+    build-status table under ``run_id`` (the Load page shows them while the run lasts)."""
+    from memory_core.services import Services
+    from memory_core.services.building import new_run_id
+
     started = time.perf_counter()
     services = Services(settings)
     try:
-        for _ in services.builds.build(conv_id):
+        for _ in services.builds.build_tracked(conv_id, run_id or new_run_id(), worker=_worker_name()):
             pass
         stats = services.imports.stats(conv_id)
     finally:
         services.close()
     return {"conv_id": conv_id, "seconds": round(time.perf_counter() - started, 1), **stats}
+
+
+def _worker_name() -> str:
+    from distributed import get_worker
+
+    try:
+        return str(get_worker().address)
+    except ValueError:  # not on a worker (called directly)
+        return "local"
 
 
 def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
@@ -58,6 +70,10 @@ def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
         raise ConfigError(f"build-cluster: --workers must be 1 or more, got {args.workers}")
     if args.backend:
         settings = replace(settings, backend=args.backend)
+    from memory_core.services import Services
+    from memory_core.services.building import new_run_id
+
+    run_id = new_run_id()
     services = Services(settings)
     try:
         if args.all:
@@ -67,6 +83,9 @@ def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
             conv_ids = [c.strip() for c in args.conv.split(",") if c.strip()]
             for conv_id in conv_ids:
                 services.store.require_conversation(conv_id)
+        for conv_id in conv_ids:  # the Load page shows them from now on
+            services.store.set_build_status(conv_id, run_id, "queued", stage="waiting for a worker",
+                                            worker="client")
     finally:
         services.close()
     if not conv_ids:
@@ -81,12 +100,13 @@ def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
     failed = 0
     try:
         with client:
-            futures = [client.submit(build_on_worker, settings, c, key=f"build-{c}", pure=False,
+            futures = [client.submit(build_on_worker, settings, c, run_id, key=f"build-{c}", pure=False,
                                      retries=args.retries) for c in conv_ids]
             for future in as_completed(futures):
                 if future.status == "error":
                     failed += 1
                     print(f"error: {future.key}: {future.exception()}", file=sys.stderr)
+                    _mark_failed(settings, str(future.key).removeprefix("build-"), run_id, future.exception())
                     continue
                 r = future.result()
                 print(f"built {r['conv_id']} in {r['seconds']} s: {r['episodes']} episodes, "
@@ -97,3 +117,15 @@ def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
     print(f"{len(conv_ids) - failed} of {len(conv_ids)} conversations built in "
           f"{time.perf_counter() - started:.0f} s")
     return 1 if failed else 0
+
+
+def _mark_failed(settings: Settings, conv_id: str, run_id: str, error: BaseException | None) -> None:
+    """A task that failed on every try (its worker may have died before writing): the client
+    records the failure, so the Load page does not show the conversation as still building."""
+    from memory_core.services import Services
+
+    services = Services(settings)
+    try:
+        services.builds.mark_failed(conv_id, run_id, error or "the worker died", worker="client")
+    finally:
+        services.close()

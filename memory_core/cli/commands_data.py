@@ -11,12 +11,17 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_core.config import Settings
 from memory_core.errors import ConfigError, StoreError
-from memory_core.ingest import FORMATS, Loaded, stream_file
-from memory_core.services import Services
+
+if TYPE_CHECKING:
+    from memory_core.services import Services
+    from memory_core.store import Store
+
+# Imports of the heavy layers (services, ingest, store) sit inside the commands: ``list`` and
+# ``stats`` are run often, in a new process each, and must not pay for the build and query code.
 
 _QUIET_EVENTS = {"session_started", "episode_formed", "records_extracted", "entities_merged",
                  "graph_updated"}
@@ -27,7 +32,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("import", help="import a conversation file (all of it or nothing)")
     p.add_argument("file")
     p.add_argument("--format", dest="fmt", default=None,
-                   help=f"{' | '.join(FORMATS)} (default: detected from the content)")
+                   help="locomo, longmemeval, … (default: detected from the content; "
+                        "an unknown name is refused with the list)")
     p.add_argument("--replace", action="store_true", help="replace conversations with the same id")
     p.set_defaults(func=cmd_import)
 
@@ -52,6 +58,8 @@ def register(sub: Any) -> None:
 
 @contextmanager
 def _services(settings: Settings) -> Iterator[Services]:
+    from memory_core.services import Services
+
     services = Services.open(settings)
     try:
         yield services
@@ -59,7 +67,22 @@ def _services(settings: Settings) -> Iterator[Services]:
         services.close()
 
 
+@contextmanager
+def _store(settings: Settings) -> Iterator[Store]:
+    """The relational store alone: what ``list`` and ``stats`` read (counts). No vector index,
+    embedder or backend is made, so the build and query code is never imported."""
+    from memory_core.store import Store
+
+    store = Store.open_settings(settings)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
+    from memory_core.ingest import stream_file
+
     # Validate the whole file before the home is even opened: a refused file writes nothing.
     progress = _ImportProgress()
     streamed = stream_file(args.file, fmt=args.fmt, limits=settings.limits, on_progress=progress)
@@ -72,8 +95,10 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
             print(f"imported {len(result.ids)} conversations ({result.format}, "
                   f"{len(result.replaced)} replaced): {streamed.turns} turns")
             return 0
+        # one summary query for every line (not one stats query per conversation)
+        counts = {row["id"]: row for row in services.imports.list_conversations()}
         for conv_id in result.ids:
-            s = services.imports.stats(conv_id)
+            s = counts[conv_id]
             verb = "replaced" if conv_id in result.replaced else "imported"
             print(f"{verb} {conv_id} ({result.format}): {s['sessions']} sessions, {s['turns']} turns, "
                   f"{s['questions']} questions")
@@ -95,8 +120,8 @@ class _ImportProgress:
 
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
-    with _services(settings) as services:
-        rows = services.imports.list_conversations()
+    with _store(settings) as store:
+        rows = store.conversation_summaries()
     if not rows:
         print("no conversations (import one with: python -m memory_core import FILE)")
     for row in rows:
@@ -106,8 +131,8 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
-    with _services(settings) as services:
-        stats: dict[str, Any] = services.imports.stats(args.conv)
+    with _store(settings) as store:
+        stats: dict[str, Any] = store.stats(args.conv)
     if args.json:
         print(json.dumps(stats))
     else:
@@ -154,6 +179,8 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def cmd_setup_sample(args: argparse.Namespace, settings: Settings) -> int:
+    from memory_core.ingest import Loaded
+
     if not SAMPLE.is_file():
         raise ConfigError(f"{SAMPLE}: the shipped sample conversation is missing")
     with _services(settings) as services:

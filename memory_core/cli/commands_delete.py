@@ -11,7 +11,6 @@ from typing import Any
 
 from memory_core.config import Settings
 from memory_core.errors import ConfigError
-from memory_core.services import Services
 
 SUMMARY = ("turns", "sessions", "episodes", "records", "entities", "events", "traces", "edits",
            "llm_cache")
@@ -35,6 +34,8 @@ def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
         typed = input(f"This erases {what} and everything derived from it. Type '{args.conv}' to confirm: ")
         if typed.strip() != args.conv:
             raise ConfigError(f"delete {what}: the typed id does not match; nothing was deleted")
+    from memory_core.services import Services
+
     services = Services.open(settings)
     try:
         counts = services.imports.forget(args.conv, session=args.session, who=args.who or getpass.getuser(),

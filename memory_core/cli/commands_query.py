@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_core.config import Settings
-from memory_core.models import BufferTurn, Trace
-from memory_core.query.strategies import strategy_names
+
+if TYPE_CHECKING:
+    from memory_core.models import BufferTurn, Trace
 
 
 def register(sub: Any) -> None:
@@ -17,7 +18,8 @@ def register(sub: Any) -> None:
     p.add_argument("--conv", required=True, help="conversation id (see: list)")
     p.add_argument("question")
     p.add_argument(
-        "--strategy", default=None, choices=strategy_names(), help="retrieval strategy (default ensimem)"
+        "--strategy", default=None,
+        help="retrieval strategy (default ensimem; an unknown name is refused with the list)"
     )
     p.add_argument("--budget-tokens", type=int, default=None, help="cap the evidence buffer at N tokens")
     p.add_argument(
@@ -39,8 +41,10 @@ def _as_of(text: str) -> datetime:
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from memory_core.cli.commands_eval import check_strategy
     from memory_core.services import Services
 
+    check_strategy(args.strategy)
     services = Services.open(replace(settings, backend=args.backend or settings.backend))
     try:
         trace = services.queries.ask(args.conv, args.question, strategy=args.strategy,

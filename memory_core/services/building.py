@@ -6,6 +6,16 @@
     episodes / entity_graph / event_graph        -> what the build made, for the UI
     export_graphml(conv_id, out)                 -> both graphs as GraphML files
     build_history(conv_id)                       -> the ``builds`` rows, newest first
+    build_tracked(conv_id, run_id, worker=...)   -> build(), writing the conversation's state
+                                                    into the build-status table as it goes
+    build_status(run_id=None)                    -> that table's rows of a run (default: the
+                                                    latest), what the Load page polls
+
+The build-status table tells the app, from another process, where each conversation of a
+cluster run is: ``queued``, ``building`` (stage: ``session 2 of 5``, ``graph``), ``done`` or
+``failed`` with the one-line error. It is written by whoever builds: the committing client
+(``build --workers``) or each worker (``build-cluster``, team mode), never inside a session's
+transaction (a status row must be visible while the session is still being written).
 
 ``backend`` is this view's backend (``make_backend`` of its settings) unless a build is given
 another ``Backend`` object (tests pass scripted ones). After a build the query service's
@@ -14,6 +24,7 @@ caches of the conversation are dropped.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from memory_core.construct.events import BuildEvent
 from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder
-from memory_core.errors import BuildError, ConfigError
+from memory_core.errors import BuildError, ConfigError, MnemoscopeError
 from memory_core.models import Episode
 from memory_core.services.querying import QueryService
 
@@ -59,18 +70,72 @@ class BuildService:
             yield from self.build(conv_id, backend=chosen, rebuild=rebuild, discard_edits=discard_edits)
 
     def build_on_cluster(self, conv_ids: list[str], factory: Callable[[], Backend], *, client: Any,
-                         rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]:
+                         rebuild: bool = False, discard_edits: bool = False,
+                         run_id: str | None = None) -> Iterator[BuildEvent]:
         """Build ``conv_ids`` with their pure stages on a Dask cluster (``client``; workers make
-        their backend with ``factory``) and the commits here (construct/distributed.py)."""
+        their backend with ``factory``) and the commits here (construct/distributed.py). Each
+        conversation's state goes into the build-status table under ``run_id`` (default: a new
+        run id): queued when sent, building while its result is committed, done or failed."""
         from memory_core.construct.distributed import build_on_cluster
 
         for conv_id in conv_ids:
             self._check_rebuild(conv_id, rebuild, discard_edits)
-        yield from build_on_cluster(self.store, self.index, self.embedder, self.backend, factory, conv_ids,
-                                    client=client, rebuild=rebuild,
-                                    on_result=lambda conv_id, _: self.queries.invalidate(conv_id))
+        run = run_id or new_run_id()
+        for conv_id in conv_ids:
+            self.store.set_build_status(conv_id, run, "queued", stage="waiting for a worker", worker="client")
+        events = build_on_cluster(self.store, self.index, self.embedder, self.backend, factory, conv_ids,
+                                  client=client, rebuild=rebuild,
+                                  on_result=lambda conv_id, _: self.queries.invalidate(conv_id))
+        yield from self._tracked(events, run, "client", conv_ids)
         for conv_id in conv_ids:
             self.queries.invalidate(conv_id)
+
+    def build_tracked(self, conv_id: str, run_id: str, *, worker: str = "", backend: Backend | None = None,
+                      rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]:
+        """``build`` that writes the conversation's state into the build-status table (a
+        cluster worker building one conversation of run ``run_id``)."""
+        self.store.require_conversation(conv_id)  # no status row for a conversation that is not there
+        self.store.set_build_status(conv_id, run_id, "building", stage="starting", worker=worker)
+        yield from self._tracked(self.build(conv_id, backend=backend, rebuild=rebuild,
+                                            discard_edits=discard_edits), run_id, worker, [conv_id])
+
+    def build_status(self, run_id: str | None = None) -> list[dict[str, Any]]:
+        return self.store.build_status(run_id)
+
+    def mark_failed(self, conv_id: str, run_id: str, error: BaseException | str, *, worker: str = "") -> None:
+        """Record that ``conv_id`` failed in run ``run_id`` (e.g. its worker died for good)."""
+        self.store.set_build_status(conv_id, run_id, "failed", error=one_line(error), worker=worker)
+
+    def _tracked(self, events: Iterator[BuildEvent], run_id: str, worker: str,
+                 conv_ids: list[str]) -> Iterator[BuildEvent]:
+        """Pass ``events`` on, writing each conversation's stage when it changes; when the
+        stream raises, every conversation of ``conv_ids`` not done yet is marked failed with
+        the error's one line (then the error propagates): the conversation the error is about
+        (the one being built, or named in it) gets the line itself, the others "not built"."""
+        pending = {conv_id: 0 for conv_id in conv_ids}  # conversation -> sessions it will build
+        done: set[str] = set()
+        current = ""
+        try:
+            for event in events:
+                if event.kind in ("build_started", "build_done"):  # the conversation being committed
+                    current = event.conv_id if event.kind == "build_started" else ""
+                update = _status_of(event, pending)
+                if update is not None and not self.store.in_transaction():
+                    state, stage = update
+                    self.store.set_build_status(event.conv_id, run_id, state, stage=stage, worker=worker)
+                    if state == "done":
+                        done.add(event.conv_id)
+                yield event
+        except BaseException as exc:  # an interrupted or abandoned run must not stay "building"
+            if not self.store.in_transaction():
+                line = one_line(exc) if isinstance(exc, Exception) else "interrupted"
+                for conv_id in conv_ids:
+                    if conv_id in done:
+                        continue
+                    about = conv_id == current or f"'{conv_id}'" in line or len(conv_ids) == 1
+                    error = line if about else f"not built: the run stopped ({line})"
+                    self.mark_failed(conv_id, run_id, error, worker=worker)
+            raise
 
     def _check_rebuild(self, conv_id: str, rebuild: bool, discard_edits: bool) -> None:
         """The conversation exists; a rebuild over annotator edits needs ``discard_edits``."""
@@ -118,3 +183,40 @@ class BuildService:
     def build_history(self, conv_id: str) -> list[dict[str, Any]]:
         self.store.require_conversation(conv_id)
         return self.store.builds(conv_id)
+
+
+def new_run_id() -> str:
+    return f"run-{uuid.uuid4().hex[:12]}"
+
+
+def one_line(error: BaseException | str) -> str:
+    """An error as the one line a user sees: project errors as they are, others with their type."""
+    if isinstance(error, str):
+        text = error
+    elif isinstance(error, MnemoscopeError):
+        text = str(error)
+    else:
+        text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    first = text.strip().splitlines()[0] if text.strip() else "failed"
+    return first[:300]
+
+
+def _status_of(event: BuildEvent, pending: dict[str, int]) -> tuple[str, str] | None:
+    """The (state, stage) an event moves its conversation to, or None (no visible change)."""
+    kind = event.kind
+    if kind == "conversation_queued":
+        pending[event.conv_id] = int(getattr(event, "sessions_pending", 0))
+        return "queued", "sent to the cluster"
+    if kind == "build_started":
+        pending[event.conv_id] = int(getattr(event, "sessions_pending", 0))
+        return "building", "starting"
+    if kind in ("session_started", "session_done"):
+        total = pending.get(event.conv_id)
+        of = f" ({total} to build)" if total else ""
+        saved = " saved" if kind == "session_done" else ""
+        return "building", f"session {getattr(event, 'session', '?')}{saved}{of}"
+    if kind == "entities_merged":
+        return "building", "graph"
+    if kind == "build_done":
+        return "done", ""
+    return None

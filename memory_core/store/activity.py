@@ -9,6 +9,8 @@ from memory_core.errors import StoreError
 from memory_core.models import Edit, Trace
 from memory_core.store.base import StoreBase, dumps, loads, now
 
+BUILD_STATES = ("queued", "building", "done", "failed")
+
 
 class ActivityStore(StoreBase):
     # ------------------------------------------------------------------ traces
@@ -72,6 +74,29 @@ class ActivityStore(StoreBase):
             row["stats"] = loads(row["stats"])
             row["cost"] = loads(row["cost"])
         return rows
+
+    # ------------------------------------------------------------------ build status (cluster runs)
+    def set_build_status(self, conv_id: str, run_id: str, state: str, *, stage: str = "",
+                         error: str = "", worker: str = "") -> None:
+        """The conversation's state in build run ``run_id`` (one row per conversation)."""
+        if state not in BUILD_STATES:
+            raise StoreError(f"build status of '{conv_id}': unknown state '{state}' "
+                             f"({', '.join(BUILD_STATES)})")
+        self.execute(
+            "INSERT INTO build_status VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conv_id) DO UPDATE SET "
+            "run_id = excluded.run_id, state = excluded.state, stage = excluded.stage, "
+            "error = excluded.error, worker = excluded.worker, updated_at = excluded.updated_at",
+            [conv_id, run_id, state, stage, error, worker, now()])
+
+    def build_status(self, run_id: str | None = None) -> list[dict[str, Any]]:
+        """The rows of run ``run_id`` (default: the run written last), by conversation id."""
+        if run_id is None:
+            row = self.one("SELECT run_id FROM build_status ORDER BY updated_at DESC, run_id LIMIT 1")
+            if row is None:
+                return []
+            run_id = str(row[0])
+        return self.dicts("SELECT conv_id, run_id, state, stage, error, worker, updated_at "
+                          "FROM build_status WHERE run_id = ? ORDER BY conv_id", [run_id])
 
     # ------------------------------------------------------------------ LLM cache / accounting
     def cached_response(self, key: str) -> tuple[str, int, int] | None:

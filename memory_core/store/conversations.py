@@ -22,7 +22,7 @@ MEMORY_TABLES = (
 )
 # what replacing a conversation on import removes by conv_id (then its ``conversations`` row);
 # forgetting removes these and the LLM accounting and cache rows too (``forget.py``)
-REPLACE_TABLES = (*MEMORY_TABLES, *CONVERSATION_TABLES[:-1], "traces", "edits", "builds")
+REPLACE_TABLES = (*MEMORY_TABLES, *CONVERSATION_TABLES[:-1], "traces", "edits", "builds", "build_status")
 
 
 class ConversationStore(StoreBase):

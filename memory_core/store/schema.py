@@ -197,5 +197,20 @@ V2 = """
 ALTER TABLE llm_cache ADD COLUMN conv_id VARCHAR;
 """
 
-MIGRATIONS: list[str] = [V1, V2]
+# V3: the state of each conversation in a build run on Dask workers, written by whoever builds
+# it (the committing client, or a worker in team mode) and polled by the app's Load page; one
+# row per conversation (its latest run), removed with the conversation
+V3 = """
+CREATE TABLE build_status (
+    conv_id VARCHAR PRIMARY KEY,
+    run_id VARCHAR NOT NULL,
+    state VARCHAR NOT NULL,             -- queued | building | done | failed
+    stage VARCHAR NOT NULL,             -- e.g. 'session 2 of 5', 'graph'
+    error VARCHAR NOT NULL,             -- one line when failed, else ''
+    worker VARCHAR NOT NULL,            -- who wrote the row last (a Dask worker address, 'client')
+    updated_at TIMESTAMP NOT NULL
+);
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3]
 SCHEMA_VERSION = len(MIGRATIONS)
