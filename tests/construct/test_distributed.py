@@ -122,6 +122,7 @@ def test_a_local_cluster_build_equals_the_serial_build(cluster: Any, serial: dic
     store.close()
 
 
+@pytest.mark.slow  # kills a worker mid-build; the fast lane keeps the LocalCluster build above
 def test_a_worker_killed_mid_build_costs_only_a_rerun(cluster: Any, serial: dict[str, dict[str, Any]],
                                                       tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
     from distributed import Client
@@ -173,6 +174,7 @@ def _wait_for_port(port: int, proc: subprocess.Popen[bytes], seconds: float = 60
     raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
 
 
+@pytest.mark.slow  # a dask scheduler + worker + CLI build in three processes (~30 s)
 def test_a_scheduler_and_worker_over_tcp_through_the_cli(serial: dict[str, dict[str, Any]],
                                                          tmp_path: Path) -> None:
     dask = shutil.which("dask", path=str(Path(sys.executable).parent))
@@ -216,6 +218,7 @@ def test_a_scheduler_and_worker_over_tcp_through_the_cli(serial: dict[str, dict[
                 proc.wait()
 
 
+@pytest.mark.slow  # waits out the client's 10 s connect timeout
 def test_a_scheduler_nobody_runs_is_one_clear_line(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     home = tmp_path / "home"
