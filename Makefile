@@ -46,7 +46,8 @@ lint: setup-dev
 typecheck: setup-dev
 	$(VENV)/bin/mypy memory_core components pages app.py
 
-# The fast lane (aimed under 3 minutes): lint, types, every test not marked slow or browser.
+# The fast lane (aimed under 3 minutes): lint, types, every test not marked slow or browser
+# (what it leaves out: README, "Tests and benchmarks"; `make test` runs everything).
 check: setup-dev postgresql lint typecheck
 	$(PY) -m pytest -q -m "not slow and not browser" tests
 

@@ -25,6 +25,23 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ["ANONYMIZED_TELEMETRY"] = "False"
 
 
+# the suites whose ``[postgres]`` variant stays in the fast lane: the store engines themselves
+ENGINE_LANE = ("test_store.py", "test_engines.py")
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``[postgres]`` variant of a both-engines test above the store (curation, imports,
+    builds, robustness) is ``slow``: the fast lane (``make check``) runs its ``[duckdb]`` twin and
+    the PostgreSQL store tests of ``ENGINE_LANE``; ``make test`` runs every variant."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is None or callspec.params.get("engine") != "postgres":
+            continue
+        if Path(str(item.path)).resolve().relative_to(ROOT / "tests").as_posix() not in ENGINE_LANE:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):

@@ -3,6 +3,8 @@ impact) and Settings (session-only API key)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, all_text, button, html_bodies, no_errors, widget
 
 
@@ -83,6 +85,7 @@ def test_settings_keep_the_api_key_in_the_session_only(open_app, app_home) -> No
     assert "api_key" not in at.session_state
 
 
+@pytest.mark.slow  # the Evaluate page again (an upload + the curve); the fast lane: the test above
 def test_evaluate_an_uploaded_file_and_draw_the_curve(open_app, app_services) -> None:
     from tests.app.conftest import SAMPLE
 

@@ -80,7 +80,8 @@ def cluster() -> Iterator[Any]:
     from memory_core.construct.distributed import plain_main
 
     with plain_main():  # for the cluster's life: a killed worker restarts from the same blank main
-        c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                         dashboard_address=":0")  # a free port: 8787 may be taken on a shared machine
         yield c
         c.close()
 
@@ -92,6 +93,7 @@ def fresh(tmp_path: Path) -> tuple[Store, VectorIndex]:
     return store, VectorIndex(tmp_path / "chroma")
 
 
+@pytest.mark.slow  # two worker processes load the models (~20 s); the fast lane: the in-process build
 def test_a_local_cluster_build_equals_the_serial_build(cluster: Any, serial: dict[str, dict[str, Any]],
                                                        tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
     from distributed import Client
@@ -122,6 +124,29 @@ def test_a_local_cluster_build_equals_the_serial_build(cluster: Any, serial: dic
     store.close()
 
 
+def test_an_in_process_cluster_build_equals_the_serial_build(serial: dict[str, dict[str, Any]],
+                                                            tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """The fast lane's cluster build: the same submit / compute_task / commit path on a Dask
+    cluster whose scheduler and worker are threads of this process (no worker processes to
+    start; the process cluster above runs in ``make test``)."""
+    from distributed import Client, LocalCluster
+
+    store, index = fresh(tmp_path)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,  # ":0": a free port
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        events = list(build_on_cluster(
+            store, index, embedder, OfflineBackend(embedder=embedder), offline_worker_backend,
+            ["c1", "c2", "c3"], client=client))
+    kinds = [e.kind for e in events]
+    assert kinds[:3] == ["conversation_queued"] * 3 and kinds.count("build_done") == 3
+    done = [e for e in events if e.kind == "build_done"]
+    assert all("worker_segment" in e.stats["stages"] for e in done)
+    for conv_id in ("c1", "c2", "c3"):
+        assert snapshot(store, index, conv_id) == serial[conv_id]
+    store.close()
+
+
+@pytest.mark.slow  # kills a worker mid-build; the fast lane keeps the in-process cluster build
 def test_a_worker_killed_mid_build_costs_only_a_rerun(cluster: Any, serial: dict[str, dict[str, Any]],
                                                       tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
     from distributed import Client
@@ -173,6 +198,7 @@ def _wait_for_port(port: int, proc: subprocess.Popen[bytes], seconds: float = 60
     raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
 
 
+@pytest.mark.slow  # a dask scheduler + worker + CLI build in three processes (~30 s)
 def test_a_scheduler_and_worker_over_tcp_through_the_cli(serial: dict[str, dict[str, Any]],
                                                          tmp_path: Path) -> None:
     dask = shutil.which("dask", path=str(Path(sys.executable).parent))
@@ -216,6 +242,7 @@ def test_a_scheduler_and_worker_over_tcp_through_the_cli(serial: dict[str, dict[
                 proc.wait()
 
 
+@pytest.mark.slow  # waits out the client's 10 s connect timeout
 def test_a_scheduler_nobody_runs_is_one_clear_line(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     home = tmp_path / "home"

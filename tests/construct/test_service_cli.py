@@ -30,6 +30,8 @@ def test_service_build_graphs_history_and_export(services: Any, tmp_path: Path) 
         list(services.builds.build("no-such-conversation"))
 
 
+@pytest.mark.slow  # two builds of the sample; the fast lane keeps the service build above and
+# the CLI `build` of tests/llm/test_cli_cache_only.py
 def test_cli_build_and_bench(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     home = str(tmp_path / "home")
     assert main(["--home", home, "import", str(SAMPLE)]) == 0

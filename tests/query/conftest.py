@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from datetime import datetime
 
 import pytest
@@ -192,10 +193,39 @@ def build_memory(services, conv_id: str = "conv-test") -> None:  # type: ignore[
     )
 
 
-@pytest.fixture
-def built(home):  # type: ignore[no-untyped-def]
-    build_memory(home)
+@pytest.fixture(scope="session")
+def built_home(tmp_path_factory: pytest.TempPathFactory, embedder):  # type: ignore[no-untyped-def]
+    """A closed home (DuckDB file + Chroma directory) holding the conversation and its built
+    memory, written once per session through the real services."""
+    from memory_core.config import Settings
+    from memory_core.services import Services
+
+    home = tmp_path_factory.mktemp("query-built") / "home"
+    services = Services(Settings(home=home), embedder=embedder)
+    try:
+        services.store.save_conversation(make_conversation())
+        build_memory(services)
+    finally:
+        services.close()
     return home
+
+
+@pytest.fixture
+def built(request, settings, embedder):  # type: ignore[no-untyped-def]
+    """Services over a home holding the conversation and its built memory. On the embedded
+    engine each test gets its own copy of ``built_home`` (a real DuckDB file and Chroma store,
+    opened afresh); on a server engine the memory is written into this test's databases."""
+    from memory_core.services import Services
+
+    if settings.database_url is not None or settings.chroma_url is not None:
+        services = request.getfixturevalue("home")
+        build_memory(services)
+        yield services
+        return
+    shutil.copytree(request.getfixturevalue("built_home"), settings.home)
+    services = Services(settings, embedder=embedder)
+    yield services
+    services.close()
 
 
 @pytest.fixture

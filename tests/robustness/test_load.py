@@ -9,6 +9,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
 from curation.handmade import CONV, index_records, load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,6 +24,7 @@ def load_test_module():  # type: ignore[no-untyped-def]
     return module
 
 
+@pytest.mark.slow  # runs for 10 s by design; test_concurrency.py covers the same edits in the fast lane
 def test_eight_users_ten_seconds(services) -> None:  # type: ignore[no-untyped-def]
     lt = load_test_module()
     load(services.store)
