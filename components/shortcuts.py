@@ -3,8 +3,10 @@
 Streamlit has no shortcuts of its own. ``pressed(keys, key=...)`` mounts an invisible
 component whose inline script listens to ``keydown`` on the app's page and, for one of
 ``keys`` (single lower-case letters) pressed outside any text field and without Ctrl/Alt/Meta,
-sets a trigger value; the run that follows gets the letter back (``None`` on every other
-run). Nothing is fetched and no data goes into the page: the script is a constant string.
+sets a state value ``{key, at}`` (``at`` makes every press a new value; a trigger value never
+reached Python in the browser); the run that follows gets the letter back once (``None`` on
+every other run: the last press seen is kept in the session). Nothing is fetched and no data
+goes into the page: the script is a constant string.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import streamlit as st
 
 _JS = """
 export default function (component) {
-  const { data, setTriggerValue, parentElement } = component;
+  const { data, setStateValue, parentElement } = component;
   const keys = String((data && data.keys) || "");
   const doc = (parentElement && parentElement.ownerDocument) || document;
   const slot = "__mnemoscopeShortcut_" + String((data && data.name) || "keys");
@@ -36,7 +38,7 @@ export default function (component) {
     const key = String(event.key || "").toLowerCase();
     if (key.length === 1 && keys.includes(key)) {
       event.preventDefault();
-      setTriggerValue("key", key);
+      setStateValue("key", { key: key, at: Date.now() + Math.random() });
     }
   };
   window[slot] = onKey;
@@ -62,4 +64,11 @@ def pressed(keys: str, *, key: str) -> str | None:
     result = _component()(key=key, data={"keys": keys, "name": key}, default={"key": None},
                           on_key_change=lambda: None)
     value = result.get("key") if result is not None else None
-    return value if isinstance(value, str) and len(value) == 1 and value in keys else None
+    if not isinstance(value, dict):
+        return None
+    letter, at = value.get("key"), value.get("at")
+    seen = f"{key}__seen"
+    if at is None or st.session_state.get(seen) == at:
+        return None  # no press, or one already acted on
+    st.session_state[seen] = at
+    return letter if isinstance(letter, str) and len(letter) == 1 and letter in keys else None

@@ -24,7 +24,7 @@ globalThis.document = doc;
 const mount = (module.exports);
 const sent = [];
 const component = { data: { keys: "cwen", name: "review_keys" }, parentElement: { ownerDocument: doc },
-                    setTriggerValue: (name, value) => sent.push([name, value]) };
+                    setStateValue: (name, value) => sent.push([name, value.key, typeof value.at]) };
 mount(component);
 mount(component);  // a re-render
 const press = (key, extra) => listeners.forEach((fn) => fn(Object.assign(
@@ -41,7 +41,8 @@ def test_keys_trigger_only_outside_text_fields() -> None:
     script = _JS.replace("export default function", "module.exports = function") + HARNESS
     out = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60, check=True)
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result == {"sent": [["key", "c"], ["key", "w"], ["key", "e"]], "listeners": 1}
+    assert result == {"sent": [["key", "c", "number"], ["key", "w", "number"], ["key", "e", "number"]],
+                      "listeners": 1}
 
 
 def test_only_lower_case_letters_are_shortcut_keys() -> None:
