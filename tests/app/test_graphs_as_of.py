@@ -168,3 +168,11 @@ def _record_links(body: str) -> list[str]:
     from urllib.parse import unquote_plus
 
     return [unquote_plus(m) for m in re.findall(r"record=([^\"&]+)", body.replace("&amp;", "&"))]
+
+
+def test_a_day_before_the_conversation_says_so(open_app) -> None:
+    at = open_app("pages/graphs.py", conv=SAMPLE_ID)
+    widget(at.date_input, "Memory as of").set_value(date(1999, 1, 1)).run()
+    no_errors(at)
+    assert any("Nothing in this graph had been said by 1999-01-01" in i.value for i in at.info)
+    assert not at.get("bidi_component")  # no canvas drawn
