@@ -98,8 +98,12 @@ def _header(title: str, kind: str) -> None:
     _show(kind_html(kind))
 
 
-def panel(svc: Services, conv: str, g: Any, kind: str, episode_labels: dict[str, str]) -> None:
-    """Draw the panel for the current selection (or a hint when nothing is selected)."""
+def panel(svc: Services, conv: str, g: Any, kind: str, episode_labels: dict[str, str], *,
+          as_of_ids: frozenset[str] | None = None) -> None:
+    """Draw the panel for the current selection (or a hint when nothing is selected).
+
+    ``as_of_ids``: with a "Memory as of" date, the records as of then — only these are listed.
+    """
     find_box(g, kind)
     sel = current(kind)
     if sel is None:
@@ -113,13 +117,18 @@ def panel(svc: Services, conv: str, g: Any, kind: str, episode_labels: dict[str,
         if kind == "event":
             _event(svc, conv, g, node, episode_labels)
         else:
-            _entity(svc, conv, g, node, episode_labels)
+            _entity(svc, conv, g, node, episode_labels, as_of_ids)
         return
     edge = parse_edge_id(g, sel.id)
     if edge is None:
         st.caption("The selected edge is not in this view (filters changed).")
         return
-    _edge(svc, conv, g, edge, kind, episode_labels)
+    _edge(svc, conv, g, edge, kind, episode_labels, as_of_ids)
+
+
+def _then(records: Sequence[Any], as_of_ids: frozenset[str] | None) -> list[Any]:
+    """The records as of the chosen day (all of them without a day)."""
+    return list(records) if as_of_ids is None else [r for r in records if r.id in as_of_ids]
 
 
 def _episodes_of(records: Sequence[Any], labels: dict[str, str]) -> list[tuple[str, str]]:
@@ -137,15 +146,16 @@ def _turns(svc: Services, conv: str, records: Sequence[Any], turn_ids: Sequence[
     transcript.render(data.turns(svc, conv, evidence), records=records, evidence=evidence)
 
 
-def _entity(svc: Services, conv: str, g: Any, node: Any, labels: dict[str, str]) -> None:
+def _entity(svc: Services, conv: str, g: Any, node: Any, labels: dict[str, str],
+            as_of_ids: frozenset[str] | None = None) -> None:
     attrs = graph.node_attrs(g, node)
     name = graph.node_label(g, node)
     _header(name, graph.node_type(g, node))
     names = [name, *map(str, attrs.get("aliases") or [])]
     if attrs.get("record_ids"):
-        records = data.records_by_ids(svc, attrs["record_ids"])
+        records = _then(data.records_by_ids(svc, attrs["record_ids"]), as_of_ids)
     else:  # records about it, and records naming it as their value ("moved to Paris")
-        records = list(svc.store.records_naming(conv, names, as_value=True))[:MAX_RECORDS]
+        records = _then(svc.store.records_naming(conv, names, as_value=True), as_of_ids)[:MAX_RECORDS]
     about = sum(1 for r in records if r.entity.strip().lower() in {n.strip().lower() for n in names})
     aliases = ", ".join(map(str, attrs.get("aliases") or ()))
     _show(facts_html(conv, [("aliases", aliases), ("importance", f"{graph.node_importance(g, node):.2f}"),
@@ -172,13 +182,13 @@ def _event(svc: Services, conv: str, g: Any, node: Any, labels: dict[str, str]) 
 
 
 def _edge(svc: Services, conv: str, g: Any, edge: tuple[Any, Any, Any], kind: str,
-          labels: dict[str, str]) -> None:
+          labels: dict[str, str], as_of_ids: frozenset[str] | None = None) -> None:
     u, v, _ = edge
     attrs = graph.edge_attrs(g, edge)
     relation = graph.edge_label(attrs)
     st.markdown(f"#### {md(shorten(graph.node_label(g, u), 40))} —{md(relation)}→ "
                 f"{md(shorten(graph.node_label(g, v), 40))}")
-    records = data.records_by_ids(svc, attrs.get("record_ids") or ())
+    records = _then(data.records_by_ids(svc, attrs.get("record_ids") or ()), as_of_ids)
     people = [graph.node_label(g, u), graph.node_label(g, v)] if kind == "entity" else []
     extra = ", ".join(map(str, attrs.get("labels") or ())) if kind == "event" else ""
     _show(facts_html(conv, [("relation", relation), ("details", extra),

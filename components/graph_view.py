@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 import networkx as nx
 import streamlit as st
 
-from components import graph, graph_canvas, graph_panel
+from components import graph, graph_as_of, graph_canvas, graph_panel
 from components.text import shorten
 from memory_core.services import Services
 
@@ -22,6 +23,45 @@ def load_graph(_svc: Services, conv: str, kind: str, token: str) -> nx.DiGraph:
     One shared object per version, not a copy per rerun: read it only (the filters copy).
     """
     return _svc.builds.entity_graph(conv) if kind == "entity" else _svc.builds.event_graph(conv)
+
+
+AS_OF_KEY = "g:as_of"  # one date for both graphs
+_PAGE = 1000  # records read per page (the store's largest page)
+
+
+def as_of_control() -> date | None:
+    """The "Memory as of" date (``None``: the memory as it is now, the default)."""
+    day = st.date_input("Memory as of", value=None, key=AS_OF_KEY, format="YYYY-MM-DD",
+                        min_value=date(1900, 1, 1), max_value=date(2200, 1, 1),
+                        help="Show the graph as it stood on that day: nodes, links and events said in a "
+                             "later session or about a later time are hidden, and the side panel "
+                             "lists only records as of then (as on the Records page). Clear it for "
+                             "the memory as it is now.")
+    return day if isinstance(day, date) else None
+
+
+def _records_as_of(svc: Services, conv: str, day: date) -> list[Any]:
+    """Every record (any status) as of ``day``, by the store's ``as_of`` records filter."""
+    out: list[Any] = []
+    page = 1
+    while True:
+        got = svc.curation.search_records(conv, filters={"as_of": day.isoformat(), "status": "all"},
+                                          page=page, page_size=_PAGE)
+        out += got.rows
+        if len(out) >= got.total or not got.rows:
+            return out
+        page += 1
+
+
+@st.cache_resource(show_spinner="Going back in time…", max_entries=8)
+def load_graph_as_of(_svc: Services, conv: str, kind: str, token: str, day: date) -> graph_as_of.AsOf:
+    """The graph as it stood on ``day`` (cached per memory version and day; read only)."""
+    g = load_graph(_svc, conv, kind, token)
+    episodes = _svc.builds.episodes(conv)
+    return graph_as_of.graph_as_of(
+        g, kind, day, records_then=_records_as_of(_svc, conv, day),
+        records_all=list(_svc.store.records(conv, include_inactive=True)) if kind == "entity" else [],
+        episode_start={e.id: e.start_time for e in episodes})
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

@@ -1,5 +1,6 @@
 """Graphs: the entity graph and the event graph, filtered, drawn offline (vis-network); click a
-node or an edge to open its records, episode and source turns in the side panel."""
+node or an edge to open its records, episode and source turns in the side panel. "Memory as
+of" shows both graphs as they stood on a day (graph_as_of)."""
 
 import streamlit as st
 
@@ -11,18 +12,31 @@ svc = services()
 conv = require_conv()
 st.title("Graphs")
 
-kind = st.segmented_control("Graph", ["entity", "event"], default="entity", key="graph_kind",
-                            format_func=lambda k: f"{k.capitalize()} graph") or "entity"
+top = st.columns([3, 1])
+with top[0]:
+    kind = st.segmented_control("Graph", ["entity", "event"], default="entity", key="graph_kind",
+                                format_func=lambda k: f"{k.capitalize()} graph") or "entity"
+with top[1]:
+    day = graph_view.as_of_control()
 token = data.version_token(svc, conv)
 g = call(graph_view.load_graph, svc, conv, kind, token)
 if g.number_of_nodes() == 0:
     st.info("This graph is empty: build the conversation's memory first.")
     st.page_link("pages/load.py", label="Load & build", query_params={"conv": conv})
     st.stop()
+as_of_ids = None  # no date: the memory as it is now
+if day is not None:
+    then = call(graph_view.load_graph_as_of, svc, conv, kind, token, day)
+    g, token, as_of_ids = then.graph, f"{token}|as of {day.isoformat()}", then.record_ids
+    st.caption(then.caption())
+    if g.number_of_nodes() == 0:
+        st.info(f"Nothing in this graph had been said by {day.isoformat()}: pick a later day.")
+        st.stop()
 
 chosen = graph_view.filters(g, conv, kind, token)
 left, right = st.columns([3, 2])
 with left:
     shown = graph_view.draw(g, conv, kind, token, chosen)
 with right:
-    graph_panel.panel(svc, conv, shown, kind, data.episode_labels(data.episodes(svc, conv)))
+    graph_panel.panel(svc, conv, shown, kind, data.episode_labels(data.episodes(svc, conv)),
+                      as_of_ids=as_of_ids)
