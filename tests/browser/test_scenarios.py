@@ -157,6 +157,7 @@ def test_evaluate_runs_with_progress_and_draws_results(built_app: str, page) -> 
     expect(page.get_by_role("heading", name=re.compile("Results"))).to_be_visible(timeout=600_000)
     wait_ready(page)
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
-    expect(page.get_by_text(re.compile(r"Triage \(\d+ questions"))).to_be_visible()
+    expect(page.get_by_role("heading", name="Triage")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"\d+ missed evidence · \d+ wrong answer"))).to_be_visible()
     shot(page, "evaluate-results")
     assert page.dialogs == []
