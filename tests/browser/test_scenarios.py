@@ -97,7 +97,7 @@ def test_edit_a_record_and_see_it_in_history(built_app: str, page) -> None:  # t
     expect(page.get_by_text(re.compile(r"Edit log \(\d+\)"))).to_be_visible()
     expect(page.get_by_text("why: browser test")).to_be_visible()
     shown = page.get_by_role("combobox", name="Edit", exact=True).input_value()
-    assert "browser-annotator" in shown and "update" in shown, shown
+    assert "browser-annotator edited" in shown and "edited from the browser" in shown, shown
     # the name typed on the Records page is still there on this page
     expect(page.get_by_label("Your name (recorded with each change)")).to_have_value("browser-annotator")
 
