@@ -121,7 +121,8 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
         if not head_aux & {"would", "'d"} and not clauses.is_negated(pred.head):
             return  # "I love to paint" is the head's ``likes`` record
     marks = {m.lower_ for m in pred.children if m.dep_ == "mark"}
-    if pred.dep_ == "advcl" and marks & {"if", "unless", "since", "whenever"}:
+    catching_up = "since" in marks and _catching_up(pred)
+    if pred.dep_ == "advcl" and (marks & {"if", "unless", "whenever"} or catching_up):
         return  # an if-clause is the condition of its head; "since we last talked" is no fact
     subj_tok = clauses.subject_of(pred)
     head_subj = clauses.subject_of(pred.head) if pred.dep_ in ("ccomp", "xcomp") and pred.head.i != pred.i \
@@ -216,6 +217,14 @@ def _bare_feeling(value: str) -> bool:
     """One feeling word and nothing it is about: "sure", "feel positive", "so sure about it"."""
     rest = [w for w in value.lower().split() if w not in _FEELING_FILLER]
     return len(rest) <= 1 and len(value.split()) <= 4
+
+
+_CATCH_UP = frozenset({"talk", "chat", "speak", "see", "meet", "catch", "hear", "text", "write", "message"})
+
+
+def _catching_up(pred: Token) -> bool:
+    """"since we last talked / saw each other" dates the chat; "since I lost my job" is a fact."""
+    return clauses.lemma(pred) in _CATCH_UP or any(t.lower_ == "last" for t in pred.subtree)
 
 
 def _caused(pred: Token) -> bool:

@@ -239,3 +239,12 @@ def test_a_bare_feeling_is_phatic_but_a_caused_or_specific_one_is_kept(backend: 
     feelings = {(f[0], f[1], f[3]) for f in got if f[2] == "feels"}
     assert ("D1:4", "Ben", "calm") in feelings  # caused by the class
     assert any(turn == "D1:5" and value.startswith("excited to start") for turn, _who, value in feelings)
+
+
+def test_a_since_clause_is_a_fact_unless_it_dates_the_chat(backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [
+        ("Anna", "Since I lost my job at the bakery, things have been tough."),
+        ("Ben", "So much has happened since we last talked."),
+    ]))
+    assert any(f[0] == "D1:1" and f[1] == "Anna" and "job at the bakery" in f[3] for f in got)
+    assert not any(f[0] == "D1:2" and "happen" in f[2] for f in got)
