@@ -355,10 +355,11 @@ def _fallback(state: ExtractState, doc: Doc, turn: Turn, speaker: str, other: st
 
 
 def _in_condition(tok: Token) -> bool:
+    """Inside an if-clause, or a since-clause that only dates the chat ("since we last talked")."""
     node = tok
     for _ in range(8):
         marks = {m.lower_ for m in node.children if m.dep_ == "mark"}
-        if node.dep_ == "advcl" and marks & {"if", "unless"}:
+        if node.dep_ == "advcl" and (marks & {"if", "unless"} or ("since" in marks and _catching_up(node))):
             return True
         if node.head.i == node.i:
             return False
