@@ -7,7 +7,7 @@ gold answer and evidence — which answer is right and which buffer holds the go
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,9 +96,13 @@ def render(traces: Sequence[Trace], gold_answer: str | None = None,
             continue
         by_id = {b.turn_id: b for b in t.buffer}
         with st.expander(f"Turns only {d.strategy} found ({len(d.only_here)})"):
-            gold = set(gold_evidence)
-            st.html("".join(
-                f'<div class="mn-ep-head">{"★ gold evidence · " if x in gold else ""}<b>{esc(x)}</b> '
-                f'{esc(by_id[x].speaker)}: {esc(shorten(by_id[x].text, 200))}</div>'
-                for x in d.only_here))
+            st.html(only_here_html(d.only_here, by_id, set(gold_evidence)))
     return diffs
+
+
+def only_here_html(turn_ids: Sequence[str], by_id: Mapping[str, Any], gold: set[str]) -> str:
+    """The turns only one strategy found: id, speaker and text, each escaped; gold evidence starred."""
+    return "".join(
+        f'<div class="mn-ep-head">{"★ gold evidence · " if x in gold else ""}<b>{esc(x)}</b> '
+        f'{esc(by_id[x].speaker)}: {esc(shorten(by_id[x].text, 200))}</div>'
+        for x in turn_ids)

@@ -6,11 +6,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from components.links import href_record
 from components.text import esc
 from memory_core.eval.longmemeval import ABSTENTION
 from memory_core.eval.run import OUTCOMES
 from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, shown, widget
+
+
+@pytest.fixture(autouse=True)
+def _forget_the_haystacks(app_services):  # type: ignore[no-untyped-def]
+    """The app tests share one home: the haystacks these tests import leave it afterwards."""
+    yield
+    for conv_id in app_services.store.conversation_ids():
+        if conv_id.startswith("app-lme"):
+            app_services.imports.forget(conv_id, who="tests", why="test done")
 
 OTHER = ("Could you suggest a weekend hobby?", "Try sketching or a pottery class.",
          "Any tips for watering houseplants?", "Water them when the soil is dry.")

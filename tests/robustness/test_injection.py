@@ -88,6 +88,8 @@ HTML_SINKS = {
     ("components/build_view.py", "_draw_session"),  # transcript_html
     ("components/graph_panel.py", "_show"),  # kind_html, facts_html, records_html
     ("components/links.py", "show"),  # record_caption, ids_html, *_link
+    ("components/compare_view.py", "render"),  # only_here_html
+    ("components/history_view.py", "diff"),  # diff_html
 }
 UNSAFE_ALLOWED: set[tuple[str, str]] = set()  # nothing may pass unsafe_allow_html=True
 
@@ -167,6 +169,22 @@ def test_transcript_and_answer_html_escape_every_hostile_string() -> None:
     trace = SimpleNamespace(answer=Answer(text=HOSTILE[0] + HOSTILE[1], cited_turn_ids=(HOSTILE[3],)))
     parsed = markup(answer_html(trace))
     assert "script" not in parsed.tags and "img" not in parsed.tags and parsed.bad_attrs == []
+
+
+def test_compare_and_history_diff_escape_every_hostile_string() -> None:
+    from types import SimpleNamespace
+
+    from components.compare_view import only_here_html
+    from components.history_view import diff_html
+
+    by_id = {h: SimpleNamespace(speaker=h, text=h) for h in HOSTILE}
+    html = only_here_html(list(HOSTILE), by_id, {HOSTILE[0]})
+    html += diff_html([(h, h, HOSTILE[(i + 1) % len(HOSTILE)]) for i, h in enumerate(HOSTILE)])
+    parsed = markup(html)
+    assert "script" not in parsed.tags and "img" not in parsed.tags and "svg" not in parsed.tags
+    assert parsed.bad_attrs == []
+    shown = "".join(parsed.text)
+    assert all(h in shown for h in HOSTILE[:6])
 
 
 def test_graph_panel_and_links_escape_every_hostile_string() -> None:
