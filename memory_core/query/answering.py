@@ -484,13 +484,6 @@ def unknown() -> Answer:
     return Answer(text=UNKNOWN, cited_turn_ids=(), supported=False, support=SupportLevel.UNKNOWN)
 
 
-def _position(turn: BufferTurn) -> tuple[int, int]:
-    try:
-        return turn.session, int(turn.turn_id.rsplit(":", 1)[1])
-    except (IndexError, ValueError):
-        return turn.session, 0
-
-
 def latest_first(question: str, ranked: list[Candidate]) -> tuple[list[Candidate], Candidate | None]:
     """For a question about the current state ("where is it hanging now?", "what is my current
     job?"): the strong candidate said latest goes first, and the strongest candidate of an
@@ -499,7 +492,7 @@ def latest_first(question: str, ranked: list[Candidate]) -> tuple[list[Candidate
         return ranked, None
     floor = LATEST_SHARE * ranked[0].score
     strong = [c for c in ranked if c.score >= floor]
-    latest = max(strong, key=lambda c: _position(c.turn))
+    latest = max(strong, key=lambda c: c.order)  # the buffer is in dialogue order
     earlier = next((c for c in strong if c.turn.session < latest.turn.session), None)
     return [latest, *(c for c in ranked if c is not latest)], earlier
 
