@@ -19,7 +19,7 @@ from typing import Any
 
 import streamlit as st
 
-from components import links, shortcuts
+from components import data, links, shortcuts
 from components.record_forms import remember_version, who
 from components.text import md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
@@ -52,6 +52,17 @@ def reviewed(conv: str) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------- data
+@st.cache_data(show_spinner=False, max_entries=16)
+def _superseded(_svc: Services, conv: str, token: str) -> dict[str, str]:
+    return _svc.curation.supersession(conv)
+
+
+def superseded(svc: Services, conv: str) -> dict[str, str]:
+    """old record id -> id of the record superseding it, computed once per memory version
+    (``data.version_token``), not on every rerun of the Records page."""
+    return _superseded(svc, conv, data.version_token(svc, conv))
+
+
 def cited(svc: Services, conv: str) -> dict[str, int]:
     """record id -> in how many of the newest saved traces it was matched (kept for the
     session until a new trace is saved)."""

@@ -20,7 +20,7 @@ review.messages()
 
 episodes = data.episodes(svc, conv)
 labels = data.episode_labels(episodes)
-superseded = call(svc.curation.supersession, conv)  # old id -> id of the record superseding it
+superseded = call(review.superseded, svc, conv)  # old id -> id of the record superseding it
 names = {r.id: r for r in data.records_by_ids(svc, sorted({*superseded, *superseded.values()}))}
 
 st.session_state.setdefault(review.MODE_KEY, review.MODES[0])
