@@ -8,7 +8,7 @@ import streamlit as st
 from components import eval_view
 from components.services import call, services, session_services
 from components.state import require_conv, session_settings
-from memory_core.services.evaluating import ABSTENTION
+from memory_core.services.evaluating import ABSTENTION, QUESTION_TYPES
 
 svc = services()
 conv = require_conv()
@@ -43,9 +43,7 @@ if source is not None:
                + (" (detected)" if fmt == "detect" else ""))
     if benchmark == eval_view.LONGMEMEVAL:
         c = st.columns(2)
-        types = c[0].multiselect("Question types (none = all)", [
-            "single-session-user", "single-session-assistant", "single-session-preference",
-            "multi-session", "knowledge-update", "temporal-reasoning", ABSTENTION])
+        types = c[0].multiselect("Question types (none = all)", [*QUESTION_TYPES, ABSTENTION])
         limit = int(c[1].number_input("Questions (0 = all)", 0, 100_000, 0, 1,
                                       help="each question is a haystack, imported and built if new"))
 c = st.columns(2)

@@ -40,6 +40,8 @@ SESSION_KS = (5, 10)
 RUN_EXTRAS = ("abstention", "abstained", "question_date", "answer_sessions", "session_ranking",
               *(f"session_recall_all@{k}" for k in SESSION_KS))
 ABSTENTION = "abstention"
+QUESTION_TYPES = ("single-session-user", "single-session-assistant", "single-session-preference",
+                  "multi-session", "knowledge-update", "temporal-reasoning")  # LongMemEval's six
 _UNKNOWN = re.compile(r"\b(unknown|not (?:mentioned|enough|available|provided|stated)|no information|"
                       r"(?:do|does|did) not (?:say|mention|know)|cannot (?:tell|determine|answer))\b",
                       re.I)

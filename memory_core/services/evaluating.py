@@ -32,7 +32,7 @@ from memory_core.eval.locomo import (
     gold_from_qa,
     matches,
 )
-from memory_core.eval.longmemeval import ABSTENTION
+from memory_core.eval.longmemeval import ABSTENTION, QUESTION_TYPES
 from memory_core.eval.metrics import normalise_answer, summarise, token_f1
 from memory_core.eval.run import (
     OUTCOMES,
@@ -339,6 +339,6 @@ class EvalService:
 
 # what the app's pages use of the evaluation's plain functions (they reach the library through
 # the services only)
-__all__ = ["ABSTENTION", "CATEGORY_NAMES", "CURVE_BUDGETS", "OUTCOMES", "SCORED_CATEGORIES", "WRONG_F1",
-           "EvalReport", "EvalService", "Source", "Upload", "evidence_missed", "normalise_answer", "outcome",
-           "token_f1"]
+__all__ = ["ABSTENTION", "CATEGORY_NAMES", "CURVE_BUDGETS", "OUTCOMES", "QUESTION_TYPES", "SCORED_CATEGORIES",
+           "WRONG_F1", "EvalReport", "EvalService", "Source", "Upload", "evidence_missed", "normalise_answer",
+           "outcome", "token_f1"]
