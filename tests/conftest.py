@@ -7,8 +7,10 @@ across the session (loading it is the slow part).
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,6 +87,38 @@ def settings(tmp_path: Path, database_url: str | None, chroma_url: str | None): 
     from memory_core.config import Settings
 
     return Settings(home=tmp_path / "home", database_url=database_url, chroma_url=chroma_url)
+
+
+def filled_home(home: Path, embedder: Any, fill: Callable[[Any], None]) -> Path:
+    """A closed embedded home (DuckDB file + Chroma directory) written once by ``fill`` through
+    the real services (the session's ``built_home`` of a suite)."""
+    from memory_core.config import Settings
+    from memory_core.services import Services
+
+    services = Services(Settings(home=home), embedder=embedder)
+    try:
+        fill(services)
+    finally:
+        services.close()
+    return home
+
+
+def built_services(request: pytest.FixtureRequest, settings: Any, embedder: Any, *, base: str,
+                   fill: Callable[[Any], None]) -> Iterator[Any]:
+    """Services over a built home (a suite's ``built`` fixture). On the embedded engine each test
+    gets its own copy of the suite's ``built_home``, opened afresh; on PostgreSQL + a Chroma
+    server the fixture ``base`` is filled by ``fill`` in this test's databases."""
+    from memory_core.services import Services
+
+    if settings.database_url is not None or settings.chroma_url is not None:
+        services = request.getfixturevalue(base)
+        fill(services)
+        yield services
+        return
+    shutil.copytree(request.getfixturevalue("built_home"), settings.home)
+    services = Services(settings, embedder=embedder)
+    yield services
+    services.close()
 
 
 @pytest.fixture

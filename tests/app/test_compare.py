@@ -63,10 +63,8 @@ def test_compare_on_a_benchmark_question_highlights_what_differs(open_app, app_s
 
 
 def test_hostile_turns_stay_text_in_the_comparison(open_app) -> None:
-    import re
-
-    from tests.app.conftest import HOSTILE_ID, html_bodies
-    from tests.app.test_hostile import OUR_HREFS, OUR_TAGS, RAW_TAGS, _markdown_sinks
+    from tests.app.conftest import HOSTILE_ID
+    from tests.app.test_hostile import assert_inert
 
     at = open_app("pages/ask.py", conv=HOSTILE_ID, timeout=240)
     widget(at.text_input, "Question").input("What did Eve say about the script?")
@@ -74,12 +72,5 @@ def test_hostile_turns_stay_text_in_the_comparison(open_app) -> None:
     widget(at.multiselect, "Strategies").set_value(["ensimem", "bm25", "seem"]).run()
     button(at, "Compare").click().run()
     no_errors(at)
-    body = html_bodies(at)
+    body = assert_inert(at)
     assert "Turns only" in " ".join(e.label for e in at.expander) or "only here" in body + all_text(at)
-    stripped = body
-    for ours in OUR_TAGS:
-        stripped = stripped.replace(ours, "")
-    assert not RAW_TAGS.search(stripped), RAW_TAGS.search(stripped)
-    assert [h for h in re.findall(r'href="([^"]*)"', body) if not h.startswith(OUR_HREFS)] == []
-    for value in _markdown_sinks(at):
-        assert "<script" not in value and "](javascript:" not in value, value

@@ -149,9 +149,7 @@ def test_a_longmemeval_path_with_the_format_chosen_and_a_type_filter(open_app, t
 
 
 def test_hostile_strings_in_a_longmemeval_upload_stay_text(open_app) -> None:
-    import re
-
-    from tests.app.test_hostile import OUR_HREFS, OUR_TAGS, RAW_TAGS, _markdown_sinks
+    from tests.app.test_hostile import assert_inert
 
     bad = "<script>alert('q')</script> [x](javascript:alert(1))"
     items = [_item("app-lme-hostile", "single-session-user", f"What is my code word? {bad}",
@@ -165,11 +163,4 @@ def test_hostile_strings_in_a_longmemeval_upload_stay_text(open_app) -> None:
     widget(at.multiselect, "Outcome").set_value(list(OUTCOMES)).run()
     no_errors(at)
     assert len(at.session_state["eval_report"]["rows"]) == 1
-    body = html_bodies(at)
-    stripped = body
-    for ours in OUR_TAGS:
-        stripped = stripped.replace(ours, "")
-    assert not RAW_TAGS.search(stripped), RAW_TAGS.search(stripped)
-    assert [h for h in re.findall(r'href="([^"]*)"', body) if not h.startswith(OUR_HREFS)] == []
-    for value in _markdown_sinks(at):
-        assert "<script" not in value and "](javascript:" not in value and "<img" not in value, value
+    assert_inert(at, forbidden=("<script", "](javascript:", "<img"))

@@ -26,20 +26,28 @@ def _markdown_sinks(at) -> list[str]:  # type: ignore[no-untyped-def]
     return values
 
 
+def assert_inert(at, where: str = "", forbidden: tuple[str, ...] = ("<script", "](javascript:")) -> str:  # type: ignore[no-untyped-def]
+    """No raw tag but our own links in the HTML we build, no link elsewhere than our pages, and
+    no Markdown sink holding a ``forbidden`` string; returns the HTML."""
+    body = html_bodies(at)
+    stripped = body
+    for ours in OUR_TAGS:
+        stripped = stripped.replace(ours, "")
+    assert not RAW_TAGS.search(stripped), (where, RAW_TAGS.search(stripped))
+    hrefs = re.findall(r'href="([^"]*)"', body)
+    assert [h for h in hrefs if not h.startswith(OUR_HREFS)] == [], where
+    for value in _markdown_sinks(at):
+        assert not any(bad in value for bad in forbidden), (where, value)
+    return body
+
+
 def test_hostile_text_is_inert_on_every_page(open_app) -> None:
     for name in PAGES:
         at = open_app(f"pages/{name}.py", conv=HOSTILE_ID)
         no_errors(at)
-        body = html_bodies(at)
-        stripped = body
-        for ours in OUR_TAGS:
-            stripped = stripped.replace(ours, "")
-        assert not RAW_TAGS.search(stripped), (name, RAW_TAGS.search(stripped))
-        hrefs = re.findall(r'href="([^"]*)"', body)
-        assert [h for h in hrefs if not h.startswith(OUR_HREFS)] == [], name
+        body = assert_inert(at, name)
         assert "onerror=alert" not in body.replace("onerror=alert(", "")  # only escaped text remains
         for value in _markdown_sinks(at):
-            assert "<script" not in value and "](javascript:" not in value, (name, value)
             assert "**Finally**" not in value and "$x^2$" not in value, (name, value)
 
 

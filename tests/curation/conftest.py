@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from curation.handmade import index_records, load
+from tests.conftest import built_services, filled_home
 
 
 def fill(services) -> None:  # type: ignore[no-untyped-def]
@@ -19,32 +18,12 @@ def fill(services) -> None:  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def built_home(tmp_path_factory: pytest.TempPathFactory, embedder):  # type: ignore[no-untyped-def]
     """A closed embedded home (DuckDB file + Chroma directory) filled once per session."""
-    from memory_core.config import Settings
-    from memory_core.services import Services
-
-    home = tmp_path_factory.mktemp("curation-built") / "home"
-    services = Services(Settings(home=home), embedder=embedder)
-    try:
-        fill(services)
-    finally:
-        services.close()
-    return home
+    return filled_home(tmp_path_factory.mktemp("curation-built") / "home", embedder, fill)
 
 
 @pytest.fixture
 def built(request, settings, embedder):  # type: ignore[no-untyped-def]
-    """Services over a home holding the hand-made conversation, its records indexed. On the
-    embedded engine each test gets its own copy of ``built_home`` (a real DuckDB file and Chroma
-    store, opened afresh); on PostgreSQL + a Chroma server it is written into this test's
-    databases."""
-    from memory_core.services import Services
-
-    if settings.database_url is not None or settings.chroma_url is not None:
-        services = request.getfixturevalue("services")
-        fill(services)
-        yield services
-        return
-    shutil.copytree(request.getfixturevalue("built_home"), settings.home)
-    services = Services(settings, embedder=embedder)
-    yield services
-    services.close()
+    """Services over a home holding the hand-made conversation, its records indexed (a copy of
+    ``built_home`` per test on the embedded engine; written into the test's databases on
+    PostgreSQL + a Chroma server)."""
+    yield from built_services(request, settings, embedder, base="services", fill=fill)

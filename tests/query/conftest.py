@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 from datetime import datetime
 
 import pytest
 
 from memory_core.models import Conversation, Session, Turn
+from tests.conftest import built_services, filled_home
 
 SESSIONS = [
     (
@@ -193,39 +193,24 @@ def build_memory(services, conv_id: str = "conv-test") -> None:  # type: ignore[
     )
 
 
+def _conversation_and_memory(services) -> None:  # type: ignore[no-untyped-def]
+    services.store.save_conversation(make_conversation())
+    build_memory(services)
+
+
 @pytest.fixture(scope="session")
 def built_home(tmp_path_factory: pytest.TempPathFactory, embedder):  # type: ignore[no-untyped-def]
     """A closed home (DuckDB file + Chroma directory) holding the conversation and its built
     memory, written once per session through the real services."""
-    from memory_core.config import Settings
-    from memory_core.services import Services
-
-    home = tmp_path_factory.mktemp("query-built") / "home"
-    services = Services(Settings(home=home), embedder=embedder)
-    try:
-        services.store.save_conversation(make_conversation())
-        build_memory(services)
-    finally:
-        services.close()
-    return home
+    return filled_home(tmp_path_factory.mktemp("query-built") / "home", embedder, _conversation_and_memory)
 
 
 @pytest.fixture
 def built(request, settings, embedder):  # type: ignore[no-untyped-def]
-    """Services over a home holding the conversation and its built memory. On the embedded
-    engine each test gets its own copy of ``built_home`` (a real DuckDB file and Chroma store,
-    opened afresh); on a server engine the memory is written into this test's databases."""
-    from memory_core.services import Services
-
-    if settings.database_url is not None or settings.chroma_url is not None:
-        services = request.getfixturevalue("home")
-        build_memory(services)
-        yield services
-        return
-    shutil.copytree(request.getfixturevalue("built_home"), settings.home)
-    services = Services(settings, embedder=embedder)
-    yield services
-    services.close()
+    """Services over a home holding the conversation and its built memory (a copy of
+    ``built_home`` per test on the embedded engine; on a server engine the memory is written
+    into this test's databases, over the ``home`` fixture)."""
+    yield from built_services(request, settings, embedder, base="home", fill=build_memory)
 
 
 @pytest.fixture
