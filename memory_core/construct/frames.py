@@ -71,7 +71,8 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     tough"), a topic without a statement, a picture's caption."""
     if d.prop in OPINION_ONLY:
         return False
-    unnamed = d.entity[:1].islower() or d.entity_type == "concept"  # "Dance fixes ...": no name
+    # "Dance fixes ...": no name; a speaker is named even when the name is a role ("user")
+    unnamed = (d.entity[:1].islower() or d.entity_type == "concept") and d.entity not in speakers
     if unnamed and "'s " not in d.entity and d.time is None:
         return False  # an undated unnamed thing as subject ("kids had a blast", "colors blend nicely")
     verb = d.prop.split("_")[0]

@@ -202,7 +202,7 @@ def _possession(c: Clause) -> Found | None:
             c.state.drafts.append(Draft(name, "animal", "species", dobj.lemma_.lower(), c.turn,
                                         conf("pattern", c.subject.resolution)))
     else:
-        out.append((kin, clauses.phrase(dobj), "pattern"))
+        out.append((kin, clauses.phrase(dobj, name=True), "pattern"))  # "a brother, which ...": brother
     if c.lemma in ("adopt", "rescue"):
         out.append((lexicon.VERBS[c.lemma], name or clauses.phrase(dobj), "lexicon"))
     return out
@@ -216,6 +216,8 @@ def _particle_phrase(c: Clause) -> Found | None:
             # "guess what, I signed up for X": a pronoun object is a parse slip, take X
             real_dobj = c.dobj if c.dobj is not None and c.dobj.pos_ != "PRON" else None
             target = real_dobj or next((pobj(p) for p in c.preps if pobj(p) is not None), None) or c.xcomp
+            if rule.value_type == "place" and target is not None and target.lemma_.lower() in lexicon.KIN:
+                return family_members(target, c.preps)  # "I grew up in a family of five": no place
             return [(rule, clauses.phrase(target) if target is not None else prt.head.lemma_ + " " + prt.text,
                      "phrase")]
     return None
@@ -244,8 +246,26 @@ def _prep_phrase(c: Clause) -> Found | None:
         rule = lexicon.PHRASES.get((c.lemma, prep.lower_))
         obj = pobj(prep)
         if rule and obj is not None and obj.ent_type_ not in ("DATE", "TIME"):
+            if rule.value_type == "place" and obj.lemma_.lower() in lexicon.KIN:
+                return family_members(obj, c.preps)  # "I come from a family with 3 sisters": kin, no place
             return [(rule, clauses.phrase(obj), "phrase")]
     return None
+
+
+def family_members(group: Token, verb_preps: list[Token]) -> Found:
+    """The kin inside a family phrase ("a family with 3 sisters and a brother" -> sibling: 3
+    sisters, sibling: brother), each with its number; the "with" may hang on the verb."""
+    out: Found = []
+    preps = [*group.children, *(p for p in verb_preps if p.i > group.i)]
+    for prep in (c for c in preps if c.dep_ == "prep" and c.lower_ in ("with", "of")):
+        member = pobj(prep)
+        members = [member, *member.conjuncts] if member is not None else []
+        for m in members:
+            kin = lexicon.KIN.get(m.lemma_.lower())
+            if kin is not None and kin.value_type == "person" and m.lemma_.lower() != group.lemma_.lower():
+                own = [t for t in m.children if t.dep_ in ("nummod", "amod", "compound") and t.i < m.i]
+                out.append((kin, clauses.join([*own, m]), "pattern"))
+    return out
 
 
 def _lexicon_verb(c: Clause) -> Found | None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from memory_core.backends.offline import OfflineBackend
+from memory_core.contracts import ConversationInfo
 from memory_core.embeddings import Embedder
 from memory_core.models import Record
 from tests.construct.dialogues import INFO, Line, one_episode, session
@@ -248,3 +249,32 @@ def test_a_since_clause_is_a_fact_unless_it_dates_the_chat(backend: OfflineBacke
     ]))
     assert any(f[0] == "D1:1" and f[1] == "Anna" and "job" in f[3] and "bakery" in f[3] for f in got)
     assert not any(f[0] == "D1:2" for f in got)  # nothing to remember
+
+
+def test_role_speakers_keep_their_facts(backend: OfflineBackend) -> None:
+    """A chat with an assistant names its speakers by role ("user"): a lower-case speaker is still
+    a named person, not an unnamed thing whose undated statements are dropped."""
+    lines: list[Line] = [
+        ("user", "By the way, I have a brother, which might be influencing my social circle."),
+        ("assistant", "That is an interesting point about your social circle."),
+        ("user", "I adopted a cat named Luna and I work as a nurse."),
+    ]
+    s = session(1, lines)
+    info = ConversationInfo("t", ("user", "assistant"))
+    got = facts(backend.extract(one_episode(s), list(s.turns), info).records)
+    assert ("D1:1", "user", "sibling", "brother", "observed", None) in got  # no relative clause
+    assert ("D1:3", "user", "pet", "Luna", "observed", None) in got
+    assert any(f[0] == "D1:3" and f[1] == "user" and f[2] == "occupation" and f[3] == "nurse" for f in got)
+
+
+def test_a_family_phrase_gives_its_members_not_a_place(backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [
+        ("Anna", "I come from a family with 3 sisters, so I always had company."),
+        ("Ben", "I grew up in a big family with two brothers and a sister."),
+        ("Anna", "I grew up in Ohio."),
+    ]))
+    assert ("D1:1", "Anna", "sibling", "3 sisters", "observed", None) in got
+    assert {("D1:2", "Ben", "sibling", "two brothers", "observed", None),
+            ("D1:2", "Ben", "sibling", "sister", "observed", None)} <= got
+    assert not any(f[2] == "hometown" and "family" in f[3] for f in got)  # a family is no place
+    assert ("D1:3", "Anna", "hometown", "Ohio", "observed", None) in got
