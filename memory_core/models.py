@@ -286,6 +286,7 @@ class Answer(_Model):
     supported: bool = True
     support: SupportLevel | None = None  # graded support, when the answerer assessed it
     updates: str | None = None  # current-state answers: the earlier statement superseded, "D9:5 (3 May 2023)"
+    unmentioned: tuple[str, ...] = ()  # names the question uses that no retrieved turn says ("Unknown" then)
 
 
 class Trace(_Model):

@@ -506,6 +506,10 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn]) -> An
     ranked = candidates(plan, buffer)
     if not ranked or max(c.words_score for c in ranked) < MIN_SCORE:
         return unknown()
+    if plan.answer_target != "likelihood":  # "would she likely enjoy Vivaldi?" reasons past the text
+        missing = unmentioned_names(question, buffer)
+        if missing:  # "my role as Software Engineer Manager" when only "Senior Software Engineer" was said
+            return unknown().model_copy(update={"unmentioned": tuple(missing)})
     ranked, updated = latest_first(question, ranked)
     answer = _extract(question, plan, ranked)
     if updated is not None and answer.supported and updated.turn.turn_id not in answer.cited_turn_ids:
@@ -513,6 +517,59 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn]) -> An
         said = when.strftime("%-d %B %Y") if when else f"session {updated.turn.session}"
         answer = answer.model_copy(update={"updates": f"{updated.turn.turn_id} ({said})"})
     return answer
+
+
+_NAME_RE = re.compile(r"[A-Za-z][\w'’\-]*|[^\w\s]")
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "st", "prof"})
+NAME_GAP = 4  # words a name's parts may be apart in a turn ("Samsung 55-inch 4K smart TV")
+
+
+def question_names(question: str) -> list[list[str]]:
+    """The names a question uses: runs of capitalised words after its first word ("my role as
+    Software Engineer Manager" -> [software, engineer, manager]); months, weekdays, titles, "I"
+    and question words are no names; a possessive ends a run ("Oscar Melanie's" -> two)."""
+    names: list[list[str]] = []
+    run: list[str] = []
+    for k, tok in enumerate(_NAME_RE.findall(question)):
+        w = fold(tok)
+        capital = tok[:1].isupper() and k > 0 and tok != "I"
+        if capital and w not in STOPWORDS and w not in timeexpr.MONTHS and w not in timeexpr.WEEKDAYS \
+                and w not in _TITLES:
+            run.append(w)
+            if "'" not in tok and "’" not in tok:
+                continue
+        if run:
+            names.append(run)
+            run = []
+    if run:
+        names.append(run)
+    return names
+
+
+def unmentioned_names(question: str, buffer: list[BufferTurn]) -> list[str]:
+    """The question's names that no buffer turn says (or speaks: a speaker's name counts): every
+    word, in order, at most ``NAME_GAP`` words apart, plural or singular (stemmed)."""
+    said = [[stem(w) for w in words(f"{t.speaker}: {t.text} {t.image_caption or ''}")] for t in buffer]
+    missing = []
+    for name in question_names(question):
+        wanted = [stem(w) for w in name]
+        if not any(_says(turn, wanted) for turn in said):
+            missing.append(" ".join(name))
+    return missing
+
+
+def _says(turn: list[str], wanted: list[str]) -> bool:
+    """``wanted`` in ``turn`` in order, each part at most ``NAME_GAP`` words after the last."""
+    for start in (i for i, w in enumerate(turn) if w == wanted[0]):
+        pos = start
+        for part in wanted[1:]:
+            window = turn[pos + 1:pos + 2 + NAME_GAP]
+            if part not in window:
+                break
+            pos += 1 + window.index(part)
+        else:
+            return True
+    return False
 
 
 def _extract(question: str, plan: Plan, ranked: list[Candidate]) -> Answer:

@@ -90,3 +90,19 @@ def test_a_current_state_answer_names_the_statement_it_updates() -> None:
     assert "it updates" in html and ">D2:4</a> (3 May 2023)" in html
     assert "it updates" not in answer_html(trace.model_copy(update={
         "answer": trace.answer.model_copy(update={"updates": None})}))
+
+
+def test_an_answer_says_which_names_of_the_question_no_turn_mentions() -> None:
+    from datetime import datetime
+
+    from components.trace_view import answer_html
+    from memory_core.models import Answer, Plan, SupportLevel, Trace
+
+    trace = Trace(id="t1", conv_id="c", question="q", strategy="ensimem", backend="offline",
+                  plan=Plan(question="q"), created_at=datetime(2024, 1, 1),
+                  answer=Answer(text="Unknown", supported=False, support=SupportLevel.UNKNOWN,
+                                unmentioned=("software engineer manager",)))
+    html = answer_html(trace)
+    assert "no retrieved turn mentions “software engineer manager”" in html
+    plain = trace.model_copy(update={"answer": trace.answer.model_copy(update={"unmentioned": ()})})
+    assert "mentions" not in answer_html(plain) and "not supported by the evidence" in answer_html(plain)

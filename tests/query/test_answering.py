@@ -148,3 +148,20 @@ def test_a_current_state_question_takes_the_latest_statement_and_names_the_one_i
     assert now.updates == "D2:4 (15 July 2023)"
     plain = _ask("Where does Maya live?", buffer)  # no current-state word: no update named
     assert plain.updates is None
+
+
+def test_a_question_naming_what_no_turn_says_is_unknown() -> None:
+    buffer = _buffer(
+        ("D3:2", "Maya", "I lead a team of 4 engineers in my new role as Senior Software Engineer."),
+        ("D5:1", "Maya", "I set up my new Samsung 55-inch 4K smart TV on Saturday."),
+    )
+    wrong = _ask("How many engineers does Maya lead in her new role as Software Engineer Manager?", buffer)
+    assert wrong.text == "Unknown" and wrong.support == SupportLevel.UNKNOWN
+    assert wrong.unmentioned == ("software engineer manager",)
+    right = _ask("How many engineers does Maya lead in her new role as Senior Software Engineer?", buffer)
+    assert "4" in right.text and right.unmentioned == ()
+    apart = _ask("What size is Maya's new Samsung TV?", buffer)  # the name's words a few words apart
+    assert apart.text != "Unknown" and apart.unmentioned == ()
+    # months, weekdays and titles are no names; a question that reasons past the text is not checked
+    assert _ask("What did Maya set up on Saturday in July?", buffer).unmentioned == ()
+    assert _ask("Would Maya likely enjoy a Vivaldi concert?", buffer).unmentioned == ()
