@@ -55,6 +55,11 @@ _COMPARISON_RE = re.compile(
     r"less\s+than|either|neither|share)\b",
     re.IGNORECASE,
 )
+# the counting operator of an aggregation question: no content word ("the total number of siblings")
+_OPERATOR_RE = re.compile(
+    r"\b(?:the\s+)?total\s+(?:number|amount|count|sum)(?:\s+of)?\b|\bthe\s+number\s+of\b|\btotal\b",
+    re.IGNORECASE,
+)
 # hypothetical mood: a modal verb or a hedge word asks for an inference, not a stated fact
 _OPEN_RE = re.compile(
     r"\b(?:would|might|could|likely|unlikely|probably|possibly|perhaps)\b"
@@ -356,7 +361,7 @@ def plan_question(question: str, vocabulary: Vocabulary, *, embedder: Embedder |
         rtype = ReasoningType.TEMPORAL
     keywords = tuple(
         w
-        for w in content_words(q)
+        for w in content_words(_OPERATOR_RE.sub(" ", q))
         if w not in WEAK_WORDS and fold(w) not in {fold(e[0]).lower() for e in entities}
     )
     return Plan(

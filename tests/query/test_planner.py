@@ -116,3 +116,16 @@ def test_named_speakers_are_not_resolved_from_pronouns() -> None:
     plan = plan_question("What did I tell you about my sister?", VOCAB)
     assert all(r.entity in (None, "Carol") or "'" in (r.entity or "") for r in plan.requirements)
     assert "Alice" not in {r.entity for r in plan.requirements}
+
+
+@pytest.mark.parametrize(
+    ("question", "keywords"),
+    [
+        ("What is the total number of siblings I have?", {"siblings"}),
+        ("What was the total amount Alice spent on paint?", {"spent", "paint"}),
+        ("What was the total cost of the trip?", {"cost", "trip"}),  # a cost is content
+        ("What is Carol's phone number?", {"phone", "number"}),  # no count: "number" stays
+    ],
+)
+def test_the_counting_operator_is_no_keyword(question: str, keywords: set[str]) -> None:
+    assert set(plan_question(question, VOCAB).keywords) == keywords
