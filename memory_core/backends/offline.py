@@ -33,7 +33,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_DOC_CACHE_SIZE = 4000
+# parsed turns kept between stages, by text length: a parsed long turn costs ~700 bytes per
+# character (a LongMemEval haystack of 490,000 characters holds ~330 MB of Docs), so a bound by
+# count let one process grow by gigabytes over a run of long haystacks
+_DOC_CACHE_CHARS = 1_000_000
 
 
 class OfflineBackend(BackendBase):
@@ -42,6 +45,7 @@ class OfflineBackend(BackendBase):
     def __init__(self, *, embedder: Embedder) -> None:
         self.embedder = embedder
         self._docs: OrderedDict[str, Doc] = OrderedDict()
+        self._chars = 0  # characters of the texts in _docs
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ shared models
@@ -57,7 +61,12 @@ class OfflineBackend(BackendBase):
     def warm(self, sessions: list[Session]) -> None:
         """Parse the sessions' turns ahead of ``segment``/``extract`` (the build runs this in a
         thread beside its embedding batch); as many as the parse cache keeps."""
-        texts = [t.text for s in sessions for t in s.turns][: _DOC_CACHE_SIZE // 2]
+        texts, room = [], _DOC_CACHE_CHARS // 2
+        for text in (t.text for s in sessions for t in s.turns):
+            room -= len(text)
+            if room < 0:
+                break
+            texts.append(text)
         self.parse(texts)
 
     def parse(self, texts: list[str]) -> list[Doc]:
@@ -70,8 +79,9 @@ class OfflineBackend(BackendBase):
             with self._lock:
                 for key, doc in zip(missing, parsed, strict=True):
                     self._docs[key] = doc
-                while len(self._docs) > _DOC_CACHE_SIZE:
-                    self._docs.popitem(last=False)
+                    self._chars += len(key)
+                while self._chars > _DOC_CACHE_CHARS and len(self._docs) > 1:
+                    self._chars -= len(self._docs.popitem(last=False)[0])
         with self._lock:
             cached = [self._docs.get(k) for k in keys]
         return [d if d is not None else nlp.parse(k) for d, k in zip(cached, keys, strict=True)]

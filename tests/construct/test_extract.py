@@ -278,3 +278,19 @@ def test_a_family_phrase_gives_its_members_not_a_place(backend: OfflineBackend) 
             ("D1:2", "Ben", "sibling", "sister", "observed", None)} <= got
     assert not any(f[2] == "hometown" and "family" in f[3] for f in got)  # a family is no place
     assert ("D1:3", "Anna", "hometown", "Ohio", "observed", None) in got
+
+
+def test_the_parse_cache_is_bounded_by_text_length(embedder: Embedder,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parsed long turns are large: the cache between stages keeps a bounded amount of text, so a
+    process building many long haystacks does not grow without end."""
+    from memory_core.backends import offline
+
+    monkeypatch.setattr(offline, "_DOC_CACHE_CHARS", 1_000)
+    fresh = OfflineBackend(embedder=embedder)
+    texts = [f"Turn {i}: I walked my dog in the park and then cooked a pot of soup." * 4 for i in range(12)]
+    docs = fresh.parse(texts)
+    assert [d.text for d in docs] == texts  # every text parsed, cached or not
+    kept = sum(len(t) for t in fresh._docs)
+    assert kept <= 1_000 and 0 < len(fresh._docs) < len(texts)
+    assert fresh._chars == kept
