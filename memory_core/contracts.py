@@ -46,6 +46,11 @@ from memory_core.models import (
 STAGES = ("segment", "extract", "plan", "answer")
 
 
+# a chat with an assistant names its speakers by role (LongMemEval, ChatGPT exports)
+USER_ROLES = ("user", "human")
+ASSISTANT_ROLES = ("assistant", "ai", "bot", "chatgpt")
+
+
 @dataclass(frozen=True)
 class ConversationInfo:
     """What a stage may know about the conversation besides its own input."""

@@ -13,7 +13,7 @@ from memory_core.construct import clauses
 from memory_core.construct.drafts import Draft, ExtractState
 from memory_core.construct.propositions import DISCOURSE
 from memory_core.construct.subjects import possessor
-from memory_core.contracts import Extraction
+from memory_core.contracts import ASSISTANT_ROLES, Extraction
 from memory_core.models import EventFrame, Record, Turn
 
 
@@ -71,8 +71,10 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     tough"), a topic without a statement, a picture's caption."""
     if d.prop in OPINION_ONLY:
         return False
-    # "Dance fixes ...": no name; a speaker is named even when the name is a role ("user")
-    unnamed = (d.entity[:1].islower() or d.entity_type == "concept") and d.entity not in speakers
+    # "Dance fixes ...": no name; a speaker is named even when the name is a role ("user"), but an
+    # assistant's own undated statements ("I think the book is great") are advice, not its facts
+    unnamed = (d.entity[:1].islower() or d.entity_type == "concept") and (
+        d.entity not in speakers or d.entity.lower() in ASSISTANT_ROLES)
     if unnamed and "'s " not in d.entity and d.time is None:
         return False  # an undated unnamed thing as subject ("kids had a blast", "colors blend nicely")
     verb = d.prop.split("_")[0]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from rapidfuzz import fuzz
 
-from memory_core.contracts import Vocabulary
+from memory_core.contracts import ASSISTANT_ROLES, USER_ROLES, Vocabulary
 from memory_core.models import Plan, ReasoningType, Requirement, Scope
 from memory_core.query.qembed import embed_question
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, content_words, fold, stem, words
@@ -137,8 +137,6 @@ _RELATION_WORDS = frozenset(
 _NOT_PROPERTY = STOPWORDS | WEAK_WORDS | frozenset({"s"})
 # A chat with an assistant has role-named speakers: the asker's "I/my" is the user, and
 # "you said/suggested ..." (the assistant's earlier words) is the assistant.
-_USER_ROLES = ("user", "human")
-_ASSISTANT_ROLES = ("assistant", "ai", "bot", "chatgpt")
 _FIRST_PERSON_RE = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b", re.IGNORECASE)
 _YOU_SAID_RE = re.compile(
     r"\byou\s+(?:\w+ly\s+)?(?:said|told|gave|wrote|made|came up with|\w+ed)\b", re.IGNORECASE
@@ -237,8 +235,8 @@ def addressed_speaker(question: str, speakers: tuple[str, ...]) -> tuple[str, tu
     told me ..." asks about the assistant's turns; otherwise "I / my / me" is the user.
     """
     roles = {s.lower(): s for s in speakers}
-    assistant = next((roles[r] for r in _ASSISTANT_ROLES if r in roles), None)
-    user = next((roles[r] for r in _USER_ROLES if r in roles), None)
+    assistant = next((roles[r] for r in ASSISTANT_ROLES if r in roles), None)
+    user = next((roles[r] for r in USER_ROLES if r in roles), None)
     if assistant is not None and (m := _YOU_SAID_RE.search(question)):
         return assistant, (m.start(), m.end())
     if user is not None and (m := _FIRST_PERSON_RE.search(question)):

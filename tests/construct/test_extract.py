@@ -256,7 +256,7 @@ def test_role_speakers_keep_their_facts(backend: OfflineBackend) -> None:
     a named person, not an unnamed thing whose undated statements are dropped."""
     lines: list[Line] = [
         ("user", "By the way, I have a brother, which might be influencing my social circle."),
-        ("assistant", "That is an interesting point about your social circle."),
+        ("assistant", "I think a book club is a great way to meet people."),
         ("user", "I adopted a cat named Luna and I work as a nurse."),
     ]
     s = session(1, lines)
@@ -265,6 +265,7 @@ def test_role_speakers_keep_their_facts(backend: OfflineBackend) -> None:
     assert ("D1:1", "user", "sibling", "brother", "observed", None) in got  # no relative clause
     assert ("D1:3", "user", "pet", "Luna", "observed", None) in got
     assert any(f[0] == "D1:3" and f[1] == "user" and f[2] == "occupation" and f[3] == "nurse" for f in got)
+    assert not any(f[1] == "assistant" for f in got)  # the assistant's view is advice, not its fact
 
 
 def test_a_family_phrase_gives_its_members_not_a_place(backend: OfflineBackend) -> None:
