@@ -4,7 +4,7 @@ records and turns of a selected episode."""
 import pandas as pd
 import streamlit as st
 
-from components import data, plots, transcript
+from components import data, timeline, transcript
 from components.services import services
 from components.state import query_param, require_conv, sync_pick
 from components.text import md, shorten
@@ -26,11 +26,11 @@ cols[0].metric("Sessions", len(convo.sessions))
 cols[1].metric("Episodes", len(episodes))
 cols[2].metric("Turns per episode", f"{sum(len(e.turn_ids) for e in episodes) / len(episodes):.1f}")
 
-event = st.plotly_chart(plots.episode_timeline(convo.sessions, episodes, labels), on_select="rerun",
-                        key="timeline", selection_mode="points")
-picked = [p.get("customdata") for p in (event.selection.points if event else []) if p.get("customdata")]
 ids = [e.id for e in episodes]
-sync_pick("episode_pick", ids, picked[0] if picked else None, default=query_param("episode"))
+sync_pick("episode_pick", ids, None, default=query_param("episode"))  # a timeline click sets it first
+timeline.timeline(timeline.payload(convo.sessions, episodes, labels,
+                                   selected=st.session_state["episode_pick"]),
+                  key="timeline", pick_key="episode_pick")
 by_id = {e.id: e for e in episodes}
 chosen = st.selectbox(
     "Episode", ids, key="episode_pick",

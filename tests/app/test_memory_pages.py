@@ -14,7 +14,7 @@ def test_episodes_timeline_bands_and_selection(open_app, app_services) -> None:
     no_errors(at)
     episodes = app_services.builds.episodes(SAMPLE_ID)
     assert any(m.label == "Episodes" and m.value == str(len(episodes)) for m in at.metric)
-    assert at.get("plotly_chart"), "the timeline is drawn"
+    assert at.get("bidi_component"), "the timeline is drawn"
     first_session = [e for e in episodes if e.session == episodes[0].session]
     assert html_bodies(at).count('class="mn-episode"') == 1 + len(first_session)  # chosen + its session
     widget(at.selectbox, "Session").set_value(0).run()  # all sessions
