@@ -101,9 +101,11 @@ def show_preview(info: dict[str, Any]) -> None:
         "conversation": c["id"], "already imported": "yes" if c.get("exists") else "no",
         "speakers": ", ".join(c.get("speakers") or []), "sessions": c.get("sessions"),
         "turns": c.get("turns"), "questions": c.get("questions")} for c in convs]), hide_index=True)
-    if convs and convs[0].get("first_turns"):
-        with st.expander(f"First turns of {md(convs[0]['id'])}"):
-            st.dataframe(pd.DataFrame(convs[0]["first_turns"]), hide_index=True)
+    if convs and convs[0].get("first_turns"):  # drawn only while open (a lazy expander)
+        with st.expander(f"First turns of {md(convs[0]['id'])}", key="preview_first_turns",
+                         on_change="rerun") as box:
+            if box.open:
+                st.dataframe(pd.DataFrame(convs[0]["first_turns"]), hide_index=True)
 
 
 def import_source(svc: Services, source: Source, fmt: str | None, replace: bool) -> ImportResult:
