@@ -1,10 +1,9 @@
 """Episodes: the transcript with coloured episode bands, a timeline over real dates, and the
 records and turns of a selected episode."""
 
-import pandas as pd
 import streamlit as st
 
-from components import data, timeline, transcript
+from components import data, html_table, links, timeline, transcript
 from components.services import services
 from components.state import query_param, require_conv, sync_pick
 from components.text import md, shorten
@@ -48,8 +47,10 @@ with left:
                       evidence=data.evidence_turns(records),
                       episode_positions={episode.id: ids.index(chosen)})
 with right:
-    st.dataframe(pd.DataFrame(data.records_frame_rows(records, labels)), hide_index=True,
-                 column_order=("entity", "property", "value", "modality", "valid time", "confidence"))
+    html_table.render(("entity", "property", "value", "modality", "valid time", "confidence"),
+                      data.records_frame_rows(records, labels), link_column="entity",
+                      href=lambda row: links.href_record(conv, row["id"]),
+                      empty="No records in this episode.")
 
 st.subheader("Transcript")
 sessions = [s.index for s in convo.sessions]

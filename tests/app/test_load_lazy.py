@@ -1,6 +1,6 @@
 """Load & build draws its heavy, rarely opened parts only when opened (lazy expanders): the
 format guide's highlighted examples and templates, the preview's first turns. Closed, the page
-holds no code block (no syntax highlighter to load) and one table."""
+holds no code block (no syntax highlighter to load) and no data grid."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ def test_closed_guide_and_first_turns_draw_nothing_until_opened(open_app) -> Non
     assert any(label.startswith("File formats") for label in labels)
     assert any(label.startswith("First turns of") for label in labels)
     assert not at.code and not at.get("download_button") and not at.tabs
-    assert len(at.dataframe) == 1  # the preview's conversations, not yet its first turns
+    assert not at.dataframe  # the preview's conversations are a light HTML table, its first turns closed
+    assert any('class="mn-table"' in h.proto.body for h in at.get("html"))
     at.session_state[GUIDE_KEY] = True
     at.session_state["preview_first_turns"] = True
     at.run()
     no_errors(at)
     assert len(at.code) == len(FORMATS) and len(at.get("download_button")) == len(FORMATS)
-    assert len(at.dataframe) == 2
-    assert len(at.dataframe[1].value) > 0
+    assert len(at.dataframe) == 1 and len(at.dataframe[0].value) > 0
