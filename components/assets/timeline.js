@@ -40,6 +40,7 @@ function tickLabel(value, dated, spanDays) {
 function draw(root, data, setTriggerValue) {
   const box = root.querySelector(".mn-tl-plot");
   const tip = root.querySelector(".mn-tl-tip");
+  tip.style.display = "none";  // a redraw removes the hovered dot (its mouseleave never comes)
   const width = Math.max(320, Math.floor(box.clientWidth || root.clientWidth || 700));
   const height = data.height;
   const points = data.points || [];
