@@ -1,7 +1,7 @@
 """First-render time of every page in a real browser, and of a 300-node graph.
 
     .venv/bin/python benchmarks/ui_render.py [--data ../shared/bench/locomo_dev.json] [--home DIR]
-                                             [--repeat 3] [--keep]
+                                             [--repeat 3] [--keep] [--pages episodes,load]
 
 Imports the LoCoMo development split into a temporary home (or reuses ``--home``), builds it
 with the offline backend through the CLI, serves the app with ``streamlit run`` and opens every
@@ -215,9 +215,14 @@ def main() -> int:
     parser.add_argument("--graph-nodes", type=int, nargs="*", default=[300, 1000],
                         help="sizes of the synthetic graphs to time (default 300 1000)")
     parser.add_argument("--graph-only", action="store_true", help="time only the synthetic graphs")
+    parser.add_argument("--pages", default="",
+                        help="time only these pages, a comma list of names as in the URL (home is '')"
+                             " e.g. episodes,load; default every page. With it the sidebar walk and"
+                             " the synthetic graphs are skipped")
     parser.add_argument("--question", default="",
                         help="also time this question on a newly opened Ask page (index warming)")
     args = parser.parse_args()
+    pages = PAGES if not args.pages else [p for p in PAGES if p in args.pages.split(",")]
     if args.graph_only:
         from playwright.sync_api import sync_playwright
 
@@ -241,7 +246,7 @@ def main() -> int:
             print(f"pages, conversation {conv} (seconds; 'cold' = the page's first visit since the "
                   f"server started, then {args.repeat} warm visits, each a new session):")
             print(f"{'page':<10} {'cold':>7} {'first':>7} {'median':>7} {'max':>7}")
-            for name in PAGES:
+            for name in pages:
                 cold = visit(browser, f"{url}/{name}?conv={conv}", graph=name == "graphs")
                 times = [visit(browser, f"{url}/{name}?conv={conv}", graph=name == "graphs")
                          for _ in range(args.repeat)]
@@ -253,17 +258,18 @@ def main() -> int:
                   f"browser; median of {args.repeat}):")
             print("  " + "  ".join(
                 f"/{name} {statistics.median(visit(browser, f'{url}/{name}?conv={conv}', name == 'graphs', cached) for _ in range(args.repeat)):.2f}"  # noqa: E501
-                for name in PAGES))
+                for name in pages))
             cached.close()
             if args.question:
                 for pause in (0.0, 5.0):
                     took = first_question(browser, url, conv, args.question, pause)
                     print(f"question on a newly opened Ask page after {pause:.0f} s of typing: "
                           f"{took:.2f} s from the click to the answer")
-            moves = in_session(browser, url, conv)
-            print("\nmoving through the sidebar in one session (seconds):")
-            print("  " + "  ".join(f"/{k} {v:.2f}" for k, v in moves.items()))
-            graph_figures(browser, args.graph_nodes)
+            if not args.pages:
+                moves = in_session(browser, url, conv)
+                print("\nmoving through the sidebar in one session (seconds):")
+                print("  " + "  ".join(f"/{k} {v:.2f}" for k, v in moves.items()))
+                graph_figures(browser, args.graph_nodes)
             browser.close()
     finally:
         proc.terminate()

@@ -105,9 +105,17 @@ FORMATS: tuple[Format, ...] = (
 )
 
 
+GUIDE_KEY = "formats_guide"
+
+
 def guide() -> None:
-    """An expander with one tab per format: what it is, an example, a template to download."""
-    with st.expander("File formats, with examples and templates"):
+    """An expander with one tab per format: what it is, an example, a template to download.
+
+    Drawn only while open (a lazy expander): the seven highlighted examples need the browser's
+    syntax highlighter, a large script the page would otherwise load on every visit."""
+    with st.expander("File formats, with examples and templates", key=GUIDE_KEY, on_change="rerun") as box:
+        if not box.open:
+            return
         st.caption("The format is detected from the content. Every example below imports as shown; "
                    "download it as a starting point. The full rules are in docs/formats.md.")
         for tab, fmt in zip(st.tabs([f.title for f in FORMATS]), FORMATS, strict=True):

@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from components import html_table
 from components.text import md
 from memory_core.errors import MnemoscopeError
 from memory_core.services import ImportResult, Services
@@ -92,18 +93,27 @@ def preview(svc: Services, source: Source, fmt: str | None) -> dict[str, Any]:
     return found
 
 
+PREVIEW_COLUMNS = ("conversation", "already imported", "speakers", "sessions", "turns", "questions")
+
+
+def preview_rows(convs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per conversation found in the file (a small static table, not a data grid)."""
+    return [{"conversation": c["id"], "already imported": "yes" if c.get("exists") else "no",
+             "speakers": ", ".join(c.get("speakers") or []), "sessions": c.get("sessions"),
+             "turns": c.get("turns"), "questions": c.get("questions")} for c in convs]
+
+
 def show_preview(info: dict[str, Any]) -> None:
     st.caption(f"Detected format: **{md(info.get('format') or 'unknown')}**")
     for warning in info.get("warnings") or []:
         st.warning(md(warning))
     convs = info.get("conversations") or []
-    st.dataframe(pd.DataFrame([{
-        "conversation": c["id"], "already imported": "yes" if c.get("exists") else "no",
-        "speakers": ", ".join(c.get("speakers") or []), "sessions": c.get("sessions"),
-        "turns": c.get("turns"), "questions": c.get("questions")} for c in convs]), hide_index=True)
-    if convs and convs[0].get("first_turns"):
-        with st.expander(f"First turns of {md(convs[0]['id'])}"):
-            st.dataframe(pd.DataFrame(convs[0]["first_turns"]), hide_index=True)
+    html_table.render(PREVIEW_COLUMNS, preview_rows(convs), empty="No conversation found in the file.")
+    if convs and convs[0].get("first_turns"):  # drawn only while open (a lazy expander)
+        with st.expander(f"First turns of {md(convs[0]['id'])}", key="preview_first_turns",
+                         on_change="rerun") as box:
+            if box.open:
+                st.dataframe(pd.DataFrame(convs[0]["first_turns"]), hide_index=True)
 
 
 def import_source(svc: Services, source: Source, fmt: str | None, replace: bool) -> ImportResult:

@@ -1,10 +1,9 @@
 """Episodes: the transcript with coloured episode bands, a timeline over real dates, and the
 records and turns of a selected episode."""
 
-import pandas as pd
 import streamlit as st
 
-from components import data, plots, transcript
+from components import data, html_table, links, timeline, transcript
 from components.services import services
 from components.state import query_param, require_conv, sync_pick
 from components.text import md, shorten
@@ -26,11 +25,11 @@ cols[0].metric("Sessions", len(convo.sessions))
 cols[1].metric("Episodes", len(episodes))
 cols[2].metric("Turns per episode", f"{sum(len(e.turn_ids) for e in episodes) / len(episodes):.1f}")
 
-event = st.plotly_chart(plots.episode_timeline(convo.sessions, episodes, labels), on_select="rerun",
-                        key="timeline", selection_mode="points")
-picked = [p.get("customdata") for p in (event.selection.points if event else []) if p.get("customdata")]
 ids = [e.id for e in episodes]
-sync_pick("episode_pick", ids, picked[0] if picked else None, default=query_param("episode"))
+sync_pick("episode_pick", ids, None, default=query_param("episode"))  # a timeline click sets it first
+timeline.timeline(timeline.payload(convo.sessions, episodes, labels,
+                                   selected=st.session_state["episode_pick"]),
+                  key="timeline", pick_key="episode_pick")
 by_id = {e.id: e for e in episodes}
 chosen = st.selectbox(
     "Episode", ids, key="episode_pick",
@@ -48,8 +47,10 @@ with left:
                       evidence=data.evidence_turns(records),
                       episode_positions={episode.id: ids.index(chosen)})
 with right:
-    st.dataframe(pd.DataFrame(data.records_frame_rows(records, labels)), hide_index=True,
-                 column_order=("entity", "property", "value", "modality", "valid time", "confidence"))
+    html_table.render(("entity", "property", "value", "modality", "valid time", "confidence"),
+                      data.records_frame_rows(records, labels), link_column="entity",
+                      href=lambda row: links.href_record(conv, row["id"]),
+                      empty="No records in this episode.")
 
 st.subheader("Transcript")
 sessions = [s.index for s in convo.sessions]

@@ -1,10 +1,11 @@
 """Graphs: the entity graph and the event graph, filtered, drawn offline (vis-network); click a
 node or an edge to open its records, episode and source turns in the side panel. "Memory as
-of" shows both graphs as they stood on a day (graph_as_of)."""
+of" shows both graphs as they stood on a day (graph_as_of); that day is in the URL
+(``?as_of=YYYY-MM-DD``)."""
 
 import streamlit as st
 
-from components import data, graph_panel, graph_view
+from components import data, graph_panel, graph_view, url_date
 from components.services import call, services
 from components.state import require_conv
 
@@ -17,7 +18,9 @@ with top[0]:
     kind = st.segmented_control("Graph", ["entity", "event"], default="entity", key="graph_kind",
                                 format_func=lambda k: f"{k.capitalize()} graph") or "entity"
 with top[1]:
+    url_date.read("as_of", graph_view.AS_OF_KEY)
     day = graph_view.as_of_control()
+    url_date.write("as_of", graph_view.AS_OF_KEY, day)
 token = data.version_token(svc, conv)
 g = call(graph_view.load_graph, svc, conv, kind, token)
 if g.number_of_nodes() == 0:

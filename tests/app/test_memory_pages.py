@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from components import graph
-from components.text import shorten
+from components import graph, links
+from components.text import esc, shorten
 from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, widget
 
 
@@ -14,7 +14,7 @@ def test_episodes_timeline_bands_and_selection(open_app, app_services) -> None:
     no_errors(at)
     episodes = app_services.builds.episodes(SAMPLE_ID)
     assert any(m.label == "Episodes" and m.value == str(len(episodes)) for m in at.metric)
-    assert at.get("plotly_chart"), "the timeline is drawn"
+    assert at.get("bidi_component"), "the timeline is drawn"
     first_session = [e for e in episodes if e.session == episodes[0].session]
     assert html_bodies(at).count('class="mn-episode"') == 1 + len(first_session)  # chosen + its session
     widget(at.selectbox, "Session").set_value(0).run()  # all sessions
@@ -27,8 +27,9 @@ def test_episodes_timeline_bands_and_selection(open_app, app_services) -> None:
     assert at.subheader[0].value.startswith("S")
     records = app_services.curation.search_records(SAMPLE_ID, filters={"episode_id": second.id},
             page_size=200)
-    table = at.dataframe[0].value
-    assert len(table) == records.total
+    table = next(h.proto.body for h in at.get("html") if 'class="mn-table"' in h.proto.body)
+    assert table.count("<tr>") - 1 == records.total  # a light HTML table (no data grid), a row per record
+    assert all(esc(links.href_record(SAMPLE_ID, r.id)) in table for r in records.rows)  # rows open records
     assert f"{len(second.turn_ids)} turns" in all_text(at)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.formats import FORMATS
+from components.formats import FORMATS, GUIDE_KEY
 from components.loading import sample_files
 from tests.app.conftest import SAMPLE_ID, all_text, no_errors, widget
 
@@ -35,6 +35,8 @@ def test_load_lists_only_real_samples_and_documents_each_format(open_app) -> Non
     no_errors(at)
     assert widget(at.selectbox, "Sample file").options == names
     assert any(e.label.startswith("File formats") for e in at.expander)
+    at.session_state[GUIDE_KEY] = True  # the guide is drawn when opened
+    at.run()
     assert len(at.get("download_button")) == len(FORMATS)
     codes = [c.value.strip() for c in at.code]
     assert all(f.example.strip() in codes for f in FORMATS)

@@ -74,7 +74,7 @@ def test_a_timeline_point_changes_the_episode(built_app: str, page) -> None:  # 
     goto(page, f"{built_app}/episodes?conv={SAMPLE_ID}")
     heading = page.locator("h3").first
     before = heading.inner_text()
-    points = page.locator('[data-testid="stPlotlyChart"] .scatterlayer .point')
+    points = page.locator(".mn-tl .mn-tl-point")
     assert points.count() > 3
     for i in range(points.count() - 1, 0, -1):  # a point of another episode
         box = points.nth(i).bounding_box()

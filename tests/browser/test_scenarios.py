@@ -37,7 +37,7 @@ def test_build_live_then_see_episodes_and_records(fresh_app: str, page) -> None:
     shot(page, "load-build-live")
     goto(page, f"{fresh_app}/episodes?conv={SAMPLE_ID}")
     expect(page.locator(".mn-episode").first).to_be_visible()
-    expect(page.locator('[data-testid="stPlotlyChart"]')).to_be_visible()
+    expect(page.locator(".mn-tl .mn-tl-point").first).to_be_visible()  # the timeline
     shot(page, "episodes")
     goto(page, f"{fresh_app}/records?conv={SAMPLE_ID}")
     expect(page.get_by_text(re.compile(r"\d+ matching records"))).to_be_visible()

@@ -90,6 +90,7 @@ HTML_SINKS = {
     ("components/links.py", "show"),  # record_caption, ids_html, *_link
     ("components/compare_view.py", "render"),  # only_here_html
     ("components/history_view.py", "diff"),  # diff_html
+    ("components/html_table.py", "render"),  # table_html
 }
 UNSAFE_ALLOWED: set[tuple[str, str]] = set()  # nothing may pass unsafe_allow_html=True
 

@@ -1,0 +1,59 @@
+"""A small static table drawn as escaped HTML: for short lists (an episode's records, a file
+preview's conversations) where ``st.dataframe`` would make the browser load and run its data
+grid (about 1.3 MB of script and a canvas) on every visit to the page.
+
+Every cell is escaped (``components.text.esc``); the only literal markup is our own tags and
+constant inline styles. ``render`` passes the result to ``st.html`` (sanitised once more by
+DOMPurify, no scripts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import streamlit as st
+
+from components.text import esc
+
+_TABLE = "width:100%;border-collapse:collapse;font-size:0.85rem;line-height:1.35"
+_HEAD = "text-align:left;font-weight:600;color:#495057;border-bottom:2px solid #dee2e6;padding:3px 6px"
+_CELL = "border-bottom:1px solid #f1f3f5;padding:3px 6px;vertical-align:top;overflow-wrap:anywhere"
+_NUM = _CELL + ";text-align:right;white-space:nowrap"
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return "" if value is None else " ".join(str(value).split())
+
+
+def table_html(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], *,
+               link_column: str | None = None, href: Callable[[Mapping[str, Any]], str] | None = None,
+               max_height: int = 420) -> str:
+    """``rows`` (dicts) as a table of ``columns``; with ``link_column`` and ``href`` that column's
+    cells are links (``href(row)``). Scrolls beyond ``max_height`` pixels."""
+    head = "".join(f'<th style="{_HEAD}">{esc(c)}</th>' for c in columns)
+    body = []
+    for row in rows:
+        cells = []
+        for c in columns:
+            value = row.get(c)
+            style = _NUM if isinstance(value, int | float) and not isinstance(value, bool) else _CELL
+            text = esc(_cell(value))
+            if c == link_column and href is not None:
+                text = f'<a class="mn-link" href="{esc(href(row))}">{text}</a>'
+            cells.append(f'<td style="{style}">{text}</td>')
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    return (f'<div class="mn-table" style="max-height:{int(max_height)}px;overflow:auto">'
+            f'<table style="{_TABLE}"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")
+
+
+def render(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], *, empty: str = "Nothing to show.",
+           **kwargs: Any) -> None:
+    """Draw the table (see ``table_html``); no rows shows ``empty`` as a caption."""
+    if not rows:
+        st.caption(empty)
+        return
+    st.html(table_html(columns, rows, **kwargs))

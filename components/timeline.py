@@ -1,0 +1,130 @@
+"""The Episodes page's timeline: one dot per episode at its session's date (or session number
+when undated), drawn as inline SVG by a Streamlit custom component (v2).
+
+It replaced a Plotly scatter: plotly.js is megabytes the browser had to load and run before the
+page was drawn, for one small chart. ``payload(...)`` turns the episodes into plain JSON data
+(x, y, dot size by turns, colour by theme type, hover text); ``timeline(data, key=...)`` mounts
+the component and returns the episode the user clicked in this run (``None`` otherwise).
+
+The data travels as JSON and the browser writes every string with ``textContent`` or
+``setAttribute`` (components/assets/timeline.js), so conversation text cannot become markup.
+Hover text is still shortened and bidi-defused here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from functools import cache, partial
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from components.text import defuse_bidi, shorten
+
+THEME_COLORS = {"entity": "#3b5bdb", "event": "#e8590c", "topic": "#2b8a3e"}
+OTHER_COLOR = "#868e96"
+HEIGHT = 320
+_JS = Path(__file__).resolve().parent / "assets" / "timeline.js"
+_CSS = """
+.mn-tl { position: relative; font-family: var(--st-font, sans-serif); }
+.mn-tl-legend { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 0.8rem; color: #343a40;
+  margin: 0 0 2px 0; align-items: center; }
+.mn-tl-key { display: inline-flex; align-items: center; gap: 4px; }
+.mn-tl-dot { width: 11px; height: 11px; border-radius: 50%; display: inline-block; opacity: 0.8; }
+.mn-tl-plot { width: 100%; }
+.mn-tl-svg text { font-size: 11px; fill: #495057; }
+.mn-tl-svg .mn-tl-title { font-size: 12px; fill: #343a40; }
+.mn-tl-grid { stroke: #e9ecef; stroke-width: 1; }
+.mn-tl-point { opacity: 0.8; stroke: #fff; stroke-width: 1; cursor: pointer; }
+.mn-tl-point:hover { opacity: 1; stroke: #212529; }
+.mn-tl-selected { opacity: 1; stroke: #212529; stroke-width: 2.5; }
+.mn-tl-tip { position: absolute; display: none; pointer-events: none; z-index: 2; max-width: 260px;
+  background: #fff; border: 1px solid #ced4da; border-radius: 4px; padding: 4px 6px;
+  font-size: 0.78rem; color: #212529; white-space: pre-line; box-shadow: 0 1px 4px rgba(0,0,0,.15); }
+"""
+
+
+@cache
+def _component() -> Any:
+    """Registered on first use (inside a script run), once per process."""
+    return st.components.v2.component(
+        "mnemoscope.episode_timeline",
+        html='<div class="mn-tl"><div class="mn-tl-legend"></div><div class="mn-tl-plot"></div>'
+             '<div class="mn-tl-tip"></div></div>',
+        css=_CSS,
+        js=_JS.read_text(encoding="utf-8"),
+    )
+
+
+def _ms(value: datetime) -> float:
+    stamp = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return stamp.timestamp() * 1000.0
+
+
+def _text(value: Any, limit: int) -> str:
+    return defuse_bidi(shorten(value, limit))
+
+
+def payload(sessions: Sequence[Any], episodes: Sequence[Any], labels: Mapping[str, str], *,
+            selected: str | None = None, height: int = HEIGHT) -> dict[str, Any]:
+    """Plain JSON data: one point per episode.
+
+    y is the episode's position inside its session, the dot's diameter grows with its number
+    of turns (8–30 px), its colour is its theme type's; the tip is plain text.
+    """
+    session_time = {s.index: s.time for s in sessions}
+    dated = bool(episodes) and all(session_time.get(ep.session) is not None for ep in episodes)
+    biggest = max((len(ep.turn_ids) for ep in episodes), default=1) or 1
+    position: dict[int, int] = {}
+    kinds: Counter[str] = Counter()
+    points = []
+    for ep in episodes:
+        position[ep.session] = position.get(ep.session, 0) + 1
+        kind = str(getattr(ep.theme_type, "value", ep.theme_type))
+        kinds[kind] += 1
+        turns = len(ep.turn_ids)
+        theme = ", ".join(str(t) for t in ep.theme[:4]) or "—"
+        points.append({
+            "id": str(ep.id),
+            "x": _ms(session_time[ep.session]) if dated else float(ep.session),
+            "y": position[ep.session],
+            "size": round(8 + 22 * turns / biggest, 1),
+            "color": THEME_COLORS.get(kind, OTHER_COLOR),
+            "kind": kind,
+            "tip": "\n".join([f"{_text(labels.get(ep.id, ep.id), 40)} · {kind} · {turns} turns",
+                              _text(theme, 60),
+                              f"boundary: {_text(ep.boundary_reason or 'session start', 50)}"]),
+        })
+    legend = [{"label": k, "color": THEME_COLORS.get(k, OTHER_COLOR), "count": c}
+              for k, c in sorted(kinds.items())]
+    return {"dated": dated, "points": points, "legend": legend, "yMax": max(position.values(), default=1),
+            "height": height, "selected": selected,
+            "xTitle": "session date" if dated else "session", "yTitle": "episode in session"}
+
+
+def clicked(value: Any, ids: Sequence[str]) -> str | None:
+    """The episode id a click event carries, if it is one of ``ids``."""
+    raw = value.get("clicked") if hasattr(value, "get") else None
+    return raw if isinstance(raw, str) and raw in ids else None
+
+
+def _on_click(key: str, pick_key: str, ids: Sequence[str]) -> None:
+    """Before the rerun a click causes: move the episode picker (``pick_key``) to the clicked
+    episode, so the page, and the timeline's highlighted dot, show it in that same run."""
+    chosen = clicked(st.session_state.get(key), ids)
+    if chosen is not None:
+        st.session_state[pick_key] = chosen
+
+
+def timeline(data: dict[str, Any], *, key: str, pick_key: str | None = None) -> str | None:
+    """Mount the timeline; the id of the episode clicked in this run, else ``None``.
+
+    With ``pick_key`` a click also sets that session-state key (a selectbox's) to the episode.
+    """
+    ids = [p["id"] for p in data.get("points") or ()]
+    callback = partial(_on_click, key, pick_key, ids) if pick_key else (lambda: None)
+    result = _component()(key=key, data=data, on_clicked_change=callback)
+    return clicked(result, ids) if result is not None else None

@@ -1,0 +1,44 @@
+"""The Episodes timeline (an inline-SVG custom component): a click on a dot selects that
+episode (heading, picker and highlighted dot follow), hovering shows the episode's text, dots
+are coloured by theme type and sized by turns."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import SAMPLE_ID, goto, shot, wait_ready
+
+pytestmark = pytest.mark.browser
+
+
+def test_clicking_a_timeline_dot_selects_its_episode(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+    goto(page, f"{built_app}/episodes?conv={SAMPLE_ID}")
+    dots = page.locator(".mn-tl .mn-tl-point")
+    expect(dots.first).to_be_visible()
+    count = dots.count()
+    assert count > 3
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 0  # no plotly.js to load
+    first_id = page.locator(".mn-tl .mn-tl-selected").get_attribute("data-id")
+    assert first_id == dots.first.get_attribute("data-id")  # the first episode is chosen at first
+    # dot sizes follow the turns and colours the theme types (at least two distinct sizes)
+    sizes = {dots.nth(i).get_attribute("r") for i in range(count)}
+    assert len(sizes) > 1
+    legend = page.locator(".mn-tl .mn-tl-legend").inner_text()
+    assert "(" in legend
+    target = dots.nth(count - 1)
+    wanted = target.get_attribute("data-id")
+    target.hover()
+    tip = page.locator(".mn-tl .mn-tl-tip")
+    expect(tip).to_be_visible()
+    assert "turns" in tip.inner_text()
+    tip_label = tip.inner_text().split(" · ")[0]  # the hovered episode's label, e.g. S10·E4
+    heading = page.locator("h3").first
+    before = heading.inner_text()
+    target.click()
+    page.wait_for_timeout(300)
+    wait_ready(page)
+    expect(page.locator(".mn-tl .mn-tl-selected")).to_have_attribute("data-id", wanted or "")
+    assert heading.inner_text() != before
+    assert heading.inner_text().startswith(f"{tip_label}:"), (tip_label, heading.inner_text())
+    shot(page, "episodes-timeline-click")
