@@ -18,7 +18,7 @@ from components.text import esc
 
 _TABLE = "width:100%;border-collapse:collapse;font-size:0.85rem;line-height:1.35"
 _HEAD = "text-align:left;font-weight:600;color:#495057;border-bottom:2px solid #dee2e6;padding:3px 6px"
-_CELL = "border-bottom:1px solid #f1f3f5;padding:3px 6px;vertical-align:top;overflow-wrap:anywhere"
+_CELL = "border-bottom:1px solid #f1f3f5;padding:3px 6px;vertical-align:top;overflow-wrap:break-word"
 _NUM = _CELL + ";text-align:right;white-space:nowrap"
 
 
