@@ -49,30 +49,79 @@ def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str,
     as_of = top[2].date_input("Memory as of", value=None, key="records_as_of", format="YYYY-MM-DD",
                               help="Show the memory as it stood on that day: records said in a later "
                                    "session, or about a later time, are hidden.")
-    cols = st.columns(4)
+    more = more_filters(facets)
     filters: dict[str, Any] = {
         "entity": entities,
         "as_of": as_of.isoformat() if isinstance(as_of, date) else None,
-        "entity_type": cols[0].multiselect("Entity type", _facet(facets, "entity_type")),
-        "property": cols[1].multiselect("Property", _facet(facets, "property")),
-        "modality": cols[2].multiselect("Modality", _facet(facets, "modality")),
-        "session": cols[3].multiselect("Session", _facet(facets, "session")),
+        **{name: more[name] for name in ("entity_type", "property", "modality", "session")},
     }
-    cols = st.columns(4)
-    status = STATUS_CHOICES[cols[0].selectbox("Status", list(STATUS_CHOICES))]
+    status = STATUS_CHOICES[more["status"]]
     if status is not None:
         filters["status"] = status
-    min_conf = cols[1].slider("Minimum confidence", 0.0, 1.0, 0.0, 0.05)
-    if min_conf > 0:
-        filters["min_confidence"] = min_conf
-    sort = SORTS[cols[2].selectbox("Sort by", list(SORTS))]
-    page_size = int(cols[3].selectbox("Rows per page", PAGE_SIZES, index=1))
+    if more["min_confidence"] > 0:
+        filters["min_confidence"] = more["min_confidence"]
+    sort, page_size = SORTS[more["sort"]], int(more["page_size"])
     filters = {k: v for k, v in filters.items() if v not in (None, [], "")}
     signature = json.dumps([query, filters, sort, page_size], sort_keys=True, default=str)
     if st.session_state.get("records_signature") != signature:
         st.session_state["records_signature"] = signature
         st.session_state[PAGE_KEY] = 1
     return query, filters, sort, page_size
+
+
+MORE_KEY = "records_more_filters"  # conv -> the secondary filters' values (kept while hidden)
+MORE_OPEN_KEY = "records_more_open"
+MORE_DEFAULTS: dict[str, Any] = {
+    "entity_type": [], "property": [], "modality": [], "session": [], "status": next(iter(STATUS_CHOICES)),
+    "min_confidence": 0.0, "sort": next(iter(SORTS)), "page_size": 50}
+
+
+def more_filters(facets: dict[str, list[tuple[Any, int]]]) -> dict[str, Any]:
+    """Entity type, property, modality, session, status, minimum confidence, sort and page size:
+    drawn only while their expander is open (eight widgets fewer on every other render), applied
+    always. Their values live in ``st.session_state[MORE_KEY]`` per conversation (Streamlit drops
+    the state of a widget that is not drawn); the expander's label counts those set."""
+    conv = str(st.query_params.get("conv", ""))
+    kept = st.session_state.setdefault(MORE_KEY, {}).setdefault(conv, dict(MORE_DEFAULTS))
+    lists = {name: _facet(facets, name) for name in ("entity_type", "property", "modality", "session")}
+    for name, options in lists.items():  # a value the conversation no longer has is dropped
+        kept[name] = [v for v in kept[name] if v in options]
+    changed = [name for name, default in MORE_DEFAULTS.items() if kept[name] != default]
+    box = st.expander("More filters · sort · rows per page", key=MORE_OPEN_KEY, on_change="rerun")
+    if changed and not box.open:
+        st.caption(f"More filters set: {', '.join(changed).replace('_', ' ')}")
+    drawn = f"records_f:{conv}:drawn"  # the widgets were drawn in the last run: their state is live
+    if not box.open:
+        st.session_state[drawn] = False
+        return kept
+
+    def key(name: str) -> str:
+        return f"records_f:{conv}:{name}"
+
+    if not st.session_state.get(drawn):
+        for name in MORE_DEFAULTS:  # (re)drawn: start from the kept values
+            st.session_state[key(name)] = kept[name]
+    st.session_state[drawn] = True
+    with box:
+        cols = st.columns(4)
+        for col, (name, title) in zip(cols, (("entity_type", "Entity type"), ("property", "Property"),
+                                             ("modality", "Modality"), ("session", "Session")), strict=True):
+            col.multiselect(title, lists[name], key=key(name))
+        cols = st.columns(4)
+        cols[0].selectbox("Status", list(STATUS_CHOICES), key=key("status"))
+        cols[1].slider("Minimum confidence", 0.0, 1.0, step=0.05, key=key("min_confidence"))
+        cols[2].selectbox("Sort by", list(SORTS), key=key("sort"))
+        cols[3].selectbox("Rows per page", PAGE_SIZES, key=key("page_size"))
+        if changed:
+            st.button("Reset these", key=key("reset"), on_click=_reset_more, args=(conv,))
+    kept.update({name: st.session_state[key(name)] for name in MORE_DEFAULTS})
+    return kept
+
+
+def _reset_more(conv: str) -> None:
+    st.session_state.setdefault(MORE_KEY, {})[conv] = dict(MORE_DEFAULTS)
+    for name, default in MORE_DEFAULTS.items():
+        st.session_state[f"records_f:{conv}:{name}"] = default
 
 
 def entity_filter(where: Any, facets: dict[str, list[tuple[Any, int]]]) -> list[str]:
@@ -179,8 +228,8 @@ def row_payload(rows: Sequence[Any], labels: dict[str, str], superseded: dict[st
 def _row_action(svc: Any, conv: str) -> None:
     """A click in the table (a widget callback, before the rerun): open the row's record, or
     confirm / mark wrong / restore it through the same curation calls as the review buttons."""
-    state = st.session_state.get(ROWS_KEY)
-    value = state.get("action") if hasattr(state, "get") else None
+    state: Any = st.session_state.get(ROWS_KEY)
+    value = state.get("action") if state is not None and hasattr(state, "get") else None
     if not isinstance(value, dict) or not isinstance(value.get("id"), str):
         return
     record_id, kind = value["id"], value.get("kind")

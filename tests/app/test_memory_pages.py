@@ -38,6 +38,9 @@ def test_records_search_filters_and_pages_in_the_service(open_app, app_services)
     total = app_services.curation.search_records(SAMPLE_ID, page_size=1).total
     assert f"{total} matching records" in all_text(at)
     assert len(record_rows(at)) == min(50, total)
+    at.session_state["records_more_open"] = True  # the secondary filters are drawn when open
+    at.run()
+    at.session_state["records_more_open"] = True
     widget(at.selectbox, "Rows per page").set_value(25).run()
     assert len(record_rows(at)) == min(25, total)
     button(at, "Next ▶").click().run()

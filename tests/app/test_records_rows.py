@@ -93,3 +93,46 @@ def test_only_the_open_tab_is_drawn(open_app) -> None:
     labels = {b.label for b in [*at.button, *at.form_submit_button]}
     assert "Merge entities" in labels and "Save changes" not in labels
     assert button(at, "Merge entities")
+
+
+def _more(at, is_open: bool = True) -> None:  # type: ignore[no-untyped-def]
+    """Open (or close) the "More filters" expander for the next run (AppTest keeps no expander
+    state of its own between runs, a browser does)."""
+    at.session_state["records_more_open"] = is_open
+
+
+def test_secondary_filters_are_drawn_only_when_open_and_always_applied(open_app, app_services) -> None:
+    svc = app_services
+    at = open_app("pages/records.py", conv=SAMPLE_ID)
+    no_errors(at)
+    labels = {w.label for w in [*at.multiselect, *at.selectbox]}
+    assert "Property" not in labels and "Rows per page" not in labels  # eight widgets fewer
+    _more(at)
+    at.run()
+    prop = svc.curation.record_facets(SAMPLE_ID)["property"][0][0]
+    _more(at)
+    widget(at.multiselect, "Property").set_value([prop]).run()
+    _more(at)
+    widget(at.selectbox, "Rows per page").set_value(25).run()
+    expected = svc.curation.search_records(SAMPLE_ID, filters={"property": [prop]}, page_size=25)
+    assert expected.total > 25
+    assert list(record_rows(at)["id"]) == [r.id for r in expected.rows]
+    _more(at, False)  # closed: still applied, and the label says so
+    at.run()
+    no_errors(at)
+    assert "Property" not in {w.label for w in at.multiselect}
+    assert list(record_rows(at)["id"]) == [r.id for r in expected.rows]
+    assert "More filters set: property, page size" in all_text(at)
+    # the review queue covers them too
+    at.button_group[0].set_value("Review queue").run()
+    queue = svc.curation.review_queue(SAMPLE_ID, filters={"property": [prop]})
+    assert f"{len(queue)} records to review: the active records the search and filters above select" in \
+        all_text(at)
+    at.button_group[0].set_value("Browse").run()
+    _more(at)
+    at.run()
+    assert widget(at.multiselect, "Property").value == [prop]  # reopened: the kept values
+    _more(at)
+    button(at, "Reset these").click().run()
+    no_errors(at)
+    assert len(record_rows(at)) == min(50, svc.curation.search_records(SAMPLE_ID, page_size=1).total)
