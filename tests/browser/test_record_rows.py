@@ -65,3 +65,21 @@ def test_row_buttons_mark_wrong_restore_confirm_and_open(built_app: str, page) -
     expect(page.get_by_text(f"Confirmed {other} as correct.")).to_be_visible(timeout=60_000)
     wait_ready(page)
     expect(_row(page, other).locator("td.mn-conf")).to_have_text("1.00")
+
+
+def test_more_filters_open_apply_and_stay_applied_when_closed(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+    goto(page, f"{built_app}/records?conv={SAMPLE_ID}")
+    expect(page.locator(ROW).first).to_be_visible(timeout=60_000)
+    assert page.locator(ROW).count() == 50
+    expect(page.get_by_text("Rows per page", exact=True)).to_have_count(0)  # not drawn while closed
+    page.get_by_text("More filters · sort · rows per page").click()
+    wait_ready(page)
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Rows per page").click()
+    page.get_by_role("option", name="25", exact=True).click()
+    wait_ready(page)
+    expect(page.locator(ROW)).to_have_count(25, timeout=60_000)
+    expect(page.get_by_text("Rows per page", exact=True)).to_be_visible()  # the expander stayed open
+    page.get_by_text("More filters · sort · rows per page").click()  # closed: still 25 rows
+    wait_ready(page)
+    expect(page.get_by_text("More filters set: page size")).to_be_visible(timeout=60_000)
+    expect(page.locator(ROW)).to_have_count(25)
