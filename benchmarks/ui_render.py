@@ -1,7 +1,7 @@
 """First-render time of every page in a real browser, and of a 300-node graph.
 
     .venv/bin/python benchmarks/ui_render.py [--data ../shared/bench/locomo_dev.json] [--home DIR]
-                                             [--repeat 3] [--keep] [--pages episodes,load]
+                                             [--repeat 3] [--keep] [--pages records,episodes]
 
 Imports the LoCoMo development split into a temporary home (or reuses ``--home``), builds it
 with the offline backend through the CLI, serves the app with ``streamlit run`` and opens every
@@ -10,6 +10,8 @@ visit). A visit's time runs from navigation until Streamlit reports the script r
 no lazy element is still loading; for the Graphs page also until vis-network has its nodes and
 their layout is final.
 The first visit after the server starts is reported apart (it pays for module imports).
+``--pages`` times only the named pages (``home`` is the front page), in every table; with
+``--graph-nodes`` and no sizes the synthetic graphs are skipped.
 Synthetic 300- and 1000-node graphs on the Graphs page's canvas component
 (benchmarks/graph_canvas_app.py) are timed until drawn and until the layout is final.
 Prints figures; asserts nothing.
@@ -128,15 +130,17 @@ TITLES = {"": "Home", "load": "Load & build", "episodes": "Episodes", "records":
           "settings": "Settings"}
 
 
-def in_session(browser, url: str, conv: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    """One browser session moving page to page through the sidebar, as a user does."""
+def in_session(browser, url: str, conv: str,  # type: ignore[no-untyped-def]
+               pages: list[str] = PAGES) -> dict[str, float]:
+    """One browser session moving page to page through the sidebar, as a user does (through
+    ``pages``, then back home)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.goto(f"{url}/?conv={conv}")
     page.wait_for_selector(READY, timeout=120_000)
     page.wait_for_function(NO_SKELETON, timeout=120_000)
     out: dict[str, float] = {}
-    for name in [*PAGES[1:], ""]:
+    for name in [*(p for p in pages if p), ""]:
         start = time.perf_counter()
         page.locator('[data-testid="stSidebar"]').get_by_role("link", name=TITLES[name], exact=True).click()
         page.wait_for_url(f"**/{name}?conv={conv}")
@@ -189,6 +193,8 @@ def standalone_graph(browser, url: str, nodes: int, layout: str) -> dict[str, fl
 
 
 def graph_figures(browser, sizes: list[int]) -> None:  # type: ignore[no-untyped-def]
+    if not sizes:
+        return
     proc, url = serve(ROOT / "benchmarks" / "graph_canvas_app.py", Path(tempfile.gettempdir()))
     try:
         standalone_graph(browser, url, 50, "force")  # warm-up: imports, component registration
@@ -214,15 +220,21 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary home")
     parser.add_argument("--graph-nodes", type=int, nargs="*", default=[300, 1000],
                         help="sizes of the synthetic graphs to time (default 300 1000)")
+    parser.add_argument("--pages", default=None,
+                        help="comma-separated pages to time, e.g. records,ask (home = the front page; "
+                             "default all)")
     parser.add_argument("--graph-only", action="store_true", help="time only the synthetic graphs")
-    parser.add_argument("--pages", default="",
-                        help="time only these pages, a comma list of names as in the URL (home is '')"
-                             " e.g. episodes,load; default every page. With it the sidebar walk and"
-                             " the synthetic graphs are skipped")
     parser.add_argument("--question", default="",
                         help="also time this question on a newly opened Ask page (index warming)")
     args = parser.parse_args()
-    pages = PAGES if not args.pages else [p for p in PAGES if p in args.pages.split(",")]
+    pages = PAGES
+    if args.pages:
+        wanted = ["" if p.strip() in ("home", "") else p.strip() for p in args.pages.split(",")]
+        unknown = [p for p in wanted if p not in PAGES]
+        if unknown:
+            parser.error(f"--pages: unknown page(s) {', '.join(unknown)}; known: home, "
+                         + ", ".join(PAGES[1:]))
+        pages = [p for p in PAGES if p in wanted]
     if args.graph_only:
         from playwright.sync_api import sync_playwright
 
@@ -265,11 +277,10 @@ def main() -> int:
                     took = first_question(browser, url, conv, args.question, pause)
                     print(f"question on a newly opened Ask page after {pause:.0f} s of typing: "
                           f"{took:.2f} s from the click to the answer")
-            if not args.pages:
-                moves = in_session(browser, url, conv)
-                print("\nmoving through the sidebar in one session (seconds):")
-                print("  " + "  ".join(f"/{k} {v:.2f}" for k, v in moves.items()))
-                graph_figures(browser, args.graph_nodes)
+            moves = in_session(browser, url, conv, pages)
+            print("\nmoving through the sidebar in one session (seconds):")
+            print("  " + "  ".join(f"/{k} {v:.2f}" for k, v in moves.items()))
+            graph_figures(browser, args.graph_nodes)
             browser.close()
     finally:
         proc.terminate()

@@ -10,11 +10,13 @@ import hashlib
 import json
 from collections.abc import Sequence
 from datetime import date
+from functools import cache, partial
+from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
+from components import review
 from components.data import records_frame_rows
 from components.state import sync_pick
 from components.text import shorten
@@ -30,6 +32,7 @@ PAGE_SIZES = (25, 50, 100, 200)
 PAGE_KEY = "records_page"
 ENTITY_KEY = "records_entity"
 ENTITY_URL_KEY = "records_entity__url"
+PICK_KEY = "record_pick"
 
 
 def _facet(facets: dict[str, list[tuple[Any, int]]], name: str) -> list[Any]:
@@ -46,30 +49,79 @@ def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str,
     as_of = top[2].date_input("Memory as of", value=None, key="records_as_of", format="YYYY-MM-DD",
                               help="Show the memory as it stood on that day: records said in a later "
                                    "session, or about a later time, are hidden.")
-    cols = st.columns(4)
+    more = more_filters(facets)
     filters: dict[str, Any] = {
         "entity": entities,
         "as_of": as_of.isoformat() if isinstance(as_of, date) else None,
-        "entity_type": cols[0].multiselect("Entity type", _facet(facets, "entity_type")),
-        "property": cols[1].multiselect("Property", _facet(facets, "property")),
-        "modality": cols[2].multiselect("Modality", _facet(facets, "modality")),
-        "session": cols[3].multiselect("Session", _facet(facets, "session")),
+        **{name: more[name] for name in ("entity_type", "property", "modality", "session")},
     }
-    cols = st.columns(4)
-    status = STATUS_CHOICES[cols[0].selectbox("Status", list(STATUS_CHOICES))]
+    status = STATUS_CHOICES[more["status"]]
     if status is not None:
         filters["status"] = status
-    min_conf = cols[1].slider("Minimum confidence", 0.0, 1.0, 0.0, 0.05)
-    if min_conf > 0:
-        filters["min_confidence"] = min_conf
-    sort = SORTS[cols[2].selectbox("Sort by", list(SORTS))]
-    page_size = int(cols[3].selectbox("Rows per page", PAGE_SIZES, index=1))
+    if more["min_confidence"] > 0:
+        filters["min_confidence"] = more["min_confidence"]
+    sort, page_size = SORTS[more["sort"]], int(more["page_size"])
     filters = {k: v for k, v in filters.items() if v not in (None, [], "")}
     signature = json.dumps([query, filters, sort, page_size], sort_keys=True, default=str)
     if st.session_state.get("records_signature") != signature:
         st.session_state["records_signature"] = signature
         st.session_state[PAGE_KEY] = 1
     return query, filters, sort, page_size
+
+
+MORE_KEY = "records_more_filters"  # conv -> the secondary filters' values (kept while hidden)
+MORE_OPEN_KEY = "records_more_open"
+MORE_DEFAULTS: dict[str, Any] = {
+    "entity_type": [], "property": [], "modality": [], "session": [], "status": next(iter(STATUS_CHOICES)),
+    "min_confidence": 0.0, "sort": next(iter(SORTS)), "page_size": 50}
+
+
+def more_filters(facets: dict[str, list[tuple[Any, int]]]) -> dict[str, Any]:
+    """Entity type, property, modality, session, status, minimum confidence, sort and page size:
+    drawn only while their expander is open (eight widgets fewer on every other render), applied
+    always. Their values live in ``st.session_state[MORE_KEY]`` per conversation (Streamlit drops
+    the state of a widget that is not drawn); the expander's label counts those set."""
+    conv = str(st.query_params.get("conv", ""))
+    kept = st.session_state.setdefault(MORE_KEY, {}).setdefault(conv, dict(MORE_DEFAULTS))
+    lists = {name: _facet(facets, name) for name in ("entity_type", "property", "modality", "session")}
+    for name, options in lists.items():  # a value the conversation no longer has is dropped
+        kept[name] = [v for v in kept[name] if v in options]
+    changed = [name for name, default in MORE_DEFAULTS.items() if kept[name] != default]
+    box = st.expander("More filters · sort · rows per page", key=MORE_OPEN_KEY, on_change="rerun")
+    if changed and not box.open:
+        st.caption(f"More filters set: {', '.join(changed).replace('_', ' ')}")
+    drawn = f"records_f:{conv}:drawn"  # the widgets were drawn in the last run: their state is live
+    if not box.open:
+        st.session_state[drawn] = False
+        return kept
+
+    def key(name: str) -> str:
+        return f"records_f:{conv}:{name}"
+
+    if not st.session_state.get(drawn):
+        for name in MORE_DEFAULTS:  # (re)drawn: start from the kept values
+            st.session_state[key(name)] = kept[name]
+    st.session_state[drawn] = True
+    with box:
+        cols = st.columns(4)
+        for col, (name, title) in zip(cols, (("entity_type", "Entity type"), ("property", "Property"),
+                                             ("modality", "Modality"), ("session", "Session")), strict=True):
+            col.multiselect(title, lists[name], key=key(name))
+        cols = st.columns(4)
+        cols[0].selectbox("Status", list(STATUS_CHOICES), key=key("status"))
+        cols[1].slider("Minimum confidence", 0.0, 1.0, step=0.05, key=key("min_confidence"))
+        cols[2].selectbox("Sort by", list(SORTS), key=key("sort"))
+        cols[3].selectbox("Rows per page", PAGE_SIZES, key=key("page_size"))
+        if changed:
+            st.button("Reset these", key=key("reset"), on_click=_reset_more, args=(conv,))
+    kept.update({name: st.session_state[key(name)] for name in MORE_DEFAULTS})
+    return kept
+
+
+def _reset_more(conv: str) -> None:
+    st.session_state.setdefault(MORE_KEY, {})[conv] = dict(MORE_DEFAULTS)
+    for name, default in MORE_DEFAULTS.items():
+        st.session_state[f"records_f:{conv}:{name}"] = default
 
 
 def entity_filter(where: Any, facets: dict[str, list[tuple[Any, int]]]) -> list[str]:
@@ -118,29 +170,88 @@ def pager(total: int, page_size: int) -> None:
     cols[2].caption(f"Page {current_page()} of {pages} · {total} matching records")
 
 
-def table(rows: Sequence[Any], labels: dict[str, str], *, superseded: dict[str, str] | None = None,
-          names: dict[str, Any] | None = None) -> str | None:
-    """Draw one page of records; returns the id of the row the user selected, if any.
+ROWS_KEY = "records_rows"
+COLUMNS = (("entity", ""), ("type", "mn-dim"), ("property", ""), ("value", "mn-long"),
+           ("condition", "mn-long"), ("modality", "mn-dim"), ("valid time", "mn-dim"),
+           ("confidence", "mn-conf"), ("status", "mn-status"), ("superseded by", "mn-long"),
+           ("episode", "mn-dim"), ("evidence", "mn-dim"))
+_CSS = """
+.mn-rows { max-height: 560px; overflow: auto; border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 6px;
+  font-family: var(--st-font, sans-serif); font-size: 0.85rem; }
+.mn-rows table { border-collapse: collapse; width: 100%; }
+.mn-rows th { position: sticky; top: 0; background: #f8f9fb; text-align: left; font-weight: 600;
+  color: #555867; padding: 6px 8px; border-bottom: 1px solid rgba(49, 51, 63, 0.2); z-index: 1; }
+.mn-rows td { padding: 4px 8px; border-bottom: 1px solid rgba(49, 51, 63, 0.08); vertical-align: top;
+  max-width: 22rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.mn-rows tbody tr { cursor: pointer; }
+.mn-rows tbody tr:hover { background: #f0f2f6; }
+.mn-rows tbody tr:focus { outline: 2px solid #ff4b4b; outline-offset: -2px; }
+.mn-rows tr.mn-selected { background: #fff1f1; }
+.mn-rows tr.mn-busy { opacity: 0.5; }
+.mn-rows tr[data-status="wrong"] td:not(.mn-verdict), .mn-rows tr[data-status="deleted"] td:not(.mn-verdict) {
+  color: #9a9ca5; text-decoration: line-through; }
+.mn-rows .mn-dim { color: #6b6f7b; }
+.mn-rows .mn-verdict { white-space: nowrap; width: 1%; }
+.mn-rows .mn-conf { position: relative; min-width: 4rem; }
+.mn-rows .mn-bar { position: absolute; left: 0; top: 20%; height: 60%; background: rgba(255, 75, 75, 0.18);
+  z-index: 0; }
+.mn-b { font: inherit; min-width: 1.9rem; padding: 1px 6px; margin-right: 3px; border-radius: 5px;
+  border: 1px solid rgba(49, 51, 63, 0.25); background: #fff; cursor: pointer; }
+.mn-b:disabled { opacity: 0.35; cursor: default; }
+.mn-correct:not(:disabled):hover { background: #e6f4ea; border-color: #21a366; }
+.mn-wrong:not(:disabled):hover { background: #fdecec; border-color: #d33; }
+.mn-restore:not(:disabled):hover { background: #eef3ff; border-color: #3a6bd8; }
+"""
+
+
+@cache
+def _component() -> Any:
+    """Registered on first use (inside a script run), once per process."""
+    js = (Path(__file__).resolve().parent / "assets" / "record_rows.js").read_text(encoding="utf-8")
+    return st.components.v2.component("mnemoscope.record_rows", html='<div class="mn-rows"></div>',
+                                      css=_CSS, js=js)
+
+
+def row_payload(rows: Sequence[Any], labels: dict[str, str], superseded: dict[str, str],
+                names: dict[str, Any], selected: str | None) -> dict[str, Any]:
+    """The component's data: plain values only (the browser writes them as text)."""
+    out = []
+    for r, plain in zip(rows, records_frame_rows(rows, labels), strict=True):
+        cells = {name: str(plain.get(name, "")) for name, _ in COLUMNS}
+        cells["confidence"] = f"{float(r.confidence):.2f}"
+        cells["superseded by"] = _newer(superseded.get(r.id), names)
+        out.append({"id": str(r.id), "version": int(r.version), "status": str(r.status.value),
+                    "confidence": float(r.confidence), "cells": cells})
+    return {"rows": out, "selected": selected, "columns": [list(c) for c in COLUMNS]}
+
+
+def _row_action(svc: Any, conv: str) -> None:
+    """A click in the table (a widget callback, before the rerun): open the row's record, or
+    confirm / mark wrong / restore it through the same curation calls as the review buttons."""
+    state: Any = st.session_state.get(ROWS_KEY)
+    value = state.get("action") if state is not None and hasattr(state, "get") else None
+    if not isinstance(value, dict) or not isinstance(value.get("id"), str):
+        return
+    record_id, kind = value["id"], value.get("kind")
+    if kind == "open":
+        st.session_state[PICK_KEY] = record_id
+    elif kind in ("correct", "wrong", "restore"):
+        review.act(svc, conv, record_id, str(kind), int(value.get("version") or 0))
+
+
+def table(rows: Sequence[Any], labels: dict[str, str], *, svc: Any, conv: str,
+          superseded: dict[str, str] | None = None, names: dict[str, Any] | None = None) -> None:
+    """Draw one page of records with ✓ / ✗ (↺ for a wrong or deleted record) on every row;
+    a click on a row opens it in the "Open record" box below (``st.session_state["record_pick"]``).
 
     ``superseded`` (old id -> newer id) fills the "superseded by" column with the newer record
-    as ``entity · property = value`` (``names``: id -> record)."""
+    as ``value (id)`` (``names``: id -> record)."""
     if not rows:
         st.info("No record matches.")
-        return None
-    superseded, names = superseded or {}, names or {}
-    frame = pd.DataFrame(records_frame_rows(rows, labels))
-    frame["superseded by"] = [_newer(superseded.get(r.id), names) for r in rows]
-    signature = f"{st.session_state.get('records_signature', '')}|{current_page()}"
-    key = "records_table_" + hashlib.sha256(signature.encode()).hexdigest()[:12]
-    event = st.dataframe(
-        frame, hide_index=True, on_select="rerun", selection_mode="single-row", key=key,
-        column_order=("entity", "type", "property", "value", "condition", "modality", "valid time",
-                      "confidence", "status", "superseded by", "episode", "evidence"),
-        column_config={"confidence": st.column_config.ProgressColumn("confidence", min_value=0.0,
-                                                                     max_value=1.0, format="%.2f")},
-    )
-    picked = event.selection.rows if event is not None else []
-    return str(rows[picked[0]].id) if picked else None
+        return
+    data = row_payload(rows, labels, superseded or {}, names or {}, st.session_state.get(PICK_KEY))
+    _component()(key=ROWS_KEY, data=data, default={"action": None},
+                 on_action_change=partial(_row_action, svc, conv))
 
 
 def _newer(record_id: str | None, names: dict[str, Any]) -> str:
@@ -149,8 +260,6 @@ def _newer(record_id: str | None, names: dict[str, Any]) -> str:
     r = names.get(record_id)
     return f"{shorten(r.value, 40)} ({record_id})" if r is not None else record_id
 
-
-PICK_KEY = "record_pick"
 
 
 def _picked(widget_key: str) -> None:

@@ -95,6 +95,10 @@ def act(svc: Services, conv: str, record_id: str, action: str, version: int) -> 
             remember_version(svc.curation.mark_wrong(record_id, who=who(), why="marked wrong in review",
                                                      expected_version=version))
             _flash(f"Marked {record_id} as wrong.")
+        elif action == "restore":
+            remember_version(svc.curation.restore_record(record_id, who=who(), why="restored from the table",
+                                                         expected_version=version))
+            _flash(f"Restored {record_id}.")
         elif action == "edit":
             open_in_editor(record_id)
         elif action != "next":
@@ -105,7 +109,8 @@ def act(svc: Services, conv: str, record_id: str, action: str, version: int) -> 
     except MnemoscopeError as exc:
         st.session_state[ERROR_KEY] = str(exc)
         return
-    done[record_id] = {"next": "skipped"}.get(action, action)
+    if action != "restore":
+        done[record_id] = {"next": "skipped"}.get(action, action)
 
 
 def open_in_editor(record_id: str) -> None:
@@ -163,14 +168,17 @@ def superseded_note(conv: str, record: Record, by: dict[str, str],
 
 
 def queue(svc: Services, conv: str, names: dict[str, Record], superseded: dict[str, str],
-          labels: dict[str, str]) -> None:
-    """The review queue: one record at a time with correct / wrong / edit / next (keys c w e n)."""
+          labels: dict[str, str], *, query: str = "", filters: dict[str, Any] | None = None) -> None:
+    """The review queue: one record at a time with correct / wrong / edit / next (keys c w e n),
+    over the active records that the search and filters above select (``query``, ``filters``)."""
     done = reviewed(conv)
     counts = cited(svc, conv)
-    todo = svc.curation.review_queue(conv, skip=set(done), cited=counts)
+    todo = svc.curation.review_queue(conv, skip=set(done), cited=counts, query=query, filters=filters)
     outcome = {k: sum(1 for v in done.values() if v == k) for k in ("correct", "wrong", "skipped")}
-    st.caption(f"{len(todo)} records to review (lowest confidence, then most cited, first) · this "
-               f"session: {outcome['correct']} correct, {outcome['wrong']} wrong, "
+    scope = "the active records the search and filters above select" if query or filters else \
+        "every active record (narrow it with the search and filters above)"
+    st.caption(f"{len(todo)} records to review: {scope}; lowest confidence, then most cited, first · "
+               f"this session: {outcome['correct']} correct, {outcome['wrong']} wrong, "
                f"{outcome['skipped']} skipped · keys: c correct, w wrong, e edit, n next")
     if done and st.button("Start the queue again", key="review_reset"):
         done.clear()

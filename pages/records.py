@@ -8,7 +8,7 @@ import streamlit as st
 
 from components import data, history_view, links, record_forms, record_table, review, transcript
 from components.services import call, services
-from components.state import query_param, require_conv
+from components.state import query_param, require_conv, sync_pick
 from components.text import md
 
 svc = services()
@@ -26,26 +26,26 @@ names = {r.id: r for r in data.records_by_ids(svc, sorted({*superseded, *superse
 st.session_state.setdefault(review.MODE_KEY, review.MODES[0])
 mode = st.segmented_control("Mode", review.MODES, key=review.MODE_KEY, required=True,
                             label_visibility="collapsed")
+facets = call(svc.curation.record_facets, conv)
+query, filters, sort, page_size = record_table.filters_ui(facets)  # both modes: the queue honours them
 if mode == review.MODES[1]:
     record_forms.annotator_box()
-    review.queue(svc, conv, names, superseded, labels)
+    review.queue(svc, conv, names, superseded, labels, query=query, filters=filters)
     st.stop()
 
-facets = call(svc.curation.record_facets, conv)
-query, filters, sort, page_size = record_table.filters_ui(facets)
 result = call(svc.curation.search_records, conv, query=query, filters=filters, sort=sort,
               page=record_table.current_page(), page_size=page_size)
-picked = record_table.table(result.rows, labels, superseded=superseded, names=names)
-record_table.pager(result.total, page_size)
-
 ids = [r.id for r in result.rows]
 wanted = query_param("record")
 if wanted and wanted not in ids:
     ids.insert(0, wanted)  # a shared link to one record opens it even when it is on another page
+sync_pick(record_table.PICK_KEY, ids, None, default=wanted)  # the open record, highlighted in the table
+record_table.table(result.rows, labels, svc=svc, conv=conv, superseded=superseded, names=names)
+record_table.pager(result.total, page_size)
 if not ids:
     st.stop()
 by_id = {**names, **{r.id: r for r in result.rows}}
-choice = record_table.picker(ids, by_id, picked, wanted)
+choice = record_table.picker(ids, by_id, None, wanted)
 record = call(data.record, svc, choice)
 episode = next((e for e in episodes if e.id == record.episode_id), None)
 episode_turns = data.turns(svc, conv, episode.turn_ids) if episode is not None else []
@@ -61,15 +61,20 @@ if episode is not None:
 record_forms.annotator_box()
 st.session_state.setdefault(review.TAB_KEY, review.TABS[0])
 edit, status, add, merge, history = st.tabs(list(review.TABS), key=review.TAB_KEY, on_change="rerun")
-with edit:
-    record_forms.edit_form(svc, record, episode_turns)
-with status:
-    record_forms.status_actions(svc, record)
-with add:
-    if episode is not None:
+# only the open tab is drawn (``.open``; a tab switch reruns): four forms fewer to send and lay out
+if edit.open:
+    with edit:
+        record_forms.edit_form(svc, record, episode_turns)
+if status.open:
+    with status:
+        record_forms.status_actions(svc, record)
+if add.open and episode is not None:
+    with add:
         record_forms.create_form(svc, conv, episode, episode_turns)
-with merge:
-    merge_names = [name for name, _ in facets.get("entity", [])]
-    record_forms.merge_form(svc, conv, merge_names)
-with history:
-    history_view.record_history(svc, record, record_forms.who())
+if merge.open:
+    with merge:
+        merge_names = [name for name, _ in facets.get("entity", [])]
+        record_forms.merge_form(svc, conv, merge_names)
+if history.open:
+    with history:
+        history_view.record_history(svc, record, record_forms.who())

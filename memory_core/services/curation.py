@@ -81,12 +81,25 @@ class CurationService:
         return dict(review.cite_counts(traces))
 
     def review_queue(self, conv_id: str, *, skip: Collection[str] = (),
-                     cited: Mapping[str, int] | None = None) -> list[Record]:
+                     cited: Mapping[str, int] | None = None, query: str = "",
+                     filters: Mapping[str, Any] | None = None) -> list[Record]:
         """Active records to review: lowest confidence, then most cited (``cited``, else
-        ``cite_counts``), then most important first; ``skip``: ids already reviewed."""
+        ``cite_counts``), then most important first; ``skip``: ids already reviewed;
+        ``query`` / ``filters``: only the records ``search_records`` would list for them."""
         self.store.require_conversation(conv_id)
         counts = self.cite_counts(conv_id) if cited is None else cited
-        return review.review_queue(self.store.records(conv_id), counts, skip)
+        if not query and not filters:
+            return review.review_queue(self.store.records(conv_id), counts, skip)
+        rows: list[Record] = []
+        page, total = 1, 1
+        while len(rows) < total:
+            found, total = self.store.search_records(conv_id, query=query, filters=filters, page=page,
+                                                     page_size=1000)
+            if not found:
+                break
+            rows += found
+            page += 1
+        return review.review_queue(rows, counts, skip)
 
     def supersession(self, conv_id: str) -> dict[str, str]:
         """old record id -> id of the later record (same entity and property) superseding it."""

@@ -83,6 +83,20 @@ def button(at: AppTest, label: str) -> Any:
     return found[0]
 
 
+def record_rows(at: AppTest) -> Any:
+    """The Records page's table (the ``mnemoscope.record_rows`` component) as a DataFrame: the
+    data the browser draws, one row per record (``id``, ``status``, ``version`` and every column)."""
+    import json
+
+    import pandas as pd
+
+    found = [c for c in at.get("bidi_component") if c.proto.component_name == "mnemoscope.record_rows"]
+    assert len(found) == 1, f"{len(found)} records tables"
+    data = json.loads(found[0].proto.json)
+    return pd.DataFrame([{"id": r["id"], "status": r["status"], "version": r["version"], **r["cells"]}
+                         for r in data["rows"]])
+
+
 def html_bodies(at: AppTest) -> str:
     return "\n".join(h.proto.body for h in at.get("html"))
 

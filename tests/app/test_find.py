@@ -3,7 +3,7 @@ with ``?entity=``, and names/ids linking to their objects."""
 
 from __future__ import annotations
 
-from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, widget
+from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, record_rows, widget
 
 
 def _speakers(app_services) -> list[str]:  # type: ignore[no-untyped-def]
@@ -37,14 +37,14 @@ def test_entity_link_opens_the_records_about_that_entity(open_app, app_services)
     assert [v.lower() for v in picker.value] == [name.lower()]
     expected = app_services.curation.search_records(SAMPLE_ID, filters={"entity": name}, page_size=1).total
     assert expected > 0 and f"{expected} matching records" in all_text(at)
-    assert {e.lower() for e in at.dataframe[0].value["entity"]} == {name.lower()}
+    assert {e.lower() for e in record_rows(at)["entity"]} == {name.lower()}
     # the user's own choice goes back to the URL (shareable)
     other = _speakers(app_services)[1]
     picker = widget(at.multiselect, "Entity")
     picker.set_value([other]).run()
     no_errors(at)
     assert at.query_params["entity"] in ([other], other)
-    assert {e.lower() for e in at.dataframe[0].value["entity"]} == {other.lower()}
+    assert {e.lower() for e in record_rows(at)["entity"]} == {other.lower()}
 
 
 def test_entity_filter_suggests_entities_and_accepts_a_typed_name(open_app, app_services) -> None:

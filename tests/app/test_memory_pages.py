@@ -6,7 +6,7 @@ import json
 
 from components import graph, links
 from components.text import esc, shorten
-from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, widget
+from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, record_rows, widget
 
 
 def test_episodes_timeline_bands_and_selection(open_app, app_services) -> None:
@@ -38,9 +38,12 @@ def test_records_search_filters_and_pages_in_the_service(open_app, app_services)
     no_errors(at)
     total = app_services.curation.search_records(SAMPLE_ID, page_size=1).total
     assert f"{total} matching records" in all_text(at)
-    assert len(at.dataframe[0].value) == min(50, total)
+    assert len(record_rows(at)) == min(50, total)
+    at.session_state["records_more_open"] = True  # the secondary filters are drawn when open
+    at.run()
+    at.session_state["records_more_open"] = True
     widget(at.selectbox, "Rows per page").set_value(25).run()
-    assert len(at.dataframe[0].value) == min(25, total)
+    assert len(record_rows(at)) == min(25, total)
     button(at, "Next ▶").click().run()
     assert "Page 2 of" in all_text(at)
     widget(at.text_input, "Search records").input("lisbon").run()
@@ -86,6 +89,8 @@ def test_mark_wrong_and_add_a_record_from_turns(open_app, app_services) -> None:
     at = open_app("pages/records.py", conv=SAMPLE_ID)
     record = app_services.curation.search_records(SAMPLE_ID, page_size=8).rows[7]
     widget(at.selectbox, "Open record").set_value(record.id).run()
+    at.session_state["records_tab"] = "Mark wrong / delete"  # only the open tab is drawn
+    at.run()
     widget(at.text_input, "Reason").input("not said")
     button(at, "Mark as wrong").click().run()
     no_errors(at)
@@ -93,6 +98,8 @@ def test_mark_wrong_and_add_a_record_from_turns(open_app, app_services) -> None:
     # add a record citing turns of that record's episode
     at.run()
     widget(at.selectbox, "Open record").set_value(record.id).run()
+    at.session_state["records_tab"] = "Add a record"
+    at.run()
     episode = next(e for e in app_services.builds.episodes(SAMPLE_ID) if e.id == record.episode_id)
     widget(at.multiselect, "Evidence turns").set_value([episode.turn_ids[0]])
     widget(at.text_input, "Entity", form="create:").set_value("Test entity")

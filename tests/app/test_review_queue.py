@@ -13,9 +13,15 @@ import re
 from components import links
 from components.review import KEYS, MODE_KEY, TAB_KEY, record_name
 from components.text import esc
-from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, shown, widget
+from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, record_rows, shown, widget
 
 TURN_LABEL = re.compile(r"^\S+ · [^:]+: .+")
+
+
+def _tab(at, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Open a tab of the record (only the open tab is drawn)."""
+    at.session_state[TAB_KEY] = name
+    at.run()
 
 
 def _queue_head(at) -> str:  # type: ignore[no-untyped-def]
@@ -76,6 +82,7 @@ def test_quick_wrong_keeps_the_tab_and_the_record(open_app, app_services) -> Non
     assert widget(at.selectbox, "Open record").value == record.id  # so does the record
     assert "Marked" in all_text(at) and "as wrong" in all_text(at)
     assert "marked wrong in review" in all_text(at)  # its own history shows the new edit
+    _tab(at, "Mark wrong / delete")
     button(at, "Restore").click().run()
     no_errors(at)
     assert str(app_services.store.record(record.id).status.value) == "active"
@@ -95,9 +102,11 @@ def test_after_a_quick_action_or_a_revert_the_editor_saves_without_a_conflict(op
     button(at, "Save changes").click().run()
     no_errors(at)  # no conflict: the form follows the version the quick action saved
     assert svc.store.record(record.id).value == "saved after confirming"
+    _tab(at, "History")
     button(at, "Revert this edit").click().run()  # the newest edit: the value
     button(at, "Yes, revert").click().run()
     no_errors(at)
+    _tab(at, "Edit")
     widget(at.number_input, "Confidence").set_value(0.5)
     button(at, "Save changes").click().run()
     no_errors(at)  # nor after a revert made on the page
@@ -124,6 +133,7 @@ def test_evidence_from_the_turn_picker_and_the_records_own_history_with_revert(o
     assert svc.store.record(record.id).evidence_turn_ids == (other,)
 
     # its own history: who, what, before → after; revert asks first
+    _tab(at, "History")
     text = all_text(at)
     assert "edited" in text and f"evidence_turn_ids: {', '.join(record.evidence_turn_ids)} → {other}" in text
     button(at, "Revert this edit").click().run()
@@ -140,6 +150,7 @@ def test_a_revert_can_be_cancelled(open_app, app_services) -> None:
     app_services.curation.edit_record(record.id, {"value": "to be kept"}, who="tester",
                                       expected_version=record.version)
     at = open_app("pages/records.py", conv=SAMPLE_ID, record=record.id)
+    _tab(at, "History")
     button(at, "Revert this edit").click().run()
     button(at, "Cancel").click().run()
     no_errors(at)
@@ -166,7 +177,7 @@ def test_superseded_records_link_to_the_record_superseding_them(open_app, app_se
     body = html_bodies(at)
     assert "superseded by" in body and esc(record_name(later)) in body
     assert f'href="{links.href_record(SAMPLE_ID, new).replace("&", "&amp;")}"' in body
-    table = at.dataframe[0].value
+    table = record_rows(at)
     for rid, mark in zip(table["id"], table["superseded by"], strict=True):
         assert bool(mark) == (rid in superseded), rid
         if mark:

@@ -1,0 +1,95 @@
+// Mnemoscope records table (Streamlit custom component v2): one page of records as a plain
+// HTML table with correct / wrong (or restore) buttons on every row; a click on a row opens it.
+//
+// data: {rows, selected, columns}
+//   rows: {id, version, status, cells: {column: text}, confidence}   (every value plain text)
+//   columns: [[name, css class], ...] in display order
+// A click sets the state value "action" = {kind: "open" | "correct" | "wrong" | "restore",
+// id, version, at} ("at" makes each click a new value); Python acts in a widget callback and
+// the rerun draws the saved state. Keys on a focused row: Enter opens, c correct, w wrong.
+// Every string from the conversation reaches the page as text (textContent / title):
+// nothing here builds HTML from data.
+
+function cell(tag, text, cls) {
+  const el = document.createElement(tag);
+  if (cls) el.className = cls;
+  el.textContent = text == null ? "" : String(text);
+  return el;
+}
+
+function button(label, kind, title, disabled) {
+  const b = cell("button", label, `mn-b mn-${kind}`);
+  b.type = "button";
+  b.dataset.kind = kind;
+  b.title = title;
+  b.setAttribute("aria-label", title);
+  b.disabled = !!disabled;
+  return b;
+}
+
+export default function (component) {
+  const { data, parentElement, setStateValue } = component;
+  const root = parentElement.querySelector(".mn-rows");
+  if (!root || !data) return;
+  const send = (kind, row, tr) => {
+    if (tr) {
+      tr.classList.add("mn-busy");
+      tr.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+    }
+    setStateValue("action", { kind, id: row.id, version: row.version, at: Date.now() + Math.random() });
+  };
+  const table = document.createElement("table");
+  const head = document.createElement("tr");
+  head.append(cell("th", "verdict", "mn-verdict"));
+  for (const [name, cls] of data.columns) head.append(cell("th", name, cls));
+  const thead = document.createElement("thead");
+  thead.append(head);
+  const body = document.createElement("tbody");
+  for (const row of data.rows) {
+    const tr = document.createElement("tr");
+    tr.tabIndex = 0;
+    tr.dataset.id = row.id;
+    tr.dataset.status = row.status;
+    if (row.id === data.selected) tr.classList.add("mn-selected");
+    const verdict = document.createElement("td");
+    verdict.className = "mn-verdict";
+    const active = row.status === "active";
+    verdict.append(button("✓", "correct", "Correct: confidence becomes 1.0 (an edit)", !active));
+    if (active) verdict.append(button("✗", "wrong", "Wrong: kept, shown as wrong, never used for answers", false));
+    else verdict.append(button("↺", "restore", "Restore: active again (an edit)", false));
+    tr.append(verdict);
+    for (const [name, cls] of data.columns) {
+      const td = cell("td", row.cells[name], cls);
+      if (name === "confidence") {
+        const bar = document.createElement("span");
+        bar.className = "mn-bar";
+        bar.style.width = `${Math.round(Math.max(0, Math.min(1, row.confidence)) * 100)}%`;
+        td.prepend(bar);
+      }
+      if (cls === "mn-long") td.title = row.cells[name] || "";
+      tr.append(td);
+    }
+    tr.addEventListener("click", (event) => {
+      const b = event.target.closest("button");
+      if (b) {
+        event.stopPropagation();
+        if (!b.disabled) send(b.dataset.kind, row, tr);
+        return;
+      }
+      send("open", row, null);
+    });
+    tr.addEventListener("keydown", (event) => {
+      if (event.target !== tr || event.ctrlKey || event.altKey || event.metaKey) return;
+      const key = String(event.key || "").toLowerCase();
+      if (["enter", "c", "w", "arrowdown", "arrowup"].includes(key)) event.stopPropagation();
+      if (key === "enter") { event.preventDefault(); send("open", row, null); }
+      else if (key === "c" && active) { event.preventDefault(); send("correct", row, tr); }
+      else if (key === "w" && active) { event.preventDefault(); send("wrong", row, tr); }
+      else if (key === "arrowdown" && tr.nextElementSibling) { event.preventDefault(); tr.nextElementSibling.focus(); }
+      else if (key === "arrowup" && tr.previousElementSibling) { event.preventDefault(); tr.previousElementSibling.focus(); }
+    });
+    body.append(tr);
+  }
+  table.append(thead, body);
+  root.replaceChildren(table);
+}

@@ -1,0 +1,138 @@
+"""The Records page's table with correct / wrong on every row (the ``mnemoscope.record_rows``
+component; the clicks themselves are driven in tests/browser/test_record_rows.py), the review
+queue honouring the Browse filters, and only the open tab being drawn.
+
+The home is shared with the other page tests: each test restores what it changed."""
+
+from __future__ import annotations
+
+import json
+
+from components.review import MODE_KEY, TAB_KEY
+from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, all_text, button, no_errors, record_rows, shown, widget
+
+
+def _table(at):  # type: ignore[no-untyped-def]
+    found = [c for c in at.get("bidi_component") if c.proto.component_name == "mnemoscope.record_rows"]
+    assert len(found) == 1
+    return found[0].proto
+
+
+def test_every_row_carries_its_status_and_version_and_shows_a_saved_verdict(open_app, app_services) -> None:
+    svc = app_services
+    page = svc.curation.search_records(SAMPLE_ID, page_size=50).rows
+    at = open_app("pages/records.py", conv=SAMPLE_ID)
+    no_errors(at)
+    rows = record_rows(at)
+    assert list(rows["id"]) == [r.id for r in page]
+    assert list(rows["status"]) == [r.status.value for r in page]
+    assert list(rows["version"]) == [r.version for r in page]
+    # the open record is the highlighted row, from the first draw on
+    assert json.loads(_table(at).json)["selected"] == widget(at.selectbox, "Open record").value == page[0].id
+    widget(at.selectbox, "Open record").set_value(page[3].id).run()
+    assert json.loads(_table(at).json)["selected"] == page[3].id
+    # a verdict saved elsewhere (the same call the row button makes) shows on the next draw
+    target = page[5]
+    svc.curation.mark_wrong(target.id, who="tester", why="row test", expected_version=target.version)
+    try:
+        at.run()
+        no_errors(at)
+        row = record_rows(at).set_index("id").loc[target.id]
+        assert row["status"] == "wrong" and row["version"] == target.version + 1
+    finally:
+        svc.curation.restore_record(target.id, who="tester")
+
+
+def test_hostile_record_text_reaches_the_table_only_as_data(open_app) -> None:
+    at = open_app("pages/records.py", conv=HOSTILE_ID)
+    no_errors(at)
+    proto = _table(at)
+    data = json.loads(proto.json)
+    texts = [v for r in data["rows"] for v in r["cells"].values()]
+    assert any("<" in t for t in texts), texts  # the hostile strings are in the rows, as data
+    for bit in ("<img", "<script", "onerror", "javascript:", "Mallory"):
+        assert bit not in proto.html_content and bit not in proto.js_content
+    # the browser side writes data with textContent / title only: no HTML sink in the component
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+        assert sink not in proto.js_content, sink
+
+
+def test_review_queue_honours_the_browse_filters(open_app, app_services) -> None:
+    svc = app_services
+    name = svc.curation.record_facets(SAMPLE_ID)["entity"][0][0]
+    everyone = svc.curation.review_queue(SAMPLE_ID)
+    theirs = svc.curation.review_queue(SAMPLE_ID, filters={"entity": [name]})
+    assert theirs and len(theirs) < len(everyone)
+    assert {r.entity.lower() for r in theirs} == {name.lower()}
+    assert [r.id for r in theirs] == [r.id for r in everyone if r.entity.lower() == name.lower()]
+
+    at = open_app("pages/records.py", conv=SAMPLE_ID)
+    at.button_group[0].set_value("Review queue").run()
+    no_errors(at)
+    assert f"{len(everyone)} records to review: every active record" in all_text(at)
+    widget(at.multiselect, "Entity").set_value([name]).run()
+    no_errors(at)
+    assert at.session_state[MODE_KEY] == "Review queue"
+    text = all_text(at)
+    assert f"{len(theirs)} records to review: the active records the search and filters above select" in text
+    assert shown(at.subheader[0].value).startswith(f"{theirs[0].entity} · {theirs[0].property} = ")
+    # a text search narrows it too
+    word = theirs[0].value.split()[0]
+    widget(at.text_input, "Search records").input(word).run()
+    found = svc.curation.review_queue(SAMPLE_ID, query=word, filters={"entity": [name]})
+    assert f"{len(found)} records to review" in all_text(at)
+
+
+def test_only_the_open_tab_is_drawn(open_app) -> None:
+    at = open_app("pages/records.py", conv=SAMPLE_ID)
+    no_errors(at)
+    labels = {b.label for b in [*at.button, *at.form_submit_button]}
+    assert "Save changes" in labels and "Mark as wrong" not in labels and "Merge entities" not in labels
+    at.session_state[TAB_KEY] = "Merge entities"
+    at.run()
+    labels = {b.label for b in [*at.button, *at.form_submit_button]}
+    assert "Merge entities" in labels and "Save changes" not in labels
+    assert button(at, "Merge entities")
+
+
+def _more(at, is_open: bool = True) -> None:  # type: ignore[no-untyped-def]
+    """Open (or close) the "More filters" expander for the next run (AppTest keeps no expander
+    state of its own between runs, a browser does)."""
+    at.session_state["records_more_open"] = is_open
+
+
+def test_secondary_filters_are_drawn_only_when_open_and_always_applied(open_app, app_services) -> None:
+    svc = app_services
+    at = open_app("pages/records.py", conv=SAMPLE_ID)
+    no_errors(at)
+    labels = {w.label for w in [*at.multiselect, *at.selectbox]}
+    assert "Property" not in labels and "Rows per page" not in labels  # eight widgets fewer
+    _more(at)
+    at.run()
+    prop = svc.curation.record_facets(SAMPLE_ID)["property"][0][0]
+    _more(at)
+    widget(at.multiselect, "Property").set_value([prop]).run()
+    _more(at)
+    widget(at.selectbox, "Rows per page").set_value(25).run()
+    expected = svc.curation.search_records(SAMPLE_ID, filters={"property": [prop]}, page_size=25)
+    assert expected.total > 25
+    assert list(record_rows(at)["id"]) == [r.id for r in expected.rows]
+    _more(at, False)  # closed: still applied, and the label says so
+    at.run()
+    no_errors(at)
+    assert "Property" not in {w.label for w in at.multiselect}
+    assert list(record_rows(at)["id"]) == [r.id for r in expected.rows]
+    assert "More filters set: property, page size" in all_text(at)
+    # the review queue covers them too
+    at.button_group[0].set_value("Review queue").run()
+    queue = svc.curation.review_queue(SAMPLE_ID, filters={"property": [prop]})
+    assert f"{len(queue)} records to review: the active records the search and filters above select" in \
+        all_text(at)
+    at.button_group[0].set_value("Browse").run()
+    _more(at)
+    at.run()
+    assert widget(at.multiselect, "Property").value == [prop]  # reopened: the kept values
+    _more(at)
+    button(at, "Reset these").click().run()
+    no_errors(at)
+    assert len(record_rows(at)) == min(50, svc.curation.search_records(SAMPLE_ID, page_size=1).total)
