@@ -81,15 +81,19 @@ class _Picker:
         return self.cap is not None and self.tokens >= self.cap
 
 
+CONTEXT_TOKENS = 200  # a neighbour longer than this is no context but a document of its own
+
+
 def window(ci: ConversationIndex, p: int, radius: int) -> list[int]:
-    """``p`` first, then neighbours inside the same episode, nearest first."""
+    """``p`` first, then neighbours inside the same episode, nearest first; a long neighbour (an
+    assistant's page of advice beside the user's one-line fact) is left to its own rank."""
     out = [p]
     if radius <= 0:
         return out
     e = ci.turn_episode[p]
     for d in range(1, radius + 1):
         for q in (p - d, p + d):
-            if 0 <= q < len(ci.turns) and ci.turn_episode[q] == e:
+            if 0 <= q < len(ci.turns) and ci.turn_episode[q] == e and ci.turn_tokens[q] <= CONTEXT_TOKENS:
                 out.append(q)
     return out
 
