@@ -15,8 +15,9 @@ def test_home_lists_the_sample(fresh_app: str, page) -> None:  # type: ignore[no
     wait_ready(page)
     expect(page.get_by_role("heading", name="Mnemoscope")).to_be_visible()
     expect(page.get_by_text(SAMPLE_ID).first).to_be_visible()
-    # the conversation table (a canvas grid) is drawn and the URL carries the conversation
-    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+    # the conversation table is drawn, its id a link that opens the conversation, and the URL
+    # carries the conversation
+    expect(page.locator(".mn-table a.mn-link", has_text=SAMPLE_ID).first).to_be_visible()
     page.wait_for_url(f"**/?conv={SAMPLE_ID}")
     shot(page, "home")
     assert page.dialogs == []
