@@ -519,28 +519,34 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn]) -> An
     return answer
 
 
-_NAME_RE = re.compile(r"[A-Za-z][\w'’\-]*|[^\w\s]")
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "st", "prof"})
 NAME_GAP = 4  # words a name's parts may be apart in a turn ("Samsung 55-inch 4K smart TV")
 
 
 def question_names(question: str) -> list[list[str]]:
     """The names a question uses: runs of capitalised words after its first word ("my role as
-    Software Engineer Manager" -> [software, engineer, manager]); months, weekdays, titles, "I"
-    and question words are no names; a possessive ends a run ("Oscar Melanie's" -> two)."""
+    Software Engineer Manager" -> [software, engineer, manager]), split into words as turns are
+    ("Jean-Luc" -> [jean, luc]); months, weekdays, titles, "I" and question words are no names;
+    punctuation or a possessive ends a run ("Oscar Melanie's" -> one, "Paris, Rome" -> two)."""
     names: list[list[str]] = []
     run: list[str] = []
-    for k, tok in enumerate(_NAME_RE.findall(question)):
-        w = fold(tok)
-        capital = tok[:1].isupper() and k > 0 and tok != "I"
-        if capital and w not in STOPWORDS and w not in timeexpr.MONTHS and w not in timeexpr.WEEKDAYS \
-                and w not in _TITLES:
+    end = 0
+    for k, m in enumerate(word_spans(question)):
+        start, stop, w = m
+        if question[end:start].strip(" -"):  # punctuation between: a new name
+            if run:
+                names.append(run)
+            run = []
+        end = stop
+        tok = question[start:stop]
+        if k > 0 and tok[:1].isupper() and tok != "I" and w not in STOPWORDS and w not in _TITLES \
+                and w not in timeexpr.MONTHS and w not in timeexpr.WEEKDAYS:
             run.append(w)
             if "'" not in tok and "’" not in tok:
                 continue
         if run:
             names.append(run)
-            run = []
+        run = []
     if run:
         names.append(run)
     return names

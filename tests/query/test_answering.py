@@ -162,6 +162,9 @@ def test_a_question_naming_what_no_turn_says_is_unknown() -> None:
     assert "4" in right.text and right.unmentioned == ()
     apart = _ask("What size is Maya's new Samsung TV?", buffer)  # the name's words a few words apart
     assert apart.text != "Unknown" and apart.unmentioned == ()
+    hyphen = _buffer(("D6:1", "Maya", "Jean-Luc gave me a Coca-Cola T-shirt."))
+    # names are split into words as turns are: "Jean-Luc" is jean, luc
+    assert _ask("Who gave Maya the Coca-Cola T-shirt, Jean-Luc?", hyphen).unmentioned == ()
     # months, weekdays and titles are no names; a question that reasons past the text is not checked
     assert _ask("What did Maya set up on Saturday in July?", buffer).unmentioned == ()
     assert _ask("Would Maya likely enjoy a Vivaldi concert?", buffer).unmentioned == ()
