@@ -16,7 +16,8 @@ def conversation_rows(at: Any) -> list[dict[str, Any]]:
     head = [html.unescape(c) for c in re.findall(r"<th(?:\s[^>]*)?>(.*?)</th>", body)]
     rows = []
     for tr in re.findall(r"<tr>(.*?)</tr>", body)[1:]:
-        cells = [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td(?:\s[^>]*)?>(.*?)</td>", tr)]
+        found = re.findall(r"<td(?:\s[^>]*)?>(.*?)</td>", tr)
+        cells = [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in found]
         row: dict[str, Any] = {k: int(v) if v.isdigit() else v for k, v in zip(head, cells, strict=True)}
         link = re.search(r'href="([^"]*)"', tr)
         row["link"] = html.unescape(link.group(1)) if link else None
