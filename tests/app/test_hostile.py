@@ -13,7 +13,7 @@ PAGES = ["home", "load", "episodes", "records", "graphs", "ask", "history", "set
 RAW_TAGS = re.compile(r"<\s*(script|img|svg|iframe|a)\b", re.I)
 OUR_TAGS = ("<a class=\"mn-cite\"", "<a class=\"mn-link\"", "<a class=\"mn-chip\"",
             "<a class=\"mn-chip mn-wrong\"")  # our own links (their addresses are checked below)
-OUR_HREFS = ("#", "records?", "episodes?", "ask?")
+OUR_HREFS = ("#", "records?", "episodes?", "ask?", "?conv=")  # ?conv= : Home opening a conversation
 
 
 def _markdown_sinks(at) -> list[str]:  # type: ignore[no-untyped-def]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -26,6 +27,11 @@ def test_save_refreshes_the_picker_and_the_tab_survives_actions(built_app: str, 
         form.get_by_role("button", name="Save changes").click()
         expect(page.get_by_text(re.compile(r"^Saved value of"))).to_be_visible(timeout=60_000)
         wait_ready(page)
+        # the first save's message is still up while the second save's rerun starts: wait for the
+        # label instead of reading it at once (it must change within the timeout, or the test fails)
+        deadline = time.monotonic() + 30
+        while not _picker_text(page).endswith(f"= {value}") and time.monotonic() < deadline:
+            page.wait_for_timeout(250)
         assert _picker_text(page).endswith(f"= {value}"), _picker_text(page)
     page.get_by_role("tab", name="Mark wrong / delete").click()
     page.get_by_label("Reason").fill("browser tab test")
