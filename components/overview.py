@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from components import html_table
+from components import html_table, pager
 from memory_core.services import Services
 
 COUNT_COLUMNS = ("sessions", "turns", "questions", "episodes", "records", "entities", "events")
@@ -42,10 +42,6 @@ PAGE_ROWS = 50  # conversations per page of the Home table
 _PAGE_KEY = "home_page"
 
 
-def _turn(step: int) -> None:
-    st.session_state[_PAGE_KEY] = int(st.session_state.get(_PAGE_KEY, 1)) + step
-
-
 def conversation_table(rows: Sequence[dict[str, Any]]) -> None:
     """Every conversation with its counts, as a light table (no data grid to load on the front
     page); the id opens it. Beyond one page of ``PAGE_ROWS``: a filter on the id and a pager."""
@@ -53,13 +49,8 @@ def conversation_table(rows: Sequence[dict[str, Any]]) -> None:
     if len(rows) > PAGE_ROWS:
         wanted = st.text_input("Find a conversation", key="home_find", placeholder="part of its id").strip()
         shown = [r for r in rows if wanted.lower() in str(r["id"]).lower()] if wanted else shown
-        pages = max(1, -(-len(shown) // PAGE_ROWS))
-        page = min(max(int(st.session_state.get(_PAGE_KEY, 1)), 1), pages)
-        st.session_state[_PAGE_KEY] = page
-        left, mid, right = st.columns([1, 4, 1])
-        left.button("◂ Previous", disabled=page <= 1, key="home_prev", on_click=_turn, args=(-1,))
-        right.button("Next ▸", disabled=page >= pages, key="home_next", on_click=_turn, args=(1,))
-        mid.caption(f"{len(shown)} of {len(rows)} conversations · page {page} of {pages}")
+        page = pager.draw(_PAGE_KEY, len(shown), PAGE_ROWS,
+                          lambda p, n: f"{len(shown)} of {len(rows)} conversations · page {p} of {n}")
         shown = shown[(page - 1) * PAGE_ROWS:page * PAGE_ROWS]
     html_table.render(
         ("conversation", *COUNT_COLUMNS, "memory", "format"),

@@ -16,7 +16,7 @@ from typing import Any
 
 import streamlit as st
 
-from components import review
+from components import pager, review
 from components.data import records_frame_rows
 from components.state import sync_pick
 from components.text import shorten
@@ -153,21 +153,11 @@ def entity_filter(where: Any, facets: dict[str, list[tuple[Any, int]]]) -> list[
 
 
 def current_page() -> int:
-    return int(st.session_state.get(PAGE_KEY, 1))
+    return pager.current(PAGE_KEY)
 
 
-def _move(delta: int, pages: int) -> None:
-    st.session_state[PAGE_KEY] = min(max(1, current_page() + delta), pages)
-
-
-def pager(total: int, page_size: int) -> None:
-    pages = max(1, -(-total // page_size))
-    if current_page() > pages:
-        st.session_state[PAGE_KEY] = pages
-    cols = st.columns([1, 1, 4])
-    cols[0].button("◀ Previous", on_click=_move, args=(-1, pages), disabled=current_page() <= 1)
-    cols[1].button("Next ▶", on_click=_move, args=(1, pages), disabled=current_page() >= pages)
-    cols[2].caption(f"Page {current_page()} of {pages} · {total} matching records")
+def pager_row(total: int, page_size: int) -> None:
+    pager.draw(PAGE_KEY, total, page_size, lambda p, n: f"Page {p} of {n} · {total} matching records")
 
 
 ROWS_KEY = "records_rows"
@@ -234,7 +224,7 @@ def _row_action(svc: Any, conv: str) -> None:
         return
     record_id, kind = value["id"], value.get("kind")
     if kind == "open":
-        st.session_state[PICK_KEY] = record_id
+        _open(record_id)
     elif kind in ("correct", "wrong", "restore"):
         review.act(svc, conv, record_id, str(kind), int(value.get("version") or 0))
 
@@ -262,8 +252,15 @@ def _newer(record_id: str | None, names: dict[str, Any]) -> str:
 
 
 
+def _open(record_id: str) -> None:
+    """Open a record: the "Open record" box follows, and the URL (``?record=``) names it so the
+    link can be shared or bookmarked."""
+    st.session_state[PICK_KEY] = record_id
+    st.query_params["record"] = record_id
+
+
 def _picked(widget_key: str) -> None:
-    st.session_state[PICK_KEY] = st.session_state[widget_key]
+    _open(str(st.session_state[widget_key]))
 
 
 def picker(ids: list[str], by_id: dict[str, Any], picked: str | None, wanted: str | None) -> str:

@@ -41,7 +41,7 @@ if wanted and wanted not in ids:
     ids.insert(0, wanted)  # a shared link to one record opens it even when it is on another page
 sync_pick(record_table.PICK_KEY, ids, None, default=wanted)  # the open record, highlighted in the table
 record_table.table(result.rows, labels, svc=svc, conv=conv, superseded=superseded, names=names)
-record_table.pager(result.total, page_size)
+record_table.pager_row(result.total, page_size)
 if not ids:
     st.stop()
 by_id = {**names, **{r.id: r for r in result.rows}}

@@ -115,7 +115,7 @@ def test_home_with_many_conversations_pages_and_filters(tmp_path, monkeypatch) -
     first = [r["conversation"] for r in conversation_rows(at)]
     assert len(first) == PAGE_ROWS and first[0] == "gen-00000"
     assert f"{n} of {n} conversations · page 1 of 2" in [c.value for c in at.caption]
-    next(b for b in at.button if b.label == "Next ▸").click().run()
+    next(b for b in at.button if b.label == "Next ▶").click().run()
     second = [r["conversation"] for r in conversation_rows(at)]
     assert len(second) == n - PAGE_ROWS and not set(first) & set(second)
     widget(at.text_input, "Find a conversation").input("gen-0005").run()
