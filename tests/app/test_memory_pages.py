@@ -57,6 +57,7 @@ def test_open_a_record_shows_its_episode_with_evidence_highlighted(open_app, app
     record = app_services.curation.search_records(SAMPLE_ID, page_size=3).rows[2]
     widget(at.selectbox, "Open record").set_value(record.id).run()
     no_errors(at)
+    assert at.query_params["record"] in ([record.id], record.id)  # the open record is in the URL
     body = html_bodies(at)
     for tid in record.evidence_turn_ids:
         anchor = "turn-" + "".join(c if c.isalnum() else "-" for c in tid)

@@ -5,6 +5,7 @@ tab stay; ↺ restores it; ✓ confirms another; a click on a row opens it; keys
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import expect
@@ -53,6 +54,7 @@ def test_row_buttons_mark_wrong_restore_confirm_and_open(built_app: str, page) -
     wait_ready(page)
     picker = page.get_by_role("combobox", name="Open record")
     expect(picker).to_have_value(re.compile("^" + re.escape(target)))
+    expect(page).to_have_url(re.compile(r"[?&]record=" + re.escape(quote(target, safe="")) + "(&|$)"))  # shareable
     page.get_by_role("tab", name="History").click()
     wait_ready(page)
     history = re.compile("marked wrong in review|restored from the table")
