@@ -26,7 +26,7 @@ def conversation_picker(svc: Services) -> str | None:
     Writes the id back to ``?conv=`` (so every page's URL can be shared) and to
     ``st.session_state["conv"]``; returns it, or ``None`` when nothing is imported.
     """
-    ids = [row["id"] for row in svc.imports.list_conversations()]
+    ids = svc.imports.conversation_ids()
     wanted = st.query_params.get("conv")
     if not ids:
         st.sidebar.info("No conversation imported yet.")

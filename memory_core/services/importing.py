@@ -45,6 +45,9 @@ class ImportService:
     def list_conversations(self) -> list[dict[str, Any]]:
         return self.store.conversation_summaries()
 
+    def conversation_ids(self) -> list[str]:
+        return self.store.conversation_ids()
+
     def stats(self, conv_id: str | None = None) -> dict[str, int]:
         return self.store.stats(conv_id)
 
