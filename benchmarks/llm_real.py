@@ -109,6 +109,7 @@ def stage_sweep(backend: Any, conv: Any, questions: int) -> dict[str, Any]:
     from memory_core.contracts import ConversationInfo, Vocabulary
     from memory_core.errors import LLMError
     from memory_core.models import BufferTurn, Episode
+    from memory_core.query.premise import unmentioned
 
     info = ConversationInfo(conv_id=conv.id, speakers=conv.speakers)
     by_id = {t.id: t for t in conv.turns}
@@ -142,7 +143,7 @@ def stage_sweep(backend: Any, conv: Any, questions: int) -> dict[str, Any]:
                                  session=by_id[t].session, session_time=by_id[t].session_time,
                                  image_caption=by_id[t].image_caption, episode_id=episode.id)
                       for t in episode.turn_ids]
-            answer = backend.answer(qa.question, plan, buffer)
+            answer = backend.answer(qa.question, plan, buffer, unmentioned=unmentioned(qa.question, buffer))
             verdict = backend.judge(qa.question, qa.answer or "", answer.text)
             print(f"  Q: {qa.question}\n     answer: {answer.text!r} cites {list(answer.cited_turn_ids)}"
                   f" -> judged {'CORRECT' if verdict else 'WRONG'}", flush=True)

@@ -11,7 +11,11 @@ can mix them per stage (e.g. offline segmentation + LLM extraction).
     segment(session, info)            -> episodes (every turn in exactly one, in order)
     extract(episode, turns, info)     -> Extraction(records, events), evidence inside the episode
     plan(question, vocabulary)        -> Plan
-    answer(question, plan, buffer)    -> Answer (cites buffer turn ids)
+    answer(question, plan, buffer, unmentioned=names)
+                                      -> Answer (cites buffer turn ids); ``unmentioned`` are
+                                         the question's names no buffer turn says (checked
+                                         once by the query pipeline, ``query/premise.py``):
+                                         then "Unknown" with them, whichever backend
 """
 
 from __future__ import annotations
@@ -101,7 +105,8 @@ class Backend(Protocol):
 
     def plan(self, question: str, vocabulary: Vocabulary) -> Plan: ...
 
-    def answer(self, question: str, plan: Plan, buffer: list[BufferTurn]) -> Answer: ...
+    def answer(self, question: str, plan: Plan, buffer: list[BufferTurn], *,
+               unmentioned: tuple[str, ...]) -> Answer: ...
 
     def accounting(self, conv_id: str | None, scope: str) -> AbstractContextManager[Any]: ...
 

@@ -5,7 +5,8 @@
     extract(episode, turns, info)  spaCy clauses -> records + event frames
                                    (memory_core.construct.extract)
     plan(question, vocabulary)     memory_core.query.planner.plan_question
-    answer(question, plan, buffer) memory_core.query.answering.extractive_answer
+    answer(question, plan, buffer, unmentioned=...)
+                                   memory_core.query.answering.extractive_answer
 
 Parsed turns are kept in a small per-instance cache between ``segment`` and ``extract`` so a
 session is parsed once. The spaCy model loads once per process; the embedder is given by the
@@ -106,8 +107,9 @@ class OfflineBackend(BackendBase):
 
         return plan_question(question, vocabulary, embedder=self.embedder)
 
-    def answer(self, question: str, plan: Plan, buffer: list[BufferTurn]) -> Answer:
+    def answer(self, question: str, plan: Plan, buffer: list[BufferTurn], *,
+               unmentioned: tuple[str, ...]) -> Answer:
         from memory_core.query.answering import extractive_answer
 
-        return extractive_answer(question, plan, buffer)
+        return extractive_answer(question, plan, buffer, unmentioned=unmentioned)
 

@@ -58,5 +58,6 @@ class StagedBackend(BackendBase):
     def plan(self, question: str, vocabulary: Vocabulary) -> Plan:
         return self.backends["plan"].plan(question, vocabulary)
 
-    def answer(self, question: str, plan: Plan, buffer: list[BufferTurn]) -> Answer:
-        return self.backends["answer"].answer(question, plan, buffer)
+    def answer(self, question: str, plan: Plan, buffer: list[BufferTurn], *,
+               unmentioned: tuple[str, ...]) -> Answer:
+        return self.backends["answer"].answer(question, plan, buffer, unmentioned=unmentioned)

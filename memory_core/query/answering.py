@@ -15,6 +15,9 @@
    words the form asks for; ``weak`` when the answer rests on partial evidence (a fallback
    span, the session date instead of a time expression, an uncovered requirement);
    ``unknown`` when nothing in the buffer supports an answer (the text is "Unknown").
+4. A question naming something no buffer turn says is answered "Unknown" with the names
+   (``Answer.unmentioned``): the query pipeline checks that once after retrieval, for every
+   backend (``query/premise.py``), and passes the names in.
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ from memory_core import timeexpr
 from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Requirement, SupportLevel
 from memory_core.query.buffer import highlight_terms
 from memory_core.query.families import word_families
+from memory_core.query.premise import UNKNOWN, unmentioned_answer
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, word_spans, words
 
 _SENTENCE_RE = re.compile(r"[^.!?]+[.!?]*")
-UNKNOWN = "Unknown"
 _WEIGHT = {"value": 1.0, "keyword": 0.7, "entity": 0.3}
 MIN_SCORE = 0.7  # the best sentence must carry at least one keyword's worth of the question
 TURN_WEIGHT = 4.0  # a sentence of the buffer turn closest to the question counts up to 5x
@@ -497,19 +500,20 @@ def latest_first(question: str, ranked: list[Candidate]) -> tuple[list[Candidate
     return [latest, *(c for c in ranked if c is not latest)], earlier
 
 
-def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn]) -> Answer:
+def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *,
+                      unmentioned: tuple[str, ...]) -> Answer:
     """The answer from the buffer; sentences of the turns closest to the question (each
     turn's ``closeness``) are favoured; a question about the current state takes the latest
-    statement and names the earlier one it updates."""
+    statement and names the earlier one it updates. ``unmentioned``: the question's names no
+    buffer turn says (``premise.unmentioned``, checked by the pipeline) — when the buffer has
+    something to say, the answer is "Unknown" with them."""
     if not buffer:
         return unknown()
     ranked = candidates(plan, buffer)
     if not ranked or max(c.words_score for c in ranked) < MIN_SCORE:
         return unknown()
-    if plan.answer_target != "likelihood":  # "would she likely enjoy Vivaldi?" reasons past the text
-        missing = unmentioned_names(question, buffer)
-        if missing:  # "my role as Software Engineer Manager" when only "Senior Software Engineer" was said
-            return unknown().model_copy(update={"unmentioned": tuple(missing)})
+    if unmentioned:  # "my role as Software Engineer Manager" when only "Senior Software Engineer" was said
+        return unmentioned_answer(unmentioned)
     ranked, updated = latest_first(question, ranked)
     answer = _extract(question, plan, ranked)
     if updated is not None and answer.supported and updated.turn.turn_id not in answer.cited_turn_ids:
@@ -517,65 +521,6 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn]) -> An
         said = when.strftime("%-d %B %Y") if when else f"session {updated.turn.session}"
         answer = answer.model_copy(update={"updates": f"{updated.turn.turn_id} ({said})"})
     return answer
-
-
-_TITLES = frozenset({"dr", "mr", "mrs", "ms", "st", "prof"})
-NAME_GAP = 4  # words a name's parts may be apart in a turn ("Samsung 55-inch 4K smart TV")
-
-
-def question_names(question: str) -> list[list[str]]:
-    """The names a question uses: runs of capitalised words after its first word ("my role as
-    Software Engineer Manager" -> [software, engineer, manager]), split into words as turns are
-    ("Jean-Luc" -> [jean, luc]); months, weekdays, titles, "I" and question words are no names;
-    punctuation or a possessive ends a run ("Oscar Melanie's" -> one, "Paris, Rome" -> two)."""
-    names: list[list[str]] = []
-    run: list[str] = []
-    end = 0
-    for k, m in enumerate(word_spans(question)):
-        start, stop, w = m
-        if question[end:start].strip(" -"):  # punctuation between: a new name
-            if run:
-                names.append(run)
-            run = []
-        end = stop
-        tok = question[start:stop]
-        if k > 0 and tok[:1].isupper() and tok != "I" and w not in STOPWORDS and w not in _TITLES \
-                and w not in timeexpr.MONTHS and w not in timeexpr.WEEKDAYS:
-            run.append(w)
-            if "'" not in tok and "’" not in tok:
-                continue
-        if run:
-            names.append(run)
-        run = []
-    if run:
-        names.append(run)
-    return names
-
-
-def unmentioned_names(question: str, buffer: list[BufferTurn]) -> list[str]:
-    """The question's names that no buffer turn says (or speaks: a speaker's name counts): every
-    word, in order, at most ``NAME_GAP`` words apart, plural or singular (stemmed)."""
-    said = [[stem(w) for w in words(f"{t.speaker}: {t.text} {t.image_caption or ''}")] for t in buffer]
-    missing = []
-    for name in question_names(question):
-        wanted = [stem(w) for w in name]
-        if not any(_says(turn, wanted) for turn in said):
-            missing.append(" ".join(name))
-    return missing
-
-
-def _says(turn: list[str], wanted: list[str]) -> bool:
-    """``wanted`` in ``turn`` in order, each part at most ``NAME_GAP`` words after the last."""
-    for start in (i for i, w in enumerate(turn) if w == wanted[0]):
-        pos = start
-        for part in wanted[1:]:
-            window = turn[pos + 1:pos + 2 + NAME_GAP]
-            if part not in window:
-                break
-            pos += 1 + window.index(part)
-        else:
-            return True
-    return False
 
 
 def _extract(question: str, plan: Plan, ranked: list[Candidate]) -> Answer:

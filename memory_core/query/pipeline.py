@@ -1,9 +1,11 @@
-"""One question end to end: plan -> retrieve -> buffer -> answer, kept in a ``Trace``.
+"""One question end to end: plan -> retrieve -> buffer -> premise -> answer, kept in a ``Trace``.
 
 The question is embedded once; the conversation's indexes come from the in-memory cache.
 The plan and the answer come from ``backend`` (offline: the rule planner and the extractive
-answer; openai: the chat model) — retrieval is the same for every backend. Timings are per
-stage in seconds.
+answer; openai: the chat model) — retrieval is the same for every backend, and so is the
+premise check on its buffer: the question's names no buffer turn says (``premise.unmentioned``)
+go to the backend's answer, which answers "Unknown" with them (``Answer.unmentioned``).
+Timings are per stage in seconds.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from memory_core.contracts import Backend
 from memory_core.models import Trace
+from memory_core.query import premise
 from memory_core.query.buffer import buffer_tokens, build_buffer
 from memory_core.query.context import ConversationIndex
 from memory_core.query.qembed import embed_question
@@ -57,9 +60,10 @@ def run_question(
         for bt in build_buffer(ci, result.positions, plan)
     ]
     tokens = buffer_tokens(buffer)
+    unmentioned = premise.unmentioned(question, buffer)  # a property of the buffer, not of a backend
     timings["buffer"] = time.perf_counter() - t3
     t4 = time.perf_counter()
-    answer = backend.answer(question, plan, buffer)
+    answer = backend.answer(question, plan, buffer, unmentioned=unmentioned)
     timings["answer"] = time.perf_counter() - t4
     timings["total"] = time.perf_counter() - t0
     timings["plan_retrieve"] = timings["embed"] + timings["plan"] + timings["retrieve"] + timings["buffer"]

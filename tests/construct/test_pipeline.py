@@ -156,7 +156,7 @@ class _Broken(BackendBase):
     def plan(self, question: str, vocabulary: Any) -> Any:
         raise NotImplementedError
 
-    def answer(self, question: str, plan: Any, buffer: Any) -> Any:
+    def answer(self, question: str, plan: Any, buffer: Any, *, unmentioned: Any) -> Any:
         raise NotImplementedError
 
 

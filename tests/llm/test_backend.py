@@ -77,7 +77,7 @@ def test_full_sample_through_every_stage_counts_calls_and_tokens(server: Scripte
         first_ep = episodes[0]
         buffer = [BufferTurn(turn_id=t.id, speaker=t.speaker, text=t.text, session=t.session,
                              episode_id=first_ep.id) for t in conv.turns if t.id in first_ep.turn_ids]
-        answer = backend.answer(question, plan, buffer)
+        answer = backend.answer(question, plan, buffer, unmentioned=())
     assert plan.requirements and answer.cited_turn_ids
     assert set(answer.cited_turn_ids) <= set(first_ep.turn_ids)
     judge = make_judge(Settings(llm=llm_settings), store)
@@ -224,7 +224,7 @@ def test_plan_missing_requirement_fields_is_repaired_or_rejected(server: Scripte
 
 
 def test_answer_without_evidence_makes_no_call(server: ScriptedServer, llm_settings) -> None:
-    answer = OpenAIBackend(llm_settings).answer("Anything?", Plan(question="Anything?"), [])
+    answer = OpenAIBackend(llm_settings).answer("Anything?", Plan(question="Anything?"), [], unmentioned=())
     assert answer.text == "Unknown" and not answer.supported and server.calls == 0
 
 

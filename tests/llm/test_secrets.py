@@ -39,7 +39,7 @@ def test_key_is_nowhere_after_stages_and_failures(server: ScriptedServer, llm_se
         plan = backend.plan(conv.qa[0].question, Vocabulary(speakers=conv.speakers))
         buffer = [BufferTurn(turn_id=t.id, speaker=t.speaker, text=t.text, session=1)
                   for t in session.turns[:4]]
-        answer = backend.answer(conv.qa[0].question, plan, buffer)
+        answer = backend.answer(conv.qa[0].question, plan, buffer, unmentioned=())
         backend.judge(conv.qa[0].question, conv.qa[0].answer or "", answer.text)
         # endpoints that echo the key in their error bodies
         for status in (400, 401, 403, 404, 422, 500):

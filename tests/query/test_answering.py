@@ -15,6 +15,7 @@ from memory_core.query.answering import (
 )
 from memory_core.query.buffer import buffer_turn
 from memory_core.query.planner import plan_question
+from memory_core.query.premise import unmentioned
 
 VOCAB = Vocabulary(
     speakers=("Maya", "Jonas"),
@@ -41,7 +42,9 @@ def _buffer(*turns: tuple[str, str, str]) -> list[BufferTurn]:
 
 
 def _ask(question: str, buffer: list[BufferTurn]):  # type: ignore[no-untyped-def]
-    return extractive_answer(question, plan_question(question, VOCAB), buffer)
+    """As the query pipeline asks: the premise checked on the buffer, then the offline answer."""
+    return extractive_answer(question, plan_question(question, VOCAB), buffer,
+                             unmentioned=unmentioned(question, buffer))
 
 
 def test_answer_comes_from_the_asked_persons_words_not_the_other_speakers() -> None:
@@ -121,7 +124,7 @@ def test_nothing_supported_is_unknown() -> None:
     buffer = _buffer(("D1:1", "Maya", "Hi Jonas, how are you?"))
     answer = _ask("What is the capital of Mars?", buffer)
     assert answer.text == "Unknown" and answer.support == SupportLevel.UNKNOWN and not answer.supported
-    empty = extractive_answer("Anything?", plan_question("Anything?", VOCAB), [])
+    empty = extractive_answer("Anything?", plan_question("Anything?", VOCAB), [], unmentioned=())
     assert empty.support == SupportLevel.UNKNOWN
 
 

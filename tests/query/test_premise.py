@@ -1,0 +1,66 @@
+"""The premise check sits in the query pipeline: a question naming what no retrieved turn says
+is "Unknown" with the names for every backend — the openai one without spending a model call.
+
+Real services over the hand-made memory; the openai backend talks to the scripted
+OpenAI-compatible server on 127.0.0.1 (tests/llm/conftest.py), whose answer stage always
+answers from the excerpts — so an "Unknown" here comes from the pipeline, not from the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from memory_core.backends.openai_backend import OpenAIBackend
+from memory_core.config import LLMSettings
+from memory_core.models import SupportLevel
+from tests.llm.conftest import FAKE_KEY, ScriptedServer, smart_reply
+
+FALSE_PREMISE = "When did Carol move to Munich?"  # she moved to Berlin (D2:6)
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    srv = ScriptedServer(smart_reply)
+    yield srv
+    srv.close()
+
+
+@pytest.fixture
+def llm(server: ScriptedServer, built) -> OpenAIBackend:  # type: ignore[no-untyped-def]
+    settings = LLMSettings(base_url=server.url, api_key=FAKE_KEY, model="test-model", timeout_s=2.0,
+                           max_retries=0)
+    return OpenAIBackend(settings, built.store)
+
+
+def test_the_openai_backend_answers_a_false_premise_unknown_without_a_model_call(  # type: ignore[no-untyped-def]
+        built, llm: OpenAIBackend, server: ScriptedServer) -> None:
+    trace, _ = built.queries.ask_detailed("conv-test", FALSE_PREMISE, backend=llm)
+    assert trace.backend == "openai"
+    assert any(b.turn_id == "D2:6" for b in trace.buffer)  # Carol's move was retrieved, Munich is nowhere
+    assert trace.answer.text == "Unknown" and not trace.answer.supported
+    assert trace.answer.support == SupportLevel.UNKNOWN and trace.answer.cited_turn_ids == ()
+    assert trace.answer.unmentioned == ("munich",)
+    assert server.stage_calls() == {"plan": 1}  # the model planned; no answer call was spent
+    assert built.queries.trace(trace.id).answer.unmentioned == ("munich",)  # the saved trace keeps it
+
+
+def test_both_backends_give_the_same_unknown_for_a_false_premise(  # type: ignore[no-untyped-def]
+        built, llm: OpenAIBackend) -> None:
+    offline, _ = built.queries.ask_detailed("conv-test", FALSE_PREMISE)
+    openai, _ = built.queries.ask_detailed("conv-test", FALSE_PREMISE, backend=llm)
+    assert offline.backend == "offline" and openai.backend == "openai"
+    assert offline.answer == openai.answer
+
+
+def test_the_model_answers_when_the_names_are_said_or_the_question_reasons_past_the_text(  # type: ignore[no-untyped-def]
+        built, llm: OpenAIBackend, server: ScriptedServer) -> None:
+    said, _ = built.queries.ask_detailed("conv-test", "When did Carol move to Berlin?", backend=llm)
+    assert said.answer.text != "Unknown" and said.answer.unmentioned == ()
+    assert server.stage_calls().get("answer") == 1
+    # a would/likely question is exempt by its form, whatever answer target the model's plan names
+    likely, _ = built.queries.ask_detailed("conv-test", "Would Carol likely enjoy a trip to Munich?",
+                                           backend=llm)
+    assert likely.plan.answer_target != "likelihood"
+    assert likely.answer.unmentioned == () and server.stage_calls().get("answer") == 2
