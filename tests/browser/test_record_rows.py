@@ -54,7 +54,8 @@ def test_row_buttons_mark_wrong_restore_confirm_and_open(built_app: str, page) -
     wait_ready(page)
     picker = page.get_by_role("combobox", name="Open record")
     expect(picker).to_have_value(re.compile("^" + re.escape(target)))
-    expect(page).to_have_url(re.compile(r"[?&]record=" + re.escape(quote(target, safe="")) + "(&|$)"))  # shareable
+    shared = re.compile(r"[?&]record=" + re.escape(quote(target, safe="")) + "(&|$)")
+    expect(page).to_have_url(shared)  # the open record is in the URL, to share
     page.get_by_role("tab", name="History").click()
     wait_ready(page)
     history = re.compile("marked wrong in review|restored from the table")
