@@ -9,6 +9,11 @@ nothing is fetched from another host. The data travels as JSON (never pasted int
 script text) and the browser side writes it as canvas labels and ``textContent`` only, so
 conversation text cannot become markup. Labels are still shortened and bidi-defused here.
 
+Node colours are by type (categorical, the same in every theme); the canvas background,
+labels, borders and tooltips follow Streamlit's theme: the CSS uses the custom properties a v2
+component receives (``--st-text-color``, ...) and the script reads them for what vis-network
+paints on its canvas (the light colours in the payload are the fallback).
+
 Layouts: ``force`` (physics until stable, then frozen) and ``time`` (left to right by date,
 one column per distinct date; undated nodes in the last column).
 """
@@ -53,15 +58,20 @@ def _css() -> str:
     found = _TOOLTIP_CSS.search((_PYVIS / "vis-network.css").read_text(encoding="utf-8"))
     tooltip = found.group(0) if found else ""
     return tooltip + """
-.mn-graph { font-family: var(--st-font, sans-serif); }
-.mn-canvas { width: 100%; border: 1px solid #dee2e6; border-radius: 6px; background: #fff; }
-.mn-legend { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 0.8rem; color: #343a40;
-  margin: 0 0 4px 0; align-items: center; }
+.mn-graph {
+  --mn-fg: var(--st-text-color, #31333f);
+  --mn-bg: var(--st-background-color, #ffffff);
+  --mn-line: var(--st-border-color, rgba(49, 51, 63, 0.2));
+  font-family: var(--st-font, sans-serif); color: var(--mn-fg); }
+.mn-canvas { width: 100%; border: 1px solid var(--mn-line); border-radius: 6px; background: var(--mn-bg); }
+.mn-legend { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 0.8rem;
+  color: color-mix(in srgb, var(--mn-fg) 85%, transparent); margin: 0 0 4px 0; align-items: center; }
 .mn-key { display: inline-flex; align-items: center; gap: 4px; }
 .mn-dot { width: 11px; height: 11px; border-radius: 50%; display: inline-block; }
-.mn-note { color: #868e96; }
+.mn-note { color: color-mix(in srgb, var(--mn-fg) 60%, transparent); }
 div.vis-tooltip { font-family: var(--st-font, sans-serif); font-size: 0.8rem; white-space: pre-line;
-  max-width: 420px; }
+  max-width: 420px; color: var(--mn-fg); background: var(--st-secondary-background-color, #f0f2f6);
+  border-color: var(--mn-line); }
 """
 
 

@@ -17,12 +17,17 @@ import streamlit as st
 from components.text import esc
 
 _TABLE = "width:100%;border-collapse:collapse;font-size:0.85rem;line-height:1.35"
-_HEAD = "text-align:left;font-weight:600;color:#495057;border-bottom:2px solid #dee2e6;padding:3px 6px"
-_CELL = "border-bottom:1px solid #f1f3f5;padding:3px 6px;vertical-align:top;overflow-wrap:break-word"
+# Colours from the text colour the page gives the table (st.html content gets none of the
+# --st-* properties a v2 component has), so the table reads in the light and the dark theme.
+_HEAD = ("text-align:left;font-weight:600;color:color-mix(in srgb,currentColor 80%,transparent);"
+         "border-bottom:2px solid color-mix(in srgb,currentColor 20%,transparent);padding:3px 6px")
+_CELL = ("border-bottom:1px solid color-mix(in srgb,currentColor 8%,transparent);padding:3px 6px;"
+         "vertical-align:top;overflow-wrap:break-word")
 _NUM = _CELL + ";text-align:right;white-space:nowrap"
 
 
-def _cell(value: Any) -> str:
+def cell_text(value: Any) -> str:
+    """A cell as one line of text (floats with two decimals)."""
     if isinstance(value, float):
         return f"{value:.2f}"
     return "" if value is None else " ".join(str(value).split())
@@ -40,7 +45,7 @@ def table_html(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], *,
         for c in columns:
             value = row.get(c)
             style = _NUM if isinstance(value, int | float) and not isinstance(value, bool) else _CELL
-            text = esc(_cell(value))
+            text = esc(cell_text(value))
             if c == link_column and href is not None:
                 text = f'<a class="mn-link" href="{esc(href(row))}">{text}</a>'
             cells.append(f'<td style="{style}">{text}</td>')

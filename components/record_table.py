@@ -166,31 +166,42 @@ COLUMNS = (("entity", ""), ("type", "mn-dim"), ("property", ""), ("value", "mn-l
            ("confidence", "mn-conf"), ("status", "mn-status"), ("superseded by", "mn-long"),
            ("episode", "mn-dim"), ("evidence", "mn-dim"))
 _CSS = """
-.mn-rows { max-height: 560px; overflow: auto; border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 6px;
+.mn-rows {
+  --mn-fg: var(--st-text-color, #31333f);
+  --mn-bg: var(--st-background-color, #ffffff);
+  --mn-head: var(--st-secondary-background-color, #f0f2f6);
+  --mn-line: var(--st-border-color, rgba(49, 51, 63, 0.2));
+  --mn-accent: var(--st-primary-color, #ff4b4b);
+  max-height: 560px; overflow: auto; border: 1px solid var(--mn-line); border-radius: 6px;
+  color: var(--mn-fg); background: var(--mn-bg);
   font-family: var(--st-font, sans-serif); font-size: 0.85rem; }
 .mn-rows table { border-collapse: collapse; width: 100%; }
-.mn-rows th { position: sticky; top: 0; background: #f8f9fb; text-align: left; font-weight: 600;
-  color: #555867; padding: 6px 8px; border-bottom: 1px solid rgba(49, 51, 63, 0.2); z-index: 1; }
-.mn-rows td { padding: 4px 8px; border-bottom: 1px solid rgba(49, 51, 63, 0.08); vertical-align: top;
-  max-width: 22rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.mn-rows th { position: sticky; top: 0; background: var(--mn-head); text-align: left; font-weight: 600;
+  color: color-mix(in srgb, var(--mn-fg) 80%, transparent); padding: 6px 8px;
+  border-bottom: 1px solid var(--mn-line); z-index: 1; }
+.mn-rows td { padding: 4px 8px; border-bottom: 1px solid color-mix(in srgb, var(--mn-line) 40%, transparent);
+  vertical-align: top; max-width: 22rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .mn-rows tbody tr { cursor: pointer; }
-.mn-rows tbody tr:hover { background: #f0f2f6; }
-.mn-rows tbody tr:focus { outline: 2px solid #ff4b4b; outline-offset: -2px; }
-.mn-rows tr.mn-selected { background: #fff1f1; }
+.mn-rows tbody tr:hover { background: color-mix(in srgb, var(--mn-fg) 6%, transparent); }
+.mn-rows tbody tr:focus { outline: 2px solid var(--mn-accent); outline-offset: -2px; }
+.mn-rows tr.mn-selected { background: color-mix(in srgb, var(--mn-accent) 12%, transparent); }
 .mn-rows tr.mn-busy { opacity: 0.5; }
 .mn-rows tr[data-status="wrong"] td:not(.mn-verdict), .mn-rows tr[data-status="deleted"] td:not(.mn-verdict) {
-  color: #9a9ca5; text-decoration: line-through; }
-.mn-rows .mn-dim { color: #6b6f7b; }
+  color: color-mix(in srgb, var(--mn-fg) 50%, transparent); text-decoration: line-through; }
+.mn-rows .mn-dim { color: color-mix(in srgb, var(--mn-fg) 70%, transparent); }
 .mn-rows .mn-verdict { white-space: nowrap; width: 1%; }
 .mn-rows .mn-conf { position: relative; min-width: 4rem; }
-.mn-rows .mn-bar { position: absolute; left: 0; top: 20%; height: 60%; background: rgba(255, 75, 75, 0.18);
-  z-index: 0; }
+.mn-rows .mn-bar { position: absolute; left: 0; top: 20%; height: 60%;
+  background: color-mix(in srgb, var(--mn-accent) 20%, transparent); z-index: 0; }
 .mn-b { font: inherit; min-width: 1.9rem; padding: 1px 6px; margin-right: 3px; border-radius: 5px;
-  border: 1px solid rgba(49, 51, 63, 0.25); background: #fff; cursor: pointer; }
+  border: 1px solid var(--mn-line); background: var(--mn-bg); color: var(--mn-fg); cursor: pointer; }
 .mn-b:disabled { opacity: 0.35; cursor: default; }
-.mn-correct:not(:disabled):hover { background: #e6f4ea; border-color: #21a366; }
-.mn-wrong:not(:disabled):hover { background: #fdecec; border-color: #d33; }
-.mn-restore:not(:disabled):hover { background: #eef3ff; border-color: #3a6bd8; }
+.mn-correct:not(:disabled):hover { background: var(--st-green-background-color, rgba(33, 195, 84, 0.1));
+  border-color: var(--st-green-color, #21a366); }
+.mn-wrong:not(:disabled):hover { background: var(--st-red-background-color, rgba(255, 43, 43, 0.09));
+  border-color: var(--st-red-color, #d33); }
+.mn-restore:not(:disabled):hover { background: var(--st-blue-background-color, rgba(28, 131, 225, 0.1));
+  border-color: var(--st-blue-color, #3a6bd8); }
 """
 
 

@@ -9,6 +9,11 @@ the component and returns the episode the user clicked in this run (``None`` oth
 The data travels as JSON and the browser writes every string with ``textContent`` or
 ``setAttribute`` (components/assets/timeline.js), so conversation text cannot become markup.
 Hover text is still shortened and bidi-defused here.
+
+Colours other than the dots' (categorical) follow Streamlit's theme through the CSS custom
+properties it gives a v2 component (``--st-text-color``, ``--st-background-color``, ...).
+The dots work by keyboard: Tab reaches the chosen episode's dot, Left/Right (Home/End) move
+between dots, Enter or Space selects one as a click does.
 """
 
 from __future__ import annotations
@@ -29,21 +34,31 @@ OTHER_COLOR = "#868e96"
 HEIGHT = 320
 _JS = Path(__file__).resolve().parent / "assets" / "timeline.js"
 _CSS = """
-.mn-tl { position: relative; font-family: var(--st-font, sans-serif); }
-.mn-tl-legend { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 0.8rem; color: #343a40;
-  margin: 0 0 2px 0; align-items: center; }
+.mn-tl {
+  --mn-fg: var(--st-text-color, #31333f);
+  --mn-bg: var(--st-background-color, #ffffff);
+  --mn-tip-bg: var(--st-secondary-background-color, #f0f2f6);
+  --mn-line: var(--st-border-color, rgba(49, 51, 63, 0.2));
+  --mn-accent: var(--st-primary-color, #3b5bdb);
+  position: relative; font-family: var(--st-font, sans-serif); color: var(--mn-fg); }
+.mn-tl-legend { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 0.8rem;
+  color: color-mix(in srgb, var(--mn-fg) 85%, transparent); margin: 0 0 2px 0; align-items: center; }
 .mn-tl-key { display: inline-flex; align-items: center; gap: 4px; }
 .mn-tl-dot { width: 11px; height: 11px; border-radius: 50%; display: inline-block; opacity: 0.8; }
 .mn-tl-plot { width: 100%; }
-.mn-tl-svg text { font-size: 11px; fill: #495057; }
-.mn-tl-svg .mn-tl-title { font-size: 12px; fill: #343a40; }
-.mn-tl-grid { stroke: #e9ecef; stroke-width: 1; }
-.mn-tl-point { opacity: 0.8; stroke: #fff; stroke-width: 1; cursor: pointer; }
-.mn-tl-point:hover { opacity: 1; stroke: #212529; }
-.mn-tl-selected { opacity: 1; stroke: #212529; stroke-width: 2.5; }
+.mn-tl-svg text { font-size: 11px; fill: color-mix(in srgb, var(--mn-fg) 75%, transparent); }
+.mn-tl-svg .mn-tl-title { font-size: 12px; fill: color-mix(in srgb, var(--mn-fg) 85%, transparent); }
+.mn-tl-grid { stroke: color-mix(in srgb, var(--mn-fg) 10%, transparent); stroke-width: 1; }
+.mn-tl-point { opacity: 0.8; stroke: var(--mn-bg); stroke-width: 1; cursor: pointer; outline: none; }
+.mn-tl-point:hover { opacity: 1; stroke: var(--mn-fg); }
+.mn-tl-selected { opacity: 1; stroke: var(--mn-fg); stroke-width: 2.5; }
+.mn-tl-ring { fill: none; stroke: var(--mn-accent); stroke-width: 2.5; stroke-dasharray: 4 2;
+  pointer-events: none; display: none; }
+.mn-tl-point:focus-visible { opacity: 1; stroke: var(--mn-accent); stroke-width: 3; }
+.mn-tl-point:focus-visible + .mn-tl-ring { display: inline; }
 .mn-tl-tip { position: absolute; display: none; pointer-events: none; z-index: 2; max-width: 260px;
-  background: #fff; border: 1px solid #ced4da; border-radius: 4px; padding: 4px 6px;
-  font-size: 0.78rem; color: #212529; white-space: pre-line; box-shadow: 0 1px 4px rgba(0,0,0,.15); }
+  background: var(--mn-tip-bg); border: 1px solid var(--mn-line); border-radius: 4px; padding: 4px 6px;
+  font-size: 0.78rem; color: var(--mn-fg); white-space: pre-line; box-shadow: 0 1px 4px rgba(0,0,0,.25); }
 """
 
 
@@ -73,7 +88,8 @@ def payload(sessions: Sequence[Any], episodes: Sequence[Any], labels: Mapping[st
     """Plain JSON data: one point per episode.
 
     y is the episode's position inside its session, the dot's diameter grows with its number
-    of turns (8–30 px), its colour is its theme type's; the tip is plain text.
+    of turns (8–30 px), its colour is its theme type's; the tip and the label (the dot's name
+    for a screen reader: episode, date, themes) are plain text.
     """
     session_time = {s.index: s.time for s in sessions}
     dated = bool(episodes) and all(session_time.get(ep.session) is not None for ep in episodes)
@@ -87,8 +103,11 @@ def payload(sessions: Sequence[Any], episodes: Sequence[Any], labels: Mapping[st
         kinds[kind] += 1
         turns = len(ep.turn_ids)
         theme = ", ".join(str(t) for t in ep.theme[:4]) or "—"
+        when = session_time[ep.session].date().isoformat() if dated else f"session {ep.session}"
         points.append({
             "id": str(ep.id),
+            "label": f"{_text(labels.get(ep.id, ep.id), 40)}, {when}: {_text(theme, 60)} "
+                     f"({kind}, {turns} turns)",
             "x": _ms(session_time[ep.session]) if dated else float(ep.session),
             "y": position[ep.session],
             "size": round(8 + 22 * turns / biggest, 1),

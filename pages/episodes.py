@@ -3,7 +3,7 @@ records and turns of a selected episode."""
 
 import streamlit as st
 
-from components import data, html_table, links, timeline, transcript
+from components import data, links, sort_table, timeline, transcript
 from components.services import services
 from components.state import query_param, require_conv, sync_pick
 from components.text import md, shorten
@@ -47,8 +47,8 @@ with left:
                       evidence=data.evidence_turns(records),
                       episode_positions={episode.id: ids.index(chosen)})
 with right:
-    html_table.render(("entity", "property", "value", "modality", "valid time", "confidence"),
-                      data.records_frame_rows(records, labels), link_column="entity",
+    sort_table.render(("entity", "property", "value", "modality", "valid time", "confidence"),
+                      data.records_frame_rows(records, labels), key="episode_records", link_column="entity",
                       href=lambda row: links.href_record(conv, row["id"]),
                       empty="No records in this episode.")
 

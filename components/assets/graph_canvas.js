@@ -35,13 +35,38 @@ function drawLegend(box, legend, note) {
   box.replaceChildren(...items);
 }
 
+// What vis-network paints on its canvas cannot use CSS variables: read Streamlit's theme
+// (the custom properties a v2 component receives) and colour labels and borders with it.
+function themeColors(root) {
+  const style = getComputedStyle(root);
+  const read = (name) => (style.getPropertyValue(name) || "").trim();
+  return { text: read("--st-text-color"), background: read("--st-background-color") };
+}
+
+function themed(data, theme) {
+  if (!theme.text || !theme.background) return { nodes: data.nodes, options: data.options };
+  const nodes = data.nodes.map((n) => ({
+    ...n,
+    color: { ...n.color, border: theme.background,
+             highlight: { ...(n.color || {}).highlight, border: theme.text },
+             hover: { ...(n.color || {}).hover, border: theme.text } },
+    font: { ...n.font, color: theme.text, strokeColor: theme.background },
+  }));
+  const edges = (data.options || {}).edges || {};
+  const options = { ...data.options,
+                    edges: { ...edges, font: { ...edges.font, color: theme.text, strokeColor: theme.background } } };
+  return { nodes, options };
+}
+
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
   const root = parentElement.querySelector(".mn-graph");
   if (!root || !data) return;
   const vis = globalThis.vis;
   const state = root.__mn;
-  if (state && state.signature === data.signature) {
+  const theme = themeColors(root);
+  const signature = `${data.signature}|${theme.text}|${theme.background}`;
+  if (state && state.signature === signature) {
     state.select(data.selected);
     return;
   }
@@ -51,10 +76,11 @@ export default function (component) {
   drawLegend(root.querySelector(".mn-legend"), data.legend, data.note);
 
   const started = performance.now();
-  const nodes = new vis.DataSet(data.nodes.map((n) => ({ ...n, title: tipElement(n.tip) })));
+  const look = themed(data, theme);
+  const nodes = new vis.DataSet(look.nodes.map((n) => ({ ...n, title: tipElement(n.tip) })));
   const edges = new vis.DataSet(data.edges.map((e) => ({ ...e, title: tipElement(e.tip), label: undefined })));
-  const network = new vis.Network(box, { nodes, edges }, data.options);
-  const mine = { signature: data.signature, network, select: () => {} };
+  const network = new vis.Network(box, { nodes, edges }, look.options);
+  const mine = { signature, network, select: () => {} };
   root.__mn = mine;
   const stats = { nodes: data.nodes.length, edges: data.edges.length, drawnMs: null, layoutMs: null,
                   stabilisedMs: null };

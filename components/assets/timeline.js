@@ -4,7 +4,11 @@
 // data: {dated, points, legend, yMax, height, selected, xTitle, yTitle}
 //   points: {id, x, y, size, color, tip}  (x: ms since 1970 when dated, else the session number;
 //                                          size: the dot's diameter in px; tip: plain text)
+//   label: the dot's accessible name (episode, date, themes)
 // A click on a dot sets the trigger value "clicked" = the episode id (Python selects it).
+// Keyboard: the dots are one tab stop (the chosen episode's dot, a roving tabindex); Left/Right
+// (Home/End) move focus between dots in episode order, Enter or Space selects as a click does.
+// A redraw (the rerun a selection causes) gives focus back to the dot that had it.
 // Every string from the conversation reaches the page as text (textContent, setAttribute):
 // nothing here builds markup from data.
 
@@ -37,8 +41,22 @@ function tickLabel(value, dated, spanDays) {
   return spanDays > 400 ? iso.slice(0, 7) : iso.slice(0, 10);
 }
 
+function focusedDot(root) {
+  const active = root.getRootNode().activeElement;
+  return active && root.contains(active) && active.classList.contains("mn-tl-point") ? active : null;
+}
+
+function moveFocus(from, to) {
+  if (!to) return;
+  from.setAttribute("tabindex", "-1");
+  to.setAttribute("tabindex", "0");
+  to.focus();
+}
+
 function draw(root, data, setTriggerValue) {
   const box = root.querySelector(".mn-tl-plot");
+  const hadFocus = focusedDot(root);
+  const keepFocus = hadFocus ? hadFocus.dataset.id : null;
   const tip = root.querySelector(".mn-tl-tip");
   tip.style.display = "none";  // a redraw removes the hovered dot (its mouseleave never comes)
   const width = Math.max(320, Math.floor(box.clientWidth || root.clientWidth || 700));
@@ -55,7 +73,7 @@ function draw(root, data, setTriggerValue) {
   const sx = (v) => PAD.left + ((v - lo) / (hi - lo)) * plotW;
   const sy = (v) => PAD.top + plotH - ((v - 0.5) / data.yMax) * plotH;
 
-  const svg = el("svg", { width, height, class: "mn-tl-svg", role: "img" });
+  const svg = el("svg", { width, height, class: "mn-tl-svg", role: "group", "aria-label": "Episode timeline" });
   const axes = el("g", { class: "mn-tl-axes" });
   for (let y = 1; y <= data.yMax; y += Math.max(1, Math.ceil(data.yMax / 8))) {
     axes.append(el("line", { x1: PAD.left, x2: width - PAD.right, y1: sy(y), y2: sy(y), class: "mn-tl-grid" }));
@@ -74,10 +92,19 @@ function draw(root, data, setTriggerValue) {
                            transform: `rotate(-90 12 ${PAD.top + plotH / 2})` }, data.yTitle));
   svg.append(axes);
 
-  const dots = el("g", { class: "mn-tl-dots" });
+  const dots = el("g", { class: "mn-tl-dots", role: "group", "aria-label": "Episodes (arrow keys move)" });
+  const stop = points.some((p) => p.id === data.selected) ? data.selected : (points[0] || {}).id;
+  const choose = (p) => {
+    tip.style.display = "none";
+    setTriggerValue("clicked", p.id);
+  };
   for (const p of points) {
+    const chosen = p.id === data.selected;
     const dot = el("circle", { cx: sx(p.x), cy: sy(p.y), r: p.size / 2, fill: p.color,
-                               class: p.id === data.selected ? "mn-tl-point mn-tl-selected" : "mn-tl-point" });
+                               class: chosen ? "mn-tl-point mn-tl-selected" : "mn-tl-point",
+                               tabindex: p.id === stop ? "0" : "-1", role: "button",
+                               "aria-label": p.label || p.tip, "aria-pressed": chosen ? "true" : "false" });
+    if (chosen) dot.setAttribute("aria-current", "true");
     dot.dataset.id = p.id;
     dot.append(el("title", {}, p.tip));
     dot.addEventListener("mouseenter", (ev) => {
@@ -88,14 +115,30 @@ function draw(root, data, setTriggerValue) {
       tip.style.top = `${ev.clientY - rect.top + 12}px`;
     });
     dot.addEventListener("mouseleave", () => { tip.style.display = "none"; });
-    dot.addEventListener("click", () => {
-      tip.style.display = "none";
-      setTriggerValue("clicked", p.id);
+    dot.addEventListener("click", () => choose(p));
+    dot.addEventListener("keydown", (ev) => {
+      if (ev.ctrlKey || ev.altKey || ev.metaKey) return;
+      const all = [...dots.querySelectorAll(".mn-tl-point")];
+      const at = all.indexOf(dot);
+      const target = { ArrowLeft: all[at - 1], ArrowRight: all[at + 1], Home: all[0], End: all[all.length - 1] };
+      if (ev.key === "Enter" || ev.key === " ") {
+        ev.preventDefault();
+        ev.stopPropagation();
+        choose(p);
+      } else if (ev.key in target) {
+        ev.preventDefault();
+        ev.stopPropagation();
+        moveFocus(dot, target[ev.key]);
+      }
     });
-    dots.append(dot);
+    dots.append(dot, el("circle", { cx: sx(p.x), cy: sy(p.y), r: p.size / 2 + 4, class: "mn-tl-ring" }));
   }
   svg.append(dots);
   box.replaceChildren(svg);
+  if (keepFocus) {
+    const again = [...dots.querySelectorAll(".mn-tl-point")].find((d) => d.dataset.id === keepFocus);
+    if (again) moveFocus(dots.querySelector('.mn-tl-point[tabindex="0"]') || again, again);
+  }
 }
 
 function drawLegend(box, legend) {

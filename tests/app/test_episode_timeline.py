@@ -21,6 +21,8 @@ def test_the_timeline_draws_every_episode_and_follows_the_picker(open_app, app_s
     no_errors(at)
     assert not at.get("plotly_chart"), "no Plotly figure on the Episodes page (plotly.js is big)"
     episodes = app_services.builds.episodes(SAMPLE_ID)
+    sessions = app_services.imports.conversation(SAMPLE_ID).sessions
+    dates = {s.index: s.time.date().isoformat() for s in sessions}
     data = _timeline(at)
     points = {p["id"]: p for p in data["points"]}
     assert list(points) == [e.id for e in episodes]
@@ -28,6 +30,7 @@ def test_the_timeline_draws_every_episode_and_follows_the_picker(open_app, app_s
         p = points[ep.id]
         assert p["color"] == timeline.THEME_COLORS[ep.theme_type.value]
         assert f"{len(ep.turn_ids)} turns" in p["tip"]
+        assert p["label"].startswith(f"{p['tip'].split(' · ')[0]}, {dates[ep.session]}: ")  # its name
     most = max(episodes, key=lambda e: len(e.turn_ids))
     least = min(episodes, key=lambda e: len(e.turn_ids))
     assert points[most.id]["size"] == 30 and points[least.id]["size"] < points[most.id]["size"]
@@ -56,4 +59,4 @@ def test_hostile_episode_text_travels_as_data(open_app) -> None:
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
         assert sink not in js, f"the timeline script uses {sink}"
     assert "textContent" in js
-    assert all("\u202e" not in p["tip"] for p in data["points"])  # bidi overrides shown, not acting
+    assert all("\u202e" not in p["tip"] + p["label"] for p in data["points"])  # bidi shown, not acting

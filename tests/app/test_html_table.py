@@ -1,10 +1,9 @@
-"""The light HTML table (Episodes' records, Load's preview): every cell escaped, links built
+"""The light HTML table (Home's conversations, Load's preview): every cell escaped, links built
 from escaped addresses, numbers right-aligned, no rows a caption."""
 
 from __future__ import annotations
 
 from components.html_table import table_html
-from tests.app.conftest import HOSTILE_ID, html_bodies, no_errors
 
 HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", '" onmouseover="alert(3)',
            "[x](javascript:alert(4))", "\u202eevil"]
@@ -21,10 +20,9 @@ def test_every_cell_is_escaped_and_links_are_data() -> None:
     assert "0.50" in html
 
 
-def test_hostile_episode_records_show_as_text(open_app) -> None:
-    at = open_app("pages/episodes.py", conv=HOSTILE_ID)
-    no_errors(at)
-    body = html_bodies(at)
-    assert 'class="mn-table"' in body or "No records in this episode." in [c.value for c in at.caption]
-    table = next((h.proto.body for h in at.get("html") if 'class="mn-table"' in h.proto.body), "")
-    assert "<script" not in table and "<img" not in table
+def test_the_table_takes_its_colours_from_the_text_colour() -> None:
+    """st.html gets none of the --st-* theme properties: no fixed grey that is dark on dark."""
+    html = table_html(("entity",), [{"entity": "x"}])
+    assert "currentColor" in html
+    for fixed in ("#495057", "#dee2e6", "#f1f3f5"):
+        assert fixed not in html

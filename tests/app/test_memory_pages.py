@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from components import graph, links
-from components.text import esc, shorten
+from components.text import shorten
 from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, record_rows, widget
 
 
@@ -27,9 +27,11 @@ def test_episodes_timeline_bands_and_selection(open_app, app_services) -> None:
     assert at.subheader[0].value.startswith("S")
     records = app_services.curation.search_records(SAMPLE_ID, filters={"episode_id": second.id},
             page_size=200)
-    table = next(h.proto.body for h in at.get("html") if 'class="mn-table"' in h.proto.body)
-    assert table.count("<tr>") - 1 == records.total  # a light HTML table (no data grid), a row per record
-    assert all(esc(links.href_record(SAMPLE_ID, r.id)) in table for r in records.rows)  # rows open records
+    (table,) = [json.loads(c.proto.json) for c in at.get("bidi_component")
+                if "mnemoscope.sort_table" in c.proto.component_name]
+    assert len(table["rows"]) == records.total  # a light sortable table (no data grid), a row per record
+    hrefs = {row["href"] for row in table["rows"]}
+    assert hrefs == {links.href_record(SAMPLE_ID, r.id) for r in records.rows}  # rows open records
     assert f"{len(second.turn_ids)} turns" in all_text(at)
 
 

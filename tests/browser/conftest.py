@@ -8,6 +8,7 @@ Homes are prepared before the server starts, through the project's own CLI in a 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -51,12 +52,16 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(home: Path, log: Path) -> Iterator[str]:
-    """``streamlit run app.py`` on ``home``; yields the base URL once healthy."""
+def serve(home: Path, log: Path, *, theme: str | None = None) -> Iterator[str]:
+    """``streamlit run app.py`` on ``home``; yields the base URL once healthy.
+
+    ``theme`` ("dark" or "light") overrides the app's ``theme.base``."""
     port = _free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
            "--server.address", "127.0.0.1", "--server.port", str(port),
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    if theme is not None:
+        cmd += ["--theme.base", theme]
     with log.open("w") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(home), stdout=out, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
@@ -82,12 +87,31 @@ def serve(home: Path, log: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def built_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A home with the sample conversation imported and (offline) built."""
-    home = tmp_path_factory.mktemp("built") / "home"
+def built_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample conversation imported and (offline) built once; never served, only copied
+    (a home is a folder of files, and a copy of one no server has open is a whole home)."""
+    home = tmp_path_factory.mktemp("template") / "home"
     cli(home, "import", str(SAMPLE))
     cli(home, "build", "--conv", SAMPLE_ID)
     return home
+
+
+@pytest.fixture(scope="session")
+def built_home(built_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home with the sample conversation imported and (offline) built."""
+    home = tmp_path_factory.mktemp("built") / "home"
+    shutil.copytree(built_template, home)
+    return home
+
+
+@pytest.fixture(scope="session")
+def dark_app(built_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app in Streamlit's dark theme (``--theme.base dark``) on its own copy of the built home
+    (one server per home: DuckDB allows one writing process)."""
+    home = tmp_path_factory.mktemp("dark") / "home"
+    shutil.copytree(built_template, home)
+    with serve(home, tmp_path_factory.mktemp("logs") / "dark.log", theme="dark") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

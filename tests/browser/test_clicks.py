@@ -75,6 +75,7 @@ def test_a_timeline_point_changes_the_episode(built_app: str, page) -> None:  # 
     heading = page.locator("h3").first
     before = heading.inner_text()
     points = page.locator(".mn-tl .mn-tl-point")
+    expect(points.first).to_be_visible()  # the component draws after the script run ends
     assert points.count() > 3
     for i in range(points.count() - 1, 0, -1):  # a point of another episode
         box = points.nth(i).bounding_box()
