@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from components import sidebar, theme
+from components import icons, sidebar, theme
 from components.services import services
 
 # a local image: a ``:material/…:`` page icon makes the browser fetch the favicon from
@@ -19,15 +19,15 @@ FAVICON = Path(__file__).resolve().parent / "components" / "assets" / "favicon.p
 st.set_page_config(page_title="Mnemoscope", page_icon=str(FAVICON), layout="wide")
 
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon="🏠", default=True),
-    st.Page("pages/load.py", title="Load & build", icon="📥", url_path="load"),
-    st.Page("pages/episodes.py", title="Episodes", icon="🎞️", url_path="episodes"),
-    st.Page("pages/records.py", title="Records", icon="📋", url_path="records"),
-    st.Page("pages/graphs.py", title="Graphs", icon="🕸️", url_path="graphs"),
-    st.Page("pages/ask.py", title="Ask", icon="💬", url_path="ask"),
-    st.Page("pages/evaluate.py", title="Evaluate", icon="📊", url_path="evaluate"),
-    st.Page("pages/history.py", title="History", icon="🕘", url_path="history"),
-    st.Page("pages/settings.py", title="Settings", icon="⚙️", url_path="settings"),
+    st.Page("pages/home.py", title="Home", icon=icons.PAGE["pages/home.py"], default=True),
+    st.Page("pages/load.py", title="Load & build", icon=icons.PAGE["pages/load.py"], url_path="load"),
+    st.Page("pages/episodes.py", title="Episodes", icon=icons.PAGE["pages/episodes.py"], url_path="episodes"),
+    st.Page("pages/records.py", title="Records", icon=icons.PAGE["pages/records.py"], url_path="records"),
+    st.Page("pages/graphs.py", title="Graphs", icon=icons.PAGE["pages/graphs.py"], url_path="graphs"),
+    st.Page("pages/ask.py", title="Ask", icon=icons.PAGE["pages/ask.py"], url_path="ask"),
+    st.Page("pages/evaluate.py", title="Evaluate", icon=icons.PAGE["pages/evaluate.py"], url_path="evaluate"),
+    st.Page("pages/history.py", title="History", icon=icons.PAGE["pages/history.py"], url_path="history"),
+    st.Page("pages/settings.py", title="Settings", icon=icons.PAGE["pages/settings.py"], url_path="settings"),
 ]
 
 page = st.navigation(PAGES, position="sidebar")

@@ -22,6 +22,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from components import icons
 from components.text import esc, md, shorten
 
 PAGES = {"records": "pages/records.py", "episodes": "pages/episodes.py", "ask": "pages/ask.py",
@@ -81,7 +82,8 @@ def page_link(page: str, conv: str, label: str, *, icon: str | None = None, **pa
 
 def page_link_entity(conv: str, name: str, count: int | None = None) -> None:
     suffix = f" ({count})" if count is not None else ""
-    page_link("records", conv, f"All records about {name}{suffix}", icon="📋", entity=name)
+    page_link("records", conv, f"All records about {name}{suffix}", icon=icons.PAGE["pages/records.py"],
+              entity=name)
 
 
 def ids_html(conv: str, kind: str, ids: Any, *, limit: int = 12) -> str:

@@ -9,6 +9,8 @@ from typing import Any
 
 import streamlit as st
 
+from components import icons
+
 
 @dataclass(frozen=True)
 class Step:
@@ -20,12 +22,14 @@ class Step:
 
 
 LOAD = Step("1 · Load", "Import a multi-session conversation: LoCoMo, LongMemEval, or your own chat as "
-            "JSON, JSONL, CSV or a plain transcript.", "pages/load.py", "Load a conversation", "📥")
+            "JSON, JSONL, CSV or a plain transcript.", "pages/load.py", "Load a conversation",
+            icons.PAGE["pages/load.py"])
 BUILD = Step("2 · Build", "Turn it into memory, on this machine: episodes, records (who, what, when — "
              "each with its evidence turns) and entity and event graphs.", "pages/load.py",
-             "Build its memory", "🧱")
+             "Build its memory", icons.BUILD)
 ASK = Step("3 · Ask and inspect", "Ask questions: every answer shows the records and turns it used. "
-           "Correct a wrong record and see what changes.", "pages/ask.py", "Ask a question", "💬")
+           "Correct a wrong record and see what changes.", "pages/ask.py", "Ask a question",
+           icons.PAGE["pages/ask.py"])
 
 
 def status(rows: Sequence[Mapping[str, Any]], conv: str | None) -> tuple[bool, bool]:

@@ -8,18 +8,18 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from components import html_table, pager
+from components import html_table, icons, pager
 from memory_core.services import Services
 
 COUNT_COLUMNS = ("sessions", "turns", "questions", "episodes", "records", "entities", "events")
 
 LINKS = (
-    ("pages/episodes.py", "Episodes", "🎞️"),
-    ("pages/records.py", "Records", "📋"),
-    ("pages/graphs.py", "Graphs", "🕸️"),
-    ("pages/ask.py", "Ask", "💬"),
-    ("pages/evaluate.py", "Evaluate", "📊"),
-    ("pages/history.py", "History", "🕘"),
+    ("pages/episodes.py", "Episodes", icons.PAGE["pages/episodes.py"]),
+    ("pages/records.py", "Records", icons.PAGE["pages/records.py"]),
+    ("pages/graphs.py", "Graphs", icons.PAGE["pages/graphs.py"]),
+    ("pages/ask.py", "Ask", icons.PAGE["pages/ask.py"]),
+    ("pages/evaluate.py", "Evaluate", icons.PAGE["pages/evaluate.py"]),
+    ("pages/history.py", "History", icons.PAGE["pages/history.py"]),
 )
 
 

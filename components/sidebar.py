@@ -6,6 +6,7 @@ from typing import Literal
 
 import streamlit as st
 
+from components import icons
 from components.state import CONV_KEY, session_settings
 from components.text import md
 from memory_core.services import Services
@@ -49,7 +50,7 @@ def backend_badge(svc: Services) -> None:
     settings = session_settings(svc.settings)
     backend = settings["backend"]
     color: Literal["green", "orange"] = "green" if backend == "offline" else "orange"
-    icon = "🔌" if backend == "offline" else "☁️"
+    icon = icons.OFFLINE if backend == "offline" else icons.REMOTE
     with st.sidebar:
         st.badge(f"backend: {md(backend)}", icon=icon, color=color)
         if backend != "offline":

@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from components import icons
 from memory_core.config import Settings
 
 CONV_KEY = "conv"
@@ -29,7 +30,7 @@ def require_conv() -> str:
     conv = current_conv()
     if conv is None:
         st.info("No conversation yet. Load one first.")
-        st.page_link("pages/load.py", label="Load a conversation", icon="📥")
+        st.page_link("pages/load.py", label="Load a conversation", icon=icons.PAGE["pages/load.py"])
         st.stop()
     assert conv is not None
     return conv

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components import onboarding, overview
+from components import icons, onboarding, overview
 from components.services import services
 from components.state import current_conv
 from components.text import md
@@ -15,7 +15,7 @@ rows = svc.imports.list_conversations()
 onboarding.three_steps(rows, current_conv())
 if not rows:
     st.info("No conversation imported yet.")
-    st.page_link("pages/load.py", label="Load a conversation", icon="📥")
+    st.page_link("pages/load.py", label="Load a conversation", icon=icons.PAGE["pages/load.py"])
     st.stop()
 
 overview.totals(rows)
