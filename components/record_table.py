@@ -18,7 +18,7 @@ import streamlit as st
 
 from components import pager, review
 from components.data import records_frame_rows
-from components.state import sync_pick
+from components.state import sync_pick, write_url
 from components.text import shorten
 
 SORTS = {
@@ -267,7 +267,7 @@ def _open(record_id: str) -> None:
     """Open a record: the "Open record" box follows, and the URL (``?record=``) names it so the
     link can be shared or bookmarked."""
     st.session_state[PICK_KEY] = record_id
-    st.query_params["record"] = record_id
+    write_url(PICK_KEY, "record", record_id)
 
 
 def _picked(widget_key: str) -> None:

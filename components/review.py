@@ -21,6 +21,7 @@ import streamlit as st
 
 from components import data, links, shortcuts
 from components.record_forms import remember_version, who
+from components.state import write_url
 from components.text import md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
 from memory_core.models import Record
@@ -126,7 +127,7 @@ def apply_pending() -> None:
         st.session_state[MODE_KEY] = MODES[0]
         st.session_state[TAB_KEY] = TABS[0]
         st.session_state[PICK_KEY] = record_id
-        st.query_params["record"] = record_id
+        write_url(PICK_KEY, "record", record_id)
 
 
 def messages() -> None:

@@ -75,3 +75,26 @@ def sync_pick(key: str, ids: list[str], picked: str | None, default: str | None 
     st.session_state[marker] = picked
     if st.session_state.get(key) not in ids and ids:
         st.session_state[key] = default if default in ids else ids[0]
+
+
+def follow_url(key: str, param: str, ids: list[str]) -> None:
+    """Keep the choice ``st.session_state[key]`` and the URL's ``?param=`` naming the same object.
+
+    A URL value that changed since the last run (a link followed inside the session, a shared
+    URL opened) wins; otherwise the user's own later choice stays. Call before drawing the widget.
+    """
+    wanted = query_param(param)
+    seen = f"{key}__url"
+    if wanted in ids and wanted != st.session_state.get(seen):
+        st.session_state[key] = wanted
+    st.session_state[seen] = wanted
+    if st.session_state.get(key) not in ids and ids:
+        st.session_state[key] = wanted if wanted in ids else ids[0]
+
+
+def write_url(key: str, param: str, value: str) -> None:
+    """Name ``value`` in the URL (``?param=``) so the view can be shared; ``follow_url`` then
+    knows the value as its own."""
+    if st.query_params.get(param) != value:
+        st.query_params[param] = value
+    st.session_state[f"{key}__url"] = value

@@ -5,7 +5,7 @@ import streamlit as st
 
 from components import data, links, sort_table, timeline, transcript
 from components.services import services
-from components.state import query_param, require_conv, sync_pick
+from components.state import follow_url, require_conv, write_url
 from components.text import md, shorten
 
 svc = services()
@@ -26,7 +26,7 @@ cols[1].metric("Episodes", len(episodes))
 cols[2].metric("Turns per episode", f"{sum(len(e.turn_ids) for e in episodes) / len(episodes):.1f}")
 
 ids = [e.id for e in episodes]
-sync_pick("episode_pick", ids, None, default=query_param("episode"))  # a timeline click sets it first
+follow_url("episode_pick", "episode", ids)  # a timeline click sets the pick first (a callback)
 timeline.timeline(timeline.payload(convo.sessions, episodes, labels,
                                    selected=st.session_state["episode_pick"]),
                   key="timeline", pick_key="episode_pick")
@@ -36,6 +36,7 @@ chosen = st.selectbox(
     format_func=lambda i: f"{labels[i]} — {shorten(', '.join(by_id[i].theme[:4]) or '—', 70)}",
 )
 
+write_url("episode_pick", "episode", chosen)
 episode = by_id[chosen]
 records = data.records(svc, conv, episode_id=episode.id)
 st.subheader(f"{md(labels[chosen])}: {md(', '.join(episode.theme[:5]) or '—')}")

@@ -8,7 +8,7 @@ import streamlit as st
 
 from components import data, history_view, links, record_forms, record_table, review, transcript
 from components.services import call, services
-from components.state import query_param, require_conv, sync_pick
+from components.state import follow_url, query_param, require_conv
 from components.text import md
 
 svc = services()
@@ -39,7 +39,7 @@ ids = [r.id for r in result.rows]
 wanted = query_param("record")
 if wanted and wanted not in ids:
     ids.insert(0, wanted)  # a shared link to one record opens it even when it is on another page
-sync_pick(record_table.PICK_KEY, ids, None, default=wanted)  # the open record, highlighted in the table
+follow_url(record_table.PICK_KEY, "record", ids)  # the open record, highlighted in the table
 record_table.table(result.rows, labels, svc=svc, conv=conv, superseded=superseded, names=names)
 record_table.pager_row(result.total, page_size)
 if not ids:
