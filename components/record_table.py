@@ -21,11 +21,24 @@ from components.data import records_frame_rows
 from components.state import sync_pick, write_url
 from components.text import shorten
 
-SORTS = {
-    "dialogue order": "episode", "entity": "entity", "property": "property", "value": "value",
-    "confidence (high first)": "-confidence", "confidence (low first)": "confidence",
-    "valid time": "valid_time", "importance": "-importance", "modality": "modality", "status": "status",
-}
+# (table column or None, store field, label ascending, label descending); the first is the default
+SORT_FIELDS: tuple[tuple[str | None, str, str, str], ...] = (
+    ("episode", "episode", "dialogue order", "dialogue order, latest first"),
+    ("entity", "entity", "entity A–Z", "entity Z–A"),
+    ("type", "entity_type", "type A–Z", "type Z–A"),
+    ("property", "property", "property A–Z", "property Z–A"),
+    ("value", "value", "value A–Z", "value Z–A"),
+    ("confidence", "confidence", "confidence, low first", "confidence, high first"),
+    ("valid time", "valid_time", "valid time, earliest first", "valid time, latest first"),
+    (None, "importance", "importance, low first", "importance, high first"),
+    ("modality", "modality", "modality A–Z", "modality Z–A"),
+    ("status", "status", "status A–Z", "status Z–A"),
+)
+SORTS = {label: key for _, field, up, down in SORT_FIELDS
+         for label, key in ((up, field), (down, f"-{field}"))}
+SORT_LABELS = {key: label for label, key in SORTS.items()}
+HEADER_SORT = {column: field for column, field, _, _ in SORT_FIELDS if column is not None}
+FIRST_DESCENDING = {"confidence", "importance"}  # a first click on these shows the highest first
 STATUS_CHOICES = {"active and wrong": None, "active": "active", "wrong": "wrong", "deleted": "deleted",
                   "all": "all"}
 PAGE_SIZES = (25, 50, 100, 200)
@@ -60,7 +73,7 @@ def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str,
         filters["status"] = status
     if more["min_confidence"] > 0:
         filters["min_confidence"] = more["min_confidence"]
-    sort, page_size = SORTS[more["sort"]], int(more["page_size"])
+    sort, page_size = SORTS.get(more["sort"], "episode"), int(more["page_size"])
     filters = {k: v for k, v in filters.items() if v not in (None, [], "")}
     signature = json.dumps([query, filters, sort, page_size], sort_keys=True, default=str)
     if st.session_state.get("records_signature") != signature:
@@ -116,6 +129,27 @@ def more_filters(facets: dict[str, list[tuple[Any, int]]]) -> dict[str, Any]:
             st.button("Reset these", key=key("reset"), on_click=_reset_more, args=(conv,))
     kept.update({name: st.session_state[key(name)] for name in MORE_DEFAULTS})
     return kept
+
+
+def next_sort(current: str, column: str) -> str | None:
+    """The sort a click on ``column``'s header asks for: the other direction when the table is
+    already sorted by it, else its first direction; ``None`` for a column that does not sort."""
+    field = HEADER_SORT.get(column)
+    if field is None:
+        return None
+    if current.lstrip("-") == field:
+        return field if current.startswith("-") else f"-{field}"
+    return f"-{field}" if field in FIRST_DESCENDING else field
+
+
+def sort_by_header(conv: str, column: str) -> None:
+    """A header click (a widget callback): the "Sort by" choice follows, drawn or not."""
+    kept = st.session_state.setdefault(MORE_KEY, {}).setdefault(conv, dict(MORE_DEFAULTS))
+    wanted = next_sort(SORTS.get(kept["sort"], "episode"), column)
+    if wanted is None:
+        return
+    kept["sort"] = SORT_LABELS[wanted]
+    st.session_state[f"records_f:{conv}:sort"] = kept["sort"]
 
 
 def _reset_more(conv: str) -> None:
@@ -193,6 +227,10 @@ _CSS = """
 .mn-rows .mn-conf { position: relative; min-width: 4rem; }
 .mn-rows .mn-bar { position: absolute; left: 0; top: 20%; height: 60%;
   background: color-mix(in srgb, var(--mn-accent) 20%, transparent); z-index: 0; }
+.mn-rows th button.mn-sort { font: inherit; color: inherit; background: none; border: 0; padding: 0;
+  cursor: pointer; text-align: left; }
+.mn-rows th button.mn-sort:hover { text-decoration: underline; }
+.mn-rows th button.mn-sort:focus-visible { outline: 2px solid var(--mn-accent); outline-offset: 2px; }
 .mn-b { font: inherit; min-width: 1.9rem; padding: 1px 6px; margin-right: 3px; border-radius: 5px;
   border: 1px solid var(--mn-line); background: var(--mn-bg); color: var(--mn-fg); cursor: pointer; }
 .mn-b:disabled { opacity: 0.35; cursor: default; }
@@ -214,7 +252,7 @@ def _component() -> Any:
 
 
 def row_payload(rows: Sequence[Any], labels: dict[str, str], superseded: dict[str, str],
-                names: dict[str, Any], selected: str | None) -> dict[str, Any]:
+                names: dict[str, Any], selected: str | None, sort: str = "episode") -> dict[str, Any]:
     """The component's data: plain values only (the browser writes them as text)."""
     out = []
     for r, plain in zip(rows, records_frame_rows(rows, labels), strict=True):
@@ -223,7 +261,10 @@ def row_payload(rows: Sequence[Any], labels: dict[str, str], superseded: dict[st
         cells["superseded by"] = _newer(superseded.get(r.id), names)
         out.append({"id": str(r.id), "version": int(r.version), "status": str(r.status.value),
                     "confidence": float(r.confidence), "cells": cells})
-    return {"rows": out, "selected": selected, "columns": [list(c) for c in COLUMNS]}
+    sorted_by = next((c for c, f in HEADER_SORT.items() if f == sort.lstrip("-")), None)
+    return {"rows": out, "selected": selected, "columns": [list(c) for c in COLUMNS],
+            "sortable": list(HEADER_SORT),
+            "sort": {"column": sorted_by, "descending": sort.startswith("-")} if sorted_by else None}
 
 
 def _row_action(svc: Any, conv: str) -> None:
@@ -231,6 +272,9 @@ def _row_action(svc: Any, conv: str) -> None:
     confirm / mark wrong / restore it through the same curation calls as the review buttons."""
     state: Any = st.session_state.get(ROWS_KEY)
     value = state.get("action") if state is not None and hasattr(state, "get") else None
+    if isinstance(value, dict) and value.get("kind") == "sort":
+        sort_by_header(conv, str(value.get("column", "")))
+        return
     if not isinstance(value, dict) or not isinstance(value.get("id"), str):
         return
     record_id, kind = value["id"], value.get("kind")
@@ -241,16 +285,18 @@ def _row_action(svc: Any, conv: str) -> None:
 
 
 def table(rows: Sequence[Any], labels: dict[str, str], *, svc: Any, conv: str,
-          superseded: dict[str, str] | None = None, names: dict[str, Any] | None = None) -> None:
+          superseded: dict[str, str] | None = None, names: dict[str, Any] | None = None,
+          sort: str = "episode") -> None:
     """Draw one page of records with ✓ / ✗ (↺ for a wrong or deleted record) on every row;
-    a click on a row opens it in the "Open record" box below (``st.session_state["record_pick"]``).
+    a click on a row opens it in the "Open record" box below (``st.session_state["record_pick"]``);
+    a click on a column's header sorts by it (again: the other way), through the "Sort by" choice.
 
     ``superseded`` (old id -> newer id) fills the "superseded by" column with the newer record
     as ``value (id)`` (``names``: id -> record)."""
     if not rows:
         st.info("No record matches.")
         return
-    data = row_payload(rows, labels, superseded or {}, names or {}, st.session_state.get(PICK_KEY))
+    data = row_payload(rows, labels, superseded or {}, names or {}, st.session_state.get(PICK_KEY), sort)
     _component()(key=ROWS_KEY, data=data, default={"action": None},
                  on_action_change=partial(_row_action, svc, conv))
 

@@ -40,7 +40,7 @@ wanted = query_param("record")
 if wanted and wanted not in ids:
     ids.insert(0, wanted)  # a shared link to one record opens it even when it is on another page
 follow_url(record_table.PICK_KEY, "record", ids)  # the open record, highlighted in the table
-record_table.table(result.rows, labels, svc=svc, conv=conv, superseded=superseded, names=names)
+record_table.table(result.rows, labels, svc=svc, conv=conv, superseded=superseded, names=names, sort=sort)
 record_table.pager_row(result.total, page_size)
 if not ids:
     st.stop()

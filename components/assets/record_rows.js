@@ -1,11 +1,13 @@
 // Mnemoscope records table (Streamlit custom component v2): one page of records as a plain
 // HTML table with correct / wrong (or restore) buttons on every row; a click on a row opens it.
 //
-// data: {rows, selected, columns}
+// data: {rows, selected, columns, sortable, sort}
 //   rows: {id, version, status, cells: {column: text}, confidence}   (every value plain text)
 //   columns: [[name, css class], ...] in display order
+//   sortable: the column names whose header sorts; sort: {column, descending} or null
 // A click sets the state value "action" = {kind: "open" | "correct" | "wrong" | "restore",
-// id, version, at} ("at" makes each click a new value); Python acts in a widget callback and
+// id, version, at} ("at" makes each click a new value), or {kind: "sort", column, at} for a
+// click on a sortable column's header; Python acts in a widget callback and
 // the rerun draws the saved state. Keys on a focused row: Enter opens, c correct, w wrong.
 // Every string from the conversation reaches the page as text (textContent / title):
 // nothing here builds HTML from data.
@@ -41,7 +43,24 @@ export default function (component) {
   const table = document.createElement("table");
   const head = document.createElement("tr");
   head.append(cell("th", "verdict", "mn-verdict"));
-  for (const [name, cls] of data.columns) head.append(cell("th", name, cls));
+  const sortable = new Set(data.sortable || []);
+  for (const [name, cls] of data.columns) {
+    const th = cell("th", "", cls);
+    if (!sortable.has(name)) {
+      th.textContent = name;
+    } else {
+      const on = data.sort && data.sort.column === name;
+      const b = cell("button", on ? `${name} ${data.sort.descending ? "▼" : "▲"}` : name, "mn-sort");
+      b.type = "button";
+      b.title = on ? `Sorted by ${name}; click for the other order` : `Sort by ${name}`;
+      th.setAttribute("aria-sort", on ? (data.sort.descending ? "descending" : "ascending") : "none");
+      b.addEventListener("click", () => {
+        setStateValue("action", { kind: "sort", column: name, at: Date.now() + Math.random() });
+      });
+      th.append(b);
+    }
+    head.append(th);
+  }
   const thead = document.createElement("thead");
   thead.append(head);
   const body = document.createElement("tbody");

@@ -136,3 +136,30 @@ def test_secondary_filters_are_drawn_only_when_open_and_always_applied(open_app,
     button(at, "Reset these").click().run()
     no_errors(at)
     assert len(record_rows(at)) == min(50, svc.curation.search_records(SAMPLE_ID, page_size=1).total)
+
+
+def test_header_sort_toggles_and_the_payload_says_which_column() -> None:
+    from components import record_table as rt
+
+    assert rt.next_sort("episode", "entity") == "entity"  # another column: its first order
+    assert rt.next_sort("entity", "entity") == "-entity"  # the same column: the other order
+    assert rt.next_sort("-entity", "entity") == "entity"
+    assert rt.next_sort("episode", "confidence") == "-confidence"  # highest first on a first click
+    assert rt.next_sort("episode", "evidence") is None  # not a sortable column
+    assert all(rt.SORTS[rt.SORT_LABELS[key]] == key for key in rt.SORTS.values())
+    data = rt.row_payload([], {}, {}, {}, None, "-valid_time")
+    assert data["sort"] == {"column": "valid time", "descending": True}
+    assert "entity" in data["sortable"] and "evidence" not in data["sortable"]
+
+
+def test_the_table_is_drawn_in_the_chosen_order(open_app, app_services) -> None:
+    at = open_app("pages/records.py", conv=SAMPLE_ID)
+    conv_more = at.session_state["records_more_filters"][SAMPLE_ID]
+    conv_more["sort"] = "value Z–A"  # what a second click on the value header stores
+    at.run()
+    no_errors(at)
+    expected = app_services.curation.search_records(SAMPLE_ID, sort="-value", page_size=50).rows
+    assert list(record_rows(at)["id"]) == [r.id for r in expected]
+    assert json.loads(_table(at).json)["sort"] == {"column": "value", "descending": True}
+    conv_more["sort"] = "dialogue order"
+    at.run()

@@ -86,3 +86,26 @@ def test_more_filters_open_apply_and_stay_applied_when_closed(built_app: str, pa
     wait_ready(page)
     expect(page.get_by_text("More filters set: page size")).to_be_visible(timeout=60_000)
     expect(page.locator(ROW)).to_have_count(25)
+
+
+def test_a_click_on_a_header_sorts_the_records_and_again_the_other_way(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+    goto(page, f"{built_app}/records?conv={SAMPLE_ID}")
+    expect(page.locator(ROW).first).to_be_visible(timeout=60_000)
+    heads = [str(t).strip() for t in page.locator("table thead th").all_inner_texts()]
+    col = heads.index("entity")
+
+    def entities() -> list[str]:
+        return [str(t).lower() for t in page.locator(f"{ROW} td:nth-child({col + 1})").all_inner_texts()]
+
+    before = entities()
+    assert before != sorted(before), "dialogue order is not alphabetical on the sample"
+    page.locator("table thead th").nth(col).get_by_role("button").click()
+    wait_ready(page)
+    expect(page.locator("table thead th").nth(col)).to_have_attribute("aria-sort", "ascending", timeout=60_000)
+    first = entities()
+    assert first == sorted(first)
+    page.locator("table thead th").nth(col).get_by_role("button").click()
+    wait_ready(page)
+    expect(page.locator("table thead th").nth(col)).to_have_attribute("aria-sort", "descending", timeout=60_000)
+    second = entities()
+    assert second == sorted(second, reverse=True) and second[0] >= first[-1]
