@@ -8,23 +8,15 @@ answers from the excerpts — so an "Unknown" here comes from the pipeline, not 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from memory_core.backends.openai_backend import OpenAIBackend
 from memory_core.config import LLMSettings
 from memory_core.models import SupportLevel
-from tests.llm.conftest import FAKE_KEY, ScriptedServer, smart_reply
+from tests.llm.conftest import FAKE_KEY, ScriptedServer
+from tests.llm.conftest import server as server  # the scripted server fixture, shared
 
 FALSE_PREMISE = "When did Carol move to Munich?"  # she moved to Berlin (D2:6)
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    srv = ScriptedServer(smart_reply)
-    yield srv
-    srv.close()
 
 
 @pytest.fixture
