@@ -42,16 +42,15 @@ records = data.records(svc, conv, episode_id=episode.id)
 st.subheader(f"{md(labels[chosen])}: {md(', '.join(episode.theme[:5]) or '—')}")
 st.caption(f"{md(episode.theme_type.value)} episode · {len(episode.turn_ids)} turns · boundary: "
            f"{md(episode.boundary_reason or 'start of session')}")
-left, right = st.columns([3, 2])
-with left:
-    transcript.render(data.turns(svc, conv, episode.turn_ids), [episode], records,
-                      evidence=data.evidence_turns(records),
-                      episode_positions={episode.id: ids.index(chosen)})
-with right:
-    sort_table.render(("entity", "property", "value", "modality", "valid time", "confidence"),
-                      data.records_frame_rows(records, labels), key="episode_records", link_column="entity",
-                      href=lambda row: links.href_record(conv, row["id"]),
-                      empty="No records in this episode.")
+# the records first, full width (beside the turns their value column was a word wide), then the
+# episode's turns with the evidence highlighted
+sort_table.render(("entity", "property", "value", "modality", "valid time", "confidence"),
+                  data.records_frame_rows(records, labels), key="episode_records", link_column="entity",
+                  href=lambda row: links.href_record(conv, row["id"]), max_height=320,
+                  empty="No records in this episode.")
+transcript.render(data.turns(svc, conv, episode.turn_ids), [episode], records,
+                  evidence=data.evidence_turns(records),
+                  episode_positions={episode.id: ids.index(chosen)})
 
 st.subheader("Transcript")
 sessions = [s.index for s in convo.sessions]
