@@ -173,7 +173,8 @@ def view_text(pred: Token, subj: Token, speaker: str, other: str) -> str:
                 continue
         if t.is_punct or (t.dep_ in ("advmod", "intj") and t.lower_ in DISCOURSE) or clauses.is_vocative(t):
             continue
-        if t.lower_ in _CONTRACTED and t.pos_ in ("AUX", "VERB", "PART"):
+        # a contracted verb is written out; a possessive ("everyone's", tag POS) stays as it is
+        if t.lower_ in _CONTRACTED and t.pos_ in ("AUX", "VERB", "PART") and t.tag_ != "POS":
             words.append(_CONTRACTED[t.lower_])
             continue
         words.append(_rewrite(t, speaker, other, ""))

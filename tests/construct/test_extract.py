@@ -162,6 +162,13 @@ def test_a_thing_as_subject_is_the_speakers_view(backend: OfflineBackend) -> Non
         ("D1:1", "Anna", "thinks", "The bowl Anna made on the wheel is a bit lopsided", "observed", None)}
 
 
+def test_a_possessive_in_a_view_stays_a_possessive(backend: OfflineBackend) -> None:
+    said = "The teacher says everyone's first bowl looks like a melted hat."
+    got = facts(extract(backend, [("Anna", said)]))
+    views = {value for _, entity, prop, value, _, _ in got if prop == "thinks"}
+    assert views and all("everyone's first bowl" in v for v in views), views  # not "everyone is first bowl"
+
+
 def test_a_dated_copula_says_when_and_where_something_took_place(backend: OfflineBackend) -> None:
     got = facts(extract(backend, [
         ("Anna", "The first lesson was last Tuesday at a little studio called Kleiwerk."),
