@@ -72,7 +72,7 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
         particle = child.dep_ == "prt" and not with_verb
         if child.dep_ in _SKIP_DEPS or particle or _is_discourse(child) or dated:
             skip.update(t.i for t in child.subtree)
-    words: list[str] = []
+    kept: list[tuple[Token, str]] = []
     for t in pred.subtree:
         if t.i in skip or (t.i == pred.i and not with_verb):
             continue
@@ -82,13 +82,33 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
             continue
         if clauses.is_vocative(t) or t.dep_ in ("intj",):
             continue
-        words.append(_rewrite(t, speaker, other, subject))
-    while words and words[0].lower() in ("to", "that", "and", "but", "or", "a", "an", "the"):
-        words = words[1:]
-    while words and words[-1].lower() in ("to", "and", "but", "or", "of", "for", "with", "a", "the"):
-        words = words[:-1]
-    text = " ".join(w for w in words if w)
-    return " ".join(text.split()[:max_words]).replace(" 's", "'s").replace(" n't", "n't")
+        kept.append((t, _rewrite(t, speaker, other, subject)))
+    # a preposition whose object went (a time: "ran 6 km on Saturday") goes with it
+    kept = [(t, w) for t, w in kept if not _orphan(t, {k.i for k, _ in kept})]
+    kept = [(t, w) for t, w in kept if w]
+    while kept and kept[0][1].lower() in ("to", "that", "and", "but", "or", "a", "an", "the"):
+        kept = kept[1:]
+    cut, count = [], 0
+    for t, w in kept:  # at most max_words words ...
+        count += len(w.split())
+        if count > max_words:
+            break
+        cut.append((t, w))
+    ids = {t.i for t, _ in cut}  # ... and no dangling "of" / "in" where the cut fell
+    while cut and (cut[-1][1].lower() in ("to", "and", "but", "or", "of", "for", "with", "a", "the")
+                   or _orphan(cut[-1][0], ids)):
+        cut.pop()
+        ids = {t.i for t, _ in cut}
+    text = " ".join(w for _, w in cut)
+    return text.replace(" 's", "'s").replace(" n't", "n't")
+
+
+def _orphan(tok: Token, kept: set[int]) -> bool:
+    """A preposition (or a determiner) whose words it governs are all left out of the value."""
+    if tok.dep_ not in ("prep", "det", "predet"):
+        return False
+    governed = [c for c in tok.children if not c.is_punct] if tok.dep_ == "prep" else [tok.head]
+    return bool(governed) and not any(c.i in kept for c in governed)
 
 
 def _is_discourse(tok: Token) -> bool:

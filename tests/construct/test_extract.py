@@ -169,6 +169,16 @@ def test_a_possessive_in_a_view_stays_a_possessive(backend: OfflineBackend) -> N
     assert views and all("everyone's first bowl" in v for v in views), views  # not "everyone is first bowl"
 
 
+def test_no_value_ends_in_a_preposition_that_lost_its_object(backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [
+        ("Anna", "I ran 6 km without stopping on Saturday!"),  # the date goes to valid time, "on" with it
+        ("Ben", "I am planning a bouldering trip to Fontainebleau in October."),
+    ]))
+    values = {value for _, _, _, value, _, _ in got}
+    assert "6 km without stopping" in values and "bouldering trip to Fontainebleau" in values, values
+    assert not any(v.split()[-1] in ("on", "in", "of", "at") for v in values), values
+
+
 def test_a_dated_copula_says_when_and_where_something_took_place(backend: OfflineBackend) -> None:
     got = facts(extract(backend, [
         ("Anna", "The first lesson was last Tuesday at a little studio called Kleiwerk."),
