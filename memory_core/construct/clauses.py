@@ -5,6 +5,7 @@ Everything here reads one spaCy ``Doc``; nothing knows about records or episodes
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -24,21 +25,48 @@ _MODAL_FUTURE = frozenset({"will", "'ll", "shall", "wo"})
 _MODAL_HYPO = frozenset({"would", "'d", "could", "might", "may", "should"})
 
 
-_IRREGULAR = {"lost": "lose", "got": "get", "took": "take", "went": "go", "made": "make", "ran": "run",
-              "won": "win", "bought": "buy", "met": "meet", "found": "find", "felt": "feel", "left": "leave",
-              "began": "begin", "drew": "draw", "wrote": "write", "flew": "fly", "drove": "drive",
-              "gave": "give", "saw": "see", "had": "have", "taught": "teach", "brought": "bring",
-              "caught": "catch", "thought": "think", "built": "build", "sang": "sing", "swam": "swim",
-              "started": "start", "finished": "finish", "joined": "join", "visited": "visit",
-              "adopted": "adopt", "moved": "move", "tried": "try", "signed": "sign"}
+# past forms of irregular verbs (past and participle) the small model may leave unlemmatised
+# ("I forgot", "she swam" tagged VBP) -> the base form
+_IRREGULAR_FORMS = (
+    "arise arose arisen|awake awoke awoken|bear bore borne|beat beat beaten|become became become|"
+    "begin began begun|bend bent bent|bet bet bet|bind bound bound|bite bit bitten|bleed bled bled|"
+    "blow blew blown|break broke broken|breed bred bred|bring brought brought|build built built|"
+    "burn burnt burnt|buy bought bought|catch caught caught|choose chose chosen|cling clung clung|"
+    "come came come|creep crept crept|deal dealt dealt|dig dug dug|draw drew drawn|dream dreamt dreamt|"
+    "drink drank drunk|drive drove driven|eat ate eaten|fall fell fallen|feed fed fed|feel felt felt|"
+    "fight fought fought|find found found|flee fled fled|fly flew flown|forbid forbade forbidden|"
+    "forget forgot forgotten|forgive forgave forgiven|freeze froze frozen|get got gotten|give gave given|"
+    "go went gone|grind ground ground|grow grew grown|hang hung hung|have had had|hear heard heard|"
+    "hide hid hidden|hold held held|keep kept kept|kneel knelt knelt|know knew known|lay laid laid|"
+    "lead led led|lean leant leant|leap leapt leapt|learn learnt learnt|leave left left|lend lent lent|"
+    "lie lay lain|light lit lit|lose lost lost|make made made|mean meant meant|meet met met|"
+    "overcome overcame overcome|pay paid paid|ride rode ridden|ring rang rung|rise rose risen|run ran run|"
+    "say said said|see saw seen|seek sought sought|sell sold sold|send sent sent|shake shook shaken|"
+    "shine shone shone|shoot shot shot|show showed shown|shrink shrank shrunk|sing sang sung|"
+    "sink sank sunk|sit sat sat|sleep slept slept|slide slid slid|speak spoke spoken|spend spent spent|"
+    "spin spun spun|spit spat spat|spring sprang sprung|stand stood stood|steal stole stolen|"
+    "stick stuck stuck|sting stung stung|stink stank stunk|strike struck struck|swear swore sworn|"
+    "sweep swept swept|swim swam swum|swing swung swung|take took taken|teach taught taught|"
+    "tear tore torn|tell told told|think thought thought|throw threw thrown|understand understood understood|"
+    "wake woke woken|wear wore worn|weave wove woven|weep wept wept|win won won|wind wound wound|"
+    "withdraw withdrew withdrawn|write wrote written"
+)
+_IRREGULAR = {form: base for entry in _IRREGULAR_FORMS.split("|") for base, *forms in [entry.split()]
+              for form in forms if form != base}
+_IRREGULAR.update({"started": "start", "finished": "finish", "joined": "join", "visited": "visit",
+                   "adopted": "adopt", "moved": "move", "tried": "try", "signed": "sign"})
+_NOT_LEMMA_AGAIN = frozenset({"found", "left", "ground", "wound", "lay", "saw", "bore", "felt", "lit"})
+_SHORT_CVC = re.compile(r"^[^aeiouy]*[aeiou][^aeiouwxy]$")  # "hat", "cod", "vot": one short syllable
 
 
 def lemma(tok: Token) -> str:
     """The token's lemma, repairing past forms the small model leaves as they are ("Lost")."""
     low = tok.lower_
     lem = tok.lemma_.lower()
-    if lem == low and low in _IRREGULAR:
+    if lem == low and low in _IRREGULAR and (tok.pos_ in ("VERB", "AUX") or low not in _NOT_LEMMA_AGAIN):
         return _IRREGULAR[low]
+    if tok.tag_ in ("VBD", "VBN") and low == lem + "ed" and _SHORT_CVC.match(lem):
+        return lem + "e"  # "hated" -> "hat" by the rule; a short vowel would have doubled ("hatted")
     return lem
 
 

@@ -44,6 +44,7 @@ from memory_core.construct.propositions import (
     complement,
     is_imperative,
     is_view_subject,
+    third_person,
     verb_property,
     view_text,
 )
@@ -338,7 +339,7 @@ def _fallback(state: ExtractState, doc: Doc, turn: Turn, speaker: str, other: st
                 value = value or clauses.phrase(tok, max_words=8)
                 if value.lower() in PRONOUN_VALUES or value.lower() == tok.lower_:
                     continue
-                prop = lexicon.VERBS.get(clauses.lemma(tok), Prop(clauses.lemma(tok)))
+                prop = lexicon.VERBS.get(clauses.lemma(tok), Prop(third_person(clauses.lemma(tok))))
                 if prop is lexicon.FEELS and _bare_feeling(value):
                     return  # "Feeling great today!": phatic
                 entity, kind, resolution = ((who.name, who.type, who.resolution) if who

@@ -179,6 +179,18 @@ def test_no_value_ends_in_a_preposition_that_lost_its_object(backend: OfflineBac
     assert not any(v.split()[-1] in ("on", "in", "of", "at") for v in values), values
 
 
+def test_past_forms_the_small_model_leaves_are_named_by_their_verb(backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [
+        ("Anna", "I forgot to feed him while I was away."),  # tagged VBP, lemma "forgot"
+        ("Ben", "It was only 3 km and I hated it less than I expected."),  # lemma "hat" by the -ed rule
+        ("Anna", "Oh, sad news before you go: Gustav died."),  # a verb no rule knows: third person too
+    ]))
+    props = {prop for _, _, prop, _, _, _ in got}
+    assert "forgets" in props and "forgots" not in props, props
+    assert "hats" not in props and ({"hates", "dislikes"} & props), props
+    assert "dies" in props and "die" not in props, props
+
+
 def test_a_dated_copula_says_when_and_where_something_took_place(backend: OfflineBackend) -> None:
     got = facts(extract(backend, [
         ("Anna", "The first lesson was last Tuesday at a little studio called Kleiwerk."),
