@@ -14,6 +14,7 @@ import streamlit as st
 
 from components.frame import ensure_frame
 from components.text import md
+from memory_core import heap
 from memory_core.config import Settings
 from memory_core.errors import MnemoscopeError
 from memory_core.services import Services
@@ -23,7 +24,9 @@ T = TypeVar("T")
 
 @st.cache_resource(show_spinner="Opening the memory store…")
 def _open(home: str) -> Services:
-    return Services.open(Settings.from_env().with_home(home))
+    svc = Services.open(Settings.from_env().with_home(home))
+    heap.settle("the app's services")  # Streamlit, pandas, DuckDB, Chroma: loaded for good
+    return svc
 
 
 def env_settings() -> Settings:

