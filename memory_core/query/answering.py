@@ -512,7 +512,7 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *,
     ranked = candidates(plan, buffer)
     if not ranked or max(c.words_score for c in ranked) < MIN_SCORE:
         return unknown()
-    if unmentioned:  # "my role as Software Engineer Manager" when only "Senior Software Engineer" was said
+    if unmentioned:  # "my post as Ward Nursing Director" when only "Head Ward Nurse" was said
         return unmentioned_answer(unmentioned)
     ranked, updated = latest_first(question, ranked)
     answer = _extract(question, plan, ranked)

@@ -1,7 +1,7 @@
 """The question's premise against the retrieved buffer: names it uses that no retrieved turn says.
 
-"How many engineers does Maya lead in her new role as Software Engineer Manager?" when the
-conversation only ever says "Senior Software Engineer" rests on something nobody said; the
+"How many nurses does Lena train in her new post as Ward Nursing Director?" when the
+conversation only ever says "Head Ward Nurse" rests on something nobody said; the
 honest answer is "Unknown", whichever backend answers. This is a property of the buffer, not
 of an answerer, so the query pipeline checks it once after retrieval (``unmentioned``) and
 hands the result to the backend's ``answer``: the offline answer and the LLM answer both
@@ -9,8 +9,8 @@ return ``unmentioned_answer`` then (the LLM one without a model call).
 
 A name is a run of capitalised words after the question's first word (``question_names``); a
 turn says it when every word appears, in order, at most ``NAME_GAP`` words apart, plural or
-singular; a speaker's name counts as said. Questions that reason past the text ("Would Maya
-likely enjoy a Vivaldi concert?") are not checked.
+singular; a speaker's name counts as said. Questions that reason past the text ("Would Lena
+likely enjoy a Puccini opera?") are not checked.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from memory_core.query.text import STOPWORDS, stem, word_spans, words
 
 UNKNOWN = "Unknown"
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "st", "prof"})
-NAME_GAP = 4  # words a name's parts may be apart in a turn ("Samsung 55-inch 4K smart TV")
+NAME_GAP = 4  # words a name's parts may be apart in a turn ("Lumix G9 mirrorless camera")
 
 
 def unmentioned(question: str, buffer: list[BufferTurn]) -> tuple[str, ...]:
     """The question's names that no buffer turn says, or () when the question asks for an
     inference (its answer form, as the rule planner reads it, is a likelihood)."""
-    if answer_target(" ".join(question.split())) == "likelihood":  # "would she likely enjoy Vivaldi?"
+    if answer_target(" ".join(question.split())) == "likelihood":  # "would she likely enjoy Puccini?"
         return ()
     return tuple(unmentioned_names(question, buffer))
 
@@ -40,8 +40,8 @@ def unmentioned_answer(names: tuple[str, ...]) -> Answer:
 
 
 def question_names(question: str) -> list[list[str]]:
-    """The names a question uses: runs of capitalised words after its first word ("my role as
-    Software Engineer Manager" -> [software, engineer, manager]), split into words as turns are
+    """The names a question uses: runs of capitalised words after its first word ("my post as
+    Ward Nursing Director" -> [ward, nursing, director]), split into words as turns are
     ("Jean-Luc" -> [jean, luc]); months, weekdays, titles, "I" and question words are no names;
     punctuation or a possessive ends a run ("Oscar Melanie's" -> one, "Paris, Rome" -> two)."""
     names: list[list[str]] = []

@@ -155,19 +155,19 @@ def test_a_current_state_question_takes_the_latest_statement_and_names_the_one_i
 
 def test_a_question_naming_what_no_turn_says_is_unknown() -> None:
     buffer = _buffer(
-        ("D3:2", "Maya", "I lead a team of 4 engineers in my new role as Senior Software Engineer."),
-        ("D5:1", "Maya", "I set up my new Samsung 55-inch 4K smart TV on Saturday."),
+        ("D3:2", "Maya", "I train a group of 4 nurses in my new post as Head Ward Nurse."),
+        ("D5:1", "Maya", "I set up my new Lumix G9 mirrorless camera on Saturday."),
     )
-    wrong = _ask("How many engineers does Maya lead in her new role as Software Engineer Manager?", buffer)
+    wrong = _ask("How many nurses does Maya train in her new post as Ward Nursing Director?", buffer)
     assert wrong.text == "Unknown" and wrong.support == SupportLevel.UNKNOWN
-    assert wrong.unmentioned == ("software engineer manager",)
-    right = _ask("How many engineers does Maya lead in her new role as Senior Software Engineer?", buffer)
+    assert wrong.unmentioned == ("ward nursing director",)
+    right = _ask("How many nurses does Maya train in her new post as Head Ward Nurse?", buffer)
     assert "4" in right.text and right.unmentioned == ()
-    apart = _ask("What size is Maya's new Samsung TV?", buffer)  # the name's words a few words apart
+    apart = _ask("What kind is Maya's new Lumix camera?", buffer)  # the name's words a few words apart
     assert apart.text != "Unknown" and apart.unmentioned == ()
     hyphen = _buffer(("D6:1", "Maya", "Jean-Luc gave me a Coca-Cola T-shirt."))
     # names are split into words as turns are: "Jean-Luc" is jean, luc
     assert _ask("Who gave Maya the Coca-Cola T-shirt, Jean-Luc?", hyphen).unmentioned == ()
     # months, weekdays and titles are no names; a question that reasons past the text is not checked
     assert _ask("What did Maya set up on Saturday in July?", buffer).unmentioned == ()
-    assert _ask("Would Maya likely enjoy a Vivaldi concert?", buffer).unmentioned == ()
+    assert _ask("Would Maya likely enjoy a Puccini opera?", buffer).unmentioned == ()
