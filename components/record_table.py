@@ -103,13 +103,13 @@ def more_filters(facets: dict[str, list[tuple[Any, int]]]) -> dict[str, Any]:
     box = st.expander("More filters · sort · rows per page", key=MORE_OPEN_KEY, on_change="rerun")
     if changed and not box.open:
         st.caption(f"More filters set: {', '.join(changed).replace('_', ' ')}")
-    drawn = f"records_f:{conv}:drawn"  # the widgets were drawn in the last run: their state is live
+    drawn = _more_key(conv, "drawn")  # the widgets were drawn in the last run: their state is live
     if not box.open:
         st.session_state[drawn] = False
         return kept
 
     def key(name: str) -> str:
-        return f"records_f:{conv}:{name}"
+        return _more_key(conv, name)
 
     if not st.session_state.get(drawn):
         for name in MORE_DEFAULTS:  # (re)drawn: start from the kept values
@@ -131,6 +131,11 @@ def more_filters(facets: dict[str, list[tuple[Any, int]]]) -> dict[str, Any]:
     return kept
 
 
+def _more_key(conv: str, name: str) -> str:
+    """The session key of one "More filters" widget of ``conv``."""
+    return f"records_f:{conv}:{name}"
+
+
 def next_sort(current: str, column: str) -> str | None:
     """The sort a click on ``column``'s header asks for: the other direction when the table is
     already sorted by it, else its first direction; ``None`` for a column that does not sort."""
@@ -149,13 +154,13 @@ def sort_by_header(conv: str, column: str) -> None:
     if wanted is None:
         return
     kept["sort"] = SORT_LABELS[wanted]
-    st.session_state[f"records_f:{conv}:sort"] = kept["sort"]
+    st.session_state[_more_key(conv, "sort")] = kept["sort"]
 
 
 def _reset_more(conv: str) -> None:
     st.session_state.setdefault(MORE_KEY, {})[conv] = dict(MORE_DEFAULTS)
     for name, default in MORE_DEFAULTS.items():
-        st.session_state[f"records_f:{conv}:{name}"] = default
+        st.session_state[_more_key(conv, name)] = default
 
 
 def entity_filter(where: Any, facets: dict[str, list[tuple[Any, int]]]) -> list[str]:
