@@ -287,6 +287,9 @@ class Answer(_Model):
     support: SupportLevel | None = None  # graded support, when the answerer assessed it
     updates: str | None = None  # current-state answers: the earlier statement superseded, "D9:5 (3 May 2023)"
     unmentioned: tuple[str, ...] = ()  # names the question uses that no retrieved turn says ("Unknown" then)
+    quote: str | None = None  # the evidence sentence the answer rests on, with speaker and date
+    record_ids: tuple[str, ...] = ()  # the records whose values the answer gives
+    confidence: float | None = None  # the answerer's probability that the answer is right
 
 
 class Trace(_Model):
