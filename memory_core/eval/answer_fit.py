@@ -114,7 +114,8 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *,
     for s, opts, ranked in groups:
         if not opts:
             continue
-        p, c, f1 = max(((model.probability(f), c, y) for c, f, y in opts), key=lambda t: t[0])
+        probs = model.probabilities([f for _c, f, _y in opts])
+        p, c, f1 = max(((p, c, y) for p, (c, _f, y) in zip(probs, opts, strict=True)), key=lambda t: t[0])
         f1s.append(f1)
         oracle.append(max(y for _c, _f, y in opts))
         chosen.append((p, bool(f1 >= RIGHT and covered(s.plan, c, ranked))))

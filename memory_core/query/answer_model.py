@@ -1,9 +1,9 @@
 """Which piece answers the question: a small logistic model over answer candidates.
 
     AnswerModel.load() -> model        (parameters from ``answer_model.json`` beside this file)
-    model.probability(features) -> p   (p: the candidate is a right answer, token-F1 >= 0.5)
+    model.probabilities([features, ...]) -> [p, ...]   (how likely each option is the answer)
     featurise(option, question) -> {name: value}
-    fit(examples) -> AnswerModel       (plain numpy; ``python -m memory_core bench fit-answer``)
+    fit(groups) -> AnswerModel          (plain numpy; ``python -m memory_core bench fit-answer``)
 
 Every candidate answer — a constituent of an evidence sentence, an active record's value, a
 time expression resolved against its session's date, the sentence itself — is described by
@@ -11,9 +11,11 @@ the same few general features: its kind crossed with the question's answer form 
 "who", a place for "where", a number for "how many" ...), how much of it is new to the
 question, how close it sits to the words the question repeats, its length, the rank of its
 sentence, whether a record states it. The weights are fitted on the tune files by a
-reproducible command, not chosen by hand, and the probability of the chosen answer is what
-its support level is calibrated on (``supported_at``: the lowest probability whose answers
-were right often enough on the tune files).
+reproducible command, not chosen by hand: a listwise fit, where the options of one question
+compete and the ones closest to the gold answer should win. The probability the chosen answer
+gets among its question's options is what its support level is calibrated on
+(``supported_at``: the lowest probability whose answers were right often enough on the tune
+files).
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ class Option:
     record_property: bool = False  # ... of a record whose property matches the requirement's
     edited: bool = False  # ... a record an annotator wrote or corrected
     turn_closeness: float = 0.0  # the turn's closeness to the question (0..1, buffer-normalised)
+    sentence_overlap: float = 0.0  # share of the question's content words its sentence holds
+    kind_rank: int = 0  # options of the same kind before this one (best sentence first)
 
 
 def featurise(o: Option) -> dict[str, float]:
@@ -83,6 +87,11 @@ def featurise(o: Option) -> dict[str, float]:
         "record_property": float(o.record_property),
         "edited": float(o.edited),
         "turn_closeness": o.turn_closeness,
+        "sentence_overlap": o.sentence_overlap,
+        f"target={target}|sentence_overlap": o.sentence_overlap,
+        "first_of_kind": float(o.kind_rank == 0),
+        f"target={target}|first_of_kind": float(o.kind_rank == 0),
+        f"target={target}|sentence_rank": 1.0 / (1.0 + o.sentence_rank),
     }
 
 
@@ -95,9 +104,15 @@ class AnswerModel:
     def score(self, features: Mapping[str, float]) -> float:
         return sum(self.weights.get(k, 0.0) * v for k, v in features.items())
 
-    def probability(self, features: Mapping[str, float]) -> float:
-        z = self.score(features)
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    def probabilities(self, options: Sequence[Mapping[str, float]]) -> list[float]:
+        """How likely each option is the answer, among these options (a softmax of scores)."""
+        if not options:
+            return []
+        scores = [self.score(f) for f in options]
+        top = max(scores)
+        exp = [math.exp(s - top) for s in scores]
+        total = sum(exp)
+        return [e / total for e in exp]
 
     def to_json(self) -> str:
         weights = {k: round(v, 5) for k, v in sorted(self.weights.items()) if abs(v) >= 1e-5}
@@ -121,30 +136,36 @@ def default_model() -> AnswerModel:
 
 
 def fit(groups: Sequence[Sequence[tuple[dict[str, float], float]]], *, l2: float = 1.0,
-        epochs: int = 400, rate: float = 0.5) -> AnswerModel:
-    """Logistic regression on (features, label) pairs; ``groups`` are the options of one
-    question each (a question with many options counts as much as one with few)."""
-    names = sorted({k for g in groups for f, _y in g for k in f})
+        epochs: int = 600, rate: float = 0.05) -> AnswerModel:
+    """A conditional-logit (listwise) fit: within each question, the options compete through a
+    softmax of their scores, and the options' token-F1 against the gold answer (normalised
+    over the question) is the target. A question none of whose options is any good teaches
+    nothing about choosing and is left out. Adam steps, L2 penalty ``l2`` (per question)."""
+    usable = [g for g in groups if g and sum(y for _f, y in g) > 0]
+    names = sorted({k for g in usable for f, _y in g for k in f})
     col = {k: i for i, k in enumerate(names)}
-    rows, labels, weights = [], [], []
-    for g in groups:
-        if not g:
-            continue
-        for f, y in g:
-            x = np.zeros(len(names))
+    mats, targets = [], []
+    for g in usable:
+        x = np.zeros((len(g), len(names)))
+        for r, (f, _y) in enumerate(g):
             for k, v in f.items():
-                x[col[k]] = v
-            rows.append(x)
-            labels.append(y)
-            weights.append(1.0 / math.sqrt(len(g)))
-    x_all, y_all, w_all = np.array(rows), np.array(labels), np.array(weights)
-    w_all = w_all / w_all.mean()
+                x[r, col[k]] = v
+        y = np.array([y for _f, y in g], dtype=float)
+        mats.append(x)
+        targets.append(y / y.sum())
     beta = np.zeros(len(names))
-    n = len(y_all)
-    for _ in range(epochs):
-        p = 1.0 / (1.0 + np.exp(-np.clip(x_all @ beta, -30, 30)))
-        grad = x_all.T @ ((p - y_all) * w_all) / n + l2 * beta / n
-        beta -= rate * grad
+    m, v = np.zeros_like(beta), np.zeros_like(beta)
+    n = max(len(mats), 1)
+    for step in range(1, epochs + 1):
+        grad = np.asarray(l2 * beta / n)
+        for x, t in zip(mats, targets, strict=True):
+            s = x @ beta
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            grad = grad + x.T @ (p - t) / n
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad * grad
+        beta -= rate * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
     return AnswerModel(weights={k: float(beta[i]) for k, i in col.items()})
 
 

@@ -36,7 +36,15 @@ from typing import TYPE_CHECKING
 from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Record, Requirement, SupportLevel
 from memory_core.query.answer_model import AnswerModel, default_model, featurise
 from memory_core.query.buffer import highlight_terms
-from memory_core.query.compose import Choice, Question, quote, record_options, sentence_options, time_options
+from memory_core.query.compose import (
+    Choice,
+    Question,
+    quote,
+    ranked_by_kind,
+    record_options,
+    sentence_options,
+    time_options,
+)
 from memory_core.query.premise import UNKNOWN, unmentioned_answer
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
 
@@ -291,14 +299,14 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
         near = closeness.get(cand.turn.turn_id, 0.0)
         out += sentence_options(q, cand, rank, best, doc, near)
         out.append(quote(cand, rank, best, q, near))
-    return out
+    return ranked_by_kind(out)
 
 
 def scored_options(question: str, plan: Plan, ranked: list[Candidate], records: Sequence[Record],
                    buffer: list[BufferTurn], parse: Parse, model: AnswerModel) -> list[tuple[float, Choice]]:
     """The options with the model's probability of being right, best first."""
-    scored = [(model.probability(featurise(c.option)), c)
-              for c in options(question, plan, ranked, records, buffer, parse)]
+    found = options(question, plan, ranked, records, buffer, parse)
+    scored = list(zip(model.probabilities([featurise(c.option) for c in found]), found, strict=True))
     scored.sort(key=lambda pc: -pc[0])
     return scored
 

@@ -12,6 +12,7 @@ the turn its words are in. Which option answers is the model's call (``answer_mo
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -105,8 +106,9 @@ def _asked_name(q: Question, text: str) -> bool:
 
 def _option(q: Question, text: str, kind: str, *, sentence_score: float, rank: int, distance: float = 1.0,
             attached: bool = False, proper: float = 0.0, speaker_is_asked: bool = False,
-            closeness: float = 0.0, record: Record | None = None) -> Option:
+            closeness: float = 0.0, record: Record | None = None, sentence: str = "") -> Option:
     novelty, overlap = _shares(q, text)
+    _n, sentence_overlap = _shares(q, sentence) if sentence else (0.0, 0.0)
     prop_match = False
     edited = False
     if record is not None:
@@ -119,7 +121,7 @@ def _option(q: Question, text: str, kind: str, *, sentence_score: float, rank: i
                   novelty=novelty, overlap=overlap, distance=distance, attached=attached, proper=proper,
                   words=len(text.split()), head_match=_head_match(q, text), asked_name=_asked_name(q, text),
                   speaker_is_asked=speaker_is_asked, record=record is not None, record_property=prop_match,
-                  edited=edited, turn_closeness=closeness)
+                  edited=edited, turn_closeness=closeness, sentence_overlap=sentence_overlap)
 
 
 def _speaker_is_asked(q: Question, turn: BufferTurn) -> bool:
@@ -149,7 +151,8 @@ def _constituent_option(q: Question, c: Constituent, cand: Candidate, rank: int,
     attached = bool(c.head_lemma) and stem(c.head_lemma) in q.stems
     return _option(q, c.text, c.kind, sentence_score=cand.score / best if best else 0.0, rank=rank,
                    distance=distance, attached=attached, proper=c.proper,
-                   speaker_is_asked=_speaker_is_asked(q, cand.turn), closeness=closeness)
+                   speaker_is_asked=_speaker_is_asked(q, cand.turn), closeness=closeness,
+                   sentence=cand.sentence)
 
 
 def record_options(q: Question, records: Sequence[Record], ranked: Sequence[Candidate],
@@ -170,8 +173,20 @@ def record_options(q: Question, records: Sequence[Record], ranked: Sequence[Cand
         said_by_asked = fold((rec.source_speaker or "?").split()[0]) in q.asked
         option = _option(q, rec.value, "record", sentence_score=score / best if best else 0.0, rank=rank,
                          distance=0.0, attached=True, record=rec, speaker_is_asked=said_by_asked,
-                         closeness=closeness.get(cited.turn_id, 0.0) if cited else 0.0)
+                         closeness=closeness.get(cited.turn_id, 0.0) if cited else 0.0,
+                         sentence=cited.text if cited else "")
         out.append(Choice(option, rec.value, cited, rec))
+    return out
+
+
+def ranked_by_kind(choices: list[Choice]) -> list[Choice]:
+    """The choices with each one's rank among the options of its kind (in the given order)."""
+    seen: dict[str, int] = {}
+    out = []
+    for c in choices:
+        k = seen.get(c.option.kind, 0)
+        seen[c.option.kind] = k + 1
+        out.append(dataclasses.replace(c, option=dataclasses.replace(c.option, kind_rank=k)))
     return out
 
 
@@ -233,19 +248,20 @@ def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, 
         if how_long:
             for m in _DURATION_RE.finditer(cand.sentence):
                 option = _option(q, m.group(0), "number", sentence_score=cand.score / best, rank=rank,
-                                 distance=0.0, closeness=near)
+                                 distance=0.0, closeness=near, sentence=cand.sentence)
                 out.append(Choice(option, m.group(0), bt))
         if bt.session_time is None:
             continue
         for m in timeexpr.TIME_RE.finditer(cand.sentence):
             text = resolve_time(m.group(0), bt.session_time)
             option = _option(q, text, "date", sentence_score=cand.score / best, rank=rank, distance=0.0,
-                             speaker_is_asked=_speaker_is_asked(q, bt), closeness=near)
+                             speaker_is_asked=_speaker_is_asked(q, bt), closeness=near,
+                             sentence=cand.sentence)
             out.append(Choice(option, text, bt))
     top = ranked[0] if ranked else None
     if top is not None and top.turn.session_time is not None:
         text = timeexpr.fmt_day(top.turn.session_time.date())
-        out.append(Choice(_option(q, text, "session_date", sentence_score=1.0, rank=0,
+        out.append(Choice(_option(q, text, "session_date", sentence_score=1.0, rank=0, sentence=top.sentence,
                                   closeness=closeness.get(top.turn.turn_id, 0.0)), text, top.turn))
     return out
 
@@ -256,5 +272,6 @@ def quote(cand: Candidate, rank: int, best: float, q: Question, closeness: float
     when = f", {timeexpr.fmt_day(bt.session_time.date())}" if bt.session_time else ""
     text = f"“{cand.sentence.strip()}” ({bt.speaker}{when})"
     option = _option(q, cand.sentence, "sentence", sentence_score=cand.score / best if best else 0.0,
-                     rank=rank, distance=0.0, speaker_is_asked=_speaker_is_asked(q, bt), closeness=closeness)
+                     rank=rank, distance=0.0, speaker_is_asked=_speaker_is_asked(q, bt), closeness=closeness,
+                     sentence=cand.sentence)
     return Choice(option, text, bt)
