@@ -131,6 +131,9 @@ def _message(ctx: Context, builder: ConversationBuilder, session: int, raw: Any,
     message = get_dict(ctx, raw, where, "a message object")
     role = get_str(ctx, message.get("role"), key_path(where, "role"))
     mid = get_int(ctx, message.get("id"), key_path(where, "id"), minimum=0)
+    if mid in messages:
+        raise ctx.error(key_path(where, "id"), f"message id {mid} appears twice (first as turn "
+                                               f"{show(messages[mid])})")
     content = get_str(ctx, message.get("content", ""), key_path(where, "content"))
     text = MARKER.sub("", content)
     turn_id = builder.add_turn(session, role, text, where=where, turn_id=f"D{session}:{mid + 1}",
