@@ -24,8 +24,9 @@ if source_kind == UPLOAD:
     upload = st.file_uploader("Benchmark file (LoCoMo, REALTALK or LongMemEval JSON)", type=["json"])
     source = eval_view.upload_source(upload) if upload is not None else None
 elif source_kind == PATH:
-    path = st.text_input("Path of a LoCoMo, REALTALK, BEAM or LongMemEval file (a BEAM chat directory too)",
-                         placeholder="e.g. /data/longmemeval_s.json").strip()
+    path = st.text_input("Path of a benchmark file or a BEAM chat directory",
+                         placeholder="e.g. /data/longmemeval_s.json",
+                         help="LoCoMo, REALTALK or LongMemEval JSON, or a BEAM chat's directory").strip()
     source = path or None
 benchmark = eval_view.LOCOMO
 types: list[str] = []
