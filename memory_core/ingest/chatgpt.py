@@ -154,9 +154,14 @@ def _message(ctx: Context, value: Any, where: str,
     if role == "assistant" and isinstance(recipient, str) and recipient not in ("all", ""):
         skipped["call(s) to a tool"] += 1
         return None
+    content = message.get("content")
+    if not isinstance(content, dict):
+        skipped["message(s) without a content object"] += 1
+        return None
     content_where = key_path(where, "content")
-    content = get_dict(ctx, message.get("content"), content_where, "a content object")
-    ctype = get_str(ctx, content.get("content_type", "text"), key_path(content_where, "content_type"))
+    ctype = content.get("content_type", "text")
+    if not isinstance(ctype, str):
+        ctype = "unnamed content"
     if ctype in _NOT_SAID:
         skipped[f"{ctype} part(s)"] += 1
         return None

@@ -246,3 +246,11 @@ def test_a_part_of_an_unknown_kind_is_a_warning(write):
     loaded = load_file(write("conversations.json", [value]))
     assert loaded.conversations[0].turns[0].text == "My dog is called Bruno."
     assert any("1 list part(s)" in w and "1 number part(s)" in w for w in loaded.warnings)
+
+
+def test_a_message_without_a_content_object_is_counted_not_refused(write):
+    value = edited_chat()
+    value["mapping"]["a-new"]["message"]["content"] = None
+    loaded = load_file(write("conversations.json", [value]))
+    assert [t.text for t in loaded.conversations[0].turns][:2] == ["My dog is called Bruno.", ""]
+    assert any("1 message(s) without a content object" in w for w in loaded.warnings)
