@@ -159,6 +159,11 @@ def _questions_file(path: Path | None) -> Path | None:
     return None
 
 
+def _shown(path: Path) -> str:
+    """The questions file as warnings name it (relative to the chat's directory)."""
+    return path.name if path.parent.name != "probing_questions" else f"probing_questions/{path.name}"
+
+
 def _read_questions(ctx: Context, path: Path,
                     messages: dict[int, str]) -> tuple[list[QAItem], dict[str, Any]]:
     qctx = Context(str(path), ctx.limits)
@@ -191,15 +196,15 @@ def _read_questions(ctx: Context, path: Path,
                              category=CATEGORIES[qtype]))
             types.append(qtype)
     for warning in qctx.warnings:  # e.g. a legacy encoding
-        ctx.warn(path.name, warning.removeprefix(f"{qctx.file}: "))
+        ctx.warn(_shown(path), warning.removeprefix(f"{qctx.file}: "))
     if left_out:
         counts = ", ".join(f"{n} {t}" for t, n in left_out.items())
-        ctx.warn(path.name, f"left out {sum(left_out.values())} question(s) without turn evidence "
+        ctx.warn(_shown(path), f"left out {sum(left_out.values())} question(s) without turn evidence "
                             f"to score: {counts}")
     if unresolved:
-        ctx.warn(path.name, f"{len(unresolved)} question(s) whose source_chat_ids name no message of "
+        ctx.warn(_shown(path), f"{len(unresolved)} question(s) whose source_chat_ids name no message of "
                             "the chat were set aside (meta qa_unresolved)")
-    meta: dict[str, Any] = {"beam_types": types, "questions_file": path.name}
+    meta: dict[str, Any] = {"beam_types": types, "questions_file": _shown(path)}
     if unresolved:
         meta["qa_unresolved"] = unresolved
     return qa, meta

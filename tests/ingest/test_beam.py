@@ -104,8 +104,8 @@ def test_probing_questions_become_qa_with_the_bench_categories(chat_dir):
     assert [(u["type"], u["index"]) for u in conv.meta["qa_unresolved"]] == [
         ("preference_following", 0), ("preference_following", 1)]
     text = "\n".join(loaded.warnings)
-    assert "probing_questions.json: left out 2 question(s) without turn evidence to score: " \
-           "1 abstention, 1 summarization" in text
+    assert ("chat.json: probing_questions/probing_questions.json: left out 2 question(s) without "
+            "turn evidence to score: 1 abstention, 1 summarization") in text
     assert "probing_questions.json: 2 question(s) whose source_chat_ids name no message" in text
 
 
