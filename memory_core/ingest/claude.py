@@ -39,7 +39,7 @@ def looks_like(data: Any) -> bool:
 def parse(chats: Iterable[tuple[str, Any]], ctx: Context) -> Conversation:
     """The export's chats (``(json path, chat)`` pairs, streamed or not) as one conversation."""
     conv, drafts = assemble(ctx, chats, _chat, fmt=FORMAT, app="claude")
-    attached = sum(c.extra.pop("attachments") for c in drafts)
+    attached = sum(c.extra["attachments"] for c in drafts)
     if attached:
         ctx.warn("", f"{attached} attached file(s) are named in their turn's caption; their "
                      "contents were not imported")

@@ -103,8 +103,8 @@ def _chat(ctx: Context, value: Any, where: str, conv_id: str) -> Conversation:
         listed = "; ".join(f"qa[{u['index']}] {', '.join(show(t) for t in u['unmatched'])}"
                            for u in unresolved[:4]) + (f" and {len(unresolved) - 4} more"
                                                        if len(unresolved) > 4 else "")
-        ctx.warn(qa_where, f"{len(unresolved)} question(s) name turns that are not in the file and "
-                           f"were set aside (meta qa_unresolved): {listed}")
+        ctx.warn(qa_where, f"{len(unresolved)} question(s) whose evidence is no turn of the file were "
+                           f"set aside (meta qa_unresolved): {listed}")
     return builder.build(speakers=[s for s in speakers if s], qa=qa, meta=meta)
 
 

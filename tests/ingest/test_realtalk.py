@@ -93,8 +93,8 @@ def test_questions_are_resolved_or_set_aside_as_the_bench_does(write):
     assert [(u["index"], u["question"], u["unmatched"]) for u in aside] == [
         (3, "Who rests?", ["D:56"]), (4, "Who asked first?", ["(no evidence)"])]
     (warning,) = [w for w in loaded.warnings if "set aside" in w]
-    assert warning.endswith("Chat_3_Ana_Ben.json: $.qa: 2 question(s) name turns that are not in the "
-                            "file and were set aside (meta qa_unresolved): qa[3] 'D:56'; "
+    assert warning.endswith("Chat_3_Ana_Ben.json: $.qa: 2 question(s) whose evidence is no turn of the "
+                            "file were set aside (meta qa_unresolved): qa[3] 'D:56'; "
                             "qa[4] '(no evidence)'")
 
 
