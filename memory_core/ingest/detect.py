@@ -17,6 +17,9 @@ Detection (the file's extension is not used), on the first 64 KiB of decoded tex
 3. the first line is a comma-separated header of 2+ plain column names: CSV.
 4. anything else is refused as an unknown format.
 
+A refusal of a detected benchmark layout or chat export ends with what the file was read as
+(``(read as a ChatGPT export)``), so a user whose file was taken for another layout sees why.
+
 A directory is read as a BEAM chat directory: its ``chat.json`` (the questions beside it).
 
 The size limit (``MNEMOSCOPE_MAX_FILE_MB``) applies to what is kept in memory. Most formats
@@ -66,6 +69,8 @@ _ALIASES = {"txt": "text", "transcript": "text", "generic": "json", "ndjson": "j
             "openai": "chatgpt", "claude.ai": "claude", "anthropic": "claude"}
 _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_ .-]{0,40}")
 _JSON_FAMILY = ("json", "locomo", "longmemeval", "realtalk", "beam")
+_READ_AS = {"locomo": "LoCoMo", "longmemeval": "LongMemEval", "realtalk": "a REALTALK chat",
+            "beam": "a BEAM chat", "chatgpt": "a ChatGPT export", "claude": "a Claude.ai export"}
 
 Progress = Callable[[str, int, int], None]
 """``on_progress(stage, done, total)``: stage "checked" while a streamed file is validated."""
@@ -121,27 +126,40 @@ def load_bytes(name: str, data: bytes, *, fmt: str | None = None,
 
 
 def _load(source: Source, family: str, chosen: str | None, ctx: Context) -> Loaded:
-    conversations: list[Conversation]
-    if family == "longmemeval":
-        conversations = _keep(longmemeval.read_items(source, ctx), ctx, source)
-    elif family in _CHAT_EXPORTS:
-        conversations = _keep([_CHAT_EXPORTS[family].parse(stream_json(source, ctx), ctx)], ctx, source,
-                              "raise MNEMOSCOPE_MAX_FILE_MB to import it")
-    elif family in _JSON_FAMILY:
+    data: Any = None
+    if family in _JSON_FAMILY and family != "longmemeval":
         data = load_json(read_text(source, ctx), ctx)
         family = chosen or _json_kind(data, ctx)
-        if family == "beam":
-            conversations = beam.parse(data, ctx, source.path if source.data is None else None)
-        else:
-            conversations = _PARSERS.get(family, generic.parse_json)(data, ctx)
-    elif family == "jsonl":
-        conversations = generic.parse_jsonl(source, ctx)
-    elif family == "csv":
-        conversations = generic.parse_csv(source, ctx)
-    else:
-        conversations = text.parse(source, ctx)
-    _check_unique(conversations, ctx)
+    try:
+        conversations = _parse(source, family, data, ctx)
+        _check_unique(conversations, ctx)
+    except IngestError as exc:
+        raise _read_as(exc, family, chosen) from None
     return Loaded(format=family, conversations=conversations, warnings=ctx.warnings)
+
+
+def _parse(source: Source, family: str, data: Any, ctx: Context) -> list[Conversation]:
+    if family == "longmemeval":
+        return _keep(longmemeval.read_items(source, ctx), ctx, source)
+    if family in _CHAT_EXPORTS:
+        return _keep([_CHAT_EXPORTS[family].parse(stream_json(source, ctx), ctx)], ctx, source,
+                     "raise MNEMOSCOPE_MAX_FILE_MB to import it")
+    if family == "beam":
+        return beam.parse(data, ctx, source.path if source.data is None else None)
+    if family in _JSON_FAMILY:
+        return _PARSERS.get(family, generic.parse_json)(data, ctx)
+    if family == "jsonl":
+        return generic.parse_jsonl(source, ctx)
+    if family == "csv":
+        return generic.parse_csv(source, ctx)
+    return text.parse(source, ctx)
+
+
+def _read_as(exc: IngestError, family: str, chosen: str | None) -> IngestError:
+    """A refusal of a detected layout says which layout the file was read as."""
+    if chosen is not None or family not in _READ_AS or "(read as " in exc.what:
+        return exc
+    return IngestError(exc.file, exc.where, f"{exc.what} (read as {_READ_AS[family]})")
 
 
 def stream_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimits | None = None,
@@ -156,7 +174,10 @@ def stream_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimit
     chosen = _format_name(fmt, ctx)
     source, family, shape = _open(path, ctx, chosen)
     if family == "longmemeval" and shape is not None:
-        return _stream_longmemeval(source, ctx, shape.items, on_progress)
+        try:
+            return _stream_longmemeval(source, ctx, shape.items, on_progress)
+        except IngestError as exc:
+            raise _read_as(exc, family, chosen) from None
     loaded = _load(source, family, chosen, ctx)
     kept = loaded.conversations
     return Streamed(format=loaded.format, ids=[c.id for c in kept],

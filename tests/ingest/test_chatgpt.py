@@ -158,7 +158,8 @@ def test_an_export_of_only_empty_chats_is_refused(write):
     with pytest.raises(IngestError) as err:
         load_file(write("conversations.json", [empty]))
     assert err.value.where == "$"
-    assert err.value.what == "no chat has user or assistant text (1 chat(s); skipped 1 system message(s))"
+    assert err.value.what == ("no chat has user or assistant text (1 chat(s); skipped 1 system message(s)) "
+                              "(read as a ChatGPT export)")
 
 
 def test_a_bad_create_time_is_a_warning(write):
@@ -237,7 +238,8 @@ def test_a_refusal_says_what_was_skipped(write):
     with pytest.raises(IngestError) as err:
         load_file(write("conversations.json", [value]))
     assert str(err.value).endswith("conversations.json: $: no chat has user or assistant text (1 chat(s); "
-                                   "skipped 1 thoughts part(s), 1 reasoning_recap part(s))")
+                                   "skipped 1 thoughts part(s), 1 reasoning_recap part(s)) "
+                                   "(read as a ChatGPT export)")
 
 
 def test_a_part_of_an_unknown_kind_is_a_warning(write):

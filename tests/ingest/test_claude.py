@@ -118,7 +118,7 @@ def test_a_refusal_says_what_was_skipped(write):
         load_file(write("conversations.json", [value]))
     assert str(err.value).endswith("conversations.json: $: no chat has user or assistant text (1 chat(s); "
                                    "skipped 2 message(s) without text, 1 tool_use block(s), "
-                                   "1 thinking block(s))")
+                                   "1 thinking block(s)) (read as a Claude.ai export)")
 
 
 @pytest.mark.parametrize(
