@@ -136,7 +136,7 @@ def default_model() -> AnswerModel:
 
 
 def fit(groups: Sequence[Sequence[tuple[dict[str, float], float]]], *, l2: float = 1.0,
-        epochs: int = 600, rate: float = 0.05) -> AnswerModel:
+        epochs: int = 1500, rate: float = 0.05) -> AnswerModel:
     """A conditional-logit (listwise) fit: within each question, the options compete through a
     softmax of their scores, and the options' token-F1 against the gold answer (normalised
     over the question) is the target. A question none of whose options is any good teaches
@@ -151,6 +151,7 @@ def fit(groups: Sequence[Sequence[tuple[dict[str, float], float]]], *, l2: float
             for k, v in f.items():
                 x[r, col[k]] = v
         y = np.array([y for _f, y in g], dtype=float)
+        y = np.where(y >= y.max() - 1e-9, 1.0, 0.0)  # the best options of the question share the target
         mats.append(x)
         targets.append(y / y.sum())
     beta = np.zeros(len(names))
