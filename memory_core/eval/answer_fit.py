@@ -109,6 +109,7 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *,
     groups = _groups(samples, parse)
     model = fit([[(f, y) for _c, f, y in opts] for _s, opts, _r in groups if opts], l2=l2)
     chosen: list[tuple[float, bool]] = []
+    by_target: dict[str, list[tuple[float, bool]]] = {}
     f1s: list[float] = []
     oracle: list[float] = []
     for s, opts, ranked in groups:
@@ -119,7 +120,11 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *,
         f1s.append(f1)
         oracle.append(max(y for _c, _f, y in opts))
         chosen.append((p, bool(f1 >= RIGHT and covered(s.plan, c, ranked))))
+        by_target.setdefault(s.plan.answer_target or "value", []).append(chosen[-1])
     model.supported_at = calibrate(chosen, PRECISION)
+    model.supported_at_by_target = {t: calibrate(c, PRECISION) for t, c in by_target.items()}
+    supported = sum(p >= model.threshold(t) for t, c in by_target.items() for p, _ok in c)
+    right = sum(ok for t, c in by_target.items() for p, ok in c if p >= model.threshold(t))
     n = len(f1s)
     report = {
         "files": sorted({s.source for s in samples}),
@@ -128,8 +133,9 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *,
         "options": sum(len(opts) for _s, opts, _r in groups),
         "chosen_f1": round(sum(f1s) / n, 4) if n else 0.0,
         "best_option_f1": round(sum(oracle) / n, 4) if n else 0.0,
-        "supported_at": round(model.supported_at, 4),
-        "supported_share": round(sum(p >= model.supported_at for p, _ok in chosen) / n, 4) if n else 0.0,
+        "supported_at": {t: round(v, 4) for t, v in sorted(model.supported_at_by_target.items())},
+        "supported_share": round(supported / n, 4) if n else 0.0,
+        "supported_right": round(right / supported, 4) if supported else 0.0,
     }
     model.notes = report
     return model, report

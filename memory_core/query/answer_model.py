@@ -99,7 +99,12 @@ def featurise(o: Option) -> dict[str, float]:
 class AnswerModel:
     weights: dict[str, float] = field(default_factory=dict)
     supported_at: float = 0.5  # probability from which an answer is called supported
+    supported_at_by_target: dict[str, float] = field(default_factory=dict)  # the same, per answer form
     notes: dict[str, object] = field(default_factory=dict)  # how it was fitted (files, counts, scores)
+
+    def threshold(self, target: str) -> float:
+        """The probability from which an answer of this form is called supported."""
+        return self.supported_at_by_target.get(target, self.supported_at)
 
     def score(self, features: Mapping[str, float]) -> float:
         return sum(self.weights.get(k, 0.0) * v for k, v in features.items())
@@ -116,14 +121,19 @@ class AnswerModel:
 
     def to_json(self) -> str:
         weights = {k: round(v, 5) for k, v in sorted(self.weights.items()) if abs(v) >= 1e-5}
+        by_target = {k: round(v, 4) for k, v in sorted(self.supported_at_by_target.items())}
         return json.dumps({"weights": weights, "supported_at": round(self.supported_at, 4),
-                           "notes": self.notes}, indent=1, sort_keys=True) + "\n"
+                           "supported_at_by_target": by_target, "notes": self.notes},
+                          indent=1, sort_keys=True) + "\n"
 
     @classmethod
     def from_json(cls, text: str) -> AnswerModel:
         data = json.loads(text)
         return cls(weights={str(k): float(v) for k, v in data.get("weights", {}).items()},
-                   supported_at=float(data.get("supported_at", 0.5)), notes=dict(data.get("notes", {})))
+                   supported_at=float(data.get("supported_at", 0.5)),
+                   supported_at_by_target={str(k): float(v)
+                                           for k, v in data.get("supported_at_by_target", {}).items()},
+                   notes=dict(data.get("notes", {})))
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> AnswerModel:
@@ -148,8 +158,8 @@ def fit(groups: Sequence[Sequence[tuple[dict[str, float], float]]], *, l2: float
     for g in usable:
         x = np.zeros((len(g), len(names)))
         for r, (f, _y) in enumerate(g):
-            for k, v in f.items():
-                x[r, col[k]] = v
+            for k, value in f.items():
+                x[r, col[k]] = value
         y = np.array([y for _f, y in g], dtype=float)
         y = np.where(y >= y.max() - 1e-9, 1.0, 0.0)  # the best options of the question share the target
         mats.append(x)
@@ -158,7 +168,7 @@ def fit(groups: Sequence[Sequence[tuple[dict[str, float], float]]], *, l2: float
     m, v = np.zeros_like(beta), np.zeros_like(beta)
     n = max(len(mats), 1)
     for step in range(1, epochs + 1):
-        grad = np.asarray(l2 * beta / n)
+        grad = l2 * beta / n
         for x, t in zip(mats, targets, strict=True):
             s = x @ beta
             p = np.exp(s - s.max())

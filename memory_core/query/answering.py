@@ -17,7 +17,7 @@
       7 May 2023), and each sentence itself, quoted with speaker and date.
    Pieces are whole constituents of a parse, so an answer never ends in a cut-off word.
 3. Support: ``supported`` when the model's probability that the answer is right reaches the
-   calibrated ``supported_at`` (fitted on the tune files) and every target requirement is met
+   threshold calibrated for its answer form on the tune files and every target requirement is met
    by the answer's source (its record's entity, or the turn's speaker/names and words);
    ``weak`` otherwise; ``unknown`` when nothing in the evidence carries an answer.
 4. A question naming something no buffer turn says is answered "Unknown" with the names
@@ -369,7 +369,7 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
     if target != "count" and (target == "list" or plan.reasoning_type in GATHERING):
         return _gathered(plan, scored, ranked, model)
     p, choice = scored[0]
-    sure = p >= model.supported_at and covered(plan, choice, ranked)
+    sure = p >= model.threshold(plan.answer_target) and covered(plan, choice, ranked)
     cand = _source(choice, ranked) or best
     return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
                    SupportLevel.SUPPORTED if sure else SupportLevel.WEAK, quote_text=_said(cand),
@@ -399,7 +399,7 @@ def _gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candi
         p, choice = scored[0]
         picked = [(p, choice)]
     cited = [c.turn for _p, c in picked if c.turn is not None]
-    sure = all(p >= model.supported_at and covered(plan, c, ranked) for p, c in picked)
+    sure = all(p >= model.threshold(plan.answer_target) and covered(plan, c, ranked) for p, c in picked)
     return _answer(", ".join(c.text for _p, c in picked), cited,
                    SupportLevel.SUPPORTED if sure else SupportLevel.WEAK,
                    record_ids=tuple(c.record.id for _p, c in picked if c.record is not None),
