@@ -154,7 +154,7 @@ def remember_turns(store: RelationalStore, limits: ImportLimits, conv_id: str,
     if old is not None:
         grown = old.model_copy(update={"turns": (*old.turns, *made)})
     else:
-        grown = Session(index=index, time=time, time_text=time.isoformat(sep=" ", timespec="minutes"),
-                        turns=tuple(made))
+        stamp = time.isoformat(sep=" ", timespec="minutes") if time is not None else ""
+        grown = Session(index=index, time=time, time_text=stamp, turns=tuple(made))
     incoming = stored.model_copy(update={"sessions": (grown,), "qa": ()})
     return grow(store, incoming, file, ctx.warnings)

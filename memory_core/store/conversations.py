@@ -89,7 +89,7 @@ class ConversationStore(StoreBase):
                 self.execute("DELETE FROM built_sessions WHERE conv_id = ? AND session = ?",
                              [conv_id, extend.index])
             if sessions:
-                self.add_sessions(conv_id, sessions)
+                self.add_sessions(conv_id, list(sessions))
             if speakers:
                 self.execute("UPDATE conversations SET speakers = ? WHERE id = ?",
                              [dumps(list(speakers)), conv_id])
