@@ -14,7 +14,7 @@ from memory_core.cli import main
 from memory_core.config import Settings
 from memory_core.errors import IngestError, StoreError
 from memory_core.services import Services
-from tests.mcp.conversations import CONV, write
+from tests.mcp_server.conversations import CONV, write
 
 
 def build(services: Any, conv: str = CONV) -> dict[str, Any]:
