@@ -154,36 +154,54 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def http_server(home: Path) -> Iterator[str]:
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "memory_core", "--home", str(home), "mcp", "--http",
-                             "--port", str(port)], cwd=ROOT, env={**os.environ, **_env()},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 120
+class Served:
+    """The ``mcp --http`` server process this test started, and its address."""
+
+    def __init__(self, home: Path) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.log = home.parent / "mcp-http.log"  # a file, not a pipe nobody drains
+        with self.log.open("w") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "memory_core", "--home", str(home), "mcp", "--http", "--port",
+                 str(self.port)], cwd=ROOT, env={**os.environ, **_env()}, stdout=subprocess.DEVNULL,
+                stderr=log)
+
+    def wait_listening(self, seconds: float = 120) -> None:
+        deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else "server exited"
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            assert self.proc.poll() is None, self.log.read_text()
             time.sleep(0.3)
-        else:
-            pytest.fail("the MCP HTTP server did not listen within 120 s")
-        yield f"http://127.0.0.1:{port}/mcp"
+        pytest.fail(f"the MCP HTTP server did not listen within {seconds:.0f} s")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def http_server(home: Path) -> Iterator[Served]:
+    served = Served(home)
+    try:
+        served.wait_listening()
+        yield served
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        served.stop()
 
 
-def test_streamable_http(http_server: str, home: Path) -> None:
+def test_streamable_http(http_server: Served, home: Path) -> None:
     async def main() -> None:
-        async with Client(http_server, client_info=AGENT, read_timeout_seconds=300) as client:
+        async with Client(http_server.url, client_info=AGENT, read_timeout_seconds=300) as client:
             await drive(client)
 
     anyio.run(main)
+    http_server.stop()  # the home is the server's until it exits
     assert {c["client"] for c in agent_traces(home)} == {"mcp:test-agent"}
