@@ -70,7 +70,7 @@ ALLOWED: dict[str, set[str]] = {
     "__main__": {"cli"},
     "cli": {"mcp_server", "services", "eval", "curation", "backends", "construct", "query", "store", "llm",
             "ingest", "embeddings", "contracts", *BOTTOM},
-    "mcp_server": {"services", "contracts", *BOTTOM},
+    "mcp_server": {"services", *BOTTOM},
     "services": {"eval", "curation", "backends", "construct", "query", "store", "llm", "ingest",
                  "embeddings", "contracts", *BOTTOM},
     "eval": {"backends", "construct", "query", "store", "llm", "ingest", "embeddings", "contracts", *BOTTOM},

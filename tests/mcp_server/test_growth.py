@@ -125,3 +125,18 @@ def test_cli_import_append(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     edited = write(tmp_path / "e.json", 2, edit=(2, 1, "x"))
     assert main(["--home", home, "import", "--append", str(edited)]) == 1
     assert "session 2: differs from the stored session (turn 'D2:1')" in capsys.readouterr().err
+
+
+def test_agent_traces_are_tagged_and_searches_are_not_re_asked(services: Any, tmp_path: Path) -> None:
+    services.imports.import_file(write(tmp_path / "one.json", 1))
+    build(services)
+    person = services.queries.ask(CONV, "What is the name of Anna's puppy?")
+    agent = services.queries.ask(CONV, "Which cloud provider did Ben's company pick?", client="mcp:bot")
+    search, records = services.queries.search(CONV, "beagle puppy", limit=2, client="mcp:bot")
+    assert 1 <= len(records) <= 2 and search.kind == "search"
+    assert [r["id"] for r in services.queries.traces(CONV)] == [person.id]  # people's questions
+    assert {(r["id"], r["kind"]) for r in services.queries.traces(CONV, agents=True)} == {
+        (agent.id, "ask"), (search.id, "search")}
+    assert services.queries.trace(search.id).client == "mcp:bot"
+    report = services.curation.impact(CONV)  # re-asks questions, never an agent's search
+    assert sorted(r.question for r in report.rows) == sorted([person.question, agent.question])
