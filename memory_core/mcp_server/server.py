@@ -13,7 +13,9 @@ from ``results.py``):
 
 (* they save a trace — the Ask page lists it under the agent's name — but change no memory.)
 A project error becomes an MCP tool error whose text is the one line the CLI prints; bad
-arguments are refused by the SDK against the input schema, also as tool errors. Calls run
+arguments are refused against the input schema, also as a one-line tool error
+(``search_memory: limit: Input should be greater than or equal to 1``); a bug is a tool error
+without details (the traceback stays in the server's log). Calls run
 one at a time (one lock around the services): the store and the build are not meant to be
 driven from several threads of one process at once.
 """
@@ -28,9 +30,9 @@ from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from memory_core.errors import MnemoscopeError
 from memory_core.mcp_server.results import (
@@ -160,10 +162,31 @@ def _one_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+class _Server(MCPServer[Any]):
+    """The SDK's server, with one-line tool errors: the project's line as the CLI prints it
+    (not prefixed), and a rejected argument as ``tool: field: what is wrong``."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context[Any, Any] | None = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                                     for e in cause.errors())
+                raise ToolError(f"{name}: {problems}") from cause
+            if isinstance(cause, ToolError):
+                raise ToolError(str(cause)) from cause
+            raise
+
+
 def make_server(services: Services, app_url: str = DEFAULT_APP_URL) -> MCPServer[Any]:
     """The MCP server over ``services``: six tools (see the module docstring)."""
     tools = MemoryTools(services, app_url)
-    server: MCPServer[Any] = MCPServer("mnemoscope", title="Mnemoscope memory", instructions=INSTRUCTIONS)
+    server: MCPServer[Any] = _Server("mnemoscope", title="Mnemoscope memory", instructions=INSTRUCTIONS)
 
     def register(annotations: ToolAnnotations, title: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
         return server.tool(title=title, annotations=annotations, structured_output=True)
