@@ -310,6 +310,8 @@ class Trace(_Model):
     created_at: datetime
     # how retrieval went: stop reason, requirements covered, boosts applied (query helper)
     details: dict[str, Any] = Field(default_factory=dict)
+    client: str = ""  # who asked: "" a person (app, CLI, evaluation), else the MCP client's name
+    kind: str = "ask"  # "ask" (answered) | "search" (records handed over, no answer)
 
 
 class Edit(_Model):

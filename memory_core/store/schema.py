@@ -212,5 +212,12 @@ CREATE TABLE build_status (
 );
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3]
+# V4: who asked — '' for a person (app, CLI, evaluation), else the MCP client's name — and what
+# the call was ('ask' | 'search'), so the Ask page can list agent calls beside people's questions
+V4 = """
+ALTER TABLE traces ADD COLUMN client VARCHAR NOT NULL DEFAULT '';
+ALTER TABLE traces ADD COLUMN kind VARCHAR NOT NULL DEFAULT 'ask';
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4]
 SCHEMA_VERSION = len(MIGRATIONS)
