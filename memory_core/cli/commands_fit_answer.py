@@ -13,10 +13,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_core.config import Settings
 from memory_core.query.answer_model import MODEL_PATH
+
+if TYPE_CHECKING:
+    from memory_core.eval.answer_fit import Sample
 
 
 def register(which: Any) -> None:
@@ -31,25 +34,32 @@ def register(which: Any) -> None:
 
 def cmd_fit_answer(args: argparse.Namespace, settings: Settings) -> int:
     from memory_core.backends.offline import OfflineBackend
-    from memory_core.eval.answer_fit import Sample, collect, fit_answer_model
+    from memory_core.embeddings import shared_embedder
+    from memory_core.eval.answer_fit import Sample, fit_answer_model
+
+    cache = Path(args.cache) if args.cache else None
+    if cache is not None and cache.exists():  # refit only: the home is not opened
+        lines = cache.read_text(encoding="utf-8").splitlines()
+        samples = [Sample.from_json(line) for line in lines if line]
+        print(f"read {len(samples)} asked questions from {cache}", file=sys.stderr)
+    else:
+        samples = _ask(args.files, settings)
+        if cache is not None:
+            cache.write_text("".join(s.to_json() + "\n" for s in samples), encoding="utf-8")
+    backend = OfflineBackend(embedder=shared_embedder(settings.embed_precision))
+    model, report = fit_answer_model(samples, backend.parse, l2=args.l2)
+    Path(args.out).write_text(model.to_json(), encoding="utf-8")
+    print(json.dumps(report))
+    print(f"wrote {args.out}")
+    return 0
+
+
+def _ask(files: list[str], settings: Settings) -> list[Sample]:
+    from memory_core.eval.answer_fit import collect
     from memory_core.services import Services
 
     services = Services.open(settings)
     try:
-        cache = Path(args.cache) if args.cache else None
-        if cache is not None and cache.exists():
-            lines = cache.read_text(encoding="utf-8").splitlines()
-            samples = [Sample.from_json(line) for line in lines if line]
-            print(f"read {len(samples)} asked questions from {cache}", file=sys.stderr)
-        else:
-            samples = collect(services, args.files, on_progress=lambda s: print(s, file=sys.stderr))
-            if cache is not None:
-                cache.write_text("".join(s.to_json() + "\n" for s in samples), encoding="utf-8")
-        backend = OfflineBackend(embedder=services.embedder)
-        model, report = fit_answer_model(samples, backend.parse, l2=args.l2)
-        Path(args.out).write_text(model.to_json(), encoding="utf-8")
-        print(json.dumps(report))
-        print(f"wrote {args.out}")
+        return collect(services, files, on_progress=lambda s: print(s, file=sys.stderr))
     finally:
         services.close()
-    return 0

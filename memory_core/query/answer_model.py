@@ -62,12 +62,12 @@ class Option:
 
 
 def featurise(o: Option) -> dict[str, float]:
+    """The option's features: each general one, and each again for the question's answer form
+    (what makes a good "when" answer is not what makes a good "who" answer)."""
     kind = o.kind if o.kind in KINDS else "np"
     target = o.target if o.target in TARGETS else "value"
-    return {
-        "bias": 1.0,
+    general = {
         f"kind={kind}": 1.0,
-        f"target={target}|kind={kind}": 1.0,
         "sentence_score": o.sentence_score,
         "sentence_rank": 1.0 / (1.0 + o.sentence_rank),
         "novelty": o.novelty,
@@ -75,9 +75,7 @@ def featurise(o: Option) -> dict[str, float]:
         "distance": o.distance,
         "attached": float(o.attached),
         "proper": o.proper,
-        f"target={target}|proper": o.proper,
         "log_words": math.log1p(o.words),
-        f"target={target}|log_words": math.log1p(o.words),
         "short": float(o.words <= 3),
         "long": float(o.words > 8),
         "head_match": float(o.head_match),
@@ -88,11 +86,9 @@ def featurise(o: Option) -> dict[str, float]:
         "edited": float(o.edited),
         "turn_closeness": o.turn_closeness,
         "sentence_overlap": o.sentence_overlap,
-        f"target={target}|sentence_overlap": o.sentence_overlap,
         "first_of_kind": float(o.kind_rank == 0),
-        f"target={target}|first_of_kind": float(o.kind_rank == 0),
-        f"target={target}|sentence_rank": 1.0 / (1.0 + o.sentence_rank),
     }
+    return {**general, **{f"target={target}|{k}": v for k, v in general.items()}}
 
 
 @dataclass
