@@ -70,6 +70,8 @@ class Settings:
     # CPU computes it natively, "fp32" never, "bf16" always
     embed_precision: str = "auto"
     access: AccessSettings = field(default_factory=AccessSettings)
+    # which front end the calls come from, for the audit trail (the CLI sets "cli")
+    frontend: str = "library"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, home: str | None = None) -> Settings:

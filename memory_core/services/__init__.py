@@ -49,7 +49,7 @@ class Services:
                  index: VectorStore | None = None, embedder: Embedder | None = None,
                  index_cache: IndexCache | None = None,
                  backend: Backend | None = None, principal: Principal | None = None,
-                 frontend: str = "library", access: AccessService | None = None) -> None:
+                 frontend: str | None = None, access: AccessService | None = None) -> None:
         self.settings = settings
         self.store: RelationalStore = store if store is not None else Store.open_settings(settings)
         self.index: VectorStore = index if index is not None else VectorIndex.open_settings(settings)
@@ -64,7 +64,7 @@ class Services:
         builds = BuildService(self.store, self.index, self.embedder, self.backend, queries)
         self._raw: dict[str, Any] = {"imports": imports, "queries": queries, "builds": builds,
                                      "curation": CurationService(self.store, self.index, self.embedder, queries)}
-        self._guard(principal or local_principal(), frontend)
+        self._guard(principal or local_principal(), frontend or settings.frontend)
 
     def _guard(self, principal: Principal, frontend: str) -> None:
         """(Re)bind the guarded parts to ``principal`` calling through ``frontend``."""

@@ -146,6 +146,17 @@ class AccessService:
         self.store.add_account(name, role, self._hasher.hash(password))
         self.record(by, frontend, "account", None, f"add {name} ({role})")
 
+    def add_oidc_user(self, email: str, role: str, *, by: Principal, frontend: str) -> None:
+        """An account without a local password, logging in through the identity provider
+        (``login_oidc``: the provider's e-mail must equal the account name)."""
+        by.require("manage")
+        check_name(email)
+        check_role(role)
+        if self.store.account(email) is not None:
+            raise AccessError(f"account '{email}' already exists")
+        self.store.add_account(email, role, "")
+        self.record(by, frontend, "account", None, f"add {email} ({role}, identity provider)")
+
     def set_password(self, name: str, password: str, *, by: Principal, frontend: str) -> None:
         """An admin sets anyone's password; an account its own. Ends the account's sessions."""
         if by.name != name or by.kind != "account":
