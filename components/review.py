@@ -19,7 +19,7 @@ from typing import Any
 
 import streamlit as st
 
-from components import data, links, shortcuts
+from components import auth, data, links, shortcuts
 from components.record_forms import remember_version, who
 from components.state import write_url
 from components.text import md, shorten
@@ -138,7 +138,10 @@ def messages() -> None:
 
 # ---------------------------------------------------------------------------- drawing
 def quick_actions(svc: Services, conv: str, record: Record) -> None:
-    """Correct / wrong buttons for the open record (the tab and the selection stay)."""
+    """Correct / wrong buttons for the open record (the tab and the selection stay); none
+    for a viewer."""
+    if not auth.can("annotate"):
+        return
     status = str(record.status.value)
     c = st.columns([1, 1, 4])
     c[0].button("✓ Correct", key=f"q:correct:{record.id}", disabled=status != "active",

@@ -47,7 +47,9 @@ class LLMSettings:
 
 @dataclass(frozen=True)
 class AccessSettings:
-    """Login rules (MNEMOSCOPE_SESSION_MINUTES, _LOCKOUT_FAILURES, _LOCKOUT_MINUTES)."""
+    """Login rules (MNEMOSCOPE_REQUIRE_LOGIN, _SESSION_MINUTES, _LOCKOUT_FAILURES, _LOCKOUT_MINUTES)."""
+
+    require_login: bool = False  # also on loopback (e.g. behind a reverse proxy on this machine)
 
     session_minutes: float = 480.0  # an app login lasts this long, then asks again
     lockout_failures: int = 5  # this many wrong passwords in a row lock the account ...
@@ -112,6 +114,7 @@ class Settings:
             raise ConfigError(f"MNEMOSCOPE_EMBED_PRECISION: one of {', '.join(EMBED_PRECISIONS)}, "
                               f"not '{precision}'")
         access = AccessSettings(
+            require_login=env.get("MNEMOSCOPE_REQUIRE_LOGIN", "").strip().lower() in ("1", "true", "yes"),
             session_minutes=_float(env, "MNEMOSCOPE_SESSION_MINUTES", AccessSettings.session_minutes),
             lockout_failures=max(1, int(_float(env, "MNEMOSCOPE_LOCKOUT_FAILURES",
                                                AccessSettings.lockout_failures))),

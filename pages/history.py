@@ -1,9 +1,10 @@
 """History: the edit log with diffs, revert, exports (corrected records JSONL, graphs GraphML),
-and the impact of corrections on the saved questions, before and after side by side."""
+the impact of corrections on the saved questions, before and after side by side, and (admins)
+the audit trail."""
 
 import streamlit as st
 
-from components import history_view, links, record_forms, trace_view
+from components import audit_view, history_view, links, record_forms, trace_view
 from components.services import call, services
 from components.state import require_conv
 from components.text import md
@@ -59,3 +60,5 @@ if report := st.session_state.get(history_view.IMPACT_KEY):
         trace_view.comparison([call(svc.queries.trace, compared[i]["before_trace_id"]),
                                call(svc.queries.trace, compared[i]["after_trace_id"])],
                               titles=("before", "after"))
+
+audit_view.show(svc, conv)

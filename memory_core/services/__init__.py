@@ -89,9 +89,11 @@ class Services:
         return view
 
     def requires_login(self, bind_address: str | None) -> bool:
-        """Whether a server must ask who is there: a team home (database URL set) or a server
-        bound to anything but loopback. The embedded home on 127.0.0.1 runs as the local user."""
-        return bool(self.settings.database_url) or not is_loopback(bind_address)
+        """Whether a server must ask who is there: a team home (database URL set), a server
+        bound to anything but loopback, or MNEMOSCOPE_REQUIRE_LOGIN. The embedded home on
+        127.0.0.1 runs as the local user."""
+        return (self.settings.access.require_login or bool(self.settings.database_url)
+                or not is_loopback(bind_address))
 
     @classmethod
     def open(cls, settings: Settings) -> Services:

@@ -55,7 +55,7 @@ FRONTENDS = ("app", "cli", "mcp", "http", "library")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
 MIN_PASSWORD = 10
 TOKEN_PREFIX = "mnemo_"
-READ_AUDIT_WINDOW_S = 60.0  # one 'read' audit row per principal, front end and conversation per window
+READ_AUDIT_WINDOW_S = 60.0  # one 'read' audit row per principal, front end, conversation, detail
 
 
 def lowest_role(permission: str) -> str:
@@ -124,7 +124,7 @@ class AccessService:
         self.store = store
         self.settings = settings
         self._hasher = PasswordHasher()
-        self._reads: dict[tuple[str, str, str], float] = {}
+        self._reads: dict[tuple[str, str, str, str], float] = {}
         self._reads_lock = threading.Lock()
 
     # ------------------------------------------------------------------ accounts
@@ -317,8 +317,9 @@ class AccessService:
         self.store.add_audit(uuid.uuid4().hex[:16], principal.name, frontend, action, conv_id, line)
 
     def record_read(self, principal: Principal, frontend: str, conv_id: str, detail: str) -> None:
-        """A 'read' row, at most one per principal, front end and conversation per minute."""
-        key = (principal.name, frontend, conv_id)
+        """A 'read' row, at most one per principal, front end, conversation and detail (a page,
+        a service part) per minute."""
+        key = (principal.name, frontend, conv_id, detail)
         moment = time.monotonic()
         with self._reads_lock:
             last = self._reads.get(key)

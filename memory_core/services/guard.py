@@ -156,9 +156,9 @@ class Gate:
         conv = convs[0] if len(convs) == 1 else None
         if conv is None and rule.audit == "import" and len(getattr(result, "ids", [])) == 1:
             conv = str(result.ids[0])
-        if rule.audit == "read":
-            if conv is not None:
-                self.access.record_read(self.principal, self.frontend, conv, f"{part}.{name}")
+        if rule.audit == "read":  # the app's frame audits page views instead (one row per page)
+            if conv is not None and self.frontend != "app":
+                self.access.record_read(self.principal, self.frontend, conv, part)
             return
         self.access.record(self.principal, self.frontend, rule.audit, conv, _detail(name, args, result, convs))
 
