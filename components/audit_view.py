@@ -26,7 +26,8 @@ def show(svc: Services, conv: str | None) -> None:
     only_conv = c[3].toggle("This conversation only", key="audit_conv", value=False, disabled=conv is None)
     rows = call(svc.access.audit_log, svc.principal, who=who.strip() or None, action=action or None,
                 frontend=frontend or None, conv_id=conv if only_conv else None, limit=1000)
-    st.caption(f"{len(rows)} entries, newest first (at most 1000 shown; `python -m memory_core audit` prints more)")
+    st.caption(f"{len(rows)} entries, newest first (at most 1000 shown; "
+               "`python -m memory_core audit` prints more)")
     st.dataframe([{"time": r["logged_at"], "account": r["who"], "front end": r["frontend"],
                    "action": r["action"], "conversation": r["conv_id"] or "", "detail": r["detail"]}
                   for r in rows], hide_index=True, key="audit_table")

@@ -23,7 +23,7 @@ from components.text import md
 from memory_core.errors import AccessError
 from memory_core.services import Principal, Services
 
-SECRET_KEY = "auth_secret"  # the login-session secret (never shown)
+SECRET_KEY = "auth_secret"  # noqa: S105 -- a session-state key; the login-session secret (never shown)
 PRINCIPAL_KEY = "auth_principal"  # this run's principal, for ``can`` (read-only use)
 FORM_KEY = "login"
 

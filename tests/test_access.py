@@ -19,7 +19,7 @@ from memory_core.services import Principal, Services
 
 CONV = "tiny-1"
 OTHER = "tiny-2"
-PASSWORD = "correct-horse-7!battery"  # noqa: S105  (a test password; must never reach the store)
+PASSWORD = "correct-horse-7!battery"
 
 
 def locomo(conv_id: str, speaker: str = "Rosa") -> bytes:
@@ -94,8 +94,8 @@ def test_role_action_matrix_is_enforced_by_the_services(services: Services) -> N
     with pytest.raises(AccessError, match="annotator 'annotator-1' may not forget conversations"):
         annotator.imports.forget(CONV, who="annotator-1")
     assert services.store.has_conversation(CONV)
-    admin = services.for_principal(services.access.session_principal(services.access.login("admin-1", PASSWORD)),
-                                   "app")
+    admin_secret = services.access.login("admin-1", PASSWORD)
+    admin = services.for_principal(services.access.session_principal(admin_secret), "app")
     admin.imports.forget(CONV, who="someone else")
     assert not services.store.has_conversation(CONV)
     assert [e.who for e in services.store.edits(CONV) if e.action == "forget"] == ["admin-1"]
@@ -222,7 +222,7 @@ def _all_text(svc: Services) -> str:
         "SELECT table_name FROM information_schema.tables WHERE table_schema IN ('main', 'public')")]
     out = []
     for table in tables:
-        out.append(json.dumps(svc.store.all(f"SELECT * FROM {table}"), default=str))  # noqa: S608
+        out.append(json.dumps(svc.store.all(f"SELECT * FROM {table}"), default=str))
     return "\n".join(out)
 
 

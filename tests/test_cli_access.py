@@ -10,7 +10,7 @@ import pytest
 
 from memory_core.cli import main
 
-PASSWORD = "a-long-test-password-42"  # noqa: S105
+PASSWORD = "a-long-test-password-42"
 
 
 def run(home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str,
@@ -27,14 +27,17 @@ def test_accounts_tokens_and_audit_from_the_cli(tmp_path: Path, monkeypatch: pyt
     code, out, _ = run(home, monkeypatch, capsys, "user", "add", "ada", "--role", "admin", "--password-stdin",
                        stdin=PASSWORD + "\n")
     assert (code, out.strip()) == (0, "added admin 'ada'")
-    code, _, err = run(home, monkeypatch, capsys, "user", "add", "vic", "--role", "viewer", "--password-stdin",
+    code, _, err = run(home, monkeypatch, capsys, "user", "add", "vic", "--role", "viewer",
+                       "--password-stdin",
                        stdin="short\n")
     assert (code, err.strip()) == (1, "error: password: at least 10 characters")
     code, _, err = run(home, monkeypatch, capsys, "user", "add", "vic", "--role", "viewer")
     assert code == 1 and "use --password-stdin when stdin is not a terminal" in err
-    run(home, monkeypatch, capsys, "user", "add", "vic", "--role", "viewer", "--password-stdin",
+    run(home, monkeypatch, capsys, "user", "add", "vic", "--role", "viewer",
+                       "--password-stdin",
         stdin=PASSWORD + "\n")
-    code, _, err = run(home, monkeypatch, capsys, "user", "add", "vic", "--role", "viewer", "--password-stdin",
+    code, _, err = run(home, monkeypatch, capsys, "user", "add", "vic", "--role", "viewer",
+                       "--password-stdin",
                        stdin=PASSWORD + "\n")
     assert (code, err.strip()) == (1, "error: account 'vic' already exists")
     code, out, _ = run(home, monkeypatch, capsys, "user", "disable", "vic")

@@ -31,7 +31,8 @@ def register(sub: Any) -> None:
     p = users.add_parser("add", help="add an account")
     p.add_argument("name")
     p.add_argument("--role", required=True, choices=ROLES)
-    p.add_argument("--oidc", action="store_true", help="no local password: logs in through the identity provider")
+    p.add_argument("--oidc", action="store_true",
+                   help="no local password: logs in through the identity provider")
     p.add_argument("--password-stdin", action="store_true", help="read the password from stdin (one line)")
     p.set_defaults(func=cmd_user_add)
     p = users.add_parser("passwd", help="set an account's password")
@@ -103,7 +104,8 @@ def cmd_user_add(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_user_passwd(args: argparse.Namespace, settings: Settings) -> int:
     svc = _services(settings)
     try:
-        svc.access.set_password(args.name, _password(args, args.name), by=svc.principal, frontend=svc.frontend)
+        svc.access.set_password(args.name, _password(args, args.name), by=svc.principal,
+                                frontend=svc.frontend)
         print(f"password of '{args.name}' changed; its sessions ended")
     finally:
         svc.close()

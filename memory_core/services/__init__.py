@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import ipaddress
+from typing import Any, cast
 
 from memory_core.backends import make_backend
 from memory_core.config import Settings
@@ -32,8 +33,6 @@ from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder, shared_embedder
 from memory_core.errors import ConfigError
 from memory_core.query.context import IndexCache
-from typing import Any, cast
-
 from memory_core.services.access import AccessService, Principal, local_principal
 from memory_core.services.building import BuildService
 from memory_core.services.curation import CurationService
@@ -62,8 +61,9 @@ class Services:
         queries = QueryService(self.store, self.index, self.embedder, self.backend, settings,
                                index_cache if index_cache is not None else IndexCache())
         builds = BuildService(self.store, self.index, self.embedder, self.backend, queries)
+        curation = CurationService(self.store, self.index, self.embedder, queries)
         self._raw: dict[str, Any] = {"imports": imports, "queries": queries, "builds": builds,
-                                     "curation": CurationService(self.store, self.index, self.embedder, queries)}
+                                     "curation": curation}
         self._guard(principal or local_principal(), frontend or settings.frontend)
 
     def _guard(self, principal: Principal, frontend: str) -> None:

@@ -54,7 +54,7 @@ PERMISSION_WORDS = {
 FRONTENDS = ("app", "cli", "mcp", "http", "library")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
 MIN_PASSWORD = 10
-TOKEN_PREFIX = "mnemo_"
+TOKEN_PREFIX = "mnemo_"  # noqa: S105 -- a prefix, not a secret
 READ_AUDIT_WINDOW_S = 60.0  # one 'read' audit row per principal, front end, conversation, detail
 
 
@@ -171,7 +171,8 @@ class AccessService:
     def set_disabled(self, name: str, disabled: bool, *, by: Principal, frontend: str) -> None:
         by.require("manage")
         account = self._account(name)
-        if disabled and account["role"] == "admin" and not account["disabled"] and self.store.count_admins() <= 1:
+        last_admin = account["role"] == "admin" and not account["disabled"] and self.store.count_admins() <= 1
+        if disabled and last_admin:
             raise AccessError(f"account '{name}' is the last admin; add another admin first")
         self.store.update_account(name, disabled=disabled, failed_logins=0, locked_until=None)
         if disabled:

@@ -160,7 +160,8 @@ class Gate:
             if conv is not None and self.frontend != "app":
                 self.access.record_read(self.principal, self.frontend, conv, part)
             return
-        self.access.record(self.principal, self.frontend, rule.audit, conv, _detail(name, args, result, convs))
+        detail = _detail(name, args, result, convs)
+        self.access.record(self.principal, self.frontend, rule.audit, conv, detail)
 
 
 def _detail(name: str, args: dict[str, Any], result: Any, convs: list[str | None]) -> str:

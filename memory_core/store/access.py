@@ -14,7 +14,7 @@ from typing import Any
 from memory_core.store.base import StoreBase, now
 
 ACCOUNT_COLUMNS = "name, role, password_hash, disabled, failed_logins, locked_until, created_at, updated_at"
-TOKEN_COLUMNS = "id, label, role, conv_id, created_by, created_at, revoked_at, last_used_at"
+TOKEN_COLUMNS = "id, label, role, conv_id, created_by, created_at, revoked_at, last_used_at"  # noqa: S105
 AUDIT_COLUMNS = "id, logged_at, who, frontend, action, conv_id, detail"
 
 

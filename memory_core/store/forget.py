@@ -3,10 +3,10 @@
 One transaction deletes the rows — turns, sessions, QA items, episodes, records, entities,
 merges, edges, events, event links, built-session marks, builds, traces, LLM-call accounting
 and cached LLM answers tagged with the conversation — and writes one audit line (an ``edits``
-row, action ``forget``) that holds counts only, never content; the conversation's rows in the
-access audit trail keep who/what/when but lose their detail (e.g. the question asked). Then ``reclaim`` makes the
-deleted bytes leave the database files: DuckDB keeps deleted strings in free blocks, so its
-file is rewritten; PostgreSQL rewrites the touched tables (``VACUUM FULL``).
+row, action ``forget``) that holds counts only, never content; the conversation's rows in
+the access audit trail keep who/what/when but lose their detail (e.g. the question asked).
+Then ``reclaim`` makes the deleted bytes leave the database files: DuckDB keeps deleted
+strings in free blocks, so its file is rewritten; PostgreSQL rewrites the touched tables (``VACUUM FULL``).
 
 Forgetting one session removes that session's turns and memory, every trace of the
 conversation (their buffers quote turns), its cached LLM answers, the content of every edit

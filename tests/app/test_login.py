@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import ROOT, all_text, button, widget
 
-PASSWORD = "a-long-app-password-9"  # noqa: S105
+PASSWORD = "a-long-app-password-9"
 CONV = "login-1"
 SECRET_WORD = "kayak"  # in the conversation's text: must not show before a login
 
@@ -29,7 +29,8 @@ def login_home(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Path:
     try:
         data = [{"sample_id": CONV, "conversation": {
             "speaker_a": "Rosa", "speaker_b": "Ivo", "session_1_date_time": "10:00 am on 3 March, 2024",
-            "session_1": [{"speaker": "Rosa", "dia_id": "D1:1", "text": "I bought a blue kayak for the lake."},
+            "session_1": [{"speaker": "Rosa", "dia_id": "D1:1",
+                           "text": "I bought a blue kayak for the lake."},
                           {"speaker": "Ivo", "dia_id": "D1:2", "text": "I started learning the cello."}]},
             "qa": []}]
         svc.imports.import_bytes("login.json", json.dumps(data).encode())

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import ROOT, SAMPLE_ID, _env, serve, shot, wait_ready
 
 pytestmark = pytest.mark.browser
-PASSWORD = "browser-test-password-5"  # noqa: S105
+PASSWORD = "browser-test-password-5"
 TURN = "Long time no chat"  # a phrase of the sample's first turn
 
 
@@ -26,7 +26,7 @@ def test_deep_link_while_logged_out_shows_only_the_login(built_template: Path, t
     subprocess.run([sys.executable, "-m", "memory_core", "--home", str(home), "user", "add", "ada", "--role",
                     "annotator", "--password-stdin"], input=PASSWORD + "\n", text=True, cwd=ROOT,
                    env=_env(home), check=True, capture_output=True)
-    with serve(home, tmp_path / "server.log", address="0.0.0.0") as url:  # noqa: S104  (not loopback)
+    with serve(home, tmp_path / "server.log", address="0.0.0.0") as url:
         page.goto(f"{url}/episodes?conv={SAMPLE_ID}")
         wait_ready(page)
         expect(page.get_by_text("has no admin account yet")).to_be_visible()  # an annotator is no admin
@@ -36,7 +36,7 @@ def test_deep_link_while_logged_out_shows_only_the_login(built_template: Path, t
     # an embedded home has one writing process: the admin is made while no server runs
     subprocess.run([sys.executable, "-m", "memory_core", "--home", str(home), "user", "role", "ada", "admin"],
                    cwd=ROOT, env=_env(home), check=True, capture_output=True)
-    with serve(home, tmp_path / "server2.log", address="0.0.0.0") as url:  # noqa: S104
+    with serve(home, tmp_path / "server2.log", address="0.0.0.0") as url:
         page.goto(f"{url}/episodes?conv={SAMPLE_ID}")
         wait_ready(page)
         expect(page.get_by_role("textbox", name="Account")).to_be_visible()
