@@ -38,9 +38,7 @@ ADMIN_PAGES = ("load",)  # import and build: what only an admin may do
 base = base_services()
 principal = auth.current(base)  # None: a login is needed and nobody is logged in yet
 # logged out: every page stays routable (a deep link keeps its URL through the login) but hidden
-pages = PAGES if principal is None or principal.can("import") else [
-    p for p in PAGES if p.url_path not in ADMIN_PAGES]
-page = st.navigation(pages, position="sidebar" if principal is not None else "hidden")
+page = st.navigation(PAGES, position="sidebar" if principal is not None else "hidden")
 theme.inject_css()
 auth.gate(base, principal)  # the login page, then stop: no page runs before a login
 svc = services()
@@ -48,4 +46,8 @@ if conv := sidebar.conversation_picker(svc):
     svc.access.record_read(svc.principal, "app", conv, f"page {page.title}")  # the audit trail's page view
 auth.account_box(base, svc.principal)
 sidebar.backend_badge(svc)
+if page.url_path in ADMIN_PAGES and not svc.principal.can("import"):
+    st.title(page.title)
+    st.info(f"{page.title} imports and builds: it needs an admin account (you are {svc.principal.role}).")
+    st.stop()
 page.run()

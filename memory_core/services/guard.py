@@ -188,6 +188,8 @@ class Guarded:
         self._gate = gate
 
     def __getattr__(self, name: str) -> Any:
+        if name in ("_inner", "_gate", "_part"):  # not set yet (a copy being made)
+            raise AttributeError(name)
         attr = getattr(self._inner, name)
         if name.startswith("_") or not callable(attr):
             return attr

@@ -110,6 +110,9 @@ def test_viewer_sees_no_edit_forms_and_no_load_page(gated, login_home: Path) -> 
     assert "Read-only: a viewer account" in text
     labels = [b.label for b in [*at.button, *at.form_submit_button]]
     assert "Save changes" not in labels and "✓ Correct" not in labels and "Merge entities" not in labels
+    at.switch_page("pages/load.py").run()
+    assert "it needs an admin account (you are viewer)" in all_text(at)
+    assert not at.file_uploader and "Import" not in [b.label for b in at.button]
     at = log_in(gated("pages/records.py", conv=CONV), "ada", PASSWORD)
     assert "Save changes" in [b.label for b in at.form_submit_button]  # the admin does get them
     svc = services(login_home)
