@@ -32,6 +32,8 @@ if edits:
 else:
     st.caption("No edit yet: corrections made on the Records page appear here.")
 
+audit_view.show(svc, conv)  # admins: who read, asked, changed, exported, forgot (filterable)
+
 st.subheader("Export")
 history_view.exports(svc, conv)
 
@@ -60,5 +62,3 @@ if report := st.session_state.get(history_view.IMPACT_KEY):
         trace_view.comparison([call(svc.queries.trace, compared[i]["before_trace_id"]),
                                call(svc.queries.trace, compared[i]["after_trace_id"])],
                               titles=("before", "after"))
-
-audit_view.show(svc, conv)

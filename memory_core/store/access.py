@@ -3,7 +3,8 @@
 The store keeps hashes only: an account's Argon2 password hash, and SHA-256 hashes of session
 secrets and API tokens. Hashing and checking happen in ``memory_core.services.access``; this
 mixin reads and writes rows. The audit table is append-only: rows are inserted, never updated
-or deleted, except that forgetting a conversation blanks their ``detail`` (``forget.py``).
+or deleted, except that forgetting a conversation blanks the ``detail`` of its rows of
+``CONTENT_ACTIONS`` (``forget.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from memory_core.store.base import StoreBase, now
 ACCOUNT_COLUMNS = "name, role, password_hash, disabled, failed_logins, locked_until, created_at, updated_at"
 TOKEN_COLUMNS = "id, label, role, conv_id, created_by, created_at, revoked_at, last_used_at"  # noqa: S105
 AUDIT_COLUMNS = "id, logged_at, who, frontend, action, conv_id, detail"
+# audit actions whose detail may quote a conversation (blanked when it is forgotten)
+CONTENT_ACTIONS = ("ask", "edit", "import", "evaluate")
 
 
 class AccessStore(StoreBase):

@@ -4,7 +4,7 @@ One transaction deletes the rows — turns, sessions, QA items, episodes, record
 merges, edges, events, event links, built-session marks, builds, traces, LLM-call accounting
 and cached LLM answers tagged with the conversation — and writes one audit line (an ``edits``
 row, action ``forget``) that holds counts only, never content; the conversation's rows in
-the access audit trail keep who/what/when but lose their detail (e.g. the question asked).
+the access audit trail keep who/what/when but lose any detail quoting it (the question asked).
 Then ``reclaim`` makes the deleted bytes leave the database files: DuckDB keeps deleted
 strings in free blocks, so its file is rewritten; PostgreSQL rewrites the touched tables (``VACUUM FULL``).
 
@@ -22,6 +22,7 @@ from typing import Any
 from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.errors import StoreError
 from memory_core.models import Edit
+from memory_core.store.access import CONTENT_ACTIONS
 from memory_core.store.activity import ActivityStore
 from memory_core.store.base import now
 from memory_core.store.conversations import REPLACE_TABLES, ConversationStore
@@ -83,10 +84,11 @@ class ForgetStore(ConversationStore, MemoryStore, ActivityStore):
         return counts
 
     def _empty_audit(self, conv_id: str) -> int:
-        """Blank the detail (a question asked, a page's arguments) of the conversation's audit
-        rows; who did what, when and where stays."""
-        return self.execute_count("UPDATE audit SET detail = ? WHERE conv_id = ? AND detail <> ?",
-                                  [FORGOTTEN, conv_id, FORGOTTEN])
+        """Blank the detail of the conversation's audit rows that may quote it (a question asked,
+        entity names of a merge, an imported file's name); who did what, when and where stays."""
+        return self.execute_count(
+            "UPDATE audit SET detail = ? WHERE conv_id = ? AND detail <> ? AND action = ANY(?)",
+            [FORGOTTEN, conv_id, FORGOTTEN, list(CONTENT_ACTIONS)])
 
     def _empty_edits(self, conv_id: str, record_ids: set[str]) -> int:
         """Blank before/after of the edits that touched any of ``record_ids``."""

@@ -113,8 +113,15 @@ def test_viewer_sees_no_edit_forms_and_no_load_page(gated, login_home: Path) -> 
     at.switch_page("pages/load.py").run()
     assert "it needs an admin account (you are viewer)" in all_text(at)
     assert not at.file_uploader and "Import" not in [b.label for b in at.button]
+    at.switch_page("pages/history.py").run()
+    assert "Audit trail" not in [h.value for h in at.subheader]  # admins only
     at = log_in(gated("pages/records.py", conv=CONV), "ada", PASSWORD)
     assert "Save changes" in [b.label for b in at.form_submit_button]  # the admin does get them
+    at.switch_page("pages/history.py").run()
+    assert "Audit trail" in [h.value for h in at.subheader]
+    widget(at.selectbox, "Action").set_value("login").run()
+    trail = at.dataframe[0].value
+    assert set(trail["action"]) == {"login"} and {"vic", "ada"} <= set(trail["account"])
     svc = services(login_home)
     rows = svc.access.audit_log(svc.principal, who="vic", frontend="app")
     assert {"login", "read"} <= {r["action"] for r in rows}
