@@ -210,4 +210,5 @@ def queue(svc: Services, conv: str, names: dict[str, Record], superseded: dict[s
     for col, (action, label) in zip(c, (("correct", "✓ Correct (c)"), ("wrong", "✗ Wrong (w)"),
                                         ("edit", "✎ Edit (e)"), ("next", "→ Next (n)")), strict=True):
         col.button(label, key=f"review:{action}", type="primary" if action == "correct" else "secondary",
-                   on_click=act, args=(svc, conv, record.id, action, record.version))
+                   on_click=act, args=(svc, conv, record.id, action, record.version),
+                   disabled=action in ("correct", "wrong") and not auth.can("annotate"))  # a viewer
