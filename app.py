@@ -1,7 +1,10 @@
 """Mnemoscope — the frame: page config, navigation, shared sidebar, then the current page.
 
 Every page is listed explicitly with its URL path (Streamlit's legacy ``pages/`` discovery is
-not used) and every page reads the current conversation from ``?conv=<id>``.
+not used) and every page reads the current conversation from ``?conv=<id>``. Where a login is
+needed (``components/auth.py``) the login gate runs before ``page.run()``: nothing is drawn
+from the store until an account is logged in, and every page sees the services as that
+account (``services()`` returns the principal's view).
 """
 
 from __future__ import annotations
@@ -10,8 +13,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from components import icons, sidebar, theme
-from components.services import services
+from components import auth, icons, sidebar, theme
+from components.services import base_services, services
 
 # a local image: a ``:material/…:`` page icon makes the browser fetch the favicon from
 # fonts.gstatic.com (nothing may leave the machine)
@@ -30,9 +33,21 @@ PAGES = [
     st.Page("pages/settings.py", title="Settings", icon=icons.PAGE["pages/settings.py"], url_path="settings"),
 ]
 
-page = st.navigation(PAGES, position="sidebar")
+ADMIN_PAGES = ("load",)  # import and build: what only an admin may do
+
+base = base_services()
+principal = auth.current(base)  # None: a login is needed and nobody is logged in yet
+# logged out: every page stays routable (a deep link keeps its URL through the login) but hidden
+page = st.navigation(PAGES, position="sidebar" if principal is not None else "hidden")
 theme.inject_css()
+auth.gate(base, principal)  # the login page, then stop: no page runs before a login
 svc = services()
-sidebar.conversation_picker(svc)
+if conv := sidebar.conversation_picker(svc):
+    svc.access.record_read(svc.principal, "app", conv, f"page {page.title}")  # the audit trail's page view
+auth.account_box(base, svc.principal)
 sidebar.backend_badge(svc)
+if page.url_path in ADMIN_PAGES and not svc.principal.can("import"):
+    st.title(page.title)
+    st.info(f"{page.title} imports and builds: it needs an admin account (you are {svc.principal.role}).")
+    st.stop()
 page.run()

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from components import auth
 from components.record_forms import remember_version
 from components.text import esc, md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
@@ -118,7 +119,10 @@ CONFIRM_KEY = "revert_confirm"
 
 
 def revert(svc: Services, edit: Edit, who: str, *, flash_key: str = "history_flash") -> None:
-    """"Revert this edit…" asks first: the confirmation names what will be restored."""
+    """"Revert this edit…" asks first: the confirmation names what will be restored (not
+    offered to a viewer)."""
+    if not auth.can("annotate"):
+        return
     why = st.text_input("Why revert", key=f"revert_why:{edit.id}")
     if st.session_state.get(CONFIRM_KEY) != edit.id:
         if st.button("Revert this edit", key=f"revert:{edit.id}"):

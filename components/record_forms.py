@@ -11,27 +11,33 @@ from typing import Any
 
 import streamlit as st
 
+from components import auth
 from components.text import md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
 from memory_core.models import Episode, Record, Turn
 from memory_core.services import Services
 
 MODALITIES = ("observed", "planned", "desired", "hypothetical", "negated")
-WHO_KEY = "annotator_name"
 
 
 def who() -> str:
-    return st.session_state.get(WHO_KEY) or "annotator"
+    """The name the edit log records: the logged-in account (the services set it from the
+    principal whatever is passed here; this is what the forms show)."""
+    principal = st.session_state.get(auth.PRINCIPAL_KEY)
+    return str(principal.name) if principal is not None else "annotator"
 
 
-def _keep_name() -> None:
-    st.session_state[WHO_KEY] = st.session_state.get(f"{WHO_KEY}_input", "")
+def read_only() -> bool:
+    """A viewer sees no edit form (the curation service refuses its edits anyway)."""
+    return not auth.can("annotate")
 
 
 def annotator_box() -> None:
-    """The annotator's name; kept in a plain session value so it survives page switches."""
-    st.text_input("Your name (recorded with each change)", value=st.session_state.get(WHO_KEY, ""),
-                  key=f"{WHO_KEY}_input", placeholder="annotator", on_change=_keep_name)
+    """Whose name the changes are recorded under, or that this account may not change records."""
+    if read_only():
+        st.caption("Read-only: a viewer account can browse, ask and evaluate, not change records.")
+    else:
+        st.caption(f"Changes are recorded as **{md(who())}**.")
 
 
 def _run(action: Callable[[], Any], success: str) -> bool:
@@ -81,6 +87,8 @@ def edit_form(svc: Services, record: Record, turns: Sequence[Turn] = ()) -> None
     """Edit any field; evidence is picked from the episode's turns (``turns``). The form is
     keyed by the version the annotator saw, so a save made elsewhere in between still reaches
     this form and is reported as a conflict."""
+    if read_only():
+        return
     expected = seen_version(record)
     k = f"{record.id}:{expected}"
     with st.form(f"edit:{k}"):
@@ -127,6 +135,8 @@ def _differs(old: Any, new: Any) -> bool:
 
 
 def status_actions(svc: Services, record: Record) -> None:
+    if read_only():
+        return
     expected = seen_version(record)
     why = st.text_input("Reason", key=f"s:why:{record.id}", placeholder="why (kept in the edit log)")
     status = str(record.status.value)
@@ -148,6 +158,8 @@ def status_actions(svc: Services, record: Record) -> None:
 
 def create_form(svc: Services, conv: str, episode: Episode, turns: Sequence[Turn]) -> None:
     """A new record written by the annotator from turns of ``episode``."""
+    if read_only():
+        return
     with st.form(f"create:{episode.id}", clear_on_submit=False):
         labels = {t.id: turn_label(t) for t in turns}
         chosen = st.multiselect("Evidence turns", [t.id for t in turns],
@@ -181,6 +193,8 @@ def create_form(svc: Services, conv: str, episode: Episode, turns: Sequence[Turn
 
 
 def merge_form(svc: Services, conv: str, names: Sequence[str]) -> None:
+    if read_only():
+        return
     with st.form("merge"):
         c = st.columns(2)
         keep = c[0].selectbox("Keep this entity", names, key="merge_keep")

@@ -19,7 +19,7 @@ from typing import Any
 
 import streamlit as st
 
-from components import data, links, shortcuts
+from components import auth, data, links, shortcuts
 from components.record_forms import remember_version, who
 from components.state import write_url
 from components.text import md, shorten
@@ -138,7 +138,10 @@ def messages() -> None:
 
 # ---------------------------------------------------------------------------- drawing
 def quick_actions(svc: Services, conv: str, record: Record) -> None:
-    """Correct / wrong buttons for the open record (the tab and the selection stay)."""
+    """Correct / wrong buttons for the open record (the tab and the selection stay); none
+    for a viewer."""
+    if not auth.can("annotate"):
+        return
     status = str(record.status.value)
     c = st.columns([1, 1, 4])
     c[0].button("✓ Correct", key=f"q:correct:{record.id}", disabled=status != "active",
@@ -207,4 +210,5 @@ def queue(svc: Services, conv: str, names: dict[str, Record], superseded: dict[s
     for col, (action, label) in zip(c, (("correct", "✓ Correct (c)"), ("wrong", "✗ Wrong (w)"),
                                         ("edit", "✎ Edit (e)"), ("next", "→ Next (n)")), strict=True):
         col.button(label, key=f"review:{action}", type="primary" if action == "correct" else "secondary",
-                   on_click=act, args=(svc, conv, record.id, action, record.version))
+                   on_click=act, args=(svc, conv, record.id, action, record.version),
+                   disabled=action in ("correct", "wrong") and not auth.can("annotate"))  # a viewer

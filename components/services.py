@@ -38,8 +38,9 @@ def env_settings() -> Settings:
         raise  # unreachable: st.stop() raises
 
 
-def services() -> Services:
-    """The cached services facade for the configured home (every page calls this first)."""
+def base_services() -> Services:
+    """The cached services facade for the configured home, before any login (the frame
+    uses it to find out who is there; pages call ``services``)."""
     ensure_frame()
     home = str(env_settings().home.resolve())
     try:
@@ -48,6 +49,18 @@ def services() -> Services:
         st.error(md(exc))
         st.stop()
         raise
+
+
+def services() -> Services:
+    """The services as this browser session's principal sees them (every page calls this
+    first): the login page and a stop when nobody is logged in where a login is needed."""
+    from components import auth
+
+    base = base_services()
+    principal = auth.current(base)
+    auth.gate(base, principal)
+    assert principal is not None  # the gate stopped the run otherwise
+    return base.for_principal(principal, "app")
 
 
 def call(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:

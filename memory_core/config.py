@@ -46,6 +46,17 @@ class LLMSettings:
 
 
 @dataclass(frozen=True)
+class AccessSettings:
+    """Login rules (MNEMOSCOPE_REQUIRE_LOGIN, _SESSION_MINUTES, _LOCKOUT_FAILURES, _LOCKOUT_MINUTES)."""
+
+    require_login: bool = False  # also on loopback (e.g. behind a reverse proxy on this machine)
+
+    session_minutes: float = 480.0  # an app login lasts this long, then asks again
+    lockout_failures: int = 5  # this many wrong passwords in a row lock the account ...
+    lockout_minutes: float = 15.0  # ... for this long
+
+
+@dataclass(frozen=True)
 class Settings:
     home: Path = Path(DEFAULT_HOME)
     backend: str = "offline"
@@ -60,6 +71,9 @@ class Settings:
     # MNEMOSCOPE_EMBED_PRECISION: "auto" runs large embedding batches in bfloat16 where the
     # CPU computes it natively, "fp32" never, "bf16" always
     embed_precision: str = "auto"
+    access: AccessSettings = field(default_factory=AccessSettings)
+    # which front end the calls come from, for the audit trail (the CLI sets "cli")
+    frontend: str = "library"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, home: str | None = None) -> Settings:
@@ -99,6 +113,13 @@ class Settings:
         if precision not in EMBED_PRECISIONS:
             raise ConfigError(f"MNEMOSCOPE_EMBED_PRECISION: one of {', '.join(EMBED_PRECISIONS)}, "
                               f"not '{precision}'")
+        access = AccessSettings(
+            require_login=env.get("MNEMOSCOPE_REQUIRE_LOGIN", "").strip().lower() in ("1", "true", "yes"),
+            session_minutes=_float(env, "MNEMOSCOPE_SESSION_MINUTES", AccessSettings.session_minutes),
+            lockout_failures=max(1, int(_float(env, "MNEMOSCOPE_LOCKOUT_FAILURES",
+                                               AccessSettings.lockout_failures))),
+            lockout_minutes=_float(env, "MNEMOSCOPE_LOCKOUT_MINUTES", AccessSettings.lockout_minutes),
+        )
         return cls(
             home=home_dir,
             backend=backend,
@@ -109,6 +130,7 @@ class Settings:
             database_url=database_url,
             chroma_url=chroma_url,
             embed_precision=precision,
+            access=access,
         )
 
     def with_home(self, home: str | Path) -> Settings:

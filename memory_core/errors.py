@@ -10,7 +10,9 @@ Everything the UI and CLI catch and show as one clear line derives from
      ├── StoreError       storage problem: missing conversation, conflict, home in use
      │    └── ConflictError   optimistic-concurrency conflict on a record edit
      ├── QueryError       a question could not be planned/answered
-     └── ConfigError      bad settings or environment
+     ├── ConfigError      bad settings or environment
+     └── AccessError      the principal may not do this (also a ``PermissionError``); a
+                          failed login, a wrong/revoked token, a locked account
 """
 
 from __future__ import annotations
@@ -61,3 +63,10 @@ class QueryError(MnemoscopeError):
 
 class ConfigError(MnemoscopeError):
     """Invalid settings or environment."""
+
+
+class AccessError(MnemoscopeError, PermissionError):
+    """The caller's account or token may not do this, or could not be verified.
+
+    One line naming who, what and why: ``viewer 'vic' may not edit records (needs annotator)``.
+    """

@@ -1,9 +1,10 @@
 """History: the edit log with diffs, revert, exports (corrected records JSONL, graphs GraphML),
-and the impact of corrections on the saved questions, before and after side by side."""
+the impact of corrections on the saved questions, before and after side by side, and (admins)
+the audit trail."""
 
 import streamlit as st
 
-from components import history_view, links, record_forms, trace_view
+from components import audit_view, history_view, links, record_forms, trace_view
 from components.services import call, services
 from components.state import require_conv
 from components.text import md
@@ -30,6 +31,8 @@ if edits:
     history_view.revert(svc, chosen, record_forms.who())
 else:
     st.caption("No edit yet: corrections made on the Records page appear here.")
+
+audit_view.show(svc, conv)  # admins: who read, asked, changed, exported, forgot (filterable)
 
 st.subheader("Export")
 history_view.exports(svc, conv)

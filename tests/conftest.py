@@ -28,7 +28,7 @@ os.environ["ANONYMIZED_TELEMETRY"] = "False"
 
 
 # the suites whose ``[postgres]`` variant stays in the fast lane: the store engines themselves
-ENGINE_LANE = ("test_store.py", "test_engines.py")
+ENGINE_LANE = ("test_store.py", "test_engines.py", "test_access.py")
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects

@@ -34,6 +34,7 @@ ENGINES = ("duckdb", "postgres")
 # the suites that run against both engines (paths relative to tests/)
 ENGINE_SUITES = (
     "test_store.py",
+    "test_access.py",
     "curation/",
     "ingest/test_service.py",
     "construct/test_service_cli.py",

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from memory_core.cli import (
+    commands_access,
     commands_bench,
     commands_build,
     commands_cluster,
@@ -30,7 +31,7 @@ from memory_core.errors import MnemoscopeError
 log = logging.getLogger("memory_core")
 
 COMMAND_MODULES: list[Any] = [commands_data, commands_build, commands_query, commands_eval, commands_bench,
-                             commands_delete, commands_cluster, commands_mcp]
+                             commands_delete, commands_cluster, commands_mcp, commands_access]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     handler: Callable[[argparse.Namespace, Settings], int] = args.func
     try:
-        settings = Settings.from_env(home=args.home)
+        settings = replace(Settings.from_env(home=args.home), frontend="cli")
         if args.database:
             settings = replace(settings, database_url=check_database_url(args.database, "--database"))
         if args.cache_only:

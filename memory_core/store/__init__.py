@@ -11,6 +11,7 @@ from pathlib import Path
 
 from memory_core.config import Settings
 from memory_core.contracts import RelationalStore, VectorStore
+from memory_core.store.access import AccessStore
 from memory_core.store.activity import ActivityStore
 from memory_core.store.base import DB_FILE
 from memory_core.store.conversations import ConversationStore
@@ -20,7 +21,7 @@ from memory_core.store.memory import MemoryStore
 from memory_core.store.vectors import VectorIndex
 
 
-class Store(ForgetStore, ConversationStore, MemoryStore, ActivityStore, CurationStore):
+class Store(ForgetStore, ConversationStore, MemoryStore, ActivityStore, CurationStore, AccessStore):
     """The repository: the only place that talks SQL."""
 
     @classmethod

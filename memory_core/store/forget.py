@@ -3,9 +3,10 @@
 One transaction deletes the rows — turns, sessions, QA items, episodes, records, entities,
 merges, edges, events, event links, built-session marks, builds, traces, LLM-call accounting
 and cached LLM answers tagged with the conversation — and writes one audit line (an ``edits``
-row, action ``forget``) that holds counts only, never content. Then ``reclaim`` makes the
-deleted bytes leave the database files: DuckDB keeps deleted strings in free blocks, so its
-file is rewritten; PostgreSQL rewrites the touched tables (``VACUUM FULL``).
+row, action ``forget``) that holds counts only, never content; the conversation's rows in
+the access audit trail keep who/what/when but lose any detail quoting it (the question asked).
+Then ``reclaim`` makes the deleted bytes leave the database files: DuckDB keeps deleted
+strings in free blocks, so its file is rewritten; PostgreSQL rewrites the touched tables (``VACUUM FULL``).
 
 Forgetting one session removes that session's turns and memory, every trace of the
 conversation (their buffers quote turns), its cached LLM answers, the content of every edit
@@ -21,6 +22,7 @@ from typing import Any
 from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.errors import StoreError
 from memory_core.models import Edit
+from memory_core.store.access import CONTENT_ACTIONS
 from memory_core.store.activity import ActivityStore
 from memory_core.store.base import now
 from memory_core.store.conversations import REPLACE_TABLES, ConversationStore
@@ -30,6 +32,7 @@ from memory_core.store.memory import MemoryStore
 FORGET_TABLES = (*REPLACE_TABLES, "llm_calls", "llm_cache")
 GRAPH_TABLES = ("entities", "entity_merges", "edges", "event_links")
 FORGET = "forget"
+FORGOTTEN = "(content forgotten)"
 
 
 class ForgetStore(ConversationStore, MemoryStore, ActivityStore):
@@ -42,7 +45,8 @@ class ForgetStore(ConversationStore, MemoryStore, ActivityStore):
         with self.atomic():
             counts = self.delete_conversation_rows(conv_id, FORGET_TABLES)
             self.add_edit(_audit(conv_id, "conversation", conv_id, who, why, counts))
-        self.reclaim((*FORGET_TABLES, "conversations"))
+            counts["audit_emptied"] = self._empty_audit(conv_id)
+        self.reclaim((*FORGET_TABLES, "conversations", "audit"))
         return counts
 
     def forget_session(self, conv_id: str, session: int, *, who: str, why: str = "") -> dict[str, Any]:
@@ -72,11 +76,19 @@ class ForgetStore(ConversationStore, MemoryStore, ActivityStore):
             counts["edits_emptied"] = self._empty_edits(conv_id, set(record_ids))
             self.add_edit(_audit(conv_id, "session", str(session), who, why,
                                  {k: v for k, v in counts.items() if isinstance(v, int)}))
+            counts["audit_emptied"] = self._empty_audit(conv_id)
         self.reclaim(("turns", "sessions", "records", "events", "episodes", "built_sessions",
-                      *GRAPH_TABLES, "traces", "llm_cache", "edits"))
+                      *GRAPH_TABLES, "traces", "llm_cache", "edits", "audit"))
         counts["record_ids"] = record_ids
         counts["episode_ids"] = episode_ids
         return counts
+
+    def _empty_audit(self, conv_id: str) -> int:
+        """Blank the detail of the conversation's audit rows that may quote it (a question asked,
+        entity names of a merge, an imported file's name); who did what, when and where stays."""
+        return self.execute_count(
+            "UPDATE audit SET detail = ? WHERE conv_id = ? AND detail <> ? AND action = ANY(?)",
+            [FORGOTTEN, conv_id, FORGOTTEN, list(CONTENT_ACTIONS)])
 
     def _empty_edits(self, conv_id: str, record_ids: set[str]) -> int:
         """Blank before/after of the edits that touched any of ``record_ids``."""

@@ -219,5 +219,50 @@ ALTER TABLE traces ADD COLUMN client VARCHAR NOT NULL DEFAULT '';
 ALTER TABLE traces ADD COLUMN kind VARCHAR NOT NULL DEFAULT 'ask';
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, V4]
+# V5: access control (memory_core/services/access.py). Accounts with Argon2 password hashes
+# and a lock-out counter; app login sessions and API tokens, both stored as SHA-256 hashes of
+# random secrets (the secret itself is shown once and never stored); the append-only audit
+# trail (who did what, when, through which front end). Forgetting a conversation blanks the
+# detail of its audit rows, never the rows.
+V5 = """
+CREATE TABLE accounts (
+    name VARCHAR PRIMARY KEY,
+    role VARCHAR NOT NULL,              -- viewer | annotator | admin
+    password_hash VARCHAR NOT NULL,     -- Argon2id (argon2-cffi), '' = no local password (OIDC only)
+    disabled BOOLEAN NOT NULL,
+    failed_logins INTEGER NOT NULL,     -- consecutive failures since the last success
+    locked_until TIMESTAMP,
+    created_at TIMESTAMP NOT NULL,
+    updated_at TIMESTAMP NOT NULL
+);
+CREATE TABLE login_sessions (
+    id_hash VARCHAR PRIMARY KEY,        -- sha256 of the session secret
+    account VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL,
+    expires_at TIMESTAMP NOT NULL
+);
+CREATE TABLE api_tokens (
+    id VARCHAR PRIMARY KEY,             -- short public id (listing, revoking)
+    token_hash VARCHAR NOT NULL UNIQUE, -- sha256 of the token
+    label VARCHAR NOT NULL,
+    role VARCHAR NOT NULL,
+    conv_id VARCHAR,                    -- NULL: every conversation
+    created_by VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL,
+    revoked_at TIMESTAMP,
+    last_used_at TIMESTAMP
+);
+CREATE TABLE audit (
+    id VARCHAR PRIMARY KEY,
+    logged_at TIMESTAMP NOT NULL,
+    who VARCHAR NOT NULL,               -- account name, 'token:<id>', or the local OS user
+    frontend VARCHAR NOT NULL,          -- app | cli | mcp | http | library
+    action VARCHAR NOT NULL,            -- read | ask | export | import | build | forget | ...
+    conv_id VARCHAR,
+    detail VARCHAR NOT NULL
+);
+CREATE INDEX audit_logged_at ON audit (logged_at);
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4, V5]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -52,13 +52,14 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(home: Path, log: Path, *, theme: str | None = None) -> Iterator[str]:
+def serve(home: Path, log: Path, *, theme: str | None = None, address: str = "127.0.0.1") -> Iterator[str]:
     """``streamlit run app.py`` on ``home``; yields the base URL once healthy.
 
-    ``theme`` ("dark" or "light") overrides the app's ``theme.base``."""
+    ``theme`` ("dark" or "light") overrides the app's ``theme.base``; ``address`` is the bind
+    address (anything but loopback makes the app ask for a login)."""
     port = _free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-           "--server.address", "127.0.0.1", "--server.port", str(port),
+           "--server.address", address, "--server.port", str(port),
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     if theme is not None:
         cmd += ["--theme.base", theme]
