@@ -60,6 +60,10 @@ RULES: dict[str, dict[str, Rule]] = {
         "save_streamed": Rule("import", "none", "import"),
         "save_loaded": Rule("import", "none", "import"),
         "forget": Rule("forget", "conv_id", "forget"),
+        "turns": Rule(R, "conv_id", "read"),
+        "record": Rule(R, "record", "read"),
+        "append_file": Rule("import", "none", "import"),  # grows known conversations, then builds
+        "remember": Rule("import", "conv_id", "import"),
         "export_json": Rule("export", "conv_id", "export"),
     },
     "queries": {
@@ -67,6 +71,7 @@ RULES: dict[str, dict[str, Rule]] = {
         "strategies": Rule(R, "free"), "vocabulary": Rule(R),
         "ask_detailed": Rule("ask", "conv_id", "ask"),
         "ask": Rule("ask", "conv_id", "ask"),
+        "search": Rule("ask", "conv_id", "ask"),
         "trace": Rule(R, "trace", "read"),
         "traces": Rule(R, "conv_id", "read"),
     },
