@@ -113,5 +113,5 @@ class OfflineBackend(BackendBase):
         from memory_core.query.answering import extractive_answer
 
         return extractive_answer(question, plan, buffer, unmentioned=unmentioned, records=records,
-                                 parse=self.parse)
+                                 parse=self.parse, embed=self.embedder.embed)
 

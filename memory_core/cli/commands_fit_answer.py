@@ -46,8 +46,9 @@ def cmd_fit_answer(args: argparse.Namespace, settings: Settings) -> int:
         samples = _ask(args.files, settings)
         if cache is not None:
             cache.write_text("".join(s.to_json() + "\n" for s in samples), encoding="utf-8")
-    backend = OfflineBackend(embedder=shared_embedder(settings.embed_precision))
-    model, report = fit_answer_model(samples, backend.parse, l2=args.l2)
+    embedder = shared_embedder(settings.embed_precision)
+    backend = OfflineBackend(embedder=embedder)
+    model, report = fit_answer_model(samples, backend.parse, embed=embedder.embed, l2=args.l2)
     Path(args.out).write_text(model.to_json(), encoding="utf-8")
     print(json.dumps(report))
     print(f"wrote {args.out}")
@@ -55,11 +56,28 @@ def cmd_fit_answer(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _ask(files: list[str], settings: Settings) -> list[Sample]:
-    from memory_core.eval.answer_fit import collect
+    """Every scored question of the files asked once (offline, default strategy), with what the
+    answer stage was given."""
+    from memory_core.eval.answer_fit import Sample
+    from memory_core.query import premise
+    from memory_core.query.pipeline import matched_records
     from memory_core.services import Services
 
     services = Services.open(settings)
+    out: list[Sample] = []
     try:
-        return collect(services, files, on_progress=lambda s: print(s, file=sys.stderr))
+        for file in files:
+            for gold in services.evaluation.gold_questions(file):
+                ci = services.queries.conversation_index(gold.conv_id)
+                for q in gold.scored():
+                    trace, result = services.queries.ask_detailed(gold.conv_id, q.question, save=False)
+                    buffer = list(trace.buffer)
+                    out.append(Sample(
+                        source=Path(file).name, conv_id=gold.conv_id, qid=q.qid, category=q.category,
+                        question=q.question, gold=q.answer, plan=trace.plan, buffer=tuple(buffer),
+                        records=matched_records(ci, result),
+                        unmentioned=premise.unmentioned(q.question, buffer)))
+                print(f"{Path(file).name} {gold.conv_id}: {len(gold.scored())} questions", file=sys.stderr)
     finally:
         services.close()
+    return out

@@ -1,7 +1,7 @@
 """Fitting the offline answer model on tune files (``python -m memory_core bench fit-answer``).
 
-    collect(services, files) -> [Sample]        ask every scored question once, keep the answer
-                                                stage's inputs (plan, buffer, matched records)
+    Sample                                      one asked question: the answer stage's inputs
+                                                (plan, buffer, matched records) and its gold
     fit_answer_model(samples, parse) -> (model, report)
 
 Each option the evidence offers a question (``query.compose``) is labelled with its token-F1
@@ -14,21 +14,15 @@ in a JSON-lines file so that a refit does not ask again.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memory_core.eval.metrics import token_f1
 from memory_core.models import BufferTurn, Plan, Record
-from memory_core.query import premise
 from memory_core.query.answer_model import AnswerModel, calibrate, featurise, fit
 from memory_core.query.answering import Candidate, Parse, candidates, covered, options
-from memory_core.query.compose import Choice
-from memory_core.query.pipeline import matched_records
-
-if TYPE_CHECKING:
-    from memory_core.services import Services
+from memory_core.query.compose import Choice, Embed
 
 RIGHT = 0.5  # token-F1 from which an answer counts as right
 PRECISION = 0.9  # share of supported answers that must be right on the tune files
@@ -67,30 +61,11 @@ class Sample:
                    unmentioned=tuple(d["unmentioned"]))
 
 
-def collect(services: Services, files: Iterable[str], *,
-            on_progress: Callable[[str], None] | None = None) -> list[Sample]:
-    """Ask every scored question of the files once (offline, default strategy), keeping what
-    the answer stage was given."""
-    out: list[Sample] = []
-    for file in files:
-        for gold in services.evaluation.gold_questions(file):
-            ci = services.queries.conversation_index(gold.conv_id)
-            for q in gold.scored():
-                trace, result = services.queries.ask_detailed(gold.conv_id, q.question, save=False)
-                buffer = list(trace.buffer)
-                out.append(Sample(
-                    source=Path(file).name, conv_id=gold.conv_id, qid=q.qid, category=q.category,
-                    question=q.question, gold=q.answer, plan=trace.plan, buffer=tuple(buffer),
-                    records=matched_records(ci, result), unmentioned=premise.unmentioned(q.question, buffer)))
-            if on_progress:
-                on_progress(f"{Path(file).name} {gold.conv_id}: {len(gold.scored())} questions")
-    return out
-
-
 Labelled = list[tuple[Choice, dict[str, float], float]]  # option, features, token-F1 against gold
 
 
-def _groups(samples: Sequence[Sample], parse: Parse) -> list[tuple[Sample, Labelled, list[Candidate]]]:
+def _groups(samples: Sequence[Sample], parse: Parse,
+            embed: Embed | None = None) -> list[tuple[Sample, Labelled, list[Candidate]]]:
     """Each usable sample with its options (choice, features, F1)."""
     out = []
     for s in samples:
@@ -99,14 +74,14 @@ def _groups(samples: Sequence[Sample], parse: Parse) -> list[tuple[Sample, Label
         ranked = candidates(s.plan, list(s.buffer))
         if not ranked:
             continue
-        opts = options(s.question, s.plan, ranked, s.records, list(s.buffer), parse)
+        opts = options(s.question, s.plan, ranked, s.records, list(s.buffer), parse, embed)
         out.append((s, [(c, featurise(c.option), token_f1(c.text, s.gold)) for c in opts], ranked))
     return out
 
 
-def fit_answer_model(samples: Sequence[Sample], parse: Parse, *,
+def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | None = None,
                      l2: float = 1.0) -> tuple[AnswerModel, dict[str, Any]]:
-    groups = _groups(samples, parse)
+    groups = _groups(samples, parse, embed)
     model = fit([[(f, y) for _c, f, y in opts] for _s, opts, _r in groups if opts], l2=l2)
     chosen: list[tuple[float, bool]] = []
     by_target: dict[str, list[tuple[float, bool]]] = {}

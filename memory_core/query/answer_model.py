@@ -59,6 +59,7 @@ class Option:
     turn_closeness: float = 0.0  # the turn's closeness to the question (0..1, buffer-normalised)
     sentence_overlap: float = 0.0  # share of the question's content words its sentence holds
     kind_rank: int = 0  # options of the same kind before this one (best sentence first)
+    head_sim: float = 0.0  # a short option's cosine with what is asked for ("instrument", "a place")
 
 
 def featurise(o: Option) -> dict[str, float]:
@@ -87,6 +88,7 @@ def featurise(o: Option) -> dict[str, float]:
         "turn_closeness": o.turn_closeness,
         "sentence_overlap": o.sentence_overlap,
         "first_of_kind": float(o.kind_rank == 0),
+        "head_sim": o.head_sim,
     }
     return {**general, **{f"target={target}|{k}": v for k, v in general.items()}}
 

@@ -38,12 +38,14 @@ from memory_core.query.answer_model import AnswerModel, default_model, featurise
 from memory_core.query.buffer import highlight_terms
 from memory_core.query.compose import (
     Choice,
+    Embed,
     Question,
     quote,
     ranked_by_kind,
     record_options,
     sentence_options,
     time_options,
+    with_head_similarity,
 )
 from memory_core.query.premise import UNKNOWN, unmentioned_answer
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
@@ -284,7 +286,7 @@ def _said(cand: Candidate) -> str:
 
 
 def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequence[Record],
-            buffer: list[BufferTurn], parse: Parse) -> list[Choice]:
+            buffer: list[BufferTurn], parse: Parse, embed: Embed | None = None) -> list[Choice]:
     """Every answer option the evidence offers for the question's answer form."""
     q = Question.of(plan)
     closeness = _normalised(buffer)
@@ -299,13 +301,15 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
         near = closeness.get(cand.turn.turn_id, 0.0)
         out += sentence_options(q, cand, rank, best, doc, near)
         out.append(quote(cand, rank, best, q, near))
-    return ranked_by_kind(out)
+    out = ranked_by_kind(out)
+    return with_head_similarity(q, out, embed) if embed is not None else out
 
 
 def scored_options(question: str, plan: Plan, ranked: list[Candidate], records: Sequence[Record],
-                   buffer: list[BufferTurn], parse: Parse, model: AnswerModel) -> list[tuple[float, Choice]]:
+                   buffer: list[BufferTurn], parse: Parse, model: AnswerModel,
+                   embed: Embed | None = None) -> list[tuple[float, Choice]]:
     """The options with the model's probability of being right, best first."""
-    found = options(question, plan, ranked, records, buffer, parse)
+    found = options(question, plan, ranked, records, buffer, parse, embed)
     scored = list(zip(model.probabilities([featurise(c.option) for c in found]), found, strict=True))
     scored.sort(key=lambda pc: -pc[0])
     return scored
@@ -325,7 +329,7 @@ def _edited(plan: Plan, records: Sequence[Record]) -> Record | None:
 
 
 def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, unmentioned: tuple[str, ...],
-                      parse: Parse, records: Sequence[Record] = (),
+                      parse: Parse, records: Sequence[Record] = (), embed: Embed | None = None,
                       model: AnswerModel | None = None) -> Answer:
     """The answer from the evidence, in this order: an annotator's corrected record that
     states the asked property; yes/no for a polar question, with the sentence that decides
@@ -347,7 +351,7 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
     if unmentioned:  # "my post as Ward Nursing Director" when only "Head Ward Nurse" was said
         return unmentioned_answer(unmentioned)
     ranked, updated = latest_first(question, ranked)
-    answer = _compose(question, plan, ranked, records, buffer, parse, model)
+    answer = _compose(question, plan, ranked, records, buffer, parse, model, embed)
     if updated is not None and answer.supported and updated.turn.turn_id not in answer.cited_turn_ids:
         when = updated.turn.session_time
         said = when.strftime("%-d %B %Y") if when else f"session {updated.turn.session}"
@@ -356,14 +360,14 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
 
 
 def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequence[Record],
-             buffer: list[BufferTurn], parse: Parse, model: AnswerModel) -> Answer:
+             buffer: list[BufferTurn], parse: Parse, model: AnswerModel, embed: Embed | None) -> Answer:
     best = ranked[0]
     target = plan.answer_target
     if target in ("boolean", "likelihood"):
         yes = polarity(best.sentence)
         text = ("Yes" if yes else "No") if target == "boolean" else ("Likely yes" if yes else "Likely no")
         return _answer(text, [best.turn], SupportLevel.WEAK, quote_text=_said(best))
-    scored = scored_options(question, plan, ranked, records, buffer, parse, model)
+    scored = scored_options(question, plan, ranked, records, buffer, parse, model, embed)
     if not scored:
         return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best))
     if target != "count" and (target == "list" or plan.reasoning_type in GATHERING):

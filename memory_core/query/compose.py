@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -27,11 +27,13 @@ from memory_core.query.families import property_families, word_families
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
 
 if TYPE_CHECKING:
+    import numpy as np
     from spacy.tokens import Doc
 
     from memory_core.query.answering import Candidate
 
 TIME_SENTENCES = 3  # time expressions are looked for in the best few sentences
+Embed = Callable[[list[str]], "np.ndarray"]  # texts -> L2-normalised vectors
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,26 @@ def record_options(q: Question, records: Sequence[Record], ranked: Sequence[Cand
                          closeness=closeness.get(cited.turn_id, 0.0) if cited else 0.0,
                          sentence=cited.text if cited else "")
         out.append(Choice(option, rec.value, cited, rec))
+    return out
+
+
+# what a question of each answer form asks for, when it names no category of its own
+TARGET_HEADS = {"entity": "a person", "location": "a place", "count": "a number", "time": "a date"}
+HEAD_SIM_WORDS = 6  # options up to this long are compared with the question's category
+
+
+def with_head_similarity(q: Question, choices: list[Choice], embed: Embed) -> list[Choice]:
+    """Each short option's cosine with what the question asks for ("What instrument ..." ->
+    "instrument"; "Who ..." -> "a person"), from the sentence embedder."""
+    head = q.head or TARGET_HEADS.get(q.target)
+    short = [i for i, c in enumerate(choices) if len(c.text.split()) <= HEAD_SIM_WORDS]
+    if not head or not short:
+        return choices
+    vectors = embed([head, *(choices[i].text for i in short)])
+    sims = vectors[1:] @ vectors[0]
+    out = list(choices)
+    for i, sim in zip(short, sims, strict=True):
+        out[i] = dataclasses.replace(out[i], option=dataclasses.replace(out[i].option, head_sim=float(sim)))
     return out
 
 
