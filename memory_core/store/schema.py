@@ -212,5 +212,11 @@ CREATE TABLE build_status (
 );
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3]
+# V4: where in the app an edit was made ("browse", "review queue", "edit form", ...); NULL for
+# edits made before V4 or through the library without naming a place
+V4 = """
+ALTER TABLE edits ADD COLUMN via VARCHAR;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4]
 SCHEMA_VERSION = len(MIGRATIONS)
