@@ -179,7 +179,7 @@ def entity_filter(where: Any, facets: dict[str, list[tuple[Any, int]]]) -> list[
     options = list(counts)
     options += [v for v in st.session_state.get(ENTITY_KEY, []) if v not in counts]
     chosen = [str(v) for v in where.multiselect(
-        "Entity", options, key=ENTITY_KEY, accept_new_options=True,
+        "Entity", options, key=ENTITY_KEY, accept_new_options=True, select_all=False,
         placeholder="type a name: Maya, Jonas…",
         format_func=lambda n: f"{n} ({counts[n]})" if n in counts else str(n))]
     if chosen != url:
@@ -200,10 +200,14 @@ def pager_row(total: int, page_size: int) -> None:
 
 
 ROWS_KEY = "records_rows"
-COLUMNS = (("entity", ""), ("type", "mn-dim"), ("property", ""), ("value", "mn-long"),
-           ("condition", "mn-long"), ("modality", "mn-dim"), ("valid time", "mn-dim"),
-           ("confidence", "mn-conf"), ("status", "mn-status"), ("superseded by", "mn-long"),
-           ("episode", "mn-dim"), ("evidence", "mn-dim"))
+# (column, css classes): mn-p3 columns hide when the table is under 1100 px wide, mn-p2 ones
+# under 800 px (the open record below shows every field), so the table never needs a sideways
+# scroll (1440 x 900: 980 px; 1024 x 768: 560 px); mn-w* fix a column's width, the rest share
+COLUMNS = (("entity", "mn-name"), ("type", "mn-dim mn-p3 mn-w5"), ("property", "mn-name"),
+           ("value", "mn-long"), ("condition", "mn-long mn-p3"), ("modality", "mn-dim mn-p2 mn-w6"),
+           ("valid time", "mn-dim mn-p2 mn-w6"), ("confidence", "mn-conf mn-w4"),
+           ("status", "mn-status mn-p2 mn-w5"), ("superseded by", "mn-long mn-p3"),
+           ("episode", "mn-dim mn-w5"), ("evidence", "mn-dim mn-p3 mn-w5"))
 _CSS = """
 .mn-rows {
   --mn-fg: var(--st-text-color, #31333f);
@@ -212,14 +216,20 @@ _CSS = """
   --mn-line: var(--st-border-color, rgba(49, 51, 63, 0.2));
   --mn-accent: var(--st-primary-color, #ff4b4b);
   max-height: 560px; overflow: auto; border: 1px solid var(--mn-line); border-radius: 6px;
+  container-type: inline-size; container-name: mn-rows;
   color: var(--mn-fg); background: var(--mn-bg);
   font-family: var(--st-font, sans-serif); font-size: 0.85rem; }
-.mn-rows table { border-collapse: collapse; width: 100%; }
+.mn-rows table { border-collapse: collapse; width: 100%; table-layout: fixed; }
+.mn-rows th.mn-w4 { width: 3.8rem; } .mn-rows th.mn-w5 { width: 4.2rem; } .mn-rows th.mn-w6 { width: 5.2rem; }
+.mn-rows th.mn-verdict { width: 4.9rem; } .mn-rows th.mn-name { width: 10%; }
+@container mn-rows (max-width: 1100px) { .mn-rows .mn-p3 { display: none; } .mn-rows th.mn-name { width: 12%; } }
+@container mn-rows (max-width: 800px) { .mn-rows .mn-p2 { display: none; } .mn-rows th.mn-name { width: 14%; } }
 .mn-rows th { position: sticky; top: 0; background: var(--mn-head); text-align: left; font-weight: 600;
   color: color-mix(in srgb, var(--mn-fg) 80%, transparent); padding: 6px 8px;
-  border-bottom: 1px solid var(--mn-line); z-index: 1; }
+  border-bottom: 1px solid var(--mn-line); z-index: 1; overflow: hidden; text-overflow: ellipsis;
+  white-space: nowrap; }
 .mn-rows td { padding: 4px 8px; border-bottom: 1px solid color-mix(in srgb, var(--mn-line) 40%, transparent);
-  vertical-align: top; max-width: 22rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  vertical-align: top; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .mn-rows tbody tr { cursor: pointer; }
 .mn-rows tbody tr:hover { background: color-mix(in srgb, var(--mn-fg) 6%, transparent); }
 .mn-rows tbody tr:focus { outline: 2px solid var(--mn-accent); outline-offset: -2px; }
@@ -228,8 +238,8 @@ _CSS = """
 .mn-rows tr[data-status="wrong"] td:not(.mn-verdict), .mn-rows tr[data-status="deleted"] td:not(.mn-verdict) {
   color: color-mix(in srgb, var(--mn-fg) 50%, transparent); text-decoration: line-through; }
 .mn-rows .mn-dim { color: color-mix(in srgb, var(--mn-fg) 70%, transparent); }
-.mn-rows .mn-verdict { white-space: nowrap; width: 1%; }
-.mn-rows .mn-conf { position: relative; min-width: 4rem; }
+.mn-rows .mn-verdict { white-space: nowrap; }
+.mn-rows .mn-conf { position: relative; }
 .mn-rows .mn-bar { position: absolute; left: 0; top: 20%; height: 60%;
   background: color-mix(in srgb, var(--mn-accent) 20%, transparent); z-index: 0; }
 .mn-rows th button.mn-sort { font: inherit; color: inherit; background: none; border: 0; padding: 0;
