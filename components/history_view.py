@@ -51,10 +51,16 @@ def edit_summary(e: Edit, by_id: dict[str, Edit] | None = None) -> str:
 def log_table(edits: list[Edit]) -> None:
     by_id = {e.id: e for e in edits}
     st.dataframe(pd.DataFrame([{
-        "when": e.at, "who": e.who, "what": edit_summary(e, by_id),
+        "when": e.at, "who": e.who, "what": edit_summary(e, by_id), "where": where(e),
         "fields": ", ".join(f for f, _, _ in CurationService.record_diff(e))[:200], "why": e.why,
         "edit": e.id, "target": e.target_id, "reverts": e.reverts or ""} for e in reversed(edits)]),
         hide_index=True)
+
+
+def where(e: Edit) -> str:
+    """Where in the app the edit was made (``Edit.via``): "browse: table row", "review queue",
+    "edit form", … ("—" for edits made before that was kept, or through the library)."""
+    return e.via or "—"
 
 
 def edit_label(e: Edit, by_id: dict[str, Edit] | None = None) -> str:
@@ -117,11 +123,12 @@ def _show(value: Any) -> str:
 CONFIRM_KEY = "revert_confirm"
 
 
-def revert(svc: Services, edit: Edit, who: str, *, flash_key: str = "history_flash") -> None:
+def revert(svc: Services, edit: Edit, who: str, *, flash_key: str = "history_flash",
+           via: str = "history page") -> None:
     """"Revert this edit…" asks first: the confirmation names what will be restored."""
     why = st.text_input("Why revert", key=f"revert_why:{edit.id}")
     if st.session_state.get(CONFIRM_KEY) != edit.id:
-        if st.button("Revert this edit", key=f"revert:{edit.id}"):
+        if st.button(f"Revert this edit of {edit.target_id}", key=f"revert:{edit.id}"):
             st.session_state[CONFIRM_KEY] = edit.id
             st.rerun()
         return
@@ -131,10 +138,10 @@ def revert(svc: Services, edit: Edit, who: str, *, flash_key: str = "history_fla
     if c[1].button("Cancel", key=f"revert_cancel:{edit.id}"):
         st.session_state.pop(CONFIRM_KEY, None)
         st.rerun()
-    if c[0].button("Yes, revert", key=f"revert_yes:{edit.id}", type="primary"):
+    if c[0].button(f"Yes, revert {edit.target_id}", key=f"revert_yes:{edit.id}", type="primary"):
         st.session_state.pop(CONFIRM_KEY, None)
         try:
-            svc.curation.revert_edit(edit.id, who=who, why=why)
+            svc.curation.revert_edit(edit.id, who=who, why=why, via=via)
         except ConflictError as exc:
             st.error(f"Conflict: {md(exc)}")
         except MnemoscopeError as exc:
@@ -159,11 +166,11 @@ def record_history(svc: Services, record: Record, who: str) -> None:
                             for f, b, a in svc.curation.record_diff(e)) or "no field changed"
         why = f" — why: {shorten(e.why, 80)}" if e.why else ""
         st.markdown(f"- **{md(f'{e.at:%Y-%m-%d %H:%M}')}** · {md(e.who)} · "
-                    f"{md(ACTIONS.get(e.action, e.action))} · {md(changes)}{md(why)}")
+                    f"{md(ACTIONS.get(e.action, e.action))} in {md(where(e))} · {md(changes)}{md(why)}")
     pick = st.selectbox("Edit of this record", range(len(newest)), key=f"rec_hist:{record.id}",
                         format_func=lambda i: edit_label(newest[i], by_id))
     diff(svc, newest[pick])
-    revert(svc, newest[pick], who, flash_key="records_flash")
+    revert(svc, newest[pick], who, flash_key="records_flash", via="record history")
 
 
 def graphml_bytes(svc: Services, conv: str) -> bytes:

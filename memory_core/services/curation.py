@@ -60,8 +60,10 @@ class CurationService:
                                                 page=page, page_size=page_size)
         return RecordPage(rows=rows, total=total, page=page, page_size=page_size)
 
-    def record_facets(self, conv_id: str) -> dict[str, list[tuple[Any, int]]]:
-        return self.store.record_facets(conv_id)
+    def record_facets(self, conv_id: str, *, as_of: str | None = None) -> dict[str, list[tuple[Any, int]]]:
+        """Distinct values with counts for the filter widgets; ``as_of`` (``YYYY-MM-DD``): the
+        counts of the memory as it stood on that day (the records ``search_records`` lists then)."""
+        return self.store.record_facets(conv_id, as_of=as_of)
 
     def edit_log(self, conv_id: str) -> list[Edit]:
         """Every edit of the conversation, oldest first."""

@@ -109,8 +109,11 @@ class CurationStore(StoreBase):
         )
         return [record_from_row(r) for r in rows], total
 
-    def record_facets(self, conv_id: str, *, top_entities: int = 200) -> dict[str, list[tuple[Any, int]]]:
-        """Distinct values with counts for the filter widgets (non-deleted records)."""
+    def record_facets(self, conv_id: str, *, top_entities: int = 200,
+                      as_of: str | None = None) -> dict[str, list[tuple[Any, int]]]:
+        """Distinct values with counts for the filter widgets (non-deleted records); with
+        ``as_of`` (a day) only the records of the memory as it stood then, like ``search_records``."""
+        where, params = _where(conv_id, "", {"as_of": as_of} if as_of else {})
         facets: dict[str, list[tuple[Any, int]]] = {}
         for name, expr, order in (
             ("entity_type", "r.entity_type", "n DESC, v"),
@@ -125,8 +128,8 @@ class CurationStore(StoreBase):
             rows = self.all(
                 f"SELECT {expr} AS v, count(*) AS n FROM records r "  # noqa: S608
                 "LEFT JOIN episodes e ON e.id = r.episode_id "
-                f"WHERE r.conv_id = ? AND r.status <> 'deleted' GROUP BY v ORDER BY {order} LIMIT ?",
-                [conv_id, limit],
+                f"WHERE {where} GROUP BY v ORDER BY {order} LIMIT ?",
+                [*params, limit],
             )
             facets[name] = [(v, int(n)) for v, n in rows]
         return facets

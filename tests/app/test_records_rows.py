@@ -86,12 +86,14 @@ def test_review_queue_honours_the_browse_filters(open_app, app_services) -> None
 def test_only_the_open_tab_is_drawn(open_app) -> None:
     at = open_app("pages/records.py", conv=SAMPLE_ID)
     no_errors(at)
+    opened = widget(at.selectbox, "Open record").value
     labels = {b.label for b in [*at.button, *at.form_submit_button]}
-    assert "Save changes" in labels and "Mark as wrong" not in labels and "Merge entities" not in labels
+    assert f"Save changes to {opened}" in labels and f"Mark {opened} as wrong" not in labels
+    assert "Merge entities" not in labels
     at.session_state[TAB_KEY] = "Merge entities"
     at.run()
     labels = {b.label for b in [*at.button, *at.form_submit_button]}
-    assert "Merge entities" in labels and "Save changes" not in labels
+    assert "Merge entities" in labels and f"Save changes to {opened}" not in labels
     assert button(at, "Merge entities")
 
 
@@ -139,7 +141,8 @@ def test_secondary_filters_are_drawn_only_when_open_and_always_applied(open_app,
 
 
 def test_header_sort_toggles_and_the_payload_says_which_column() -> None:
-    from components import record_table as rt
+    from components import record_filters as rt
+    from components.record_table import row_payload
 
     assert rt.next_sort("episode", "entity") == "entity"  # another column: its first order
     assert rt.next_sort("entity", "entity") == "-entity"  # the same column: the other order
@@ -147,7 +150,7 @@ def test_header_sort_toggles_and_the_payload_says_which_column() -> None:
     assert rt.next_sort("episode", "confidence") == "-confidence"  # highest first on a first click
     assert rt.next_sort("episode", "evidence") is None  # not a sortable column
     assert all(rt.SORTS[rt.SORT_LABELS[key]] == key for key in rt.SORTS.values())
-    data = rt.row_payload([], {}, {}, {}, None, "-valid_time")
+    data = row_payload([], {}, {}, {}, None, "-valid_time")
     assert data["sort"] == {"column": "valid time", "descending": True}
     assert "entity" in data["sortable"] and "evidence" not in data["sortable"]
 
