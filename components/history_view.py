@@ -1,4 +1,5 @@
-"""History-page pieces: the edit log with diffs, revert, exports, impact of corrections."""
+"""History-page pieces: the edit log with diffs and where each edit was made, revert, exports
+(the impact of corrections is ``components.impact_view``)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,6 @@ from memory_core.errors import ConflictError, MnemoscopeError
 from memory_core.models import Edit, Record
 from memory_core.services import Services
 from memory_core.services.curation import CurationService
-
-IMPACT_KEY = "impact_report"
-
 
 ACTIONS = {"update": "edited", "create": "added", "delete": "deleted", "mark_wrong": "marked wrong",
            "restore": "restored", "merge": "merged", "revert": "reverted"}
@@ -198,36 +196,3 @@ def exports(svc: Services, conv: str) -> None:
                          file_name=f"{safe}-records.jsonl", mime="application/jsonl", on_click="ignore")
     c[1].download_button("Graphs (GraphML)", lambda: graphml_bytes(svc, conv),
                          file_name=f"{safe}.graphml", mime="application/xml", on_click="ignore")
-
-
-BASELINE_KEY = "impact_baseline"
-
-
-def impact_baseline(edits: list[Edit]) -> Edit | None:
-    """Choose what "before" means: the answers given before one edit (the oldest edit by
-    default, so every correction counts), or each question's last answer (``None``)."""
-    if not edits:
-        return None
-    newest = list(reversed(edits))
-    by_id = {e.id: e for e in edits}
-    options = ["", *[e.id for e in newest]]  # "": each question's last answer
-    default = options.index(edits[0].id)
-    choice = st.selectbox(
-        "Compare with the answers given", options, index=default, key=BASELINE_KEY,
-        format_func=lambda i: ("the last time each question was asked" if not i else
-                               "before: " + edit_label(by_id[i], by_id)),
-        help="Questions first asked after that edit have no “before” and are only re-asked.")
-    return by_id.get(str(choice))
-
-
-def impact_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{
-        "question": r["question"], "changed": _changed(r),
-        "answer before": r["before_answer"] or "(never asked)",
-        "answer after": r["after_answer"], "plan changed": r["plan_changed"],
-        "buffer +": ", ".join(r["buffer_added"]), "buffer −": ", ".join(r["buffer_removed"]),
-        "error": r.get("error") or ""} for r in report["rows"]]
-
-
-def _changed(r: dict[str, Any]) -> bool:
-    return bool(r["answer_changed"] or r["plan_changed"] or r["buffer_added"] or r["buffer_removed"])

@@ -177,5 +177,5 @@ def test_each_edit_says_where_it_was_made(built) -> None:  # type: ignore[no-unt
     assert [(e.action, e.via) for e in log] == [("update", "edit form"), ("mark_wrong", "review queue"),
                                                 ("revert", "history"), ("delete", "")]
     assert built.store.edit(edit.id).via == "history"
-    with pytest.raises(StoreError, match="'via' .* one line"):
+    with pytest.raises(StoreError, match=r"'via' .* one line"):
         built.curation.restore_record("c1:S1:E1:R3", who="ana", via="browse\nand more")
