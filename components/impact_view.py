@@ -19,9 +19,9 @@ from components import trace_view
 from components.history_view import DIFF_CSS, edit_label
 from components.services import call
 from components.text import esc, shorten
-from memory_core.curation.impact import word_diff
 from memory_core.models import Edit, Trace
 from memory_core.services import Services
+from memory_core.services.curation import CurationService
 
 IMPACT_KEY = "impact_report"
 BASELINE_KEY = "impact_baseline"
@@ -66,7 +66,7 @@ def diff_words_html(before: str, after: str) -> str:
     """One line: kept words plain, removed words struck (``<del>``), added ones marked (``<ins>``);
     every word escaped."""
     tags = {"=": "{}", "-": '<del class="mn-del">{}</del>', "+": '<ins class="mn-ins">{}</ins>'}
-    return " ".join(tags[op].format(esc(text)) for op, text in word_diff(before, after))
+    return " ".join(tags[op].format(esc(text)) for op, text in CurationService.answer_diff(before, after))
 
 
 def _turn_lines(ids: Sequence[str], trace: Trace | None) -> str:

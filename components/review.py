@@ -15,6 +15,7 @@ selection are kept in session state, not reset.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import streamlit as st
@@ -37,6 +38,7 @@ ERROR_KEY = "records_error"
 PICK_KEY = "record_pick"
 PENDING_KEY = "records_open_pending"
 PIN_KEY = "record_pinned"  # a record kept open that the Browse results do not list
+SCROLL_KEY = "records_scroll_to_editor"  # set by "Edit" in the queue: a token, used once
 KEYS = "cwen"
 CONFIRMED = 1.0
 MAX_TRACES = 500  # newest saved traces counted for "most cited"
@@ -136,6 +138,7 @@ def apply_pending() -> None:
         st.session_state[TAB_KEY] = TABS[0]
         st.session_state[PICK_KEY] = record_id
         st.session_state[PIN_KEY] = record_id  # kept open (pinned) even when Browse does not list it
+        st.session_state[SCROLL_KEY] = f"{record_id}:{time.time()}"  # the editor comes into view
         write_url(PICK_KEY, "record", record_id)
 
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 from components import data, history_view, links, record_forms, record_table, review, transcript
 from components import record_filters as filters_view
+from components import scroll as scroll_to
 from components.services import call, services
 from components.state import follow_url, require_conv, write_url
 from components.text import md
@@ -60,6 +61,8 @@ review.quick_actions(svc, conv, record)
 if episode is not None:
     transcript.render(episode_turns, [episode], [record], evidence=record.evidence_turn_ids)
 
+if scroll := st.session_state.pop(review.SCROLL_KEY, None):
+    scroll_to.here(scroll)  # opened with "Edit" from the review queue: the editor comes into view
 record_forms.annotator_box()
 st.session_state.setdefault(review.TAB_KEY, review.TABS[0])
 edit, status, add, merge, history = st.tabs(list(review.TABS), key=review.TAB_KEY, on_change="rerun")

@@ -29,7 +29,7 @@ from memory_core.construct.graph_refresh import Change, Names, annotator_pairs, 
 from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.curation import edits as ed
 from memory_core.curation import merging, review
-from memory_core.curation.impact import DEFAULT_CAP, compare, failed, saved_questions
+from memory_core.curation.impact import DEFAULT_CAP, compare, failed, saved_questions, word_diff
 from memory_core.curation.merging import ENTITY, RECORD
 from memory_core.curation.reindex import apply_record_vectors, prepare_record_vectors
 from memory_core.curation.results import ImpactReport, ImpactRow, RecordPage
@@ -108,6 +108,11 @@ class CurationService:
         self.store.require_conversation(conv_id)
         order = {e.id: i for i, e in enumerate(self.store.episodes(conv_id))}
         return review.superseded_by(self.store.records(conv_id), order)
+
+    @staticmethod
+    def answer_diff(before: str, after: str) -> list[tuple[str, str]]:
+        """Two answers word by word: (``"="`` kept / ``"-"`` removed / ``"+"`` added, words)."""
+        return word_diff(before, after)
 
     @staticmethod
     def record_diff(edit: Edit) -> list[tuple[str, Any, Any]]:
