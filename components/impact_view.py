@@ -105,8 +105,8 @@ def render(svc: Services, report: Mapping[str, Any]) -> None:
     else:
         st.info("No question changed: every re-asked answer and its cited turns are as before.")
     if moved:
-        ids = {t for r in moved for t in (r["before_trace_id"], r["after_trace_id"])}
-        traces = {t: call(svc.queries.trace, t) for t in sorted(ids)}
+        wanted = {t for r in moved for t in (r["before_trace_id"], r["after_trace_id"])}
+        traces = {t: call(svc.queries.trace, t) for t in sorted(wanted)}
         st.html(changes_html(moved, traces))
     compared = {r["after_trace_id"]: r for r in rows if r["before_trace_id"] and (changed(r) or not only)}
     if compared:  # keyed by the re-asked trace: the choice outlives a switch of "Changed only"
