@@ -21,7 +21,8 @@ CURVE_KEY = "eval_curve"
 METRICS = ("full_recall", "coverage", "answer_f1")
 LME_METRICS = ("full_recall", "session_recall_all@5", "session_recall_all@10", "answer_f1")
 LOCOMO, LONGMEMEVAL = "locomo", "longmemeval"
-BENCHMARKS = {LOCOMO: "LoCoMo", LONGMEMEVAL: "LongMemEval"}
+BENCHMARKS = {LOCOMO: "LoCoMo", "realtalk": "REALTALK", "beam": "BEAM", LONGMEMEVAL: "LongMemEval"}
+"""Each layout the page evaluates; all but LongMemEval are scored as LoCoMo is (QA with evidence ids)."""
 
 
 def upload_source(upload: Any) -> Upload:

@@ -90,6 +90,40 @@ FORMATS: tuple[Format, ...] = (
                           "parent": "m1", "children": []},
                },
            }]), "conversations.json", "json"),
+    Format("claude", "Claude.ai export", "`conversations.json` from a Claude.ai data export: every chat is "
+           "a session (in time order); text blocks are kept, attached files named in the caption.", _json([{
+               "uuid": "c-1", "name": "Paris trip", "created_at": "2023-05-01T10:00:00Z",
+               "chat_messages": [
+                   {"uuid": "m1", "sender": "human", "created_at": "2023-05-01T10:00:00Z",
+                    "text": "I booked the train to Paris for Friday.",
+                    "content": [{"type": "text", "text": "I booked the train to Paris for Friday."}],
+                    "attachments": [], "files": [{"file_name": "ticket.pdf"}]},
+                   {"uuid": "m2", "sender": "assistant", "created_at": "2023-05-01T10:00:09Z",
+                    "text": "Great! Do you want museum tips?",
+                    "content": [{"type": "text", "text": "Great! Do you want museum tips?"}],
+                    "attachments": [], "files": []},
+               ],
+           }]), "conversations.json", "json"),
+    Format("realtalk", "REALTALK", "A REALTALK chat as published: `session_N` lists of turns with "
+           "`clean_text`, a `date_time` and a `dia_id` (sessions follow its D number), and `qa`.", _json({
+               "name": {"speaker_1": "Eve", "speaker_2": "Sam"},
+               "session_1": [
+                   {"clean_text": "I booked the train to Paris!", "speaker": "Eve",
+                    "date_time": "01.05.2023, 10:00:00", "dia_id": "D1:1", "img_url": [], "img_file": []},
+                   {"clean_text": "Lucky you. Send pictures.", "speaker": "Sam",
+                    "date_time": "01.05.2023, 10:02:30", "dia_id": "D1:2", "img_url": [], "img_file": []},
+               ],
+               "qa": [{"question": "Which city is Eve going to?", "answer": "Paris",
+                       "evidence": ["D1:1"], "category": 1}],
+           }), "Chat_1_Eve_Sam.json", "json"),
+    Format("beam", "BEAM", "A BEAM chat's `chat.json`: batches of user/assistant messages, each batch a "
+           "session. Import its directory by path to read the probing questions beside it.", _json([
+               {"batch_number": 1, "time_anchor": None, "turns": [[
+                   {"role": "user", "id": 0, "time_anchor": "May-01-2023",
+                    "content": "I booked the train to Paris. Which museums should I see? ->-> 1,1"},
+                   {"role": "assistant", "id": 1, "content": "The Louvre and the Musée d'Orsay."},
+               ]]},
+           ]), "chat.json", "json"),
     Format("longmemeval", "LongMemEval", "One item per question: dated haystack sessions of "
            "`role`/`content` turns; turns marked `has_answer` are the evidence.", _json([{
                "question_id": "q-001", "question_type": "single-session-user",
@@ -111,7 +145,7 @@ GUIDE_KEY = "formats_guide"
 def guide() -> None:
     """An expander with one tab per format: what it is, an example, a template to download.
 
-    Drawn only while open (a lazy expander): the seven highlighted examples need the browser's
+    Drawn only while open (a lazy expander): the highlighted examples need the browser's
     syntax highlighter, a large script the page would otherwise load on every visit."""
     with st.expander("File formats, with examples and templates", key=GUIDE_KEY, on_change="rerun") as box:
         if not box.open:

@@ -20,7 +20,8 @@ from memory_core.services.importing import ALREADY_IMPORTED
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "sample_data"
-FORMATS = ("detect", "locomo", "longmemeval", "chatgpt", "json", "jsonl", "csv", "text")
+FORMATS = ("detect", "locomo", "longmemeval", "realtalk", "beam", "chatgpt", "claude", "json", "jsonl",
+           "csv", "text")
 UPLOAD_TYPES = ["json", "jsonl", "csv", "txt", "md"]
 DEFAULT_SAMPLE = "sample_conversation.json"
 

@@ -287,6 +287,9 @@ class Answer(_Model):
     support: SupportLevel | None = None  # graded support, when the answerer assessed it
     updates: str | None = None  # current-state answers: the earlier statement superseded, "D9:5 (3 May 2023)"
     unmentioned: tuple[str, ...] = ()  # names the question uses that no retrieved turn says ("Unknown" then)
+    quote: str | None = None  # the evidence sentence the answer rests on, with speaker and date
+    record_ids: tuple[str, ...] = ()  # the records whose values the answer gives
+    confidence: float | None = None  # the answerer's probability that the answer is right
 
 
 class Trace(_Model):
@@ -307,6 +310,8 @@ class Trace(_Model):
     created_at: datetime
     # how retrieval went: stop reason, requirements covered, boosts applied (query helper)
     details: dict[str, Any] = Field(default_factory=dict)
+    client: str = ""  # who asked: "" a person (app, CLI, evaluation), else the MCP client's name
+    kind: str = "ask"  # "ask" (answered) | "search" (records handed over, no answer)
 
 
 class Edit(_Model):

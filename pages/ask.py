@@ -7,7 +7,7 @@ from datetime import date
 
 import streamlit as st
 
-from components import compare_view, data, past_questions, trace_view, warmup
+from components import agent_calls, compare_view, data, past_questions, trace_view, warmup
 from components.services import call, services, session_services
 from components.state import query_param, require_conv, session_settings
 from components.text import md
@@ -40,12 +40,14 @@ if asked and question.strip():
 trace_id = query_param("trace")
 past = call(svc.queries.traces, conv)
 past_questions.render(svc, conv, past, expanded=trace_id is None)
+agent_calls.render(conv, call(svc.queries.traces, conv, agents=True))  # MCP clients' asks and searches
 if trace_id is None:
     st.stop()
 
 trace = call(svc.queries.trace, trace_id)
 st.subheader(md(trace.question))
 past_questions.gold_answer(svc, conv, trace.question)
+agent_calls.handed(svc, conv, trace)
 trace_view.full(svc, conv, trace, data.episodes(svc, conv))
 
 st.subheader("Compare strategies on this question")

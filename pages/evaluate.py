@@ -1,7 +1,7 @@
-"""Evaluate: run benchmark questions — this conversation's, or a LoCoMo or LongMemEval file
-(uploaded, or a path on this machine; the format detected or chosen) — with progress; per-category
-or per-question-type bars and table, the recall/budget curve, a per-question table whose rows open
-their trace, and triage of missed evidence and wrong answers."""
+"""Evaluate: run benchmark questions — this conversation's, or a LoCoMo, REALTALK, BEAM or LongMemEval
+file (uploaded, or a path on this machine — a BEAM chat directory too; the format detected or
+chosen) — with progress; per-category or per-question-type bars and table, the recall/budget curve,
+a per-question table whose rows open their trace, and triage of missed evidence and wrong answers."""
 
 import streamlit as st
 
@@ -21,11 +21,12 @@ PATH = "A benchmark file on this machine"
 source_kind = st.radio("Questions", [OWN, UPLOAD, PATH], horizontal=True)
 source: eval_view.Upload | str | None = None
 if source_kind == UPLOAD:
-    upload = st.file_uploader("Benchmark file (LoCoMo or LongMemEval JSON)", type=["json"])
+    upload = st.file_uploader("Benchmark file (LoCoMo, REALTALK or LongMemEval JSON)", type=["json"])
     source = eval_view.upload_source(upload) if upload is not None else None
 elif source_kind == PATH:
-    path = st.text_input("Path of a LoCoMo or LongMemEval JSON file",
-                         placeholder="e.g. /data/longmemeval_s.json").strip()
+    path = st.text_input("Path of a benchmark file or a BEAM chat directory",
+                         placeholder="e.g. /data/longmemeval_s.json",
+                         help="LoCoMo, REALTALK or LongMemEval JSON, or a BEAM chat's directory").strip()
     source = path or None
 benchmark = eval_view.LOCOMO
 types: list[str] = []
@@ -35,8 +36,8 @@ if source is not None:
         "detect from the content" if f == "detect" else eval_view.BENCHMARKS[f]))
     detected = eval_view.detected_format(svc, source) if fmt == "detect" else fmt
     if detected not in eval_view.BENCHMARKS:
-        st.error(f"This file reads as the {detected} format, not a benchmark layout (LoCoMo or "
-                 "LongMemEval): choose the format if it is one.")
+        st.error(f"This file reads as the {detected} format, not a benchmark layout (LoCoMo, "
+                 "REALTALK, BEAM or LongMemEval): choose the format if it is one.")
         st.stop()
     benchmark = detected
     st.caption(f"{eval_view.BENCHMARKS[benchmark]} layout"
@@ -69,7 +70,7 @@ if report:
     st.subheader(f"Results · {eval_view.BENCHMARKS[report.get('benchmark', eval_view.LOCOMO)]} · "
                  f"{report['strategy']}")
     eval_view.show_summary(report)
-    if report.get("benchmark", eval_view.LOCOMO) == eval_view.LOCOMO:
+    if report.get("benchmark", eval_view.LOCOMO) != eval_view.LONGMEMEVAL:
         eval_view.unscored_note(svc, report["conv_ids"])
     f1_below = st.slider("An answer is wrong below this answer F1", 0.0, 1.0, eval_view.WRONG_F1, 0.05,
                          help="or when the evidence does not (fully) support it, or a judge said so")
@@ -92,7 +93,7 @@ if report:
     else:
         st.caption("No question matches the filters.")
 
-if benchmark == eval_view.LOCOMO and (source_kind == OWN or source is not None):
+if benchmark != eval_view.LONGMEMEVAL and (source_kind == OWN or source is not None):
     st.subheader("Recall at each token budget")
     chosen_strategies = st.multiselect("Strategies to compare", strategies, default=[
         s for s in ("ensimem", "bm25") if s in strategies])

@@ -41,6 +41,7 @@ ENGINE_SUITES = (
     "robustness/test_forget.py",
     "test_engines.py",
     "scale/",
+    "mcp_server/test_growth.py",
 )
 TESTS = Path(__file__).resolve().parent
 _names = itertools.count()

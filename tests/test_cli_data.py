@@ -108,7 +108,7 @@ def test_refused_import_leaves_stats_unchanged(capsys, home, source, tmp_path):
     code, _, err = run(capsys, "--home", home, "import", str(dup))
     assert code == 1
     assert err == (f"error: {dup}: $[0].conversation.session_2[1]: duplicate turn id 'D1:1' "
-                   "(first at $[0].conversation.session_1[0])\n")
+                   "(first at $[0].conversation.session_1[0]) (read as LoCoMo)\n")
     assert run(capsys, "--home", home, "stats", "--json")[1] == before
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from memory_core.construct import nlp
@@ -25,7 +26,7 @@ from memory_core.construct.embedcache import embed_texts
 from memory_core.construct.extract import extract_episode
 from memory_core.construct.segment import segment_session
 from memory_core.contracts import BackendBase, ConversationInfo, Extraction, Vocabulary
-from memory_core.models import Answer, BufferTurn, Episode, Plan, Session, Turn
+from memory_core.models import Answer, BufferTurn, Episode, Plan, Record, Session, Turn
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -108,8 +109,9 @@ class OfflineBackend(BackendBase):
         return plan_question(question, vocabulary, embedder=self.embedder)
 
     def answer(self, question: str, plan: Plan, buffer: list[BufferTurn], *,
-               unmentioned: tuple[str, ...]) -> Answer:
+               unmentioned: tuple[str, ...], records: Sequence[Record] = ()) -> Answer:
         from memory_core.query.answering import extractive_answer
 
-        return extractive_answer(question, plan, buffer, unmentioned=unmentioned)
+        return extractive_answer(question, plan, buffer, unmentioned=unmentioned, records=records,
+                                 parse=self.parse)
 

@@ -36,7 +36,7 @@ from memory_core.errors import LLMError
 from memory_core.llm.accounting import Scope, llm_scope, usage
 from memory_core.llm.client import LLMClient, Message
 from memory_core.llm.parsing import Checked, request_structured
-from memory_core.models import Answer, BufferTurn, Episode, Plan, Session, Turn
+from memory_core.models import Answer, BufferTurn, Episode, Plan, Record, Session, Turn
 from memory_core.query.premise import unmentioned_answer
 
 log = logging.getLogger(__name__)
@@ -146,14 +146,14 @@ class OpenAIBackend(BackendBase):
             plan_prompt.PlanReply, lambda reply: plan_prompt.to_plan(reply, question))
 
     def answer(self, question: str, plan: Plan, buffer: list[BufferTurn], *,
-               unmentioned: tuple[str, ...]) -> Answer:
+               unmentioned: tuple[str, ...], records: Sequence[Record] = ()) -> Answer:
         if not buffer:  # nothing retrieved: nothing to ground an answer on, no call
             return Answer(text=answer_prompt.UNKNOWN, cited_turn_ids=(), supported=False)
         if unmentioned:  # the question names what no retrieved turn says: "Unknown", no call
             return unmentioned_answer(unmentioned)
         return self._run(
-            "answer", _question_item(question), answer_prompt.build_messages(question, plan, buffer),
-            answer_prompt.AnswerReply, lambda reply: answer_prompt.to_answer(reply, buffer))
+            "answer", _question_item(question), answer_prompt.build_messages(question, plan, buffer, records),
+            answer_prompt.AnswerReply, lambda reply: answer_prompt.to_answer(reply, buffer, plan, records))
 
     def judge(self, question: str, gold: str, answer: str) -> bool:
         """LoCoMo-style binary grade: True for CORRECT, False for WRONG."""

@@ -9,7 +9,7 @@ from typing import Any
 from memory_core.contracts import STAGES, Backend, BackendBase, ConversationInfo, Extraction, Vocabulary
 from memory_core.errors import ConfigError
 from memory_core.llm.accounting import Scope, llm_scope
-from memory_core.models import Answer, BufferTurn, Episode, Plan, Session, Turn
+from memory_core.models import Answer, BufferTurn, Episode, Plan, Record, Session, Turn
 
 
 class StagedBackend(BackendBase):
@@ -59,5 +59,6 @@ class StagedBackend(BackendBase):
         return self.backends["plan"].plan(question, vocabulary)
 
     def answer(self, question: str, plan: Plan, buffer: list[BufferTurn], *,
-               unmentioned: tuple[str, ...]) -> Answer:
-        return self.backends["answer"].answer(question, plan, buffer, unmentioned=unmentioned)
+               unmentioned: tuple[str, ...], records: Sequence[Record] = ()) -> Answer:
+        return self.backends["answer"].answer(question, plan, buffer, unmentioned=unmentioned,
+                                              records=records)

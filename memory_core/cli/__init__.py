@@ -21,6 +21,7 @@ from memory_core.cli import (
     commands_data,
     commands_delete,
     commands_eval,
+    commands_mcp,
     commands_query,
 )
 from memory_core.config import Settings, check_database_url
@@ -29,7 +30,7 @@ from memory_core.errors import MnemoscopeError
 log = logging.getLogger("memory_core")
 
 COMMAND_MODULES: list[Any] = [commands_data, commands_build, commands_query, commands_eval, commands_bench,
-                             commands_delete, commands_cluster]
+                             commands_delete, commands_cluster, commands_mcp]
 
 
 def build_parser() -> argparse.ArgumentParser:

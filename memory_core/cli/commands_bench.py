@@ -28,6 +28,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from memory_core.cli import commands_fit_answer
 from memory_core.config import Settings
 from memory_core.errors import ConfigError
 
@@ -52,6 +53,7 @@ def register(sub: Any) -> None:
     sc.add_argument("--convs", default=None, help="comma-separated ids or numbers (default: all)")
     sc.add_argument("--json", action="store_true", help="one JSON object per worker count")
     sc.set_defaults(func=cmd_bench_scale)
+    commands_fit_answer.register(which)
 
 
 def _cpu_s() -> float:

@@ -34,7 +34,11 @@ def register(sub: Any) -> None:
     p.add_argument("--format", dest="fmt", default=None,
                    help="locomo, longmemeval, … (default: detected from the content; "
                         "an unknown name is refused with the list)")
-    p.add_argument("--replace", action="store_true", help="replace conversations with the same id")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--replace", action="store_true", help="replace conversations with the same id")
+    mode.add_argument("--append", action="store_true",
+                      help="grow known conversations: new sessions, or new turns at the end of the last "
+                           "session; memory, edits and traces stay (the next build does only what is new)")
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("list", help="list imported conversations")
@@ -83,6 +87,8 @@ def _store(settings: Settings) -> Iterator[Store]:
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     from memory_core.ingest import stream_file
 
+    if args.append:
+        return _append(args, settings)
     # Validate the whole file before the home is even opened: a refused file writes nothing.
     progress = _ImportProgress()
     streamed = stream_file(args.file, fmt=args.fmt, limits=settings.limits, on_progress=progress)
@@ -102,6 +108,26 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
             verb = "replaced" if conv_id in result.replaced else "imported"
             print(f"{verb} {conv_id} ({result.format}): {s['sessions']} sessions, {s['turns']} turns, "
                   f"{s['questions']} questions")
+    return 0
+
+
+def _append(args: argparse.Namespace, settings: Settings) -> int:
+    with _services(settings) as services:
+        grown = services.imports.append_file(args.file, fmt=args.fmt)
+        for warning in (w for g in grown for w in g.warnings):
+            print(f"warning: {warning}", file=sys.stderr)
+        for g in grown:
+            if not g.changed:
+                print(f"{g.conv_id}: nothing new")
+                continue
+            parts = [f"{len(g.turn_ids)} turns"]
+            if g.sessions_added:
+                parts.append("new session(s) " + ", ".join(map(str, g.sessions_added)))
+            if g.session_extended is not None:
+                parts.append(f"session {g.session_extended} extended (it will be built again)")
+            if g.questions_added:
+                parts.append(f"{g.questions_added} questions")
+            print(f"appended to {g.conv_id}: " + "; ".join(parts) + " — run build to extend the memory")
     return 0
 
 

@@ -76,7 +76,7 @@ def check_strategy(name: str | None) -> None:
 
 def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
     from memory_core.backends import make_judge
-    from memory_core.eval.metrics import format_table
+    from memory_core.eval.metrics import calibration, format_calibration, format_table
     from memory_core.services import Services
     from memory_core.services.evaluating import CURVE_BUDGETS
 
@@ -105,6 +105,8 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
             f"{len(report.rows)} questions in {report.seconds:.1f}s"
         )
         print(format_table(report.summary))
+        print("support calibration (right: answer F1 >= 0.5):")
+        print(format_calibration(calibration(report.rows)))
         if judge is not None:
             acc = report.summary["overall"].get("judge_accuracy")
             print(f"judge accuracy: {acc:.3f}" if acc is not None else "judge accuracy: -")
@@ -121,6 +123,7 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_eval_longmemeval(args: argparse.Namespace, settings: Settings) -> int:
     from memory_core.eval.longmemeval import format_table as lme_table
+    from memory_core.eval.metrics import calibration, format_calibration
     from memory_core.services import Services
 
     check_strategy(args.strategy)
@@ -141,6 +144,8 @@ def cmd_eval_longmemeval(args: argparse.Namespace, settings: Settings) -> int:
         print(f"strategy {report.strategy}{cap}, backend {report.backend}, "
               f"{len(report.rows)} questions in {report.seconds:.1f}s")
         print(lme_table(report.summary))
+        print("support calibration (right: answer F1 >= 0.5):")
+        print(format_calibration(calibration(report.rows)))
         if args.out:
             print(f"wrote {args.out}")
     finally:

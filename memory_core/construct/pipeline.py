@@ -4,7 +4,9 @@
 progress events of ``memory_core.construct.events``. It works with any ``Backend``:
 
 1. sessions already built (``store.built_sessions``) are skipped unless ``rebuild``; their
-   vectors are checked (Chroma counts against DuckDB) and re-indexed when some are missing;
+   vectors are checked (Chroma counts against DuckDB) and re-indexed when some are missing.
+   A session that grew (turns appended: its built mark dropped, its old memory still stored)
+   is built again like a rebuilt one — so a conversation that grows is extended incrementally;
 2. for each pending session: ``backend.segment`` -> episodes (validated: every turn of the
    session exactly once, in order), ``backend.extract`` per episode (validated: records and
    frames name their episode, cite turns inside it, have an entity and a property, unique
@@ -432,8 +434,9 @@ def build_conversation(store: RelationalStore, index: VectorStore, embedder: Tex
                     else:
                         result = computed.sessions[session.index]
                         yield from result.stream
-                    yield _commit_session(store, name, conv_id, result, built.get(session.index) is not None,
-                                          timings, counts, committed)
+                    was_built = (built.get(session.index) is not None
+                                 or bool(store.episodes(conv_id, session.index)))  # a grown session
+                    yield _commit_session(store, name, conv_id, result, was_built, timings, counts, committed)
                     if computed is None:
                         background.embed([r.text() for r in result.records if r.status.value == "active"])
                     info = _with_names(info, result.records)

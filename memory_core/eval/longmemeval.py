@@ -203,7 +203,7 @@ def _group(members: Sequence[Mapping[str, Any]], *, abstention: bool) -> dict[st
 
 def format_table(summary: Mapping[str, Mapping[str, Any]]) -> str:
     head = (f"{'question type':26} {'n':>3} {'turn_R':>6} {'cov':>5} {'sR@5':>5} {'sR@10':>5} "
-            f"{'tokens':>7} {'F1':>5} {'lat_p50':>7} {'lat_p95':>7}")
+            f"{'tokens':>7} {'F1':>5} {'EM':>5} {'has':>5} {'lat_p50':>7} {'lat_p95':>7}")
     lines = [head]
 
     def f(v: Any, spec: str, width: int) -> str:
@@ -213,6 +213,7 @@ def format_table(summary: Mapping[str, Mapping[str, Any]]) -> str:
         line = (f"{key:26} {s['n']:3d} {f(s['full_recall'], '.3f', 6)} {f(s['coverage'], '.2f', 5)} "
                 f"{f(s['session_recall_all@5'], '.2f', 5)} {f(s['session_recall_all@10'], '.2f', 5)} "
                 f"{f(s['tokens_mean'], '.0f', 7)} {f(s['answer_f1'], '.3f', 5)} "
+                f"{f(s.get('answer_em'), '.2f', 5)} {f(s.get('answer_contains'), '.2f', 5)} "
                 f"{f(s['latency_p50'], '.3f', 7)} {f(s['latency_p95'], '.3f', 7)}")
         if "abstained" in s:
             line += f"  correct abstentions {s['abstained']:.2f}"

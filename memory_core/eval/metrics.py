@@ -4,6 +4,10 @@ full recall   share of questions (with gold evidence) whose gold turns are ALL i
 coverage      mean share of a question's gold turns present in the buffer
 tokens        mean buffer tokens (per-turn cl100k counts of "speaker: text [image: ...]")
 answer F1     token F1 of the answer (citations removed) against the gold answer
+answer EM     the normalised answer equals the normalised gold answer
+contains      the normalised gold answer appears, word for word, in the normalised answer
+right         an answer with token F1 >= 0.5 (the bench's ``answers.py``)
+calibration   per support level (supported / weak / unknown): answers, their share, share right
 latency       p50 / p95 seconds
 """
 
@@ -42,6 +46,37 @@ def token_f1(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def exact_match(prediction: str, gold: str) -> bool:
+    return normalise_answer(prediction) == normalise_answer(gold)
+
+
+def contains_gold(prediction: str, gold: str) -> bool:
+    pred, ref = normalise_answer(prediction), normalise_answer(gold)
+    return bool(ref) and any(pred[i : i + len(ref)] == ref for i in range(len(pred) - len(ref) + 1))
+
+
+RIGHT_F1 = 0.5
+SUPPORT_LEVELS = ("supported", "weak", "unknown")
+
+
+def calibration(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """For each support level: how many answers, their share of all, and the share right."""
+    out: dict[str, dict[str, float]] = {}
+    total = len(rows)
+    for level in SUPPORT_LEVELS:
+        members = [r for r in rows if (r.get("support") or "unknown") == level]
+        right = sum(token_f1(r["answer"], r["gold"]) >= RIGHT_F1 for r in members)
+        out[level] = {"n": len(members), "share": len(members) / total if total else 0.0,
+                      "right": right / len(members) if members else 0.0}
+    return out
+
+
+def format_calibration(cal: Mapping[str, Mapping[str, float]]) -> str:
+    """One line per support level: "supported   41 answers (38.0 %), 90.2 % right"."""
+    return "\n".join(f"{level:10} {int(c['n']):5d} answers ({c['share']:.1%}), {c['right']:.1%} right"
+                     for level, c in cal.items())
+
+
 def evidence_hits(gold: Sequence[str], retrieved: Iterable[str]) -> tuple[bool, float]:
     got = set(retrieved)
     hit = sum(1 for g in gold if g in got)
@@ -70,6 +105,10 @@ def group_metrics(members: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "coverage": sum(c for _, c in hits) / len(hits) if hits else None,
         "tokens_mean": statistics.mean(float(r["context_tokens"]) for r in members) if members else None,
         "answer_f1": statistics.mean(token_f1(r["answer"], r["gold"]) for r in members) if members else None,
+        "answer_em": (statistics.mean(exact_match(r["answer"], r["gold"]) for r in members)
+                      if members else None),
+        "answer_contains": (statistics.mean(contains_gold(r["answer"], r["gold"]) for r in members)
+                            if members else None),
         "latency_p50": percentile(lat, 50),
         "latency_p95": percentile(lat, 95),
     }
@@ -98,7 +137,8 @@ def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 def format_table(summary: dict[str, Any]) -> str:
     head = (
         f"{'category':16} {'n':>4} {'scored':>6} {'full_recall':>11} {'coverage':>8} {'tokens':>8} "
-        f"{'answer_f1':>9} {'lat_p50':>8} {'lat_p95':>8} {'pr_p50':>7} {'pr_p95':>7}"
+        f"{'answer_f1':>9} {'em':>5} {'has_gold':>8} {'lat_p50':>8} {'lat_p95':>8} {'pr_p50':>7} "
+        f"{'pr_p95':>7}"
     )
     lines = [head]
     for key in ("1", "2", "3", "4", "overall"):
@@ -113,6 +153,7 @@ def format_table(summary: dict[str, Any]) -> str:
         lines.append(
             f"{label:16} {s['n']:4d} {s['scored']:6d} {f(s['full_recall'], '.3f', 11)} "
             f"{f(s['coverage'], '.3f', 8)} {f(s['tokens_mean'], '.1f', 8)} {f(s['answer_f1'], '.3f', 9)} "
+            f"{f(s.get('answer_em'), '.3f', 5)} {f(s.get('answer_contains'), '.3f', 8)} "
             f"{f(s['latency_p50'], '.3f', 8)} {f(s['latency_p95'], '.3f', 8)} "
             f"{f(s['plan_retrieve_p50'], '.3f', 7)} {f(s['plan_retrieve_p95'], '.3f', 7)}"
         )

@@ -2,7 +2,8 @@
 
     load_file(path, fmt=None, limits=...) -> Loaded(format, conversations, warnings)
     stream_file(path, ...) -> Streamed(format, ids, turns, warnings, per_item, conversations())
-    detect_format(path) -> "locomo" | "longmemeval" | "json" | "jsonl" | "csv" | "text"
+    detect_format(path) -> "locomo" | "longmemeval" | "realtalk" | "beam" | "chatgpt" | "claude"
+                           | "json" | "jsonl" | "csv" | "text"  (a BEAM chat: its directory too)
     detect_bytes(name, data) -> the same, for an upload held in memory
 
 Nothing here touches the store: a file is read and validated completely first, and only a

@@ -10,42 +10,32 @@ file is one conversation between ``user`` and ``assistant``, named after the fil
 the branch shown last is imported — the path from ``current_node`` up through the
 ``parent`` links (without ``current_node``, the newest child at each step from the root).
 
-Kept: user and assistant messages with text: the string parts of ``text`` and
-``multimodal_text`` content (joined by a blank line), an audio part's transcript, and a
-generated image as a caption from its DALL·E prompt. Skipped and counted in one warning:
-system and tool messages, assistant messages addressed to a tool (``recipient`` other than
-``all``), hidden messages, other content types (code, browsing, reasoning, ...), images
-without a prompt, and messages left without text. Chats with nothing kept are skipped
-with a warning. Titles and chat ids are kept in ``meta["chats"]``.
+Kept: user and assistant messages with text, whatever their ``content_type``: the string
+``parts`` (joined by a blank line; ``text`` and ``multimodal_text`` hold them), else a content
+``text`` string (``code`` shown to the user), an audio part's transcript, a part's ``text``, and
+a generated image as a caption from its DALL·E prompt. Reasoning (``thoughts``,
+``reasoning_recap``) and stored context (``user_editable_context``, ``model_editable_context``)
+are never turns. Skipped and counted by type in one warning: system and tool messages,
+assistant messages addressed to a tool (``recipient`` other than ``all``), hidden messages,
+content without text (by its ``content_type``), images without a prompt, and messages left
+without text. Chats with nothing kept are skipped with a warning; a file with no chat left is
+refused in one line that gives the counts of what was skipped. Titles and chat ids are kept in
+``meta["chats"]``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
-from memory_core.ingest.builder import ConversationBuilder
+from memory_core.ingest.chats import SPEAKERS, Chat, assemble, unix_time
 from memory_core.ingest.common import Context, get_dict, get_list, get_str, key_path, kind, opt_str, show
 from memory_core.models import Conversation
 
 FORMAT = "chatgpt"
-SPEAKERS = ("user", "assistant")
-_TEXT_TYPES = ("text", "multimodal_text")
-
-
-@dataclass
-class _Chat:
-    where: str
-    position: int
-    title: str
-    chat_id: str | None
-    time: datetime | None
-    turns: list[tuple[str, str | None, str | None, str]] = field(default_factory=list)
-    # (speaker, text, caption, where)
-    other_branches: int = 0
+# content types that never hold what was said in the chat (the model's reasoning, stored context)
+_NOT_SAID = ("thoughts", "reasoning_recap", "user_editable_context", "model_editable_context")
 
 
 def looks_like(data: Any) -> bool:
@@ -54,59 +44,24 @@ def looks_like(data: Any) -> bool:
         "current_node" in first or "title" in first)
 
 
-def conversation_id(ctx: Context) -> str:
-    return "chatgpt" if ctx.stem.lower() == "conversations" else ctx.stem
-
-
 def parse(chats: Iterable[tuple[str, Any]], ctx: Context) -> Conversation:
     """The export's chats (``(json path, chat)`` pairs, streamed or not) as one conversation."""
-    skipped: Counter[str] = Counter()
-    drafts: list[_Chat] = []
-    empty: list[str] = []
-    count = 0
-    for position, (where, value) in enumerate(chats):
-        count += 1
-        chat = _chat(ctx, value, where, position, skipped)
-        if chat.turns:
-            drafts.append(chat)
-        else:
-            empty.append(f"{where} {show(chat.title)}")
-    if count == 0:
-        raise ctx.error("$", "empty list: no chats")
-    drafts.sort(key=lambda c: (c.time is None, c.time or datetime.min, c.position))
-    builder = ConversationBuilder(ctx, conversation_id(ctx), FORMAT, "$")
-    meta_chats: list[dict[str, Any]] = []
-    for number, chat in enumerate(drafts, start=1):
-        time_text = chat.time.isoformat(sep=" ", timespec="seconds") if chat.time else ""
-        builder.session(number, time_text, key_path(chat.where, "create_time"), time=chat.time,
-                        resolved=True)
-        for speaker, text, caption, where in chat.turns:
-            builder.add_turn(number, speaker, text, where=where, caption=caption)
-        meta_chats.append({"session": number, "title": chat.title, "id": chat.chat_id,
-                           "other_branch_messages": chat.other_branches})
-    if empty:
-        listed = ", ".join(empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
-        ctx.warn("", f"{len(empty)} chat(s) with no user or assistant text were skipped: {listed}")
-    if skipped:
-        parts = ", ".join(f"{n} {what}" for what, n in skipped.most_common())
-        ctx.warn("", f"skipped {sum(skipped.values())} message part(s): {parts}")
-    branches = sum(c.other_branches for c in drafts)
+    conv, drafts = assemble(ctx, chats, _chat, fmt=FORMAT, app="chatgpt")
+    branches = sum(c.extra["other_branch_messages"] for c in drafts)
     if branches:
         ctx.warn("", f"{branches} message(s) on branches not shown last (edits, regenerations) "
                      "were not imported")
-    if not drafts:
-        raise ctx.error("$", "no chat has user or assistant text")
-    return builder.build(speakers=SPEAKERS, meta={"chats": meta_chats})
+    return conv
 
 
 # --------------------------------------------------------------------------- one chat
-def _chat(ctx: Context, value: Any, where: str, position: int, skipped: Counter[str]) -> _Chat:
+def _chat(ctx: Context, value: Any, where: str, position: int, skipped: Counter[str]) -> Chat:
     chat = get_dict(ctx, value, where, "a chat object")
     title = opt_str(ctx, chat.get("title"), key_path(where, "title")) or "(untitled)"
     chat_id = opt_str(ctx, chat.get("conversation_id", chat.get("id")), key_path(where, "id"),
                       numbers=True)
-    draft = _Chat(where, position, title, chat_id, _timestamp(ctx, chat.get("create_time"),
-                                                              key_path(where, "create_time")))
+    draft = Chat(where, position, title, chat_id,
+                 unix_time(ctx, chat.get("create_time"), key_path(where, "create_time")), "create_time")
     mapping_where = key_path(where, "mapping")
     if "mapping" not in chat:
         raise ctx.error(mapping_where, "missing (a chat's messages)")
@@ -114,8 +69,8 @@ def _chat(ctx: Context, value: Any, where: str, position: int, skipped: Counter[
     nodes = {nid: get_dict(ctx, node, key_path(mapping_where, nid), "a message node")
              for nid, node in mapping.items()}
     path = _branch(ctx, chat, nodes, where, mapping_where)
-    draft.other_branches = sum(1 for nid, node in nodes.items()
-                               if nid not in path and isinstance(node.get("message"), dict))
+    draft.extra["other_branch_messages"] = sum(1 for nid, node in nodes.items()
+                                               if nid not in path and isinstance(node.get("message"), dict))
     for nid in path:
         node_where = key_path(mapping_where, nid)
         message = nodes[nid].get("message")
@@ -199,10 +154,15 @@ def _message(ctx: Context, value: Any, where: str,
     if role == "assistant" and isinstance(recipient, str) and recipient not in ("all", ""):
         skipped["call(s) to a tool"] += 1
         return None
+    content = message.get("content")
+    if not isinstance(content, dict):
+        skipped["message(s) without a content object"] += 1
+        return None
     content_where = key_path(where, "content")
-    content = get_dict(ctx, message.get("content"), content_where, "a content object")
-    ctype = get_str(ctx, content.get("content_type", "text"), key_path(content_where, "content_type"))
-    if ctype not in _TEXT_TYPES:
+    ctype = content.get("content_type", "text")
+    if not isinstance(ctype, str):
+        ctype = "unnamed content"
+    if ctype in _NOT_SAID:
         skipped[f"{ctype} part(s)"] += 1
         return None
     parts_where = key_path(content_where, "parts")
@@ -217,7 +177,14 @@ def _message(ctx: Context, value: Any, where: str,
         elif isinstance(part, dict):
             _part(ctx, part, part_where, texts, captions, skipped)
         elif part is not None:
-            raise ctx.error(part_where, f"expected a string or an object, got {kind(part)}")
+            skipped[f"{kind(part)} part(s)"] += 1
+    if not texts and not captions and not parts:
+        raw = content.get("text")
+        body = opt_str(ctx, raw, key_path(content_where, "text")) if isinstance(raw, str) else None
+        if body is None:
+            skipped[f"{ctype} part(s)"] += 1
+            return None
+        texts.append(body)
     text = "\n\n".join(texts) or None
     caption = "; ".join(captions) or None
     if text is None and caption is None:
@@ -229,11 +196,6 @@ def _message(ctx: Context, value: Any, where: str,
 def _part(ctx: Context, part: dict[str, Any], where: str, texts: list[str], captions: list[str],
           skipped: Counter[str]) -> None:
     ptype = part.get("content_type")
-    if ptype == "audio_transcription":
-        text = opt_str(ctx, part.get("text"), key_path(where, "text"))
-        if text:
-            texts.append(text)
-            return
     if ptype == "image_asset_pointer":
         metadata = part.get("metadata")
         dalle = metadata.get("dalle") if isinstance(metadata, dict) else None
@@ -243,18 +205,8 @@ def _part(ctx: Context, part: dict[str, Any], where: str, texts: list[str], capt
             return
         skipped["image(s) without a caption"] += 1
         return
+    text = part.get("text")  # an audio transcription, a text part
+    if isinstance(text, str) and text.strip():
+        texts.append(get_str(ctx, text, key_path(where, "text")))
+        return
     skipped[f"{ptype if isinstance(ptype, str) else 'unknown'} part(s)"] += 1
-
-
-def _timestamp(ctx: Context, value: Any, where: str) -> datetime | None:
-    """A Unix time in seconds as a naive UTC datetime (None: no time, with a warning if bad)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        ctx.warn(where, f"expected a Unix time in seconds, got {kind(value)} {show(value)}; no time")
-        return None
-    try:
-        return datetime.fromtimestamp(float(value), UTC).replace(tzinfo=None, microsecond=0)
-    except (OverflowError, OSError, ValueError):
-        ctx.warn(where, f"cannot read the time {show(value)}; no time")
-        return None

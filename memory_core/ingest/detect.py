@@ -5,14 +5,22 @@ Detection (the file's extension is not used), on the first 64 KiB of decoded tex
 1. first non-blank character ``{`` or ``[``: JSON — unless the first line is a complete
    ``{...}`` line and the next non-blank line also starts with ``{``: JSONL. A JSON
    document is scanned once as a stream (syntax, nesting, item count; memory bounded) and
-   recognised by the shape of its first item: LoCoMo (samples with ``conversation`` /
-   ``sample_id``, or the flat layout with ``speaker_a`` / ``session_N``), LongMemEval (items
-   with ``question_id`` / ``haystack_sessions``), a ChatGPT export (chats with a
-   ``mapping``), else the generic JSON chat format.
+   recognised by the shape of its first item: a REALTALK chat (``name.speaker_1``, turns with
+   ``clean_text``), LoCoMo (samples with ``conversation`` / ``sample_id``, or the flat layout
+   with ``speaker_a`` / ``session_N``), LongMemEval (items with ``question_id`` /
+   ``haystack_sessions``), a ChatGPT export (chats with a ``mapping``), a Claude.ai export
+   (chats with ``chat_messages``), a BEAM chat (batches with ``batch_number`` and ``turns``),
+   else the generic JSON chat format. A JSON shape none of these fits is refused naming the
+   keys it has.
 2. the first non-blank line is a session header or a ``Speaker: text`` line and a turn
    line follows within 50 lines: a text transcript.
 3. the first line is a comma-separated header of 2+ plain column names: CSV.
 4. anything else is refused as an unknown format.
+
+A refusal of a detected benchmark layout or chat export ends with what the file was read as
+(``(read as a ChatGPT export)``), so a user whose file was taken for another layout sees why.
+
+A directory is read as a BEAM chat directory: its ``chat.json`` (the questions beside it).
 
 The size limit (``MNEMOSCOPE_MAX_FILE_MB``) applies to what is kept in memory. Most formats
 are read whole, so a file over the limit is refused before it is read. A LongMemEval file is
@@ -34,8 +42,8 @@ from typing import Any
 
 from memory_core.config import ImportLimits
 from memory_core.errors import IngestError
-from memory_core.ingest import chatgpt, generic, locomo, longmemeval, text
-from memory_core.ingest.common import Context, show
+from memory_core.ingest import beam, chatgpt, claude, generic, locomo, longmemeval, realtalk, text
+from memory_core.ingest.common import Context, kind, show
 from memory_core.ingest.reading import (
     JsonShape,
     Source,
@@ -52,13 +60,17 @@ from memory_core.ingest.reading import (
 )
 from memory_core.models import Conversation
 
-FORMATS = ("locomo", "longmemeval", "chatgpt", "json", "jsonl", "csv", "text")
-STREAMED = ("longmemeval", "chatgpt")  # read item by item: the size limit is on what is kept
+FORMATS = ("locomo", "longmemeval", "realtalk", "beam", "chatgpt", "claude", "json", "jsonl", "csv",
+           "text")
+STREAMED = ("longmemeval", "chatgpt", "claude")  # read item by item: the size limit is on what is kept
+_CHAT_EXPORTS = {"chatgpt": chatgpt, "claude": claude}
 _ALIASES = {"txt": "text", "transcript": "text", "generic": "json", "ndjson": "jsonl",
             "locomo10": "locomo", "lme": "longmemeval", "chatgpt-export": "chatgpt",
-            "openai": "chatgpt"}
+            "openai": "chatgpt", "claude.ai": "claude", "anthropic": "claude"}
 _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_ .-]{0,40}")
-_JSON_FAMILY = ("json", "locomo", "longmemeval")
+_JSON_FAMILY = ("json", "locomo", "longmemeval", "realtalk", "beam")
+_READ_AS = {"locomo": "LoCoMo", "longmemeval": "LongMemEval", "realtalk": "a REALTALK chat",
+            "beam": "a BEAM chat", "chatgpt": "a ChatGPT export", "claude": "a Claude.ai export"}
 
 Progress = Callable[[str, int, int], None]
 """``on_progress(stage, done, total)``: stage "checked" while a streamed file is validated."""
@@ -96,9 +108,10 @@ class Streamed:
 def load_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimits | None = None,
               display: str | None = None) -> Loaded:
     """Read, detect and validate one file, keeping it. Raises ``IngestError`` for anything wrong."""
+    path, display = _chat_dir(Path(path), display)
     ctx = Context(display or str(path), limits or ImportLimits())
     chosen = _format_name(fmt, ctx)
-    source, family, _ = _open(Path(path), ctx, chosen)
+    source, family, _ = _open(path, ctx, chosen)
     return _load(source, family, chosen, ctx)
 
 
@@ -113,25 +126,40 @@ def load_bytes(name: str, data: bytes, *, fmt: str | None = None,
 
 
 def _load(source: Source, family: str, chosen: str | None, ctx: Context) -> Loaded:
-    conversations: list[Conversation]
-    if family == "longmemeval":
-        conversations = _keep(longmemeval.read_items(source, ctx), ctx, source)
-    elif family == "chatgpt":
-        conversations = _keep([chatgpt.parse(stream_json(source, ctx), ctx)], ctx, source,
-                              "raise MNEMOSCOPE_MAX_FILE_MB to import it")
-    elif family in _JSON_FAMILY:
+    data: Any = None
+    if family in _JSON_FAMILY and family != "longmemeval":
         data = load_json(read_text(source, ctx), ctx)
         family = chosen or _json_kind(data, ctx)
-        parse = locomo.parse if family == "locomo" else generic.parse_json
-        conversations = parse(data, ctx)
-    elif family == "jsonl":
-        conversations = generic.parse_jsonl(source, ctx)
-    elif family == "csv":
-        conversations = generic.parse_csv(source, ctx)
-    else:
-        conversations = text.parse(source, ctx)
-    _check_unique(conversations, ctx)
+    try:
+        conversations = _parse(source, family, data, ctx)
+        _check_unique(conversations, ctx)
+    except IngestError as exc:
+        raise _read_as(exc, family, chosen) from None
     return Loaded(format=family, conversations=conversations, warnings=ctx.warnings)
+
+
+def _parse(source: Source, family: str, data: Any, ctx: Context) -> list[Conversation]:
+    if family == "longmemeval":
+        return _keep(longmemeval.read_items(source, ctx), ctx, source)
+    if family in _CHAT_EXPORTS:
+        return _keep([_CHAT_EXPORTS[family].parse(stream_json(source, ctx), ctx)], ctx, source,
+                     "raise MNEMOSCOPE_MAX_FILE_MB to import it")
+    if family == "beam":
+        return beam.parse(data, ctx, source.path if source.data is None else None)
+    if family in _JSON_FAMILY:
+        return _PARSERS.get(family, generic.parse_json)(data, ctx)
+    if family == "jsonl":
+        return generic.parse_jsonl(source, ctx)
+    if family == "csv":
+        return generic.parse_csv(source, ctx)
+    return text.parse(source, ctx)
+
+
+def _read_as(exc: IngestError, family: str, chosen: str | None) -> IngestError:
+    """A refusal of a detected layout says which layout the file was read as."""
+    if chosen is not None or family not in _READ_AS or "(read as " in exc.what:
+        return exc
+    return IngestError(exc.file, exc.where, f"{exc.what} (read as {_READ_AS[family]})")
 
 
 def stream_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimits | None = None,
@@ -141,11 +169,15 @@ def stream_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimit
     Formats read whole are loaded as by ``load_file``. Raises ``IngestError`` at the first
     problem, before anything could be saved.
     """
+    path, display = _chat_dir(Path(path), display)
     ctx = Context(display or str(path), limits or ImportLimits())
     chosen = _format_name(fmt, ctx)
-    source, family, shape = _open(Path(path), ctx, chosen)
+    source, family, shape = _open(path, ctx, chosen)
     if family == "longmemeval" and shape is not None:
-        return _stream_longmemeval(source, ctx, shape.items, on_progress)
+        try:
+            return _stream_longmemeval(source, ctx, shape.items, on_progress)
+        except IngestError as exc:
+            raise _read_as(exc, family, chosen) from None
     loaded = _load(source, family, chosen, ctx)
     kept = loaded.conversations
     return Streamed(format=loaded.format, ids=[c.id for c in kept],
@@ -156,8 +188,9 @@ def stream_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimit
 def detect_format(path: str | Path, *, limits: ImportLimits | None = None,
                   display: str | None = None) -> str:
     """The format ``load_file`` would use (a JSON document is scanned to see its first item)."""
+    path, display = _chat_dir(Path(path), display)
     ctx = Context(display or str(path), limits or ImportLimits())
-    source, family, _ = _open(Path(path), ctx, None)
+    source, family, _ = _open(path, ctx, None)
     if family == "json":
         return _json_kind(load_json(read_text(source, ctx), ctx), ctx)
     return family
@@ -208,8 +241,9 @@ def _scan_kind(source: Source, ctx: Context, chosen: str | None) -> tuple[str, J
     first = [first_json_item(source, ctx)]
     if locomo.looks_like(first):
         return "json", shape
-    if chatgpt.looks_like(first):
-        return "chatgpt", shape
+    for name, module in _CHAT_EXPORTS.items():
+        if module.looks_like(first):
+            return name, shape
     return ("longmemeval" if longmemeval.looks_like(first) else "json"), shape
 
 
@@ -315,17 +349,40 @@ def _csv_header(line: str) -> bool:
     return len(cells) >= 2 and all(_COLUMN.fullmatch(c.strip()) for c in cells)
 
 
+_PARSERS: dict[str, Callable[[Any, Context], list[Conversation]]] = {
+    "locomo": locomo.parse, "realtalk": realtalk.parse, "json": generic.parse_json}
+_SHAPES = (("realtalk", realtalk.looks_like), ("locomo", locomo.looks_like), ("beam", beam.looks_like))
+
+
 def _json_kind(data: Any, ctx: Context) -> str:
-    if locomo.looks_like(data):
-        return "locomo"
+    for name, looks_like in _SHAPES:
+        if looks_like(data):
+            return name
     first = data[0] if isinstance(data, list) and data else data
     if isinstance(first, dict) and ("turns" in first or set(first) & set(generic.FIELDS)):
         return "json"
     if isinstance(data, list) and not data:
         raise ctx.error("$", "empty list: nothing to import")
+    if beam.looks_like_questions(data):
+        raise ctx.error("$", "BEAM probing questions alone: import the chat.json beside them, or their "
+                             "chat's directory (the questions are read from there)")
     where = "$[0]" if isinstance(data, list) else "$"
-    raise ctx.error(where, "unrecognised JSON shape: expected LoCoMo samples, LongMemEval items, "
-                           "ChatGPT chats, turn objects or {\"conversation_id\", \"turns\": [...]}")
+    seen = (f"an object with keys {', '.join(show(k, 24) for k in list(first)[:8])}"
+            + (" …" if len(first) > 8 else "")) if isinstance(first, dict) and first else f"a {kind(first)}"
+    raise ctx.error(where, f"unrecognised JSON shape ({seen}): expected LoCoMo samples, LongMemEval "
+                           "items, a REALTALK chat, BEAM batches, ChatGPT or Claude.ai chats, turn "
+                           "objects or {\"conversation_id\", \"turns\": [...]}")
+
+
+def _chat_dir(path: Path, display: str | None) -> tuple[Path, str | None]:
+    """A directory holding a ``chat.json`` (a BEAM chat) is read as that file."""
+    try:
+        inner = path / "chat.json"
+        if path.is_dir() and inner.is_file():
+            return inner, None if display is None else str(Path(display) / "chat.json")
+    except OSError:
+        pass  # open_source names the problem
+    return path, display
 
 
 def _check_unique(conversations: list[Conversation], ctx: Context) -> None:

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from memory_core.contracts import Backend
-from memory_core.models import Trace
+from memory_core.models import Record, Trace
 from memory_core.query import premise
 from memory_core.query.buffer import buffer_tokens, build_buffer
 from memory_core.query.context import ConversationIndex
@@ -63,7 +63,8 @@ def run_question(
     unmentioned = premise.unmentioned(question, buffer)  # a property of the buffer, not of a backend
     timings["buffer"] = time.perf_counter() - t3
     t4 = time.perf_counter()
-    answer = backend.answer(question, plan, buffer, unmentioned=unmentioned)
+    records = matched_records(ci, result)
+    answer = backend.answer(question, plan, buffer, unmentioned=unmentioned, records=records)
     timings["answer"] = time.perf_counter() - t4
     timings["total"] = time.perf_counter() - t0
     timings["plan_retrieve"] = timings["embed"] + timings["plan"] + timings["retrieve"] + timings["buffer"]
@@ -85,6 +86,14 @@ def run_question(
         created_at=datetime.now(UTC).replace(tzinfo=None),
     )
     return trace, result
+
+
+def matched_records(ci: ConversationIndex, result: Retrieval) -> tuple[Record, ...]:
+    """The active records retrieval matched, best match first, each once."""
+    by_id = {r.id: r for r in ci.records}
+    ordered = sorted((m for m in result.matches if m.record_id), key=lambda m: -m.score)
+    ids = dict.fromkeys(m.record_id for m in ordered if m.record_id in by_id)
+    return tuple(by_id[i] for i in ids if i is not None)
 
 
 def _details(result: Retrieval, now: datetime | None) -> dict[str, object]:

@@ -250,8 +250,9 @@ class CurationService:
         """
         self.store.require_conversation(conv_id)
         started = time.perf_counter()
-        questions = saved_questions(
-            self.store.traces(conv_id, limit=100_000),
+        asked = [row for row in self.store.traces(conv_id, limit=100_000) if row.get("kind", "ask") == "ask"]
+        questions = saved_questions(  # questions only: an agent's search is not re-asked
+            asked,
             [q.question for q in self.store.qa_items(conv_id)],
             strategy=strategy, default_strategy=self.queries.settings.strategy, cap=cap,
             before=before,

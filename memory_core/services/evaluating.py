@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[dict[str, Any]], None]
 CURVE_BUDGETS = (500, 1000, 2000, 4000, 8000)
+LOCOMO_STYLE = ("realtalk", "beam")  # layouts besides LoCoMo whose QA is scored as LoCoMo's
 
 
 @dataclass(frozen=True)
@@ -142,10 +143,13 @@ class EvalService:
         return gold
 
     def _read(self, source: Upload | str | Path) -> tuple[str, Loaded]:
-        """The file's conversations, read once by the importer: (name, what it read)."""
+        """The file's conversations, read once by the importer: (name, what it read). A REALTALK
+        or BEAM file is read as such (its QA is LoCoMo's); anything else as LoCoMo."""
+        detected = self.benchmark_format(source)
+        fmt = detected if detected in LOCOMO_STYLE else "locomo"
         if isinstance(source, Upload):
-            return source.name, self.imports.load_bytes(source.name, source.data, fmt="locomo")
-        return str(source), self.imports.load(source, fmt="locomo")
+            return source.name, self.imports.load_bytes(source.name, source.data, fmt=fmt)
+        return str(source), self.imports.load(source, fmt=fmt)
 
     def _gold_from_store(self, conv_id: str) -> GoldConversation:
         self.store.require_conversation(conv_id)

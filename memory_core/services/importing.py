@@ -3,7 +3,9 @@
 A file is read and validated completely (``memory_core.ingest``) before the store is
 touched; then all of its conversations are saved in one transaction. Re-importing an id
 needs ``replace=True``: the old conversation, its memory, traces and edits are replaced
-atomically and its vectors dropped from the index.
+atomically and its vectors dropped from the index — or ``append_file`` / ``remember``, which
+grow it (new sessions, turns at the end of its last session) and keep its memory, edits and
+traces (``services/growing.py``); the next build does only what is new.
 
     ImportService(store, index, settings)
 """
@@ -12,15 +14,17 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from memory_core.config import Settings
 from memory_core.contracts import RelationalStore, VectorStore
-from memory_core.errors import IngestError
+from memory_core.errors import IngestError, StoreError
 from memory_core.ingest import Loaded, Progress, Streamed, detect_format, load_bytes, load_file, stream_file
 from memory_core.ingest.common import show
-from memory_core.models import Conversation
+from memory_core.models import Conversation, Record, Turn
+from memory_core.services.growing import Growth, grow, remember_turns
 from memory_core.store.forget import forget
 
 log = logging.getLogger(__name__)
@@ -54,6 +58,18 @@ class ImportService:
 
     def conversation(self, conv_id: str) -> Conversation:
         return self.store.load_conversation(conv_id)
+
+    def turns(self, conv_id: str, ids: list[str]) -> list[Turn]:
+        """The turns of ``conv_id`` with these ids, in dialogue order; an unknown id is an error."""
+        self.store.require_conversation(conv_id)
+        found = self.store.turns(conv_id, list(dict.fromkeys(ids)))
+        missing = sorted(set(ids) - {t.id for t in found})
+        if missing:
+            raise StoreError(f"conversation '{conv_id}' has no turn {', '.join(missing[:5])}")
+        return found
+
+    def record(self, record_id: str) -> Record:
+        return self.store.record(record_id)
 
     # ------------------------------------------------------------------ importing
     def load(self, path: str | Path, *, fmt: str | None = None, display: str | None = None) -> Loaded:
@@ -98,6 +114,23 @@ class ImportService:
         log.info("imported %d conversations from %s (%s, %d per transaction)", saved, file,
                  streamed.format, batch)
         return self._result(streamed.ids, streamed.warnings, streamed.format, existing)
+
+    def append_file(self, path: str | Path, *, fmt: str | None = None) -> list[Growth]:
+        """Grow known conversations with what ``path`` adds (``import --append``): every
+        conversation in the file is checked before any is written, then each grows in its own
+        transaction."""
+        loaded = self.load(path, fmt=fmt)
+        for conv in loaded.conversations:
+            grow(self.store, conv, str(path), write=False)
+        out = [grow(self.store, conv, str(path), loaded.warnings if i == 0 else ())
+               for i, conv in enumerate(loaded.conversations)]
+        log.info("appended to %s from %s", ", ".join(g.conv_id for g in out), path)
+        return out
+
+    def remember(self, conv_id: str, turns: list[tuple[str, str]], *, session: int | None = None,
+                 when: datetime | None = None) -> Growth:
+        """Append (speaker, text) turns to ``conv_id``: a new session, or the end of its last."""
+        return remember_turns(self.store, self.settings.limits, conv_id, turns, session=session, when=when)
 
     def _existing(self, ids: list[str], replace: bool, file: str) -> list[str]:
         """The ids already in the home; refused unless ``replace``."""

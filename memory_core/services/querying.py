@@ -10,10 +10,12 @@ conversation by ``invalidate`` after a build or an edit.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
+import time
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from memory_core.config import Settings
@@ -21,10 +23,12 @@ from memory_core.contracts import Backend, RelationalStore, VectorStore, Vocabul
 from memory_core.embeddings import Embedder
 from memory_core.errors import QueryError
 from memory_core.llm.accounting import flat_cost, llm_scope, usage
-from memory_core.models import Trace
+from memory_core.models import Answer, Record, Trace
+from memory_core.query.buffer import buffer_tokens, build_buffer
 from memory_core.query.context import ConversationIndex, IndexCache
 from memory_core.query.pipeline import run_question
-from memory_core.query.retrieve import Retrieval
+from memory_core.query.qembed import embed_question
+from memory_core.query.retrieve import Retrieval, retrieve
 from memory_core.query.strategies import strategy, strategy_names
 
 log = logging.getLogger(__name__)
@@ -86,10 +90,12 @@ class QueryService:
         backend: Backend | None = None,
         save: bool = True,
         now: datetime | None = None,
+        client: str = "",
     ) -> tuple[Trace, Retrieval]:
         """Ask with this view's backend, or ``backend`` for this question (e.g. an evaluation
         that keeps one backend for its whole run). ``now`` is when the question is asked
-        (relative dates in it count back from there); default: the last session's time."""
+        (relative dates in it count back from there); default: the last session's time.
+        ``client``: the agent that asked (an MCP client's name), '' for a person."""
         question = (question or "").strip()
         if not question:
             raise QueryError("the question is empty")
@@ -106,19 +112,78 @@ class QueryService:
             trace, result = run_question(ci, question, cfg, embedder=self.embedder, backend=chosen,
                                          budget_tokens=budget_tokens, now=now)
         cost = flat_cost(usage(self.store, scope)) if trace.backend != "offline" else {}
-        trace = trace.model_copy(update={"id": trace_id, "cost": cost})
+        trace = trace.model_copy(update={"id": trace_id, "cost": cost, "client": client})
         if save:
             self.store.save_trace(trace)
         return trace, result
 
     def ask(self, conv_id: str, question: str, *, strategy: str | None = None,
-            budget_tokens: int | None = None, now: datetime | None = None) -> Trace:
+            budget_tokens: int | None = None, now: datetime | None = None, client: str = "") -> Trace:
         trace, _ = self.ask_detailed(conv_id, question, strategy_name=strategy, budget_tokens=budget_tokens,
-                                     now=now)
+                                     now=now, client=client)
         return trace
+
+    def search(self, conv_id: str, query: str, *, limit: int = 10, client: str = "",
+               now: datetime | None = None) -> tuple[Trace, list[Record]]:
+        """The ``limit`` records that answer ``query`` best (plan and retrieval as for a
+        question, no answer): record matches by score, then records the retrieved turns
+        support. Saved as a trace of kind "search" whose buffer is exactly the records' source
+        turns handed over, in dialogue order, with their token count."""
+        query = (query or "").strip()
+        if not query:
+            raise QueryError("the query is empty")
+        if not 1 <= limit <= MAX_SEARCH:
+            raise QueryError(f"limit must be between 1 and {MAX_SEARCH}, got {limit}")
+        started = time.perf_counter()
+        ci = self.conversation_index(conv_id)
+        cfg = strategy(self.settings.strategy)
+        qvec = embed_question(self.embedder, query)
+        vocabulary = ci.vocabulary()
+        if now is not None:
+            vocabulary = dataclasses.replace(vocabulary, question_time=now)
+        plan = self.backend.plan(query, vocabulary)
+        result = retrieve(ci, plan, qvec, cfg, self.settings.budget_tokens, now=now)
+        records = _chosen_records(self.store, ci, result, limit)
+        handed = {t for r in records for t in r.evidence_turn_ids if t in ci.pos}
+        buffer = build_buffer(ci, [ci.pos[t] for t in handed], plan)
+        chosen = {r.id for r in records}
+        trace = Trace(
+            id=uuid.uuid4().hex[:16], conv_id=conv_id, question=query, strategy=cfg.name,
+            backend=self.backend.name, plan=plan,
+            matches=tuple(m for m in result.matches if m.record_id in chosen),
+            episodes=tuple(result.episodes), buffer=tuple(buffer),
+            answer=Answer(text=f"{len(records)} record(s)",
+                          cited_turn_ids=tuple(bt.turn_id for bt in buffer)),
+            timings={"total": round(time.perf_counter() - started, 5)}, buffer_tokens=buffer_tokens(buffer),
+            budget_tokens=self.settings.budget_tokens, created_at=datetime.now(UTC).replace(tzinfo=None),
+            details={"stop_reason": result.stop_reason, "records": [r.id for r in records]},
+            client=client, kind="search")
+        self.store.save_trace(trace)
+        return trace, records
 
     def trace(self, trace_id: str) -> Trace:
         return self.store.trace(trace_id)
 
-    def traces(self, conv_id: str) -> list[dict[str, Any]]:
-        return self.store.traces(conv_id)
+    def traces(self, conv_id: str, *, agents: bool | None = False) -> list[dict[str, Any]]:
+        """Newest first. ``agents``: False — people's questions, True — agent calls (MCP
+        clients; each row names its ``client`` and ``kind``), None — both."""
+        return self.store.traces(conv_id, agents=agents)
+
+
+MAX_SEARCH = 50
+
+
+def _chosen_records(store: RelationalStore, ci: ConversationIndex, result: Retrieval,
+                    limit: int) -> list[Record]:
+    """Active records: the record matches by score, then those the retrieved turns support
+    (in the retrieval's turn order)."""
+    active = {r.id: r for r in store.records(ci.conv_id)}
+    ids = [m.record_id for m in sorted(result.matches, key=lambda m: -m.score)
+           if m.record_id and m.record_id in active]
+    by_turn: dict[str, list[str]] = {}
+    for r in active.values():
+        for t in r.evidence_turn_ids:
+            by_turn.setdefault(t, []).append(r.id)
+    for p in result.positions:
+        ids.extend(by_turn.get(ci.turns[p].id, []))
+    return [active[i] for i in list(dict.fromkeys(ids))[:limit]]

@@ -24,9 +24,10 @@ class ActivityStore(StoreBase):
     # ------------------------------------------------------------------ traces
     def save_trace(self, trace: Trace) -> None:
         self.execute(
-            "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO traces (id, conv_id, question, strategy, backend, created_at, payload, client, "
+            "kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [trace.id, trace.conv_id, trace.question, trace.strategy, trace.backend,
-             trace.created_at, trace.model_dump_json()],
+             trace.created_at, trace.model_dump_json(), trace.client, trace.kind],
         )
 
     def trace(self, trace_id: str) -> Trace:
@@ -35,11 +36,13 @@ class ActivityStore(StoreBase):
             raise StoreError(f"unknown trace '{trace_id}'")
         return Trace.model_validate_json(row[0])
 
-    def traces(self, conv_id: str, limit: int = 200) -> list[dict[str, Any]]:
-        """Newest first: id, question, strategy, backend, created_at."""
+    def traces(self, conv_id: str, limit: int = 200, *, agents: bool | None = None) -> list[dict[str, Any]]:
+        """Newest first: id, question, strategy, backend, created_at, client, kind. ``agents``:
+        False — people's questions only (client ''), True — agent calls only, None — both."""
+        where = {False: " AND client = ''", True: " AND client <> ''", None: ""}[agents]
         return self.dicts(
-            "SELECT id, question, strategy, backend, created_at FROM traces WHERE conv_id = ? "
-            "ORDER BY created_at DESC LIMIT ?",
+            "SELECT id, question, strategy, backend, created_at, client, kind FROM traces "  # noqa: S608
+            f"WHERE conv_id = ?{where} ORDER BY created_at DESC LIMIT ?",
             [conv_id, limit],
         )
 

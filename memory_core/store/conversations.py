@@ -71,6 +71,32 @@ class ConversationStore(StoreBase):
                     position += 1
             self.insert_rows("turns", rows)
 
+    def grow_conversation(self, conv_id: str, *, extend: Session | None = None,
+                          sessions: Sequence[Session] = (), speakers: Sequence[str] = (),
+                          qa: Sequence[QAItem] = ()) -> None:
+        """Grow an imported conversation in one transaction: ``extend`` holds turns to append
+        to an existing session (its built mark is dropped, so the next build redoes that
+        session only — its memory stays until then), ``sessions`` are new sessions after the
+        last, ``speakers`` the new speaker list, ``qa`` new questions."""
+        with self.atomic():
+            self.lock_conversation(conv_id)
+            if extend is not None and extend.turns:
+                position = int(self.scalar(
+                    "SELECT coalesce(max(position) + 1, 0) FROM turns WHERE conv_id = ?", [conv_id]))
+                self.insert_rows("turns", [
+                    [conv_id, t.id, t.session, t.index, position + i, t.speaker, t.text, t.image_caption,
+                     t.image_url, t.session_time] for i, t in enumerate(extend.turns)])
+                self.execute("DELETE FROM built_sessions WHERE conv_id = ? AND session = ?",
+                             [conv_id, extend.index])
+            if sessions:
+                self.add_sessions(conv_id, list(sessions))
+            if speakers:
+                self.execute("UPDATE conversations SET speakers = ? WHERE id = ?",
+                             [dumps(list(speakers)), conv_id])
+            self.insert_rows("qa", [
+                [conv_id, q.qid, q.question, q.answer, dumps(list(q.evidence)), q.category,
+                 q.adversarial_answer, q.question_time] for q in qa])
+
     def delete_conversation(self, conv_id: str) -> None:
         self.delete_conversation_rows(conv_id, REPLACE_TABLES)
 

@@ -212,11 +212,18 @@ CREATE TABLE build_status (
 );
 """
 
-# V4: where in the app an edit was made ("browse", "review queue", "edit form", ...); NULL for
-# edits made before V4 or through the library without naming a place
+# V4: who asked — '' for a person (app, CLI, evaluation), else the MCP client's name — and what
+# the call was ('ask' | 'search'), so the Ask page can list agent calls beside people's questions
 V4 = """
+ALTER TABLE traces ADD COLUMN client VARCHAR NOT NULL DEFAULT '';
+ALTER TABLE traces ADD COLUMN kind VARCHAR NOT NULL DEFAULT 'ask';
+"""
+
+# V5: where in the app an edit was made ("browse", "review queue", "edit form", ...); NULL for
+# edits made before V5 or through the library without naming a place
+V5 = """
 ALTER TABLE edits ADD COLUMN via VARCHAR;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, V4]
+MIGRATIONS: list[str] = [V1, V2, V3, V4, V5]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -131,7 +131,7 @@ def test_a_longmemeval_path_with_the_format_chosen_and_a_type_filter(open_app, t
     path.write_text(json.dumps(ITEMS), encoding="utf-8")
     at = open_app("pages/evaluate.py", conv=SAMPLE_ID, timeout=900)
     widget(at.radio, "Questions").set_value("A benchmark file on this machine").run()
-    widget(at.text_input, "Path of a LoCoMo or LongMemEval JSON file").input(str(path)).run()
+    widget(at.text_input, "Path of a benchmark file or a BEAM chat directory").input(str(path)).run()
     widget(at.selectbox, "Format").set_value("longmemeval").run()
     no_errors(at)
     assert "LongMemEval layout" in all_text(at) and "(detected)" not in all_text(at)
@@ -143,7 +143,7 @@ def test_a_longmemeval_path_with_the_format_chosen_and_a_type_filter(open_app, t
     # a file that is no benchmark layout is refused in one line
     other = tmp_path / "chat.txt"
     other.write_text("Ana: hello\nBen: hi there\n", encoding="utf-8")
-    widget(at.text_input, "Path of a LoCoMo or LongMemEval JSON file").input(str(other)).run()
+    widget(at.text_input, "Path of a benchmark file or a BEAM chat directory").input(str(other)).run()
     widget(at.selectbox, "Format").set_value("detect").run()
     assert any("not a benchmark layout" in e.value for e in at.error)
 

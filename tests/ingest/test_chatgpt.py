@@ -139,8 +139,6 @@ def test_big_exports_stream_and_the_limit_applies_to_what_is_kept(write):
          '$[0].mapping["u-new"].message.author.role', "expected a string, got number"),
         (lambda c: c["mapping"]["u-new"]["message"]["content"].update(parts="hi"),
          '$[0].mapping["u-new"].message.content.parts', "expected a list of parts, got string"),
-        (lambda c: c["mapping"]["u-new"]["message"]["content"].update(parts=[["x"]]),
-         '$[0].mapping["u-new"].message.content.parts[0]', "expected a string or an object, got list"),
         (lambda c: c["mapping"].update({"u-new": "text"}), '$[0].mapping["u-new"]',
          "expected a message node, got string"),
     ],
@@ -157,8 +155,11 @@ def test_hostile_exports_are_refused_with_the_json_path(write, change, where, wh
 def test_an_export_of_only_empty_chats_is_refused(write):
     empty = chat("Empty", 1_695_000_000.0, [node("root", None, ["s"]),
                                            node("s", "root", [], "system", "be nice")], "s")
-    with pytest.raises(IngestError, match="no chat has user or assistant text"):
+    with pytest.raises(IngestError) as err:
         load_file(write("conversations.json", [empty]))
+    assert err.value.where == "$"
+    assert err.value.what == ("no chat has user or assistant text (1 chat(s); skipped 1 system message(s)) "
+                              "(read as a ChatGPT export)")
 
 
 def test_a_bad_create_time_is_a_warning(write):
@@ -167,3 +168,91 @@ def test_a_bad_create_time_is_a_warning(write):
     loaded = load_file(write("conversations.json", [value]))
     assert loaded.conversations[0].sessions[0].time is None
     assert any("$[0].create_time" in w and "Unix time" in w for w in loaded.warnings)
+
+
+def modern_chat() -> dict[str, Any]:
+    """A chat as recent exports write it: hidden context, reasoning, a tool round trip, code shown
+    to the user, an uploaded image, a voice message and content types the reader has never seen."""
+    steps: list[tuple[str, Any, str, dict[str, Any]]] = [
+        ("system", [""], "text", {"metadata": {"is_visually_hidden_from_conversation": True}}),
+        ("user", None, "user_editable_context", {"content": {
+            "content_type": "user_editable_context", "user_profile": "I keep bees.",
+            "user_instructions": "Be brief."}}),
+        ("user", ["My hive swarmed twice in May.",
+                  {"content_type": "image_asset_pointer", "asset_pointer": "file-service://hive",
+                   "width": 640, "height": 480}], "multimodal_text", {}),
+        ("assistant", None, "thoughts", {"content": {"content_type": "thoughts", "thoughts": [
+            {"summary": "Swarming", "content": "Consider queen cells."}]}}),
+        ("assistant", None, "reasoning_recap", {"content": {"content_type": "reasoning_recap",
+                                                            "content": "Thought for 4 seconds"}}),
+        ("assistant", None, "code", {"recipient": "python", "content": {
+            "content_type": "code", "language": "python", "text": "print(2 * 7)"}}),
+        ("tool", None, "execution_output", {"content": {"content_type": "execution_output",
+                                                        "text": "14"}}),
+        ("assistant", None, "code", {"content": {"content_type": "code", "language": "bash",
+                                                 "text": "echo 'check for queen cells'"}}),
+        ("assistant", ["Two swarms in one month usually means the colony ran out of room."],
+         "text", {}),
+        ("user", [{"content_type": "audio_transcription", "text": "Should I add a super?"},
+                  {"content_type": "audio_asset_pointer", "asset_pointer": "sediment://a"}],
+         "multimodal_text", {}),
+        ("assistant", ["Yes, add a super now.", {"content_type": "hologram_card", "x": 1}],
+         "brand_new_widget", {}),
+        ("assistant", None, "sonic_webpage", {"content": {"content_type": "sonic_webpage",
+                                                          "url": "https://example.org"}}),
+    ]
+    ids = ["root"] + [f"n{i}" for i in range(len(steps))]
+    nodes = [node("root", None, ids[1:2])]
+    for i, (role, parts, ctype, extra) in enumerate(steps):
+        n = node(ids[i + 1], ids[i], ids[i + 2:i + 3], role, parts or [], ctype=ctype)
+        n["message"].update(extra)
+        nodes.append(n)
+    return chat("Bees", 1_710_000_000.0, nodes, ids[-1])
+
+
+def test_every_content_type_is_read_text_kept_the_rest_counted_in_one_warning(write):
+    loaded = load_file(write("conversations.json", [modern_chat()]))
+    (conv,) = loaded.conversations
+    assert [(t.speaker, t.text) for t in conv.turns] == [
+        ("user", "My hive swarmed twice in May."),
+        ("assistant", "echo 'check for queen cells'"),
+        ("assistant", "Two swarms in one month usually means the colony ran out of room."),
+        ("user", "Should I add a super?"),
+        ("assistant", "Yes, add a super now."),
+    ]
+    (skipped,) = [w for w in loaded.warnings if "message part(s)" in w]
+    assert "conversations.json: skipped 10 message part(s): " in skipped
+    for counted in ("1 system message(s)", "1 user_editable_context part(s)", "1 thoughts part(s)",
+                    "1 reasoning_recap part(s)", "1 call(s) to a tool", "1 tool message(s)",
+                    "1 image(s) without a caption", "1 audio_asset_pointer part(s)",
+                    "1 hologram_card part(s)", "1 sonic_webpage part(s)"):
+        assert counted in skipped
+
+
+def test_a_refusal_says_what_was_skipped(write):
+    value = modern_chat()
+    for n in value["mapping"].values():  # only what is never a turn is left
+        msg = n["message"]
+        if msg is not None and msg["content"]["content_type"] not in ("thoughts", "reasoning_recap"):
+            n["message"] = None
+    with pytest.raises(IngestError) as err:
+        load_file(write("conversations.json", [value]))
+    assert str(err.value).endswith("conversations.json: $: no chat has user or assistant text (1 chat(s); "
+                                   "skipped 1 thoughts part(s), 1 reasoning_recap part(s)) "
+                                   "(read as a ChatGPT export)")
+
+
+def test_a_part_of_an_unknown_kind_is_a_warning(write):
+    value = edited_chat()
+    value["mapping"]["u-new"]["message"]["content"]["parts"] = ["My dog is called Bruno.", ["x"], 7]
+    loaded = load_file(write("conversations.json", [value]))
+    assert loaded.conversations[0].turns[0].text == "My dog is called Bruno."
+    assert any("1 list part(s)" in w and "1 number part(s)" in w for w in loaded.warnings)
+
+
+def test_a_message_without_a_content_object_is_counted_not_refused(write):
+    value = edited_chat()
+    value["mapping"]["a-new"]["message"]["content"] = None
+    loaded = load_file(write("conversations.json", [value]))
+    assert [t.text for t in loaded.conversations[0].turns][:2] == ["My dog is called Bruno.", ""]
+    assert any("1 message(s) without a content object" in w for w in loaded.warnings)

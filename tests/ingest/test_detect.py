@@ -15,6 +15,11 @@ from .samples import locomo_sample
 
 LME = [{"question_id": "q1", "question": "?", "answer": "a", "haystack_sessions": [[
     {"role": "user", "content": "hi"}]]}]
+CLAUDE = [{"uuid": "c", "name": "n", "created_at": "2024-01-01T00:00:00Z", "chat_messages": [
+    {"sender": "human", "text": "hi", "content": [{"type": "text", "text": "hi"}]}]}]
+REALTALK = {"name": {"speaker_1": "A", "speaker_2": "B"}, "session_1": [
+    {"clean_text": "hi", "speaker": "A", "date_time": "01.02.2024, 10:00:00", "dia_id": "D1:1"}]}
+BEAM = [{"batch_number": 1, "turns": [[{"role": "user", "id": 0, "content": "hi ->-> 1,1"}]]}]
 
 
 @pytest.mark.parametrize(
@@ -23,6 +28,9 @@ LME = [{"question_id": "q1", "question": "?", "answer": "a", "haystack_sessions"
         (json.dumps([locomo_sample()]), "locomo"),
         (json.dumps(locomo_sample(), indent=2), "locomo"),
         (json.dumps(LME), "longmemeval"),
+        (json.dumps(CLAUDE), "claude"),
+        (json.dumps(REALTALK, indent=2), "realtalk"),
+        (json.dumps(BEAM), "beam"),
         (json.dumps([{"speaker": "A", "text": "hi"}]), "json"),
         (json.dumps({"conversation_id": "c", "turns": [{"speaker": "A", "text": "hi"}]}, indent=1), "json"),
         ('{"speaker": "A", "text": "hi"}\n{"speaker": "B", "text": "yo"}\n', "jsonl"),
@@ -58,8 +66,11 @@ def test_unknown_formats_are_refused(write):
         with pytest.raises(IngestError, match="unknown format"):
             load_file(write("prose.txt", content))
     with pytest.raises(IngestError) as err:
-        load_file(write("odd.json", {"hello": "world"}))
-    assert err.value.where == "$" and "unrecognised JSON shape" in err.value.what
+        load_file(write("odd.json", {"hello": "world", "threads": []}))
+    assert err.value.where == "$"
+    assert err.value.what.startswith("unrecognised JSON shape (an object with keys 'hello', 'threads'): "
+                                     "expected LoCoMo samples, LongMemEval items, a REALTALK chat, BEAM "
+                                     "batches, ChatGPT or Claude.ai chats")
 
 
 @pytest.mark.parametrize(

@@ -10,13 +10,17 @@ unusable; an answer of "Unknown" is marked unsupported.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import Field
 
 from memory_core.backends.prompts.common import Ids, Messages, Reply, Text, known
 from memory_core.llm.parsing import Checked
-from memory_core.models import Answer, BufferTurn, Plan
+from memory_core.models import Answer, BufferTurn, Plan, Record, SupportLevel
+from memory_core.query.grounding import grade
 
 UNKNOWN = "Unknown"
+RECORDS_SHOWN = 12
 
 SYSTEM = (
     "You answer questions about a past conversation using only the excerpts of it that you are "
@@ -31,7 +35,8 @@ INSTRUCTIONS = """Answer the question from the excerpts below.
 - The plan lists what evidence was searched for; it is a reading aid, not evidence.
 - For questions that count, list, compare or ask for the first/last case, go through every excerpt and collect every qualifying case before answering.
 - For questions about time, find the event first, then state its time; work out dates from the session date when a turn says "yesterday", "last week" and so on, and keep the wording approximate when the turns are.
-- Keep the answer as short as will do: a name, a date, a phrase or one sentence. No explanation.
+- Answer in the form the question asks for, as short as will do and never a cut-off phrase: who -> a person's name (or the relation, e.g. "her brother Tom"); where -> the place; when -> the date, worked out from the session date; how many -> a number; yes/no questions -> "Yes" or "No"; "would/likely" questions -> "Likely yes" or "Likely no"; what -> the thing itself (a noun phrase); questions that gather -> the items, joined by commas. No explanation.
+- Records, when given, are facts extracted from the conversation (some corrected by people); prefer a record that states exactly what is asked, and cite its turns.
 - If the excerpts do not establish the answer, the answer is exactly "Unknown".
 
 Give:
@@ -79,16 +84,26 @@ def render_buffer(buffer: list[BufferTurn]) -> str:
     return "\n".join(blocks).strip()
 
 
-def build_messages(question: str, plan: Plan, buffer: list[BufferTurn]) -> Messages:
+def render_records(records: Sequence[Record]) -> str:
+    return "\n".join(f"- {r.entity} · {r.property} = {r.value} [{', '.join(r.evidence_turn_ids)}]"
+                     for r in records[:RECORDS_SHOWN])
+
+
+def build_messages(question: str, plan: Plan, buffer: list[BufferTurn],
+                   records: Sequence[Record] = ()) -> Messages:
     excerpts = render_buffer(buffer) or "(no excerpts were found)"
+    facts = f"Records:\n{render_records(records)}\n\n" if records else ""
     return [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": f"{INSTRUCTIONS}\n\nPlan:\n{render_plan(plan)}\n\n"
+        {"role": "user", "content": f"{INSTRUCTIONS}\n\nPlan:\n{render_plan(plan)}\n\n{facts}"
                                     f"Excerpts:\n{excerpts}\n\nQuestion: {question}"},
     ]
 
 
-def to_answer(reply: AnswerReply, buffer: list[BufferTurn]) -> Checked[Answer]:
+def to_answer(reply: AnswerReply, buffer: list[BufferTurn], plan: Plan | None = None,
+              records: Sequence[Record] = ()) -> Checked[Answer]:
+    """The reply as an answer; its support graded by the same check as every answer
+    (``query.grounding``): claimed, grounded in the cited turns or records, entities covered."""
     problems: list[str] = []
     text = reply.answer.strip()
     if not text:
@@ -97,7 +112,12 @@ def to_answer(reply: AnswerReply, buffer: list[BufferTurn]) -> Checked[Answer]:
     if outside:
         problems.append(f"cited turn ids not among the excerpts removed: {', '.join(outside[:5])}")
     unknown = text.rstrip(".").strip().lower() == UNKNOWN.lower()
-    supported = bool(reply.supported) if reply.supported is not None else bool(cited)
+    claimed = bool(reply.supported) if reply.supported is not None else bool(cited)
     if unknown:
-        supported, cited = False, []
-    return Checked(Answer(text=text, cited_turn_ids=tuple(cited), supported=supported), problems)
+        claimed, cited = False, []
+    by_id = {t.turn_id: t for t in buffer}
+    cited_turns = [by_id[i] for i in cited if i in by_id]
+    cited_records = [r for r in records if set(r.evidence_turn_ids) & set(cited)]
+    level = grade(text, plan or Plan(question=""), cited_turns, cited_records, claimed)
+    return Checked(Answer(text=text, cited_turn_ids=tuple(cited), supported=level != SupportLevel.UNKNOWN,
+                          support=level, record_ids=tuple(r.id for r in cited_records)), problems)

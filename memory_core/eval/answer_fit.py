@@ -1,0 +1,141 @@
+"""Fitting the offline answer model on tune files (``python -m memory_core bench fit-answer``).
+
+    collect(services, files) -> [Sample]        ask every scored question once, keep the answer
+                                                stage's inputs (plan, buffer, matched records)
+    fit_answer_model(samples, parse) -> (model, report)
+
+Each option the evidence offers a question (``query.compose``) is labelled with its token-F1
+against the gold answer; a logistic model is fitted on those labels (``answer_model.fit``),
+then ``supported_at`` is calibrated: the lowest probability from which the chosen answers of
+the tune questions were right (F1 >= 0.5) at least 90 % of the time. The samples can be kept
+in a JSON-lines file so that a refit does not ask again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memory_core.eval.metrics import token_f1
+from memory_core.models import BufferTurn, Plan, Record
+from memory_core.query import premise
+from memory_core.query.answer_model import AnswerModel, calibrate, featurise, fit
+from memory_core.query.answering import Candidate, Parse, candidates, covered, options
+from memory_core.query.compose import Choice
+from memory_core.query.pipeline import matched_records
+
+if TYPE_CHECKING:
+    from memory_core.services import Services
+
+RIGHT = 0.5  # token-F1 from which an answer counts as right
+PRECISION = 0.9  # share of supported answers that must be right on the tune files
+SKIPPED_TARGETS = frozenset({"boolean", "likelihood"})  # answered by polarity, not by options
+
+
+@dataclass(frozen=True)
+class Sample:
+    source: str
+    conv_id: str
+    qid: int
+    category: int
+    question: str
+    gold: str
+    plan: Plan
+    buffer: tuple[BufferTurn, ...]
+    records: tuple[Record, ...]
+    unmentioned: tuple[str, ...]
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "source": self.source, "conv_id": self.conv_id, "qid": self.qid, "category": self.category,
+            "question": self.question, "gold": self.gold, "plan": self.plan.model_dump(mode="json"),
+            "buffer": [b.model_dump(mode="json") for b in self.buffer],
+            "records": [r.model_dump(mode="json") for r in self.records],
+            "unmentioned": list(self.unmentioned),
+        })
+
+    @classmethod
+    def from_json(cls, line: str) -> Sample:
+        d = json.loads(line)
+        return cls(source=d["source"], conv_id=d["conv_id"], qid=int(d["qid"]), category=int(d["category"]),
+                   question=d["question"], gold=d["gold"], plan=Plan.model_validate(d["plan"]),
+                   buffer=tuple(BufferTurn.model_validate(b) for b in d["buffer"]),
+                   records=tuple(Record.model_validate(r) for r in d["records"]),
+                   unmentioned=tuple(d["unmentioned"]))
+
+
+def collect(services: Services, files: Iterable[str], *,
+            on_progress: Callable[[str], None] | None = None) -> list[Sample]:
+    """Ask every scored question of the files once (offline, default strategy), keeping what
+    the answer stage was given."""
+    out: list[Sample] = []
+    for file in files:
+        for gold in services.evaluation.gold_questions(file):
+            ci = services.queries.conversation_index(gold.conv_id)
+            for q in gold.scored():
+                trace, result = services.queries.ask_detailed(gold.conv_id, q.question, save=False)
+                buffer = list(trace.buffer)
+                out.append(Sample(
+                    source=Path(file).name, conv_id=gold.conv_id, qid=q.qid, category=q.category,
+                    question=q.question, gold=q.answer, plan=trace.plan, buffer=tuple(buffer),
+                    records=matched_records(ci, result), unmentioned=premise.unmentioned(q.question, buffer)))
+            if on_progress:
+                on_progress(f"{Path(file).name} {gold.conv_id}: {len(gold.scored())} questions")
+    return out
+
+
+Labelled = list[tuple[Choice, dict[str, float], float]]  # option, features, token-F1 against gold
+
+
+def _groups(samples: Sequence[Sample], parse: Parse) -> list[tuple[Sample, Labelled, list[Candidate]]]:
+    """Each usable sample with its options (choice, features, F1)."""
+    out = []
+    for s in samples:
+        if s.unmentioned or s.plan.answer_target in SKIPPED_TARGETS:
+            continue
+        ranked = candidates(s.plan, list(s.buffer))
+        if not ranked:
+            continue
+        opts = options(s.question, s.plan, ranked, s.records, list(s.buffer), parse)
+        out.append((s, [(c, featurise(c.option), token_f1(c.text, s.gold)) for c in opts], ranked))
+    return out
+
+
+def fit_answer_model(samples: Sequence[Sample], parse: Parse, *,
+                     l2: float = 1.0) -> tuple[AnswerModel, dict[str, Any]]:
+    groups = _groups(samples, parse)
+    model = fit([[(f, y) for _c, f, y in opts] for _s, opts, _r in groups if opts], l2=l2)
+    chosen: list[tuple[float, bool]] = []
+    by_target: dict[str, list[tuple[float, bool]]] = {}
+    f1s: list[float] = []
+    oracle: list[float] = []
+    for s, opts, ranked in groups:
+        if not opts:
+            continue
+        probs = model.probabilities([f for _c, f, _y in opts])
+        p, c, f1 = max(((p, c, y) for p, (c, _f, y) in zip(probs, opts, strict=True)), key=lambda t: t[0])
+        f1s.append(f1)
+        oracle.append(max(y for _c, _f, y in opts))
+        chosen.append((p, bool(f1 >= RIGHT and covered(s.plan, c, ranked))))
+        by_target.setdefault(s.plan.answer_target or "value", []).append(chosen[-1])
+    model.supported_at = calibrate(chosen, PRECISION)
+    model.supported_at_by_target = {t: calibrate(c, PRECISION) for t, c in by_target.items()}
+    supported = sum(p >= model.threshold(t) for t, c in by_target.items() for p, _ok in c)
+    right = sum(ok for t, c in by_target.items() for p, ok in c if p >= model.threshold(t))
+    n = len(f1s)
+    report = {
+        "files": sorted({s.source for s in samples}),
+        "questions": len(samples),
+        "fitted_on": n,
+        "options": sum(len(opts) for _s, opts, _r in groups),
+        "chosen_f1": round(sum(f1s) / n, 4) if n else 0.0,
+        "best_option_f1": round(sum(oracle) / n, 4) if n else 0.0,
+        "supported_at": {t: round(v, 4) for t, v in sorted(model.supported_at_by_target.items())},
+        "supported_share": round(supported / n, 4) if n else 0.0,
+        "supported_right": round(right / supported, 4) if supported else 0.0,
+    }
+    model.notes = report
+    return model, report

@@ -1,0 +1,277 @@
+"""Answer options: every complete piece the evidence offers, described for the answer model.
+
+    Question.of(plan)                                  what the question asks, once
+    sentence_options(q, cand, rank, best, doc)         constituents of one evidence sentence
+    record_options(q, records, ranked)                 values of the active records that matched
+    time_options(q, ranked)                            time expressions resolved on their session date
+    quote(cand)                                        the sentence itself, with speaker and date
+
+An option keeps where it came from (the turn it cites, or the record), so the answer cites
+the turn its words are in. Which option answers is the model's call (``answer_model``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from memory_core import timeexpr
+from memory_core.models import BufferTurn, Plan, Record
+from memory_core.query.answer_model import Option
+from memory_core.query.constituents import Constituent, constituents
+from memory_core.query.families import property_families, word_families
+from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+    from memory_core.query.answering import Candidate
+
+TIME_SENTENCES = 3  # time expressions are looked for in the best few sentences
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One option with what the answer needs to cite it."""
+
+    option: Option
+    text: str
+    turn: BufferTurn | None
+    record: Record | None = None
+
+
+@dataclass(frozen=True)
+class Question:
+    plan: Plan
+    target: str
+    stems: frozenset[str]  # the question's content stems, asked names left out
+    asked: frozenset[str]  # folded first names of the asked entities
+    head: str | None  # the category noun ("what instrument ..." -> instrument)
+    head_families: frozenset[str]
+
+    @classmethod
+    def of(cls, plan: Plan) -> Question:
+        asked = frozenset(fold(r.entity.split("'")[0].split()[0]) for r in plan.requirements
+                          if r.entity and r.role != "bridge")
+        stems = frozenset(stem(w) for w in words(plan.question) if w not in STOPWORDS and w not in WEAK_WORDS)
+        head = category_head(plan.question)
+        return cls(plan=plan, target=plan.answer_target or "value",
+                   stems=stems - {stem(a) for a in asked}, asked=asked, head=head,
+                   head_families=word_families(head) if head else frozenset())
+
+
+def category_head(question: str) -> str | None:
+    """The noun the question names as the answer's category ("What workshop did ..." -> workshop)."""
+    m = re.search(
+        r"\b(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+|sorts?\s+of\s+)?([A-Za-z+\-]+)\s+"
+        r"(?:is|are|was|were|has|have|had|did|does|do)\b",
+        question,
+        re.IGNORECASE,
+    )
+    if not m or m.group(1).lower() in STOPWORDS:
+        return None
+    return m.group(1)
+
+
+def _content(text: str) -> list[str]:
+    return [stem(w) for w in words(text) if w not in STOPWORDS]
+
+
+def _shares(q: Question, text: str) -> tuple[float, float]:
+    """(novelty, overlap): the share of the text's content words new to the question, and of
+    the question's content words the text repeats."""
+    mine = _content(text)
+    if not mine:
+        return 0.0, 0.0
+    novelty = sum(s not in q.stems for s in mine) / len(mine)
+    overlap = len(set(mine) & q.stems) / len(q.stems) if q.stems else 0.0
+    return novelty, overlap
+
+
+def _head_match(q: Question, text: str) -> bool:
+    if not q.head:
+        return False
+    target = stem(fold(q.head))
+    return any(stem(w) == target or (q.head_families and word_families(w) & q.head_families)
+               for w in words(text) if w not in STOPWORDS)
+
+
+def _asked_name(q: Question, text: str) -> bool:
+    return bool(set(words(text)) & q.asked)
+
+
+def _option(q: Question, text: str, kind: str, *, sentence_score: float, rank: int, distance: float = 1.0,
+            attached: bool = False, proper: float = 0.0, speaker_is_asked: bool = False,
+            closeness: float = 0.0, record: Record | None = None, sentence: str = "") -> Option:
+    novelty, overlap = _shares(q, text)
+    _n, sentence_overlap = _shares(q, sentence) if sentence else (0.0, 0.0)
+    prop_match = False
+    edited = False
+    if record is not None:
+        wanted = [r for r in q.plan.requirements if r.role != "bridge" and r.property]
+        families = {f for r in wanted for f in property_families(r.property or "")}
+        prop_match = any(fold(r.property or "") == fold(record.property) for r in wanted) or bool(
+            families & property_families(record.property))
+        edited = record.origin == "annotator" or record.version > 1
+    return Option(text=text, kind=kind, target=q.target, sentence_score=sentence_score, sentence_rank=rank,
+                  novelty=novelty, overlap=overlap, distance=distance, attached=attached, proper=proper,
+                  words=len(text.split()), head_match=_head_match(q, text), asked_name=_asked_name(q, text),
+                  speaker_is_asked=speaker_is_asked, record=record is not None, record_property=prop_match,
+                  edited=edited, turn_closeness=closeness, sentence_overlap=sentence_overlap)
+
+
+def _speaker_is_asked(q: Question, turn: BufferTurn) -> bool:
+    return bool(turn.speaker) and fold(turn.speaker.split()[0]) in q.asked
+
+
+def sentence_options(q: Question, cand: Candidate, rank: int, best: float, doc: Doc,
+                     closeness: float = 0.0) -> list[Choice]:
+    """Every constituent of the candidate's sentence as an option."""
+    hits = [t.i for t in doc if not t.is_stop and stem(fold(t.text)) in q.stems]
+    n = max(len(doc), 1)
+    out = []
+    for c in constituents(doc):
+        if not c.text or all(w in STOPWORDS for w in words(c.text)):
+            continue
+        out.append(Choice(_constituent_option(q, c, cand, rank, best, hits, n, closeness), c.text, cand.turn))
+    return out
+
+
+def _constituent_option(q: Question, c: Constituent, cand: Candidate, rank: int, best: float,
+                        hits: list[int], n: int, closeness: float) -> Option:
+    if c.start >= 0 and hits:
+        gaps = [0 if c.start <= h < c.end else min(abs(h - c.start), abs(h - (c.end - 1))) for h in hits]
+        distance = min(gaps) / n
+    else:
+        distance = 1.0
+    attached = bool(c.head_lemma) and stem(c.head_lemma) in q.stems
+    return _option(q, c.text, c.kind, sentence_score=cand.score / best if best else 0.0, rank=rank,
+                   distance=distance, attached=attached, proper=c.proper,
+                   speaker_is_asked=_speaker_is_asked(q, cand.turn), closeness=closeness,
+                   sentence=cand.sentence)
+
+
+def record_options(q: Question, records: Sequence[Record], ranked: Sequence[Candidate],
+                   by_turn: dict[str, BufferTurn], closeness: dict[str, float]) -> list[Choice]:
+    """The matched active records about an asked entity (or any, when none is asked)."""
+    best = ranked[0].score if ranked else 1.0
+    turn_score: dict[str, float] = {}
+    for c in ranked:
+        turn_score.setdefault(c.turn.turn_id, c.score)
+    out = []
+    for rank, rec in enumerate(records):
+        if q.asked and fold(rec.entity.split("'")[0].split()[0]) not in q.asked:
+            continue
+        if not rec.value.strip():
+            continue
+        cited = next((by_turn[t] for t in rec.evidence_turn_ids if t in by_turn), None)
+        score = max((turn_score.get(t, 0.0) for t in rec.evidence_turn_ids), default=0.0)
+        said_by_asked = fold((rec.source_speaker or "?").split()[0]) in q.asked
+        option = _option(q, rec.value, "record", sentence_score=score / best if best else 0.0, rank=rank,
+                         distance=0.0, attached=True, record=rec, speaker_is_asked=said_by_asked,
+                         closeness=closeness.get(cited.turn_id, 0.0) if cited else 0.0,
+                         sentence=cited.text if cited else "")
+        out.append(Choice(option, rec.value, cited, rec))
+    return out
+
+
+def ranked_by_kind(choices: list[Choice]) -> list[Choice]:
+    """The choices with each one's rank among the options of its kind (in the given order)."""
+    seen: dict[str, int] = {}
+    out = []
+    for c in choices:
+        k = seen.get(c.option.kind, 0)
+        seen[c.option.kind] = k + 1
+        out.append(dataclasses.replace(c, option=dataclasses.replace(c.option, kind_rank=k)))
+    return out
+
+
+def vague_phrase(expression: str, when: datetime) -> str | None:
+    """A week-scale expression kept as said, anchored to the session date.
+
+    "last week" said on 9 June 2023 names no day: "the week before 9 June 2023"; likewise
+    "last Friday" -> "the Friday before 15 July 2023", "two weekends ago" -> "two weekends
+    before 17 July 2023", "this week" -> "the week of 23 August 2023". Days, months and years
+    are resolved exactly by the time normaliser instead.
+    """
+    m = _VAGUE_RE.match(" ".join(expression.split()))
+    if m is None:
+        return None
+    day = timeexpr.fmt_day(when.date())
+    if m.group("unit"):
+        unit = m.group("unit").lower()
+        unit = unit.capitalize() if unit not in ("week", "weekend") else unit
+        if m.group("rel").lower() == "this":
+            return f"the {unit} of {day}"
+        return f"the {unit} before {day}"
+    return f"{m.group('n').lower()} {m.group('units').lower()} before {day}"
+
+
+_DAYS = "|".join(timeexpr.WEEKDAYS)
+_VAGUE_RE = re.compile(
+    r"^(?:(?P<rel>last|past|this)\s+(?P<unit>week|weekend|" + _DAYS + r")"
+    r"|(?P<n>a|an|one|two|three|four|five|six|\d+|a\s+couple\s+of|a\s+few|few|several)\s+"
+    r"(?P<units>weeks|weekends)\s+ago)$",
+    re.IGNORECASE,
+)
+_DURATION_RE = re.compile(
+    r"\b(?:since\s+(?:19|20)\d{2}"
+    r"|(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+few|a\s+couple\s+of|"
+    r"several|many)\s+(?:years?|months?|weeks?|days?)(?:\s+ago|\s+now)?)\b",
+    re.IGNORECASE,
+)
+
+
+def resolve_time(expr: str, when: datetime) -> str:
+    """A time expression said on ``when``, in words: kept vague at week scale, else the date
+    the time normaliser resolves it to ("yesterday" on 8 May 2023 -> 7 May 2023)."""
+    vague = vague_phrase(expr, when)
+    if vague is not None:
+        return vague
+    value = timeexpr.normalise(expr, when)
+    return timeexpr.format_iso(value.iso) if value is not None and value.iso else timeexpr.resolve(expr, when)
+
+
+def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, float]) -> list[Choice]:
+    """Time expressions (durations for "how long") of the best sentences, resolved against
+    their session's date; the best sentence's session date as a last option."""
+    best = ranked[0].score if ranked else 1.0
+    how_long = bool(re.match(r"\s*how\s+long\b", q.plan.question, re.IGNORECASE))
+    out: list[Choice] = []
+    for rank, cand in enumerate(ranked[:TIME_SENTENCES]):
+        bt = cand.turn
+        near = closeness.get(bt.turn_id, 0.0)
+        if how_long:
+            for m in _DURATION_RE.finditer(cand.sentence):
+                option = _option(q, m.group(0), "number", sentence_score=cand.score / best, rank=rank,
+                                 distance=0.0, closeness=near, sentence=cand.sentence)
+                out.append(Choice(option, m.group(0), bt))
+        if bt.session_time is None:
+            continue
+        for m in timeexpr.TIME_RE.finditer(cand.sentence):
+            text = resolve_time(m.group(0), bt.session_time)
+            option = _option(q, text, "date", sentence_score=cand.score / best, rank=rank, distance=0.0,
+                             speaker_is_asked=_speaker_is_asked(q, bt), closeness=near,
+                             sentence=cand.sentence)
+            out.append(Choice(option, text, bt))
+    top = ranked[0] if ranked else None
+    if top is not None and top.turn.session_time is not None:
+        text = timeexpr.fmt_day(top.turn.session_time.date())
+        out.append(Choice(_option(q, text, "session_date", sentence_score=1.0, rank=0, sentence=top.sentence,
+                                  closeness=closeness.get(top.turn.turn_id, 0.0)), text, top.turn))
+    return out
+
+
+def quote(cand: Candidate, rank: int, best: float, q: Question, closeness: float = 0.0) -> Choice:
+    """The sentence itself, quoted with who said it and when."""
+    bt = cand.turn
+    when = f", {timeexpr.fmt_day(bt.session_time.date())}" if bt.session_time else ""
+    text = f"“{cand.sentence.strip()}” ({bt.speaker}{when})"
+    option = _option(q, cand.sentence, "sentence", sentence_score=cand.score / best if best else 0.0,
+                     rank=rank, distance=0.0, speaker_is_asked=_speaker_is_asked(q, bt), closeness=closeness,
+                     sentence=cand.sentence)
+    return Choice(option, text, bt)

@@ -1,0 +1,98 @@
+"""The answer's pieces, its model and its support check: constituents are whole, the model is
+fitted (and learns), a corrected record answers, a model's answer is graded by its evidence."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from memory_core.construct.nlp import parse_many
+from memory_core.contracts import Vocabulary
+from memory_core.models import BufferTurn, Modality, Plan, Record, Requirement, SupportLevel, Turn
+from memory_core.query.answer_model import AnswerModel, calibrate, fit
+from memory_core.query.answering import extractive_answer
+from memory_core.query.buffer import buffer_turn
+from memory_core.query.constituents import constituents
+from memory_core.query.grounding import grade
+from memory_core.query.planner import plan_question
+
+VOCAB = Vocabulary(speakers=("Nadia", "Tomas"), entities=(("Biscuit", "animal"),), properties=("learns",))
+MAY = datetime(2023, 5, 8, 18, 30)
+
+
+def _turn(turn_id: str, speaker: str, text: str) -> BufferTurn:
+    session, index = turn_id[1:].split(":")
+    turn = Turn(id=turn_id, session=int(session), index=int(index) - 1, speaker=speaker, text=text,
+                session_time=MAY)
+    return buffer_turn(turn, None, {})
+
+
+def _record(value: str, *, origin: str = "offline", version: int = 1, prop: str = "learns") -> Record:
+    return Record(id="r1", conv_id="c", episode_id="c:S1:E1", entity="Nadia", entity_type="person",
+                  property=prop, value=value, modality=Modality.OBSERVED, evidence_turn_ids=("D1:2",),
+                  origin=origin, version=version)
+
+
+def test_constituents_are_whole_pieces_of_the_sentence() -> None:
+    sentence = "She tripped over a loose cable at the old boathouse on Friday."
+    found = constituents(parse_many([sentence])[0])
+    texts = [c.text for c in found]
+    assert any("loose cable" in t for t in texts) and any("boathouse" in t for t in texts)
+    assert any(t.startswith("tripped over") for t in texts)  # the predicate without its subject
+    for c in found:
+        assert c.text in sentence  # a piece of the sentence, as written
+        last = c.text.split()[-1].lower()
+        assert last not in {"a", "the", "at", "on", "over", "of", "to", "and"}  # never a dangling word
+
+
+def test_the_fit_learns_which_features_mark_right_options() -> None:
+    good = {"bias": 1.0, "kind=place": 1.0}
+    bad = {"bias": 1.0, "kind=np": 1.0}
+    model = fit([[(good, 1.0), (bad, 0.0)] for _ in range(30)], epochs=300)
+    p_good, p_bad = model.probabilities([good, bad])
+    assert p_good > 0.7 > 0.3 > p_bad
+    again = AnswerModel.from_json(model.to_json())
+    assert abs(again.probabilities([good, bad])[0] - p_good) < 1e-3
+
+
+def test_calibration_takes_the_lowest_probability_that_keeps_precision() -> None:
+    chosen = [(0.9 - k / 100, True) for k in range(20)] + [(0.5, False), (0.4, False), (0.3, True)]
+    at = calibrate(chosen, precision=0.9, min_n=10)
+    right = [ok for p, ok in chosen if p >= at]
+    assert sum(right) / len(right) >= 0.9 and at <= 0.71
+    assert calibrate([(0.9, False)] * 20, precision=0.9) == 1.0  # never precise enough: nothing supported
+
+
+def test_a_corrected_record_answers_and_without_it_the_turn_does() -> None:
+    question = "What does Nadia learn?"
+    plan = plan_question(question, VOCAB)
+    buffer = [_turn("D1:1", "Tomas", "How is the evening class going?"),
+              _turn("D1:2", "Nadia", "I learn to throw pots on the wheel every Tuesday.")]
+    corrected = _record("wheel-thrown pottery at the community studio", origin="annotator", version=2)
+    answer = extractive_answer(question, plan, buffer, unmentioned=(), parse=parse_many, records=[corrected])
+    assert answer.text.startswith("wheel-thrown pottery at the community studio")
+    assert answer.record_ids == ("r1",) and answer.cited_turn_ids == ("D1:2",)
+    assert answer.support == SupportLevel.SUPPORTED
+    # without the record (marked wrong or deleted: no longer active, so not matched) the turn answers
+    plain = extractive_answer(question, plan, buffer, unmentioned=(), parse=parse_many, records=[])
+    assert "wheel-thrown" not in plain.text and plain.record_ids == ()
+
+
+def test_yes_no_answers_keep_the_sentence_that_decides_them() -> None:
+    question = "Did Nadia go to the lake?"
+    buffer = [_turn("D2:3", "Nadia", "We never made it to the lake, the car broke down.")]
+    plan = plan_question(question, VOCAB)
+    answer = extractive_answer(question, plan, buffer, unmentioned=(), parse=parse_many)
+    assert answer.text.startswith("No") and answer.quote is not None and "lake" in answer.quote
+
+
+def test_a_model_answer_is_supported_only_when_its_words_are_in_the_cited_turns() -> None:
+    plan = Plan(question="Where does Nadia take the class?",
+                requirements=(Requirement(entity="Nadia", property="takes", role="target"),))
+    turn = _turn("D1:2", "Nadia", "The class is at Kleipunt, a little studio by the canal.")
+    assert grade("Kleipunt [D1:2]", plan, [turn], [], claimed=True) == SupportLevel.SUPPORTED
+    assert grade("a gallery in Ghent", plan, [turn], [], claimed=True) == SupportLevel.WEAK  # not said there
+    assert grade("Kleipunt", plan, [turn], [], claimed=False) == SupportLevel.WEAK  # the model was unsure
+    stranger = _turn("D1:9", "Tomas", "The class is at Kleipunt, a little studio by the canal.")
+    assert grade("Kleipunt", plan, [stranger], [], claimed=True) == SupportLevel.WEAK  # Nadia is not in it
+    assert grade("Unknown", plan, [turn], [], claimed=False) == SupportLevel.UNKNOWN
+    assert grade("7 May 2023", plan, [turn], [], claimed=True) == SupportLevel.SUPPORTED  # a resolved date
