@@ -34,7 +34,7 @@ def test_changed_means_a_new_answer_or_citation_and_the_view_opens_on_it(open_ap
     moved_before = svc.queries.ask(SAMPLE_ID, "What does Jonas do for work?")
     cited = moved_before.answer.cited_turn_ids
     gained = next(b.turn_id for b in moved_before.buffer if b.turn_id not in cited)
-    moved_after = _copy(svc, moved_before, text="<b>Sound</b> engineer at a radio station",
+    moved_after = _copy(svc, moved_before, text="<b>Zeppelin</b> navigator",
                         cited_turn_ids=(gained,))
     rows = [compare(same_before, same_after), compare(moved_before, moved_after)]
     assert rows[0].buffer_removed and not rows[0].changed and rows[1].changed
@@ -49,8 +49,8 @@ def test_changed_means_a_new_answer_or_citation_and_the_view_opens_on_it(open_ap
     assert list(table["question"]) == ["What does Jonas do for work?"]  # changed only, by default
     # the word diff (escaped) and the cited turn gained, with its text
     body = html_bodies(at)
-    assert '<ins class="mn-ins">&lt;b&gt;Sound&lt;/b&gt; engineer at a radio station</ins>' in body
-    assert "<b>Sound</b>" not in body and f"<b>{gained}</b>" in body
+    assert '<ins class="mn-ins">&lt;b&gt;Zeppelin&lt;/b&gt; navigator</ins>' in body
+    assert "<b>Zeppelin</b>" not in body and f"<b>{gained}</b>" in body
     assert '<del class="mn-del">' in body
     pick = widget(at.selectbox, "Before / after")
     assert pick.value == moved_after.id and pick.options[0].startswith("changed · What does Jonas do")
