@@ -1,4 +1,5 @@
-"""History-page pieces: the edit log with diffs, revert, exports, impact of corrections."""
+"""History-page pieces: the edit log with diffs and where each edit was made, revert, exports
+(the impact of corrections is ``components.impact_view``)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,6 @@ from memory_core.errors import ConflictError, MnemoscopeError
 from memory_core.models import Edit, Record
 from memory_core.services import Services
 from memory_core.services.curation import CurationService
-
-IMPACT_KEY = "impact_report"
-
 
 ACTIONS = {"update": "edited", "create": "added", "delete": "deleted", "mark_wrong": "marked wrong",
            "restore": "restored", "merge": "merged", "revert": "reverted"}
@@ -52,10 +50,16 @@ def edit_summary(e: Edit, by_id: dict[str, Edit] | None = None) -> str:
 def log_table(edits: list[Edit]) -> None:
     by_id = {e.id: e for e in edits}
     st.dataframe(pd.DataFrame([{
-        "when": e.at, "who": e.who, "what": edit_summary(e, by_id),
+        "when": e.at, "who": e.who, "what": edit_summary(e, by_id), "where": where(e),
         "fields": ", ".join(f for f, _, _ in CurationService.record_diff(e))[:200], "why": e.why,
         "edit": e.id, "target": e.target_id, "reverts": e.reverts or ""} for e in reversed(edits)]),
         hide_index=True)
+
+
+def where(e: Edit) -> str:
+    """Where in the app the edit was made (``Edit.via``): "browse: table row", "review queue",
+    "edit form", … ("—" for edits made before that was kept, or through the library)."""
+    return e.via or "—"
 
 
 def edit_label(e: Edit, by_id: dict[str, Edit] | None = None) -> str:
@@ -118,14 +122,15 @@ def _show(value: Any) -> str:
 CONFIRM_KEY = "revert_confirm"
 
 
-def revert(svc: Services, edit: Edit, who: str, *, flash_key: str = "history_flash") -> None:
+def revert(svc: Services, edit: Edit, who: str, *, flash_key: str = "history_flash",
+           via: str = "history page") -> None:
     """"Revert this edit…" asks first: the confirmation names what will be restored (not
     offered to a viewer)."""
     if not auth.can("annotate"):
         return
     why = st.text_input("Why revert", key=f"revert_why:{edit.id}")
     if st.session_state.get(CONFIRM_KEY) != edit.id:
-        if st.button("Revert this edit", key=f"revert:{edit.id}"):
+        if st.button(f"Revert this edit of {edit.target_id}", key=f"revert:{edit.id}"):
             st.session_state[CONFIRM_KEY] = edit.id
             st.rerun()
         return
@@ -135,10 +140,10 @@ def revert(svc: Services, edit: Edit, who: str, *, flash_key: str = "history_fla
     if c[1].button("Cancel", key=f"revert_cancel:{edit.id}"):
         st.session_state.pop(CONFIRM_KEY, None)
         st.rerun()
-    if c[0].button("Yes, revert", key=f"revert_yes:{edit.id}", type="primary"):
+    if c[0].button(f"Yes, revert {edit.target_id}", key=f"revert_yes:{edit.id}", type="primary"):
         st.session_state.pop(CONFIRM_KEY, None)
         try:
-            svc.curation.revert_edit(edit.id, who=who, why=why)
+            svc.curation.revert_edit(edit.id, who=who, why=why, via=via)
         except ConflictError as exc:
             st.error(f"Conflict: {md(exc)}")
         except MnemoscopeError as exc:
@@ -163,11 +168,11 @@ def record_history(svc: Services, record: Record, who: str) -> None:
                             for f, b, a in svc.curation.record_diff(e)) or "no field changed"
         why = f" — why: {shorten(e.why, 80)}" if e.why else ""
         st.markdown(f"- **{md(f'{e.at:%Y-%m-%d %H:%M}')}** · {md(e.who)} · "
-                    f"{md(ACTIONS.get(e.action, e.action))} · {md(changes)}{md(why)}")
+                    f"{md(ACTIONS.get(e.action, e.action))} in {md(where(e))} · {md(changes)}{md(why)}")
     pick = st.selectbox("Edit of this record", range(len(newest)), key=f"rec_hist:{record.id}",
                         format_func=lambda i: edit_label(newest[i], by_id))
     diff(svc, newest[pick])
-    revert(svc, newest[pick], who, flash_key="records_flash")
+    revert(svc, newest[pick], who, flash_key="records_flash", via="record history")
 
 
 def graphml_bytes(svc: Services, conv: str) -> bytes:
@@ -195,36 +200,3 @@ def exports(svc: Services, conv: str) -> None:
                          file_name=f"{safe}-records.jsonl", mime="application/jsonl", on_click="ignore")
     c[1].download_button("Graphs (GraphML)", lambda: graphml_bytes(svc, conv),
                          file_name=f"{safe}.graphml", mime="application/xml", on_click="ignore")
-
-
-BASELINE_KEY = "impact_baseline"
-
-
-def impact_baseline(edits: list[Edit]) -> Edit | None:
-    """Choose what "before" means: the answers given before one edit (the oldest edit by
-    default, so every correction counts), or each question's last answer (``None``)."""
-    if not edits:
-        return None
-    newest = list(reversed(edits))
-    by_id = {e.id: e for e in edits}
-    options = ["", *[e.id for e in newest]]  # "": each question's last answer
-    default = options.index(edits[0].id)
-    choice = st.selectbox(
-        "Compare with the answers given", options, index=default, key=BASELINE_KEY,
-        format_func=lambda i: ("the last time each question was asked" if not i else
-                               "before: " + edit_label(by_id[i], by_id)),
-        help="Questions first asked after that edit have no “before” and are only re-asked.")
-    return by_id.get(str(choice))
-
-
-def impact_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{
-        "question": r["question"], "changed": _changed(r),
-        "answer before": r["before_answer"] or "(never asked)",
-        "answer after": r["after_answer"], "plan changed": r["plan_changed"],
-        "buffer +": ", ".join(r["buffer_added"]), "buffer −": ", ".join(r["buffer_removed"]),
-        "error": r.get("error") or ""} for r in report["rows"]]
-
-
-def _changed(r: dict[str, Any]) -> bool:
-    return bool(r["answer_changed"] or r["plan_changed"] or r["buffer_added"] or r["buffer_removed"])

@@ -14,8 +14,9 @@ import streamlit as st
 
 from components import html_table
 from components.text import md
-from memory_core.errors import MnemoscopeError
+from memory_core.errors import IngestError, MnemoscopeError
 from memory_core.services import ImportResult, Services
+from memory_core.services.importing import ALREADY_IMPORTED
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "sample_data"
@@ -117,11 +118,22 @@ def show_preview(info: dict[str, Any]) -> None:
                 st.dataframe(pd.DataFrame(convs[0]["first_turns"]), hide_index=True)
 
 
+REPLACE_LABEL = "Replace conversations that are already imported"
+
+
 def import_source(svc: Services, source: Source, fmt: str | None, replace: bool) -> ImportResult:
-    """Import ``source``; project errors propagate (the page shows them as one line)."""
-    if source.data is not None:
-        return svc.imports.import_bytes(source.name, source.data, fmt=fmt, replace=replace)
-    return svc.imports.import_file(source.file, fmt=fmt, replace=replace)
+    """Import ``source``; project errors propagate (the page shows them as one line). A
+    conversation already imported is refused naming the page's checkbox (``REPLACE_LABEL``),
+    not the command line's ``--replace``."""
+    try:
+        if source.data is not None:
+            return svc.imports.import_bytes(source.name, source.data, fmt=fmt, replace=replace)
+        return svc.imports.import_file(source.file, fmt=fmt, replace=replace)
+    except IngestError as exc:
+        if not exc.what.startswith(ALREADY_IMPORTED):
+            raise
+        raise IngestError(exc.file, exc.where, f"{ALREADY_IMPORTED}; tick “{REPLACE_LABEL}” above the "
+                                               "Import button to replace it") from None
 
 
 # ---------------------------------------------------------------------------- cluster builds

@@ -18,6 +18,8 @@ from memory_core.models import Episode, Record, Turn
 from memory_core.services import Services
 
 MODALITIES = ("observed", "planned", "desired", "hypothetical", "negated")
+# where each form's edits are made, as the edit log says it (``Edit.via``)
+VIA_EDIT, VIA_STATUS, VIA_ADD, VIA_MERGE = "edit form", "status form", "add form", "merge form"
 
 
 def who() -> str:
@@ -112,13 +114,13 @@ def edit_form(svc: Services, record: Record, turns: Sequence[Turn] = ()) -> None
             "Evidence", options, default=list(record.evidence_turn_ids), key=f"e:ev:{k}",
             format_func=lambda i: names.get(i, i), placeholder="pick the turns that say it")
         why = st.text_input("Why", key=f"e:why:{k}", placeholder="reason for the change")
-        submitted = st.form_submit_button("Save changes", type="primary")
+        submitted = st.form_submit_button(f"Save changes to {record.id}", type="primary")
     if submitted:
         changes = {f: v for f, v in values.items() if _differs(getattr(record, f), v)}
         if not changes:
             st.info("Nothing changed.")
         elif _run(lambda: svc.curation.edit_record(record.id, changes, who=who(), why=why,
-                                          expected_version=expected),
+                                                   expected_version=expected, via=VIA_EDIT),
                   f"Saved {', '.join(changes)} of {record.id}."):
             st.rerun()
     remember_version(record)
@@ -141,17 +143,19 @@ def status_actions(svc: Services, record: Record) -> None:
     why = st.text_input("Reason", key=f"s:why:{record.id}", placeholder="why (kept in the edit log)")
     status = str(record.status.value)
     c = st.columns(3)
-    if status != "wrong" and c[0].button("Mark as wrong", key=f"s:wrong:{record.id}") and _run(
-            lambda: svc.curation.mark_wrong(record.id, who=who(), why=why, expected_version=expected),
+    if status != "wrong" and c[0].button(f"Mark {record.id} as wrong", key=f"s:wrong:{record.id}") and _run(
+            lambda: svc.curation.mark_wrong(record.id, who=who(), why=why, expected_version=expected,
+                                            via=VIA_STATUS),
             f"Marked {record.id} as wrong."):
         st.rerun()
-    if status != "deleted" and c[1].button("Delete", key=f"s:del:{record.id}") and _run(
-            lambda: svc.curation.delete_record(record.id, who=who(), why=why, expected_version=expected),
+    if status != "deleted" and c[1].button(f"Delete {record.id}", key=f"s:del:{record.id}") and _run(
+            lambda: svc.curation.delete_record(record.id, who=who(), why=why, expected_version=expected,
+                                               via=VIA_STATUS),
             f"Deleted {record.id}."):
         st.rerun()
-    if status != "active" and c[2].button(
-            "Restore", key=f"s:restore:{record.id}") and _run(
-            lambda: svc.curation.restore_record(record.id, who=who(), why=why, expected_version=expected),
+    if status != "active" and c[2].button(f"Restore {record.id}", key=f"s:restore:{record.id}") and _run(
+            lambda: svc.curation.restore_record(record.id, who=who(), why=why, expected_version=expected,
+                                                via=VIA_STATUS),
             f"Restored {record.id}."):
         st.rerun()
 
@@ -185,7 +189,8 @@ def create_form(svc: Services, conv: str, episode: Episode, turns: Sequence[Turn
         holder: dict[str, Any] = {}
 
         def _create() -> None:
-            holder["record"] = svc.curation.create_record(conv, episode.id, clean, chosen, who=who(), why=why)
+            holder["record"] = svc.curation.create_record(conv, episode.id, clean, chosen, who=who(), why=why,
+                                                          via=VIA_ADD)
 
         if _run(_create, "Added a record."):
             st.session_state["records_flash"] = f"Added record {holder['record'].id}."
@@ -205,6 +210,6 @@ def merge_form(svc: Services, conv: str, names: Sequence[str]) -> None:
     if submitted:
         if keep == merge:
             st.error("Choose two different entities.")
-        elif _run(lambda: svc.curation.merge_entities(conv, keep, merge, who=who(), why=why),
+        elif _run(lambda: svc.curation.merge_entities(conv, keep, merge, who=who(), why=why, via=VIA_MERGE),
                   f"Merged {merge} into {keep}."):
             st.rerun()

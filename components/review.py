@@ -15,6 +15,7 @@ selection are kept in session state, not reset.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import streamlit as st
@@ -36,6 +37,8 @@ FLASH_KEY = "records_flash"
 ERROR_KEY = "records_error"
 PICK_KEY = "record_pick"
 PENDING_KEY = "records_open_pending"
+PIN_KEY = "record_pinned"  # a record kept open that the Browse results do not list
+SCROLL_KEY = "records_scroll_to_editor"  # set by "Edit" in the queue: a token, used once
 KEYS = "cwen"
 CONFIRMED = 1.0
 MAX_TRACES = 500  # newest saved traces counted for "most cited"
@@ -81,24 +84,31 @@ def _flash(message: str) -> None:
     st.session_state[FLASH_KEY] = message
 
 
-def act(svc: Services, conv: str, record_id: str, action: str, version: int) -> None:
-    """One review action on a record (a widget callback: runs before the next draw)."""
+# where an action was taken, as the edit log says it (``Edit.via``)
+VIA_TABLE = "browse: table row"
+VIA_OPEN = "browse: open record"
+VIA_QUEUE = "review queue"
+
+
+def act(svc: Services, conv: str, record_id: str, action: str, version: int, via: str = VIA_QUEUE) -> None:
+    """One action on a record (a widget callback: runs before the next draw); ``via`` names the
+    place it was taken (``VIA_TABLE``, ``VIA_OPEN``, ``VIA_QUEUE``) for the edit log."""
     done = reviewed(conv)
     try:
         if action == "correct":
             current = svc.store.record(record_id)
             if current.confidence < CONFIRMED:
                 remember_version(svc.curation.edit_record(
-                    record_id, {"confidence": CONFIRMED}, who=who(), why="confirmed correct in review",
-                    expected_version=version))
+                    record_id, {"confidence": CONFIRMED}, who=who(), why=f"confirmed correct in {via}",
+                    expected_version=version, via=via))
             _flash(f"Confirmed {record_id} as correct.")
         elif action == "wrong":
-            remember_version(svc.curation.mark_wrong(record_id, who=who(), why="marked wrong in review",
-                                                     expected_version=version))
+            remember_version(svc.curation.mark_wrong(record_id, who=who(), why=f"marked wrong in {via}",
+                                                     expected_version=version, via=via))
             _flash(f"Marked {record_id} as wrong.")
         elif action == "restore":
-            remember_version(svc.curation.restore_record(record_id, who=who(), why="restored from the table",
-                                                         expected_version=version))
+            remember_version(svc.curation.restore_record(record_id, who=who(), why=f"restored in {via}",
+                                                         expected_version=version, via=via))
             _flash(f"Restored {record_id}.")
         elif action == "edit":
             open_in_editor(record_id)
@@ -127,6 +137,8 @@ def apply_pending() -> None:
         st.session_state[MODE_KEY] = MODES[0]
         st.session_state[TAB_KEY] = TABS[0]
         st.session_state[PICK_KEY] = record_id
+        st.session_state[PIN_KEY] = record_id  # kept open (pinned) even when Browse does not list it
+        st.session_state[SCROLL_KEY] = f"{record_id}:{time.time()}"  # the editor comes into view
         write_url(PICK_KEY, "record", record_id)
 
 
@@ -143,13 +155,13 @@ def quick_actions(svc: Services, conv: str, record: Record) -> None:
     if not auth.can("annotate"):
         return
     status = str(record.status.value)
-    c = st.columns([1, 1, 4])
-    c[0].button("✓ Correct", key=f"q:correct:{record.id}", disabled=status != "active",
+    c = st.columns([2, 2, 3])
+    c[0].button(f"✓ Correct {record.id}", key=f"q:correct:{record.id}", disabled=status != "active",
                 help="Confirm it: confidence becomes 1.0 (kept in the edit log)",
-                on_click=act, args=(svc, conv, record.id, "correct", record.version))
-    c[1].button("✗ Wrong", key=f"q:wrong:{record.id}", disabled=status != "active",
+                on_click=act, args=(svc, conv, record.id, "correct", record.version, VIA_OPEN))
+    c[1].button(f"✗ Wrong {record.id}", key=f"q:wrong:{record.id}", disabled=status != "active",
                 help="Mark it wrong: kept, shown as wrong, never used for answers",
-                on_click=act, args=(svc, conv, record.id, "wrong", record.version))
+                on_click=act, args=(svc, conv, record.id, "wrong", record.version, VIA_OPEN))
     c[2].caption(f"confidence {record.confidence:.2f} · status {md(status)}")
 
 
@@ -207,8 +219,9 @@ def queue(svc: Services, conv: str, names: dict[str, Record], superseded: dict[s
     for t in turns:
         st.markdown(f"**{md(t.id)} · {md(t.speaker)}**: {md(shorten(t.text, 400))}")
     c = st.columns(4)
-    for col, (action, label) in zip(c, (("correct", "✓ Correct (c)"), ("wrong", "✗ Wrong (w)"),
-                                        ("edit", "✎ Edit (e)"), ("next", "→ Next (n)")), strict=True):
-        col.button(label, key=f"review:{action}", type="primary" if action == "correct" else "secondary",
+    for col, (action, label) in zip(c, (("correct", "✓ Correct"), ("wrong", "✗ Wrong"),
+                                        ("edit", "✎ Edit"), ("next", "→ Next")), strict=True):
+        col.button(f"{label} {record.id} ({action[0]})", key=f"review:{action}",
+                   type="primary" if action == "correct" else "secondary",
                    on_click=act, args=(svc, conv, record.id, action, record.version),
                    disabled=action in ("correct", "wrong") and not auth.can("annotate"))  # a viewer

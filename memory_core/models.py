@@ -326,3 +326,4 @@ class Edit(_Model):
     after: dict[str, Any] | None = None
     why: str = ""
     reverts: str | None = None  # id of the edit this one reverts
+    via: str = ""  # where it was made: "browse", "review queue", "edit form", "history" ("": not said)

@@ -4,7 +4,7 @@ the audit trail."""
 
 import streamlit as st
 
-from components import audit_view, history_view, links, record_forms, trace_view
+from components import audit_view, history_view, impact_view, links, record_forms
 from components.services import call, services
 from components.state import require_conv
 from components.text import md
@@ -28,7 +28,7 @@ if edits:
         links.show("record " + links.record_link(conv, chosen.target_id, history_view.target_name(chosen)))
     history_view.diff(svc, chosen)
     record_forms.annotator_box()
-    history_view.revert(svc, chosen, record_forms.who())
+    history_view.revert(svc, chosen, record_forms.who(), via="history page")
 else:
     st.caption("No edit yet: corrections made on the Records page appear here.")
 
@@ -40,7 +40,7 @@ history_view.exports(svc, conv)
 st.subheader("Impact of corrections")
 st.caption("Re-ask this conversation's saved questions against the corrected memory and compare each "
            "answer, plan and buffer with the answer given before an edit (or the last time it was asked).")
-baseline = history_view.impact_baseline(edits)
+baseline = impact_view.impact_baseline(edits)
 if st.button("Re-run saved questions"):
     bar = st.progress(0.0, text="Re-asking…")
 
@@ -49,16 +49,6 @@ if st.button("Re-run saved questions"):
 
     impact = call(svc.curation.impact, conv, on_progress=advance,
                   before=baseline.at if baseline is not None else None)
-    st.session_state[history_view.IMPACT_KEY] = impact.model_dump(mode="json")
-if report := st.session_state.get(history_view.IMPACT_KEY):
-    rows = history_view.impact_rows(report)
-    st.caption(f"{sum(r['changed'] for r in rows)} of {len(rows)} questions changed · "
-               f"{report['edits_considered']} edits considered")
-    st.dataframe(rows, hide_index=True)
-    compared = [r for r in report["rows"] if r["before_trace_id"]]
-    if compared:
-        i = st.selectbox("Before / after", range(len(compared)),
-                         format_func=lambda k: compared[k]["question"][:100])
-        trace_view.comparison([call(svc.queries.trace, compared[i]["before_trace_id"]),
-                               call(svc.queries.trace, compared[i]["after_trace_id"])],
-                              titles=("before", "after"))
+    st.session_state[impact_view.IMPACT_KEY] = impact.model_dump(mode="json")
+if report := st.session_state.get(impact_view.IMPACT_KEY):
+    impact_view.render(svc, report)

@@ -21,7 +21,7 @@ if source is not None:
         st.error(md(found["error"]))
     else:
         loading.show_preview(found["info"])
-    replace = st.checkbox("Replace conversations that are already imported")
+    replace = st.checkbox(loading.REPLACE_LABEL)
     if st.button("Import", type="primary", disabled=bool(found["error"])):
         try:
             result = loading.import_source(svc, source, fmt, replace)

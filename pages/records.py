@@ -7,8 +7,10 @@ c / w / e / n. Records that a later record supersedes say so, with a link."""
 import streamlit as st
 
 from components import data, history_view, links, record_forms, record_table, review, transcript
+from components import record_filters as filters_view
+from components import scroll as scroll_to
 from components.services import call, services
-from components.state import follow_url, query_param, require_conv
+from components.state import follow_url, require_conv, write_url
 from components.text import md
 
 svc = services()
@@ -26,8 +28,8 @@ names = {r.id: r for r in data.records_by_ids(svc, sorted({*superseded, *superse
 st.session_state.setdefault(review.MODE_KEY, review.MODES[0])
 mode = st.segmented_control("Mode", review.MODES, key=review.MODE_KEY, required=True,
                             label_visibility="collapsed")
-facets = call(svc.curation.record_facets, conv)
-query, filters, sort, page_size = record_table.filters_ui(facets)  # both modes: the queue honours them
+facets = call(svc.curation.record_facets, conv, as_of=filters_view.as_of_day())  # counts as of that day
+query, filters, sort, page_size = filters_view.filters_ui(facets)  # both modes: the queue honours them
 if mode == review.MODES[1]:
     record_forms.annotator_box()
     review.queue(svc, conv, names, superseded, labels, query=query, filters=filters)
@@ -35,22 +37,23 @@ if mode == review.MODES[1]:
 
 result = call(svc.curation.search_records, conv, query=query, filters=filters, sort=sort,
               page=record_table.current_page(), page_size=page_size)
-ids = [r.id for r in result.rows]
-wanted = query_param("record")
-if wanted and wanted not in ids:
-    ids.insert(0, wanted)  # a shared link to one record opens it even when it is on another page
+# the open record is one the table lists, or one a link named, pinned (said so below)
+ids, pinned = record_table.open_ids([r.id for r in result.rows])
 follow_url(record_table.PICK_KEY, "record", ids)  # the open record, highlighted in the table
 record_table.table(result.rows, labels, svc=svc, conv=conv, superseded=superseded, names=names, sort=sort)
 record_table.pager_row(result.total, page_size)
 if not ids:
     st.stop()
 by_id = {**names, **{r.id: r for r in result.rows}}
-choice = record_table.picker(ids, by_id, None, wanted)
+choice = record_table.picker(ids, by_id, None, pinned)
+write_url(record_table.PICK_KEY, "record", choice)  # the URL names the record the pane shows
 record = call(data.record, svc, choice)
 episode = next((e for e in episodes if e.id == record.episode_id), None)
 episode_turns = data.turns(svc, conv, episode.turn_ids) if episode is not None else []
 
 st.subheader(f"{md(record.entity)} · {md(record.property)} = {md(record.value)}")
+if record.id == pinned:
+    record_table.pinned_note(record.id)
 links.record_caption(conv, record, labels.get(record.episode_id, record.episode_id))
 review.superseded_note(conv, record, superseded, names)
 links.page_link_entity(conv, record.entity)
@@ -58,6 +61,8 @@ review.quick_actions(svc, conv, record)
 if episode is not None:
     transcript.render(episode_turns, [episode], [record], evidence=record.evidence_turn_ids)
 
+if scroll := st.session_state.pop(review.SCROLL_KEY, None):
+    scroll_to.here(scroll)  # opened with "Edit" from the review queue: the editor comes into view
 record_forms.annotator_box()
 st.session_state.setdefault(review.TAB_KEY, review.TABS[0])
 edit, status, add, merge, history = st.tabs(list(review.TABS), key=review.TAB_KEY, on_change="rerun")

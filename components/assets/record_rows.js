@@ -3,7 +3,8 @@
 //
 // data: {rows, selected, columns, sortable, sort}
 //   rows: {id, version, status, cells: {column: text}, confidence}   (every value plain text)
-//   columns: [[name, css class], ...] in display order
+//   columns: [[name, css classes], ...] in display order (mn-p2 / mn-p3: hidden when the
+//   table is narrow, see the CSS; the open record below shows every field)
 //   sortable: the column names whose header sorts; sort: {column, descending} or null
 // A click sets the state value "action" = {kind: "open" | "correct" | "wrong" | "restore",
 // id, version, at} ("at" makes each click a new value), or {kind: "sort", column, at} for a
@@ -73,9 +74,9 @@ export default function (component) {
     const verdict = document.createElement("td");
     verdict.className = "mn-verdict";
     const active = row.status === "active";
-    verdict.append(button("✓", "correct", "Correct: confidence becomes 1.0 (an edit)", !active));
-    if (active) verdict.append(button("✗", "wrong", "Wrong: kept, shown as wrong, never used for answers", false));
-    else verdict.append(button("↺", "restore", "Restore: active again (an edit)", false));
+    verdict.append(button("✓", "correct", `Correct ${row.id}: confidence becomes 1.0 (an edit)`, !active));
+    if (active) verdict.append(button("✗", "wrong", `Wrong ${row.id}: kept, shown as wrong, never used for answers`, false));
+    else verdict.append(button("↺", "restore", `Restore ${row.id}: active again (an edit)`, false));
     tr.append(verdict);
     for (const [name, cls] of data.columns) {
       const td = cell("td", row.cells[name], cls);
@@ -85,7 +86,7 @@ export default function (component) {
         bar.style.width = `${Math.round(Math.max(0, Math.min(1, row.confidence)) * 100)}%`;
         td.prepend(bar);
       }
-      if (cls === "mn-long") td.title = row.cells[name] || "";
+      td.title = row.cells[name] || "";  // the whole text of a cell cut short to fit the width
       tr.append(td);
     }
     tr.addEventListener("click", (event) => {

@@ -30,6 +30,7 @@ REQUIRED_TEXT = ("entity", "entity_type", "property", "value")
 SINGLE_LINE = ("entity", "entity_type", "property", "source_speaker")
 MAX_NAME_CHARS = 200
 MAX_TEXT_CHARS = 2000
+MAX_VIA_CHARS = 60
 # ISO year, month or day; an optional time is allowed after a day ("2023-05-06T14:00")
 _VALID_TIME = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01])(T\d{2}:\d{2}(:\d{2})?)?)?)?$")
 # fields compared by ``record_diff`` (version moves on every save and is not a change)
@@ -148,7 +149,8 @@ def new_record_id(episode_id: str) -> str:
 
 def make_edit(*, conv_id: str, target_kind: str, target_id: str, action: str, who: str, why: str,
               before: dict[str, Any] | None, after: dict[str, Any] | None,
-              reverts: str | None = None) -> Edit:
+              reverts: str | None = None, via: str = "") -> Edit:
+    """An edit made now; ``via`` says where in the app it was made (one short line, may be empty)."""
     who = (who or "").strip()
     if not who:
         raise StoreError(f"{target_kind} '{target_id}': an edit needs who made it")
@@ -159,5 +161,10 @@ def make_edit(*, conv_id: str, target_kind: str, target_id: str, action: str, wh
     if len(why) > MAX_TEXT_CHARS:
         raise StoreError(f"{target_kind} '{target_id}': 'why' is too long ({len(why)} characters, "
                          f"at most {MAX_TEXT_CHARS})")
+    via = (via or "").strip()
+    if len(via) > MAX_VIA_CHARS or "\n" in via:
+        raise StoreError(f"{target_kind} '{target_id}': 'via' (where the edit was made) must be one line "
+                         f"of at most {MAX_VIA_CHARS} characters")
     return Edit(id=new_edit_id(), conv_id=conv_id, target_kind=target_kind, target_id=target_id,
-                action=action, who=who, at=now(), before=before, after=after, why=why, reverts=reverts)
+                action=action, who=who, at=now(), before=before, after=after, why=why, reverts=reverts,
+                via=via)

@@ -1,11 +1,18 @@
 """Impact of corrections: which saved questions answer differently after annotators' edits.
 
-Pure parts only: choosing the questions to re-ask and comparing a question's earlier trace
-with its new one. ``CurationService.impact`` asks the questions through ``Services.ask``.
+Pure parts only: choosing the questions to re-ask, comparing a question's earlier trace with
+its new one, and the word-level diff of two answers. ``CurationService.impact`` asks the
+questions through ``Services.ask``.
+
+A question *changed* when what a reader is told differs: the answer's text (up to case and
+spacing) or the turns it cites. A different plan or retrieval buffer under the same answer and
+citations is reported (``plan_changed``, ``buffer_added`` / ``buffer_removed``) but is not a
+change: "Likely yes [D5:23]" before and after is the same answer.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -86,6 +93,28 @@ def _normal(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
+def _gained(now: Sequence[str], was: Sequence[str]) -> tuple[str, ...]:
+    """The ids in ``now`` that ``was`` lacks, in ``now``'s order, each once."""
+    seen = set(was)
+    return tuple(dict.fromkeys(x for x in now if x not in seen))
+
+
+def word_diff(before: str, after: str) -> list[tuple[str, str]]:
+    """The answer's words as (op, text): ``"="`` kept, ``"-"`` only before, ``"+"`` only after,
+    in reading order (removed words before the words that replace them)."""
+    a, b = before.split(), after.split()
+    out: list[tuple[str, str]] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(("=", " ".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(("-", " ".join(a[i1:i2])))
+        if j2 > j1:
+            out.append(("+", " ".join(b[j1:j2])))
+    return out
+
+
 def compare(before: Trace | None, after: Trace) -> ImpactRow:
     after_buffer = [b.turn_id for b in after.buffer]
     if before is None:
@@ -96,6 +125,7 @@ def compare(before: Trace | None, after: Trace) -> ImpactRow:
         )
     before_buffer = [b.turn_id for b in before.buffer]
     was, now = set(before_buffer), set(after_buffer)
+    cited_before, cited_after = before.answer.cited_turn_ids, after.answer.cited_turn_ids
     return ImpactRow(
         question=after.question,
         strategy=after.strategy,
@@ -107,6 +137,8 @@ def compare(before: Trace | None, after: Trace) -> ImpactRow:
         plan_changed=plan_signature(before.plan) != plan_signature(after.plan),
         buffer_added=tuple(t for t in after_buffer if t not in was),
         buffer_removed=tuple(t for t in before_buffer if t not in now),
+        cited_added=_gained(cited_after, cited_before),
+        cited_removed=_gained(cited_before, cited_after),
     )
 
 

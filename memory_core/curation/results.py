@@ -41,11 +41,15 @@ class ImpactRow(_Result):
     plan_changed: bool
     buffer_added: tuple[str, ...] = ()  # turn ids now in the buffer that were not before
     buffer_removed: tuple[str, ...] = ()  # turn ids no longer in the buffer
+    cited_added: tuple[str, ...] = ()  # turn ids the answer cites now and did not before
+    cited_removed: tuple[str, ...] = ()  # turn ids the answer no longer cites
     error: str | None = None  # a question that could not be re-asked (one line)
 
     @property
     def changed(self) -> bool:
-        return self.answer_changed or self.plan_changed or bool(self.buffer_added or self.buffer_removed)
+        """What the reader is told differs: the answer's text or the turns it cites (a new plan
+        or buffer under the same answer and citations is not a change)."""
+        return self.answer_changed or bool(self.cited_added or self.cited_removed)
 
 
 class ImpactReport(_Result):

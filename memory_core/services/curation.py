@@ -29,7 +29,7 @@ from memory_core.construct.graph_refresh import Change, Names, annotator_pairs, 
 from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.curation import edits as ed
 from memory_core.curation import merging, review
-from memory_core.curation.impact import DEFAULT_CAP, compare, failed, saved_questions
+from memory_core.curation.impact import DEFAULT_CAP, compare, failed, saved_questions, word_diff
 from memory_core.curation.merging import ENTITY, RECORD
 from memory_core.curation.reindex import apply_record_vectors, prepare_record_vectors
 from memory_core.curation.results import ImpactReport, ImpactRow, RecordPage
@@ -60,8 +60,10 @@ class CurationService:
                                                 page=page, page_size=page_size)
         return RecordPage(rows=rows, total=total, page=page, page_size=page_size)
 
-    def record_facets(self, conv_id: str) -> dict[str, list[tuple[Any, int]]]:
-        return self.store.record_facets(conv_id)
+    def record_facets(self, conv_id: str, *, as_of: str | None = None) -> dict[str, list[tuple[Any, int]]]:
+        """Distinct values with counts for the filter widgets; ``as_of`` (``YYYY-MM-DD``): the
+        counts of the memory as it stood on that day (the records ``search_records`` lists then)."""
+        return self.store.record_facets(conv_id, as_of=as_of)
 
     def edit_log(self, conv_id: str) -> list[Edit]:
         """Every edit of the conversation, oldest first."""
@@ -108,6 +110,11 @@ class CurationService:
         return review.superseded_by(self.store.records(conv_id), order)
 
     @staticmethod
+    def answer_diff(before: str, after: str) -> list[tuple[str, str]]:
+        """Two answers word by word: (``"="`` kept / ``"-"`` removed / ``"+"`` added, words)."""
+        return word_diff(before, after)
+
+    @staticmethod
     def record_diff(edit: Edit) -> list[tuple[str, Any, Any]]:
         """(field, before, after) of an edit; for a merge, one row per re-pointed record field."""
         return merging.record_diff(edit)
@@ -121,7 +128,7 @@ class CurationService:
 
     # ------------------------------------------------------------------ record changes
     def edit_record(self, record_id: str, changes: Mapping[str, Any], *, who: str, why: str = "",
-                    expected_version: int) -> Record:
+                    expected_version: int, via: str = "") -> Record:
         """Change fields of a record; ``expected_version`` is the version the editor saw."""
         current = self.store.record(record_id)
         where = f"record '{record_id}'"
@@ -133,25 +140,25 @@ class CurationService:
         if "evidence_turn_ids" in clean or "episode_id" in clean:
             episode = self._episode(updated.conv_id, updated.episode_id, where)
             ed.check_evidence(where, updated.evidence_turn_ids, episode.id, episode.turn_ids)
-        return self._save(current, updated, expected_version, action="update", who=who, why=why)[0]
+        return self._save(current, updated, expected_version, action="update", who=who, why=why, via=via)[0]
 
     def delete_record(self, record_id: str, *, who: str, why: str = "",
-                      expected_version: int | None = None) -> Record:
+                      expected_version: int | None = None, via: str = "") -> Record:
         """Soft delete: kept for history and revert, excluded everywhere else."""
-        return self._set_status(record_id, RecordStatus.DELETED, "delete", who, why, expected_version)
+        return self._set_status(record_id, RecordStatus.DELETED, "delete", who, why, expected_version, via)
 
     def mark_wrong(self, record_id: str, *, who: str, why: str = "",
-                   expected_version: int | None = None) -> Record:
+                   expected_version: int | None = None, via: str = "") -> Record:
         """Kept and shown as wrong; excluded from retrieval."""
-        return self._set_status(record_id, RecordStatus.WRONG, "mark_wrong", who, why, expected_version)
+        return self._set_status(record_id, RecordStatus.WRONG, "mark_wrong", who, why, expected_version, via)
 
     def restore_record(self, record_id: str, *, who: str, why: str = "",
-                       expected_version: int | None = None) -> Record:
+                       expected_version: int | None = None, via: str = "") -> Record:
         """Make a wrong or deleted record active again."""
-        return self._set_status(record_id, RecordStatus.ACTIVE, "restore", who, why, expected_version)
+        return self._set_status(record_id, RecordStatus.ACTIVE, "restore", who, why, expected_version, via)
 
     def create_record(self, conv_id: str, episode_id: str, fields: Mapping[str, Any],
-                      evidence_turn_ids: Sequence[str], *, who: str, why: str = "") -> Record:
+                      evidence_turn_ids: Sequence[str], *, who: str, why: str = "", via: str = "") -> Record:
         """Add a record an annotator wrote from selected turns of one episode."""
         self.store.require_conversation(conv_id)
         where = f"new record in episode '{episode_id}'"
@@ -173,7 +180,7 @@ class CurationService:
         record = Record(id=ed.new_record_id(episode.id), conv_id=conv_id, episode_id=episode.id,
                         origin="annotator", status=RecordStatus.ACTIVE, version=1, **clean)
         edit = ed.make_edit(conv_id=conv_id, target_kind=RECORD, target_id=record.id, action="create",
-                            who=who, why=why, before=None, after=ed.snapshot(record))
+                            who=who, why=why, before=None, after=ed.snapshot(record), via=via)
         prepared = prepare_record_vectors(self.embedder, [record], {episode.id: episode.session})
         with self.store.atomic():
             self.store.insert_record(record)
@@ -184,7 +191,8 @@ class CurationService:
         return record
 
     # ------------------------------------------------------------------ entities
-    def merge_entities(self, conv_id: str, keep: str, merge: str, *, who: str, why: str = "") -> Edit:
+    def merge_entities(self, conv_id: str, keep: str, merge: str, *, who: str, why: str = "",
+                       via: str = "") -> Edit:
         """Re-point every record naming entity ``merge`` (any of its spellings, as the record's
         entity or as its value) to ``keep``.
 
@@ -209,25 +217,25 @@ class CurationService:
             store.records_naming(conv_id, [keep], as_value=False, active_only=True), keep)
         plan = merging.plan_merge(names, keep, merge, found[merge_key], keep_type)
         edit = ed.make_edit(conv_id=conv_id, target_kind=ENTITY, target_id=plan.merge_name, action="merge",
-                            who=who, why=why, before=plan.before, after=plan.after)
+                            who=who, why=why, before=plan.before, after=plan.after, via=via)
         self._save_many(conv_id, plan.updates, edit)
         log.info("%s merged entity %r into %r (%d records)", edit.who, plan.merge_name, plan.keep_name,
                  len(plan.updates))
         return edit
 
     # ------------------------------------------------------------------ revert
-    def revert_edit(self, edit_id: str, *, who: str, why: str = "") -> Edit:
+    def revert_edit(self, edit_id: str, *, who: str, why: str = "", via: str = "") -> Edit:
         """A new edit restoring what ``edit_id`` changed; conflicts if the target changed since."""
         edit = self.store.edit(edit_id)
         why = why or f"revert {edit.action} {edit_id}"
         if edit.target_kind == ENTITY:
-            return self._revert_merge(edit, who=who, why=why)
+            return self._revert_merge(edit, who=who, why=why, via=via)
         current = self.store.record(edit.target_id)
         if merging.record_revert_is_stale(edit, current):
             raise ConflictError(self._changed_since(edit, current))
         restored = merging.plan_record_revert(edit, current)
         return self._save(current, restored, current.version, action="revert", who=who, why=why,
-                          reverts=edit.id)[1]
+                          reverts=edit.id, via=via)[1]
 
     # ------------------------------------------------------------------ impact
     def impact(self, conv_id: str, *, strategy: str | None = None, cap: int = DEFAULT_CAP,
@@ -273,23 +281,23 @@ class CurationService:
         return found
 
     def _set_status(self, record_id: str, status: RecordStatus, action: str, who: str, why: str,
-                    expected_version: int | None) -> Record:
+                    expected_version: int | None, via: str) -> Record:
         current = self.store.record(record_id)
         if current.status == status:
             raise StoreError(f"record '{record_id}' is already {status.value}")
         version = current.version if expected_version is None else expected_version
         return self._save(current, current.model_copy(update={"status": status}), version,
-                          action=action, who=who, why=why)[0]
+                          action=action, who=who, why=why, via=via)[0]
 
     def _save(self, current: Record, updated: Record, expected_version: int, *, action: str,
-              who: str, why: str, reverts: str | None = None) -> tuple[Record, Edit]:
+              who: str, why: str, reverts: str | None = None, via: str = "") -> tuple[Record, Edit]:
         """One transaction: version-checked record save, its edit, its vector; then graph."""
         if current.version != expected_version:  # fail before embedding anything
             raise ConflictError(self._conflict(current, expected_version))
         edit = ed.make_edit(conv_id=current.conv_id, target_kind=RECORD, target_id=current.id,
                             action=action, who=who, why=why, before=ed.snapshot(current),
                             after=ed.snapshot(updated.model_copy(update={"version": expected_version + 1})),
-                            reverts=reverts)
+                            reverts=reverts, via=via)
         saved = self._save_many(current.conv_id, [(current, updated)], edit)[0]
         log.info("%s %s %s (version %d)", edit.who, action, current.id, saved.version)
         return saved, edit
@@ -311,7 +319,7 @@ class CurationService:
         self._after_change(conv_id, list(updates))
         return saved
 
-    def _revert_merge(self, edit: Edit, *, who: str, why: str) -> Edit:
+    def _revert_merge(self, edit: Edit, *, who: str, why: str, via: str) -> Edit:
         current = {rid: self.store.record(rid) for rid in (edit.before or {}).get("records", {})}
         stale = merging.stale_since(edit, current)
         if stale is not None:
@@ -319,7 +327,7 @@ class CurationService:
         updates, before, after = merging.plan_merge_revert(edit, current)
         revert = ed.make_edit(conv_id=edit.conv_id, target_kind=ENTITY, target_id=edit.target_id,
                               action="revert", who=who, why=why, before=before, after=after,
-                              reverts=edit.id)
+                              reverts=edit.id, via=via)
         self._save_many(edit.conv_id, updates, revert)
         return revert
 

@@ -29,6 +29,7 @@ from memory_core.store.forget import forget
 
 log = logging.getLogger(__name__)
 STREAM_MEMORY_MB = 256  # DuckDB's cache while a streamed file is saved
+ALREADY_IMPORTED = "already imported"  # how an IngestError's ``what`` starts for an id already there
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ class ImportService:
         existing = [i for i in ids if self.store.has_conversation(i)]
         if existing and not replace:
             raise IngestError(file, f"conversation {show(existing[0])}",
-                              "already imported; use --replace to replace it")
+                              f"{ALREADY_IMPORTED}; use --replace to replace it")
         return existing
 
     def _save_batch(self, chunk: list[Conversation], replace: bool, saved: int = 0, total: int = 0,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -10,6 +11,13 @@ from memory_core.models import Edit, Trace
 from memory_core.store.base import StoreBase, dumps, loads, now
 
 BUILD_STATES = ("queued", "building", "done", "failed")
+EDIT_COLUMNS = "id, conv_id, target_kind, target_id, action, who, edited_at, before, after, why, reverts, via"
+
+
+def edit_from_row(r: Sequence[Any]) -> Edit:
+    """An ``Edit`` from a row of ``EDIT_COLUMNS``."""
+    return Edit(id=r[0], conv_id=r[1], target_kind=r[2], target_id=r[3], action=r[4], who=r[5],
+                at=r[6], before=loads(r[7]), after=loads(r[8]), why=r[9], reverts=r[10], via=r[11] or "")
 
 
 class ActivityStore(StoreBase):
@@ -41,14 +49,14 @@ class ActivityStore(StoreBase):
     # ------------------------------------------------------------------ edits
     def add_edit(self, edit: Edit) -> None:
         self.execute(
-            "INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO edits ({EDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
             [edit.id, edit.conv_id, edit.target_kind, edit.target_id, edit.action, edit.who,
              edit.at, None if edit.before is None else dumps(edit.before),
-             None if edit.after is None else dumps(edit.after), edit.why, edit.reverts],
+             None if edit.after is None else dumps(edit.after), edit.why, edit.reverts, edit.via or None],
         )
 
     def edits(self, conv_id: str | None = None, target_id: str | None = None) -> list[Edit]:
-        sql = "SELECT * FROM edits WHERE 1 = 1"
+        sql = f"SELECT {EDIT_COLUMNS} FROM edits WHERE 1 = 1"  # noqa: S608 (a constant)
         params: list[Any] = []
         if conv_id is not None:
             sql += " AND conv_id = ?"
@@ -56,11 +64,7 @@ class ActivityStore(StoreBase):
         if target_id is not None:
             sql += " AND target_id = ?"
             params.append(target_id)
-        return [
-            Edit(id=r[0], conv_id=r[1], target_kind=r[2], target_id=r[3], action=r[4], who=r[5],
-                 at=r[6], before=loads(r[7]), after=loads(r[8]), why=r[9], reverts=r[10])
-            for r in self.all(sql + " ORDER BY edited_at, id", params)
-        ]
+        return [edit_from_row(r) for r in self.all(sql + " ORDER BY edited_at, id", params)]
 
     # ------------------------------------------------------------------ builds
     def start_build(self, build_id: str, conv_id: str, backend: str) -> None:

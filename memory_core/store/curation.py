@@ -16,6 +16,7 @@ from typing import Any
 
 from memory_core.errors import StoreError
 from memory_core.models import Edit, Entity, EntityMerge, GraphEdge, Modality, Record, RecordStatus
+from memory_core.store.activity import EDIT_COLUMNS, edit_from_row
 from memory_core.store.base import StoreBase, loads
 from memory_core.store.memory import edge_row, entity_row, merge_row, record_from_row
 
@@ -108,8 +109,11 @@ class CurationStore(StoreBase):
         )
         return [record_from_row(r) for r in rows], total
 
-    def record_facets(self, conv_id: str, *, top_entities: int = 200) -> dict[str, list[tuple[Any, int]]]:
-        """Distinct values with counts for the filter widgets (non-deleted records)."""
+    def record_facets(self, conv_id: str, *, top_entities: int = 200,
+                      as_of: str | None = None) -> dict[str, list[tuple[Any, int]]]:
+        """Distinct values with counts for the filter widgets (non-deleted records); with
+        ``as_of`` (a day) only the records of the memory as it stood then, like ``search_records``."""
+        where, params = _where(conv_id, "", {"as_of": as_of} if as_of else {})
         facets: dict[str, list[tuple[Any, int]]] = {}
         for name, expr, order in (
             ("entity_type", "r.entity_type", "n DESC, v"),
@@ -124,8 +128,8 @@ class CurationStore(StoreBase):
             rows = self.all(
                 f"SELECT {expr} AS v, count(*) AS n FROM records r "  # noqa: S608
                 "LEFT JOIN episodes e ON e.id = r.episode_id "
-                f"WHERE r.conv_id = ? AND r.status <> 'deleted' GROUP BY v ORDER BY {order} LIMIT ?",
-                [conv_id, limit],
+                f"WHERE {where} GROUP BY v ORDER BY {order} LIMIT ?",
+                [*params, limit],
             )
             facets[name] = [(v, int(n)) for v, n in rows]
         return facets
@@ -185,12 +189,10 @@ class CurationStore(StoreBase):
         return {r[0]: r[1] for r in rows}
 
     def edit(self, edit_id: str) -> Edit:
-        r = self.one("SELECT id, conv_id, target_kind, target_id, action, who, edited_at, before, after, "
-                     "why, reverts FROM edits WHERE id = ?", [edit_id])
+        r = self.one(f"SELECT {EDIT_COLUMNS} FROM edits WHERE id = ?", [edit_id])  # noqa: S608 (a constant)
         if r is None:
             raise StoreError(f"unknown edit '{edit_id}'")
-        return Edit(id=r[0], conv_id=r[1], target_kind=r[2], target_id=r[3], action=r[4], who=r[5],
-                    at=r[6], before=loads(r[7]), after=loads(r[8]), why=r[9], reverts=r[10])
+        return edit_from_row(r)
 
     def entity_names(self, conv_id: str) -> dict[str, int]:
         """Entity name -> number of non-deleted records naming it as their entity."""

@@ -264,5 +264,11 @@ CREATE TABLE audit (
 CREATE INDEX audit_logged_at ON audit (logged_at);
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, V4, V5]
+# V6: where in the app an edit was made ("browse", "review queue", "edit form", ...); NULL for
+# edits made before V6 or through the library without naming a place
+V6 = """
+ALTER TABLE edits ADD COLUMN via VARCHAR;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4, V5, V6]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -12,7 +12,7 @@ def test_saving_refreshes_the_record_pickers_label(open_app, app_services) -> No
     widget(at.selectbox, "Open record").set_value(record.id).run()
     widget(at.text_area, "Value").input("a freshly saved value")
     widget(at.text_input, "Why", form="edit:").input("label test")
-    button(at, "Save changes").click().run()
+    button(at, f"Save changes to {record.id}").click().run()
     no_errors(at)
     picker = widget(at.selectbox, "Open record")
     assert picker.value == record.id  # the same record stays open

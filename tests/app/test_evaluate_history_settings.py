@@ -44,11 +44,11 @@ def test_history_shows_an_edit_its_diff_and_reverts_it(open_app, app_services) -
     body = html_bodies(at)
     assert '<td>value</td>' in body and '<ins class="mn-ins">' in body  # coloured diff
     assert "history" in body.split('<ins class="mn-ins">', 1)[1]
-    button(at, "Revert this edit").click().run()
+    button(at, f"Revert this edit of {record.id}").click().run()
     no_errors(at)
     assert app_services.store.record(record.id).value == "value for history"  # asks first
     assert "Revert “" in all_text(at)
-    button(at, "Yes, revert").click().run()
+    button(at, f"Yes, revert {record.id}").click().run()
     no_errors(at)
     assert app_services.store.record(record.id).value == record.value
     assert "Reverted: tester edited" in all_text(at)

@@ -3,7 +3,7 @@ with ``?entity=``, and names/ids linking to their objects."""
 
 from __future__ import annotations
 
-from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, record_rows, widget
+from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, record_rows, shown, widget
 
 
 def _speakers(app_services) -> list[str]:  # type: ignore[no-untyped-def]
@@ -80,6 +80,22 @@ def test_memory_as_of_a_date_hides_later_records(open_app, app_services) -> None
     then = search(SAMPLE_ID, filters={"as_of": day.isoformat()}, page_size=1).total
     assert 0 < then < total
     at = open_app("pages/records.py", conv=SAMPLE_ID)
-    widget(at.date_input, "Memory as of").set_value(day).run()
+    widget(at.text_input, "Memory as of").input(day.isoformat()).run()
     no_errors(at)
     assert f"{then} matching records" in all_text(at)
+    assert at.query_params["as_of"] in ([day.isoformat()], day.isoformat())  # shareable, like Graphs
+    # the entity chips count the records of that day too
+    speaker = _speakers(app_services)[0]
+    counts = dict(app_services.curation.record_facets(SAMPLE_ID, as_of=day.isoformat())["entity"])
+    now = dict(app_services.curation.record_facets(SAMPLE_ID)["entity"])
+    assert counts[speaker] < now[speaker]
+    assert f"{speaker} ({counts[speaker]})" in widget(at.multiselect, "Entity").options
+    # a link with the day opens the page as of that day; a wrong day says so in one line
+    at = open_app("pages/records.py", conv=SAMPLE_ID, as_of=day.isoformat())
+    no_errors(at)
+    assert widget(at.text_input, "Memory as of").value == day.isoformat()
+    assert f"{then} matching records" in all_text(at)
+    widget(at.text_input, "Memory as of").input("2023-13-40").run()
+    assert [shown(w.value) for w in at.warning] == ["Memory as of: '2023-13-40' is not a date (YYYY-MM-DD); "
+                                             "showing the memory as it is now."]
+    assert "as_of" not in at.query_params and f"{total} matching records" in all_text(at)

@@ -28,8 +28,11 @@ def test_importing_an_existing_conversation_is_refused_with_one_line(open_app) -
     _pick_sample(at, "sample_conversation.json")
     button(at, "Import").click().run()
     assert len(at.error) == 1
-    message = at.error[0].value
+    message = shown(at.error[0].value)
     assert "already imported" in message and "\n" not in message
+    # the page names its own checkbox, not the command line's flag
+    box = next(c for c in at.checkbox if c.label.startswith("Replace conversations"))
+    assert f"tick “{box.label}”" in message and "--replace" not in message
 
 
 def test_a_bad_upload_gets_the_importer_message_naming_the_file(open_app) -> None:

@@ -72,7 +72,7 @@ def test_edit_a_record_then_a_stale_form_conflicts(open_app, app_services) -> No
     widget(at.selectbox, "Open record").set_value(record.id).run()
     widget(at.text_area, "Value").input("edited in the app test")
     widget(at.text_input, "Why", form="edit:").input("test edit")
-    button(at, "Save changes").click().run()
+    button(at, f"Save changes to {record.id}").click().run()
     no_errors(at)
     saved = app_services.store.record(record.id)
     assert saved.value == "edited in the app test" and saved.version == record.version + 1
@@ -83,7 +83,7 @@ def test_edit_a_record_then_a_stale_form_conflicts(open_app, app_services) -> No
     app_services.curation.edit_record(record.id, {"value": "changed elsewhere"}, who="other", why="race",
                              expected_version=saved.version)
     widget(at.text_area, "Value").input("my late change")
-    button(at, "Save changes").click().run()
+    button(at, f"Save changes to {record.id}").click().run()
     assert any(e.value.startswith("Conflict:") for e in at.error)
     assert app_services.store.record(record.id).value == "changed elsewhere"
 
@@ -95,7 +95,7 @@ def test_mark_wrong_and_add_a_record_from_turns(open_app, app_services) -> None:
     at.session_state["records_tab"] = "Mark wrong / delete"  # only the open tab is drawn
     at.run()
     widget(at.text_input, "Reason").input("not said")
-    button(at, "Mark as wrong").click().run()
+    button(at, f"Mark {record.id} as wrong").click().run()
     no_errors(at)
     assert app_services.store.record(record.id).status.value == "wrong"
     # add a record citing turns of that record's episode

@@ -86,12 +86,14 @@ def test_review_queue_honours_the_browse_filters(open_app, app_services) -> None
 def test_only_the_open_tab_is_drawn(open_app) -> None:
     at = open_app("pages/records.py", conv=SAMPLE_ID)
     no_errors(at)
+    opened = widget(at.selectbox, "Open record").value
     labels = {b.label for b in [*at.button, *at.form_submit_button]}
-    assert "Save changes" in labels and "Mark as wrong" not in labels and "Merge entities" not in labels
+    assert f"Save changes to {opened}" in labels and f"Mark {opened} as wrong" not in labels
+    assert "Merge entities" not in labels
     at.session_state[TAB_KEY] = "Merge entities"
     at.run()
     labels = {b.label for b in [*at.button, *at.form_submit_button]}
-    assert "Merge entities" in labels and "Save changes" not in labels
+    assert "Merge entities" in labels and f"Save changes to {opened}" not in labels
     assert button(at, "Merge entities")
 
 
@@ -139,7 +141,8 @@ def test_secondary_filters_are_drawn_only_when_open_and_always_applied(open_app,
 
 
 def test_header_sort_toggles_and_the_payload_says_which_column() -> None:
-    from components import record_table as rt
+    from components import record_filters as rt
+    from components.record_table import row_payload
 
     assert rt.next_sort("episode", "entity") == "entity"  # another column: its first order
     assert rt.next_sort("entity", "entity") == "-entity"  # the same column: the other order
@@ -147,7 +150,7 @@ def test_header_sort_toggles_and_the_payload_says_which_column() -> None:
     assert rt.next_sort("episode", "confidence") == "-confidence"  # highest first on a first click
     assert rt.next_sort("episode", "evidence") is None  # not a sortable column
     assert all(rt.SORTS[rt.SORT_LABELS[key]] == key for key in rt.SORTS.values())
-    data = rt.row_payload([], {}, {}, {}, None, "-valid_time")
+    data = row_payload([], {}, {}, {}, None, "-valid_time")
     assert data["sort"] == {"column": "valid time", "descending": True}
     assert "entity" in data["sortable"] and "evidence" not in data["sortable"]
 
@@ -163,3 +166,41 @@ def test_the_table_is_drawn_in_the_chosen_order(open_app, app_services) -> None:
     assert json.loads(_table(at).json)["sort"] == {"column": "value", "descending": True}
     conv_more["sort"] = "dialogue order"
     at.run()
+
+
+def test_the_open_record_is_always_one_the_table_lists_or_says_it_is_pinned(open_app, app_services) -> None:
+    svc = app_services
+    page = svc.curation.search_records(SAMPLE_ID, page_size=50).rows
+    opened = page[2]
+    at = open_app("pages/records.py", conv=SAMPLE_ID)
+    widget(at.selectbox, "Open record").set_value(opened.id).run()
+    # a search that no longer lists the open record: the pane moves to a listed one
+    word = next(w for r in page for w in r.value.split() if len(w) > 3 and w.lower() not in
+                f"{opened.entity} {opened.property} {opened.value}".lower())
+    widget(at.text_input, "Search records").input(word).run()
+    no_errors(at)
+    listed = list(record_rows(at)["id"])
+    assert opened.id not in listed
+    shown_id = widget(at.selectbox, "Open record").value
+    assert shown_id in listed and at.query_params["record"] in ([shown_id], shown_id)
+    assert widget(at.selectbox, "Open record").options == [
+        o for o in widget(at.selectbox, "Open record").options if o.split(" — ")[0] in listed]
+    labels = {b.label for b in at.button}
+    assert f"✗ Wrong {shown_id}" in labels and f"✗ Wrong {opened.id}" not in labels
+    assert not [i for i in at.info if "Pinned" in i.value]
+
+    # a link to a record the results do not list opens it pinned, said so, until unpinned
+    elsewhere = svc.curation.search_records(SAMPLE_ID, page=2, page_size=50).rows[0]
+    at = open_app("pages/records.py", conv=SAMPLE_ID, record=elsewhere.id)
+    no_errors(at)
+    assert elsewhere.id not in list(record_rows(at)["id"])
+    assert widget(at.selectbox, "Open record").value == elsewhere.id
+    note = f"Pinned: {elsewhere.id} is not among the records listed above"
+    assert any(note in shown(i.value) for i in at.info)
+    assert f"✗ Wrong {elsewhere.id}" in {b.label for b in at.button}
+    at.run()  # stays pinned on later runs
+    assert widget(at.selectbox, "Open record").value == elsewhere.id
+    button(at, f"Unpin {elsewhere.id}").click().run()
+    no_errors(at)
+    assert widget(at.selectbox, "Open record").value in list(record_rows(at)["id"])
+    assert not [i for i in at.info if "Pinned" in i.value]

@@ -40,26 +40,29 @@ def test_review_queue_correct_wrong_next_and_edit(open_app, app_services) -> Non
     # the shortcut component is mounted, listening to exactly the four action keys
     assert KEYS == "cwen" and [e.key for e in at.get("bidi_component")] == ["review_keys"]
 
-    button(at, "✓ Correct (c)").click().run()
+    # every action button names the record it acts on
+    assert {f"✓ Correct {first.id} (c)", f"✗ Wrong {first.id} (w)", f"✎ Edit {first.id} (e)",
+            f"→ Next {first.id} (n)"} <= {b.label for b in at.button}
+    button(at, f"✓ Correct {first.id} (c)").click().run()
     no_errors(at)
     assert svc.store.record(first.id).confidence == 1.0
     confirm = svc.curation.record_history(first.id)[-1]
-    assert confirm.why == "confirmed correct in review"
+    assert (confirm.why, confirm.via) == ("confirmed correct in review queue", "review queue")
     assert _queue_head(at).startswith(f"{second.entity} · {second.property} = ")
 
-    button(at, "✗ Wrong (w)").click().run()
+    button(at, f"✗ Wrong {second.id} (w)").click().run()
     no_errors(at)
     assert str(svc.store.record(second.id).status.value) == "wrong"
     assert _queue_head(at).startswith(f"{third.entity} · {third.property} = ")
 
     edits_before = len(svc.curation.record_history(third.id))
-    button(at, "→ Next (n)").click().run()
+    button(at, f"→ Next {third.id} (n)").click().run()
     no_errors(at)
     assert len(svc.curation.record_history(third.id)) == edits_before  # skipping changes nothing
     assert "1 correct, 1 wrong, 1 skipped" in all_text(at)
     assert _queue_head(at).startswith(f"{fourth.entity} · {fourth.property} = ")
 
-    button(at, "✎ Edit (e)").click().run()
+    button(at, f"✎ Edit {fourth.id} (e)").click().run()
     no_errors(at)
     assert at.session_state[MODE_KEY] == "Browse" and at.session_state[TAB_KEY] == "Edit"
     assert widget(at.selectbox, "Open record").value == fourth.id
@@ -75,15 +78,17 @@ def test_quick_wrong_keeps_the_tab_and_the_record(open_app, app_services) -> Non
     widget(at.selectbox, "Open record").set_value(record.id).run()
     at.session_state[TAB_KEY] = "History"
     at.run()
-    button(at, "✗ Wrong").click().run()
+    button(at, f"✗ Wrong {record.id}").click().run()
     no_errors(at)
     assert str(app_services.store.record(record.id).status.value) == "wrong"
+    assert app_services.curation.record_history(record.id)[-1].via == "browse: open record"
     assert at.session_state[TAB_KEY] == "History"  # the tab stays
     assert widget(at.selectbox, "Open record").value == record.id  # so does the record
     assert "Marked" in all_text(at) and "as wrong" in all_text(at)
-    assert "marked wrong in review" in all_text(at)  # its own history shows the new edit
+    assert "marked wrong in browse: open record" in all_text(at)  # its own history shows the new edit
+    assert "in review" not in all_text(at)  # made in Browse: never logged as made in the review queue
     _tab(at, "Mark wrong / delete")
-    button(at, "Restore").click().run()
+    button(at, f"Restore {record.id}").click().run()
     no_errors(at)
     assert str(app_services.store.record(record.id).status.value) == "active"
 
@@ -95,20 +100,21 @@ def test_after_a_quick_action_or_a_revert_the_editor_saves_without_a_conflict(op
                                          page_size=19).rows[18]
     assert record.confidence < 1.0
     at = open_app("pages/records.py", conv=SAMPLE_ID, record=record.id)
-    button(at, "✓ Correct").click().run()
+    button(at, f"✓ Correct {record.id}").click().run()
     no_errors(at)
     assert svc.store.record(record.id).confidence == 1.0
     widget(at.text_area, "Value").input("saved after confirming")
-    button(at, "Save changes").click().run()
+    button(at, f"Save changes to {record.id}").click().run()
     no_errors(at)  # no conflict: the form follows the version the quick action saved
     assert svc.store.record(record.id).value == "saved after confirming"
     _tab(at, "History")
-    button(at, "Revert this edit").click().run()  # the newest edit: the value
-    button(at, "Yes, revert").click().run()
+    button(at, f"Revert this edit of {record.id}").click().run()  # the newest edit: the value
+    button(at, f"Yes, revert {record.id}").click().run()
     no_errors(at)
+    assert svc.curation.record_history(record.id)[-1].via == "record history"
     _tab(at, "Edit")
     widget(at.number_input, "Confidence").set_value(0.5)
-    button(at, "Save changes").click().run()
+    button(at, f"Save changes to {record.id}").click().run()
     no_errors(at)  # nor after a revert made on the page
     assert svc.store.record(record.id).value == record.value
     assert svc.store.record(record.id).confidence == 0.5
@@ -128,18 +134,20 @@ def test_evidence_from_the_turn_picker_and_the_records_own_history_with_revert(o
     assert any(o.startswith(f"{other} · ") for o in picker.options)
     picker.set_value([other])
     widget(at.text_input, "Why", form="edit:").input("evidence from the picker")
-    button(at, "Save changes").click().run()
+    button(at, f"Save changes to {record.id}").click().run()
     no_errors(at)
     assert svc.store.record(record.id).evidence_turn_ids == (other,)
+    assert svc.curation.record_history(record.id)[-1].via == "edit form"
 
     # its own history: who, what, before → after; revert asks first
     _tab(at, "History")
     text = all_text(at)
-    assert "edited" in text and f"evidence_turn_ids: {', '.join(record.evidence_turn_ids)} → {other}" in text
-    button(at, "Revert this edit").click().run()
+    assert "edited in edit form" in text
+    assert f"evidence_turn_ids: {', '.join(record.evidence_turn_ids)} → {other}" in text
+    button(at, f"Revert this edit of {record.id}").click().run()
     no_errors(at)
     assert svc.store.record(record.id).evidence_turn_ids == (other,)
-    button(at, "Yes, revert").click().run()
+    button(at, f"Yes, revert {record.id}").click().run()
     no_errors(at)
     assert svc.store.record(record.id).evidence_turn_ids == record.evidence_turn_ids
     assert widget(at.selectbox, "Open record").value == record.id
@@ -151,11 +159,11 @@ def test_a_revert_can_be_cancelled(open_app, app_services) -> None:
                                       expected_version=record.version)
     at = open_app("pages/records.py", conv=SAMPLE_ID, record=record.id)
     _tab(at, "History")
-    button(at, "Revert this edit").click().run()
+    button(at, f"Revert this edit of {record.id}").click().run()
     button(at, "Cancel").click().run()
     no_errors(at)
     assert app_services.store.record(record.id).value == "to be kept"
-    assert not [b for b in at.button if b.label == "Yes, revert"]
+    assert not [b for b in at.button if b.label.startswith("Yes, revert")]
     app_services.curation.revert_edit(app_services.curation.record_history(record.id)[-1].id, who="tester")
 
 

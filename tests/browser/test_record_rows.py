@@ -59,7 +59,7 @@ def test_row_buttons_mark_wrong_restore_confirm_and_open(built_app: str, page) -
     expect(page).to_have_url(shared)  # the open record is in the URL, to share
     page.get_by_role("tab", name="History").click()
     wait_ready(page)
-    history = re.compile("marked wrong in review|restored from the table")
+    history = re.compile("marked wrong in browse: table row|restored in browse: table row")
     expect(page.get_by_text(history).first).to_be_visible()
 
     # keys on a focused row: c confirms it (confidence 1.00)

@@ -164,3 +164,18 @@ def test_an_edited_record_vector_keeps_the_build_metadata(built) -> None:  # typ
     assert hits[0].id == R2
     assert hits[0].metadata == {"conv_id": CONV, "episode_id": saved.episode_id, "entity": saved.entity,
                                 "property": saved.property, "session": session}
+
+
+def test_each_edit_says_where_it_was_made(built) -> None:  # type: ignore[no-untyped-def]
+    rec = built.store.record("c1:S1:E1:R2")
+    built.curation.edit_record(rec.id, {"value": "gouache"}, who="ana", expected_version=rec.version,
+                               via="edit form")
+    built.curation.mark_wrong(rec.id, who="ana", via="review queue")
+    edit = built.curation.revert_edit(built.curation.edit_log(CONV)[-1].id, who="bea", via="history")
+    built.curation.delete_record("c1:S1:E1:R3", who="ana")  # through the library: no place named
+    log = built.curation.edit_log(CONV)
+    assert [(e.action, e.via) for e in log] == [("update", "edit form"), ("mark_wrong", "review queue"),
+                                                ("revert", "history"), ("delete", "")]
+    assert built.store.edit(edit.id).via == "history"
+    with pytest.raises(StoreError, match=r"'via' .* one line"):
+        built.curation.restore_record("c1:S1:E1:R3", who="ana", via="browse\nand more")

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory_core.curation.impact import compare, saved_questions
+from memory_core.curation.impact import compare, saved_questions, word_diff
 from memory_core.models import Answer, BufferTurn, Plan, Requirement, Trace
 
 
 def trace(tid: str, answer: str, buffer: list[str], prop: str = "destination", question: str = "Where?",
-          strategy: str = "ensimem") -> Trace:
+          strategy: str = "ensimem", cited: tuple[str, ...] = ()) -> Trace:
     return Trace(
         id=tid, conv_id="c1", question=question, strategy=strategy, backend="offline",
         plan=Plan(question=question, requirements=(Requirement(entity="Ben", property=prop),)),
         buffer=tuple(BufferTurn(turn_id=t, speaker="Ben", text="...", session=1) for t in buffer),
-        answer=Answer(text=answer), created_at=datetime(2024, 1, 1),
+        answer=Answer(text=answer, cited_turn_ids=cited), created_at=datetime(2024, 1, 1),
     )
 
 
@@ -26,7 +26,32 @@ def test_compare_reports_answer_plan_and_buffer_changes() -> None:
     assert not row.answer_changed  # same answer up to case and spacing
     assert row.plan_changed
     assert (row.buffer_added, row.buffer_removed) == (("D2:1",), ("D1:4",))
-    assert row.changed
+    assert not row.changed  # a new plan and buffer under the same answer is not a change
+
+
+def test_same_answer_and_citations_is_unchanged_whatever_the_buffer() -> None:
+    before = trace("t1", "Likely yes [D1:5]", ["D1:4", "D1:5"], cited=("D1:5",))
+    after = trace("t2", "Likely yes [D1:5]", ["D1:5", "D2:1", "D2:2"], prop="trip", cited=("D1:5",))
+    row = compare(before, after)
+    assert row.plan_changed and row.buffer_added == ("D2:1", "D2:2")
+    assert not row.changed and (row.cited_added, row.cited_removed) == ((), ())
+
+
+def test_other_cited_turns_are_a_change_even_with_the_same_words() -> None:
+    row = compare(trace("t1", "Lisbon", ["D1:4", "D2:1"], cited=("D1:4",)),
+                  trace("t2", "Lisbon", ["D1:4", "D2:1"], cited=("D2:1", "D1:4", "D2:1")))
+    assert not row.answer_changed and row.changed
+    assert (row.cited_added, row.cited_removed) == (("D2:1",), ())
+
+
+def test_a_new_answer_is_a_change_with_a_word_diff() -> None:
+    row = compare(trace("t1", "Ben is going to Lisbon in July", ["D1:4"], cited=("D1:4",)),
+                  trace("t2", "Ben is going to Porto in July", ["D1:4"], cited=("D1:4",)))
+    assert row.answer_changed and row.changed
+    assert word_diff(row.before_answer or "", row.after_answer) == [
+        ("=", "Ben is going to"), ("-", "Lisbon"), ("+", "Porto"), ("=", "in July")]
+    assert word_diff("Unknown", "Lisbon") == [("-", "Unknown"), ("+", "Lisbon")]
+    assert word_diff("a  b", "a b") == [("=", "a b")]
 
 
 def test_compare_identical_traces_is_unchanged() -> None:

@@ -130,6 +130,15 @@ def test_facets_count_values(loaded) -> None:
     assert facets["entity"][0] == ("Ana", 3)
 
 
+def test_facets_as_of_a_day_count_the_memory_then(loaded) -> None:
+    then = loaded.record_facets(CONV, as_of="2023-05-31")  # after session 1, before session 2
+    listed, total = loaded.search_records(CONV, filters={"as_of": "2023-05-31"}, page_size=100)
+    assert dict(then["session"]) == {1: 5}  # Ben's July trip (valid 2023-07) is not yet memory
+    assert dict(then["entity"]) == {"Ana": 3, "Mel": 1, "Lisbon": 1} and total == 5
+    assert sum(n for _, n in then["entity"]) == len(listed)
+    assert dict(loaded.record_facets(CONV)["entity"])["Ben"] == 2
+
+
 def test_service_wraps_a_page(built) -> None:  # type: ignore[no-untyped-def]
     page = built.curation.search_records(CONV, page=2, page_size=5)
     assert (page.total, page.pages, len(page.rows)) == (8, 2, 3)
