@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+# An episode's kind (its theme type) has one colour everywhere: the Episodes timeline's dots and
+# legend, and the kind tag on every episode band of a transcript.
+THEME_COLORS: dict[str, str] = {"entity": "#3b5bdb", "event": "#e8590c", "topic": "#2b8a3e"}
+OTHER_COLOR = "#868e96"
+
 # Episode band colours, cycled by episode position; the band's background is a tint of its colour
 # over the page (``episode_colors``), so it reads in the light and the dark theme.
 PALETTE: tuple[str, ...] = ("#3b5bdb", "#2b8a3e", "#e8590c", "#862e9c", "#0b7285", "#c2255c", "#5c940d",
@@ -28,7 +33,7 @@ CSS = """
 .mn-pending { border-left: 6px dashed color-mix(in srgb, currentColor 25%, transparent); padding-left: 0.6rem;
   margin: 0.35rem 0; color: color-mix(in srgb, currentColor 75%, transparent); }
 .mn-turn { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 0.6rem;
-  padding: 1px 2px; border-radius: 3px; }
+  padding: 1px 2px; border-radius: 3px; scroll-margin-top: 5rem; }
 .mn-turn.mn-evidence { background: rgba(250, 176, 5, 0.22); outline: 1px solid #fab005; }
 .mn-turn.mn-cited { outline: 2px solid #3b5bdb; }
 .mn-turn:target { background: rgba(28, 126, 214, 0.2); outline: 2px solid #1c7ed6; }
@@ -51,12 +56,20 @@ a.mn-link:hover { color: #4c6ef5; border-bottom-color: #4c6ef5; }
   margin: 0 2px; text-decoration: none; }
 .mn-answer { font-size: 1.1rem; padding: 0.6rem 0.8rem; border-radius: 6px;
   background: color-mix(in srgb, currentColor 5%, transparent); border-left: 5px solid #3b5bdb; }
+.mn-story-records { margin: 0 0 0.4rem 1.1rem; padding: 0; }
+.mn-story-records li { margin: 0.15rem 0; }
+.mn-said { color: color-mix(in srgb, currentColor 70%, transparent); font-size: 0.9rem; }
 </style>
 """
 
 
 def inject_css() -> None:
     st.html(CSS)
+
+
+def theme_color(kind: str) -> str:
+    """The colour of an episode kind (``entity``, ``event``, ``topic``), as the timeline draws it."""
+    return THEME_COLORS.get(kind, OTHER_COLOR)
 
 
 def episode_colors(position: int) -> tuple[str, str]:

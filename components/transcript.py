@@ -17,7 +17,7 @@ import streamlit as st
 from components import links
 from components.state import current_conv
 from components.text import anchor_id, esc
-from components.theme import episode_colors
+from components.theme import episode_colors, theme_color
 
 Span = tuple[int, int, str]  # start, end, label (character offsets into the turn text)
 
@@ -102,9 +102,9 @@ def turn_html(turn: TurnView, *, spans: Sequence[Span] = (), records: Sequence[A
 
 
 def episode_head(episode: Any, position: int) -> str:
-    color, _ = episode_colors(position)
     theme = ", ".join(str(t) for t in episode.theme[:5]) or "—"
     kind = str(getattr(episode.theme_type, "value", episode.theme_type))
+    color = theme_color(kind)  # the kind's colour, as the timeline's legend shows it
     reason = episode.boundary_reason or "start of session"
     return (
         f'<div class="mn-ep-head"><span class="mn-tag" style="background:{color}">{esc(kind)}</span>'

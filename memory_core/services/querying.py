@@ -86,6 +86,7 @@ class QueryService:
         backend: Backend | None = None,
         save: bool = True,
         now: datetime | None = None,
+        asked_by: str | None = None,
     ) -> tuple[Trace, Retrieval]:
         """Ask with this view's backend, or ``backend`` for this question (e.g. an evaluation
         that keeps one backend for its whole run). ``now`` is when the question is asked
@@ -106,7 +107,8 @@ class QueryService:
             trace, result = run_question(ci, question, cfg, embedder=self.embedder, backend=chosen,
                                          budget_tokens=budget_tokens, now=now)
         cost = flat_cost(usage(self.store, scope)) if trace.backend != "offline" else {}
-        trace = trace.model_copy(update={"id": trace_id, "cost": cost})
+        details = {**trace.details, "asked_by": asked_by} if asked_by else trace.details
+        trace = trace.model_copy(update={"id": trace_id, "cost": cost, "details": details})
         if save:
             self.store.save_trace(trace)
         return trace, result

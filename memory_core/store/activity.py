@@ -10,6 +10,10 @@ from memory_core.models import Edit, Trace
 from memory_core.store.base import StoreBase, dumps, loads, now
 
 BUILD_STATES = ("queued", "building", "done", "failed")
+# how an evaluation run's trace says so in its JSON payload (pydantic writes it compactly; a
+# question's own quotes are escaped there, so its text cannot spell this)
+EVALUATION = "evaluation"
+EVALUATION_MARK = f'"asked_by":"{EVALUATION}"'
 
 
 class ActivityStore(StoreBase):
@@ -28,11 +32,13 @@ class ActivityStore(StoreBase):
         return Trace.model_validate_json(row[0])
 
     def traces(self, conv_id: str, limit: int = 200) -> list[dict[str, Any]]:
-        """Newest first: id, question, strategy, backend, created_at."""
+        """Newest first: id, question, strategy, backend, created_at, and ``by_evaluation``
+        (an evaluation run asked it: its payload's ``details.asked_by`` is "evaluation")."""
         return self.dicts(
-            "SELECT id, question, strategy, backend, created_at FROM traces WHERE conv_id = ? "
+            "SELECT id, question, strategy, backend, created_at, "
+            "strpos(payload, ?) > 0 AS by_evaluation FROM traces WHERE conv_id = ? "
             "ORDER BY created_at DESC LIMIT ?",
-            [conv_id, limit],
+            [EVALUATION_MARK, conv_id, limit],
         )
 
     # ------------------------------------------------------------------ edits
