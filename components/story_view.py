@@ -17,7 +17,7 @@ from datetime import datetime
 import streamlit as st
 
 from components import buffer_view, data, links, plain_words, support_view, trace_view, transcript
-from components.text import esc
+from components.text import esc, md
 from memory_core.models import Episode, Record, Trace
 from memory_core.services import Services
 
@@ -59,6 +59,8 @@ def render(svc: Services, conv: str, trace: Trace, episodes: Sequence[Episode]) 
     color, label, _ = support_view.LEVELS[support_view.level(trace)]
     st.badge(f"Answer {label}", color=color)  # type: ignore[arg-type]
     st.caption(plain_words.SUPPORT_WORDS[support_view.level(trace)])
+    if trace.details.get("asked_at"):  # relative dates in the question counted back from that day
+        st.caption(md(trace_view.asked_at_text(trace)))
 
     matched = list(dict.fromkeys(m.record_id for m in trace.matches if m.record_id))
     by_id = {r.id: r for r in data.records_by_ids(svc, matched)} if matched else {}

@@ -70,7 +70,7 @@ def test_hostile_graph_labels_are_escaped(open_app) -> None:
 
     at = open_app("pages/graphs.py", conv=HOSTILE_ID)
     no_errors(at)
-    widget(at.toggle, "Show isolated and minor nodes").set_value(True).run()
+    at.toggle(key="g:all:entity").set_value(True).run()
     canvas = at.get("bidi_component")
     assert len(canvas) == 1 and not at.get("iframe")
     data = json.loads(canvas[0].proto.json)

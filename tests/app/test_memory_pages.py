@@ -131,7 +131,7 @@ def test_graphs_draw_both_graphs_and_show_node_records(open_app, app_services) -
 
 def test_graph_filters_cut_the_graph(open_app, app_services) -> None:
     at = open_app("pages/graphs.py", conv=SAMPLE_ID)
-    widget(at.toggle, "Show isolated and minor nodes").set_value(True).run()
+    at.toggle(key="g:all:entity").set_value(True).run()
     widget(at.number_input, "Show at most (nodes)").set_value(10).run()
     no_errors(at)
     assert "the 10 most important of" in all_text(at)
