@@ -102,7 +102,8 @@ def test_requirements_read_as_sentences() -> None:
     bridge = Requirement(entity="Ana's cat", property="relation", value="cat", role="bridge")
     assert requirement_sentence(0, bridge) == "R1 · First finding out: who or what Ana's cat is (cat)"
     uses = Requirement(entity="Ana", property="pet_name", role="target", depends_on=0)
-    assert requirement_sentence(1, uses, "value") == "R2 · Looking for: what Ana pet name (using the answer to R1)"
+    assert requirement_sentence(1, uses, "value") == \
+        "R2 · Looking for: what Ana pet name (using the answer to R1)"
 
 
 def test_compare_strategies_side_by_side(open_app, app_services) -> None:
