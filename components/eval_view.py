@@ -247,7 +247,7 @@ def show_curve(curve: dict[str, dict[Any, dict[str, float]]]) -> None:
 def show_triage(t: dict[str, Any], records: Mapping[str, str] | None = None) -> None:
     """``records``: record id -> a readable label (entity · property = value) for the links."""
     st.markdown(f"**{md(t['question'])}** — gold: {md(t['gold'])}")
-    st.caption(f"category {t['category']} · all gold evidence retrieved: "
+    st.caption(f"{category_name(t['category'])} question · all gold evidence retrieved: "
                f"{'yes' if t['full_recall'] else 'no'} · coverage {float(t['coverage']):.2f}")
     st.markdown("**Gold evidence turns** — cited by a record? retrieved? at what rank?")
     st.dataframe(pd.DataFrame([{

@@ -124,7 +124,7 @@ def filters(g: Any, conv: str, kind: str, token: str, speakers: tuple[str, ...] 
     one switch from the default view to every node. ``speakers`` are always in the entity graph's
     default view; ``days`` title the event graph's sessions."""
     f = _facets(g, conv, kind, token)
-    top = st.columns([3, 1], vertical_alignment="center")
+    top = st.columns([2, 1], vertical_alignment="center")
     noun = "entities" if kind == "entity" else "events"
     show_all = top[1].toggle(f"All {g.number_of_nodes()} {noun}", key=f"g:all:{kind}",
                              help="Off: the default view — " + (

@@ -83,6 +83,7 @@ def build_cost(svc: Services, conv: str) -> None:
 
 
 def quick_links(conv: str) -> None:
-    cols = st.columns(len(LINKS))
-    for col, (path, label, icon) in zip(cols, LINKS, strict=True):
-        col.page_link(path, label=label, icon=icon, query_params={"conv": conv})
+    """The pages of ``conv``, three to a row (six in one row cut their names at 1024 px)."""
+    cols = st.columns(3)
+    for i, (path, label, icon) in enumerate(LINKS):
+        cols[i % 3].page_link(path, label=label, icon=icon, query_params={"conv": conv})

@@ -79,6 +79,8 @@ def render(svc: Services, conv: str, trace: Trace, episodes: Sequence[Episode]) 
         st.caption("No turn of the conversation was found for this question.")
         return
     marks = {b.turn_id: [(h.start, h.end, h.label) for h in b.highlights] for b in trace.buffer}
-    transcript.render(turns, highlights=marks, cited=trace.answer.cited_turn_ids)
+    # the turns only, full width (no record chips beside them: the records are listed above)
+    st.html('<div class="mn-story">' + transcript.transcript_html(
+        turns, highlights=marks, cited=trace.answer.cited_turn_ids, conv=conv) + "</div>")
     st.caption("Turn on *Full trace* to see how the answer was found: the plan, every match with "
                f"its score and all {len(trace.buffer)} turns of the evidence.")

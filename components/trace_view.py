@@ -225,9 +225,7 @@ def buffer(trace: Trace, episodes: Sequence[Episode] = ()) -> None:
     marks = {b.turn_id: [(h.start, h.end, h.label) for h in b.highlights] for b in trace.buffer}
     used = {b.episode_id for b in trace.buffer}
     shown = [e for e in episodes if e.id in used]
-    positions = {e.id: i for i, e in enumerate(episodes)}
-    transcript.render(list(trace.buffer), shown, highlights=marks, cited=trace.answer.cited_turn_ids,
-                      episode_positions=positions)
+    transcript.render(list(trace.buffer), shown, highlights=marks, cited=trace.answer.cited_turn_ids)
 
 
 def timings(trace: Trace) -> None:

@@ -50,8 +50,7 @@ sort_table.render(("entity", "property", "value", "modality", "valid time", "con
                   href=lambda row: links.href_record(conv, row["id"]), max_height=320,
                   empty="No records in this episode.")
 transcript.render(data.turns(svc, conv, episode.turn_ids), [episode], records,
-                  evidence=data.evidence_turns(records),
-                  episode_positions={episode.id: ids.index(chosen)})
+                  evidence=data.evidence_turns(records))
 
 st.subheader("Rest of the transcript")
 sessions = [s.index for s in convo.sessions]
@@ -61,5 +60,4 @@ opened = set(episode.turn_ids)  # drawn once, above
 shown = [t for t in convo.turns if session in (0, t.session) and t.id not in opened]
 if session in (0, episode.session):
     st.caption(f"{md(labels[chosen])}'s {len(opened)} turns are shown above, not again here.")
-transcript.render(shown, episodes, data.records(svc, conv),
-                  episode_positions={e.id: i for i, e in enumerate(episodes)})
+transcript.render(shown, episodes, data.records(svc, conv))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from types import SimpleNamespace
 
 from components import eval_view, html_table, transcript
 from components.theme import THEME_COLORS
@@ -19,11 +20,14 @@ def _episode(n: int, kind: ThemeType) -> Episode:
                    theme_type=kind, start_time=datetime(2024, 1, 1))
 
 
-def test_an_episode_tag_has_its_kinds_colour_as_the_timeline_legend() -> None:
-    for position, kind in enumerate((ThemeType.EVENT, ThemeType.TOPIC, ThemeType.ENTITY, ThemeType.EVENT)):
-        head = transcript.episode_head(_episode(position + 1, kind), position)
-        tag = re.search(r'class="mn-tag" style="background:([^"]+)"', head)
-        assert tag and tag.group(1) == THEME_COLORS[kind.value], (position, kind)
+def test_an_episode_band_and_tag_have_its_kinds_colour_as_the_timeline_legend() -> None:
+    kinds = (ThemeType.EVENT, ThemeType.TOPIC, ThemeType.ENTITY, ThemeType.EVENT)
+    episodes = [_episode(i + 1, kind) for i, kind in enumerate(kinds)]
+    html = transcript.transcript_html([SimpleNamespace(id=f"D1:{i + 1}", speaker="Ana", text="hi", session=1)
+                                       for i in range(len(kinds))], episodes)
+    bands = re.findall(r'class="mn-episode" style="border-left-color:([^;]+);', html)
+    tags = re.findall(r'class="mn-tag" style="background:([^"]+)"', html)
+    assert bands == tags == [THEME_COLORS[k.value] for k in kinds]
 
 
 def test_episodes_draws_the_open_episodes_turns_once(open_app, app_services) -> None:
