@@ -18,7 +18,7 @@ import streamlit as st
 
 from components import buffer_view, data, links, plain_words, support_view, trace_view, transcript
 from components.text import esc, md
-from memory_core.models import Episode, Record, Trace
+from memory_core.models import BufferTurn, Episode, Record, Trace
 from memory_core.services import Services
 
 FULL_KEY = "ask_full_trace"
@@ -33,7 +33,7 @@ def mode() -> bool:
                                "episodes chosen and the whole evidence buffer."))
 
 
-def source_turns(trace: Trace) -> list[object]:
+def source_turns(trace: Trace) -> list[BufferTurn]:
     """The buffer turns the answer cites, else its best matched turns (in dialogue order)."""
     cited = set(trace.answer.cited_turn_ids)
     chosen = [b for b in trace.buffer if b.turn_id in cited]
