@@ -16,7 +16,7 @@ from datetime import datetime
 
 import streamlit as st
 
-from components import buffer_view, data, links, plain_words, support_view, trace_view, transcript
+from components import data, links, plain_words, support_view, trace_view, transcript
 from components.text import esc, md
 from memory_core.models import BufferTurn, Episode, Record, Trace
 from memory_core.services import Services
@@ -38,9 +38,13 @@ def source_turns(trace: Trace) -> list[BufferTurn]:
     cited = set(trace.answer.cited_turn_ids)
     chosen = [b for b in trace.buffer if b.turn_id in cited]
     if chosen:
-        return list(chosen)
-    keys = buffer_view.key_turns(trace)
-    return [b for b in trace.buffer if b.turn_id in keys][:MAX_TURNS]
+        return chosen
+    best: dict[str, float] = {}
+    for m in trace.matches:
+        if m.turn_id:
+            best[m.turn_id] = max(best.get(m.turn_id, float("-inf")), m.score)
+    top = set(sorted(best, key=lambda t: (-best[t], t))[:MAX_TURNS])
+    return [b for b in trace.buffer if b.turn_id in top]
 
 
 def records_html(conv: str, records: Sequence[Record], trace: Trace, episodes: Sequence[Episode]) -> str:
