@@ -144,7 +144,7 @@ export default function (component) {
   const api = {
     stats,
     network,
-    nodeIds: () => nodes.getIds(),
+    nodeIds: () => nodes.getIds().filter((id) => !String(id).startsWith("mn-head:")),  // not the session titles
     edgeIds: () => edges.getIds(),
     screenPoint: (id) => {
       const pos = network.getPositions([id])[id];
