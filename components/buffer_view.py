@@ -44,6 +44,5 @@ def buffer(svc: Services, trace: Any, episodes: Sequence[Any] = ()) -> None:
         st.caption(f"The {len(first)} cited or matched turns of {len(trace.buffer)}.")
     marks = {b.turn_id: [(h.start, h.end, h.label) for h in b.highlights] for b in turns}
     used = {b.episode_id for b in turns}
-    positions = {e.id: i for i, e in enumerate(episodes)}
     transcript.render(turns, [e for e in episodes if e.id in used], highlights=marks,
-                      cited=trace.answer.cited_turn_ids, episode_positions=positions)
+                      cited=trace.answer.cited_turn_ids)

@@ -164,6 +164,15 @@ def evidence_found(row: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[
     return all(t in got for t in ev)
 
 
+def category_name(category: Any) -> str:
+    """A LoCoMo category code as the chart names it (``4`` -> ``single-hop``); a LongMemEval
+    question type is already a name."""
+    from memory_core.services.evaluating import CATEGORY_NAMES
+
+    code = str(category)
+    return CATEGORY_NAMES.get(int(code), f"category {code}") if code.isdigit() else code
+
+
 def table_rows(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]], *,
                f1_below: float = WRONG_F1) -> list[dict[str, Any]]:
     """One line per question: its outcome and, when the run saved traces, a link to its trace."""
@@ -173,7 +182,7 @@ def table_rows(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[s
         row = {**r, "evidence": r.get("evidence") or list(gold.get((r["conv_id"], int(r["qid"])), ()))}
         trace = r.get("trace_id") if report.get("saved_traces") else None
         out.append({
-            "conversation": r["conv_id"], "qid": r["qid"], "category": r["category"],
+            "conversation": r["conv_id"], "qid": r["qid"], "category": category_name(r["category"]),
             "question": r["question"], "gold": r["gold"], "answer": r["answer"], "evidence found": found,
             "outcome": outcome(row, f1_below=f1_below), "support": r.get("support"),
             "tokens": r["context_tokens"], "answer F1": r.get("answer_f1"), "latency s": r["latency_s"],
@@ -184,13 +193,19 @@ def table_rows(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[s
 def question_table(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]], *,
                    f1_below: float = WRONG_F1) -> list[dict]:
     rows = table_rows(report, gold, f1_below=f1_below)
-    config = {"trace": st.column_config.LinkColumn(
+    config = {"question": st.column_config.TextColumn("question", width="large"),
+              "answer": st.column_config.TextColumn("answer", width="large",
+                                                    help="the whole answer shows under Triage below"),
+              "gold": st.column_config.TextColumn("gold", width="medium"),
+              "trace": st.column_config.LinkColumn(
         "trace", display_text="open trace", help="the question's trace on the Ask page"),
         "outcome": st.column_config.TextColumn(
             "outcome", help="missed evidence: a gold evidence turn is not in the buffer; wrong answer: "
                             f"answer F1 below {f1_below:.2f} or an answer the evidence does not "
                             "(fully) support (or a failed abstention); both; ok")}
-    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=config)
+    order = ("question", "answer", "gold", "outcome", "category", "evidence found", "support", "answer F1",
+             "tokens", "latency s", "trace", "conversation", "qid")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=config, column_order=order)
     return rows
 
 
@@ -233,7 +248,7 @@ def show_curve(curve: dict[str, dict[Any, dict[str, float]]]) -> None:
 def show_triage(t: dict[str, Any], records: Mapping[str, str] | None = None) -> None:
     """``records``: record id -> a readable label (entity · property = value) for the links."""
     st.markdown(f"**{md(t['question'])}** — gold: {md(t['gold'])}")
-    st.caption(f"category {t['category']} · all gold evidence retrieved: "
+    st.caption(f"{category_name(t['category'])} question · all gold evidence retrieved: "
                f"{'yes' if t['full_recall'] else 'no'} · coverage {float(t['coverage']):.2f}")
     st.markdown("**Gold evidence turns** — cited by a record? retrieved? at what rank?")
     st.dataframe(pd.DataFrame([{

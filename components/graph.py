@@ -18,6 +18,10 @@ import networkx as nx
 from components.graph_style import action_family
 
 DEFAULT_LIMIT = 300
+DEFAULT_ENTITIES = 30  # the entity graph's default view: this many most connected entities (+ speakers)
+DEFAULT_EVENTS = 40  # the event graph's default view: each episode's main event, then the most important
+DEFAULT_EVENT_LINKS = frozenset({"succession", "episode"})  # its links (participant links: "show all")
+_EPISODE_RE = re.compile(r":S(\d+):E(\d+)$")
 
 
 # ------------------------------------------------------------------ attribute access
@@ -155,16 +159,54 @@ def filter_graph(g: Any, *, types: Sequence[str] = (), properties: Sequence[str]
     return View(sub, matching, sub.number_of_nodes())
 
 
-def minor_nodes(g: Any, *, share: float = 0.25) -> set[Any]:
-    """Nodes hidden by default: isolated ones, and leaves (one link) whose importance is below
-    ``share`` of the graph's most important node."""
-    top = max((node_importance(g, n) for n in g.nodes), default=0.0)
+def speaker_nodes(g: Any, speakers: Iterable[str]) -> set[Any]:
+    """The nodes named like one of the conversation's speakers (case ignored)."""
+    names = {str(s).strip().lower() for s in speakers}
+    return {n for n in g.nodes if node_label(g, n).strip().lower() in names}
+
+
+def default_entities(g: Any, speakers: Iterable[str] = (), *, shown: int = DEFAULT_ENTITIES) -> set[Any]:
+    """The entity graph's default view: the ``shown`` most connected entities (degree, then
+    importance) and every speaker — the people and what connects them."""
     degree = g.degree
-    hidden = {n for n in g.nodes if degree[n] == 0
-              or (degree[n] <= 1 and node_importance(g, n) < share * top)}
-    undirected = g.to_undirected(as_view=True)
-    # a node whose every neighbour is hidden would be left isolated: hide it too
-    return hidden | {n for n in g.nodes if n not in hidden and set(undirected[n]) <= hidden}
+    linked = sorted((n for n in g.nodes if degree[n] > 0),
+                    key=lambda n: (-degree[n], -node_importance(g, n), str(n)))
+    return set(linked[:shown]) | speaker_nodes(g, speakers)
+
+
+def episode_order(episode_id: Any) -> tuple[int, int, str]:
+    """Sort key of an episode id (``…:S10:E2``) in session order: S1·E1 < S1·E2 < S2·E1 < S10·E1."""
+    m = _EPISODE_RE.search(str(episode_id or ""))
+    return (int(m.group(1)), int(m.group(2)), "") if m else (1 << 30, 0, str(episode_id))
+
+
+def default_events(g: Any, *, shown: int = DEFAULT_EVENTS) -> set[Any]:
+    """The event graph's default view: the most important event of every episode, then the
+    most important others, ``shown`` in all (more when there are more episodes)."""
+    ranked = sorted(g.nodes, key=lambda n: (-node_importance(g, n), str(n)))
+    keep: dict[Any, Any] = {}
+    for n in ranked:
+        keep.setdefault(g.nodes[n].get("episode_id"), n)
+    out = set(keep.values())
+    for n in ranked:
+        if len(out) >= shown:
+            break
+        out.add(n)
+    return out
+
+
+def only_links(g: Any, kinds: frozenset[str]) -> Any:
+    """A copy of ``g`` keeping only the edges one of whose kinds (``kinds`` or ``kind``) is in ``kinds``."""
+    sub = g.__class__()
+    sub.graph.update(g.graph)
+    sub.add_nodes_from(g.nodes(data=True))
+    for u, v, k, a in edges(g):
+        if kinds & set(a.get("kinds") or [a.get("kind")]):
+            if g.is_multigraph():
+                sub.add_edge(u, v, key=k, **a)
+            else:
+                sub.add_edge(u, v, **a)
+    return sub
 
 
 def without(g: Any, drop: set[Any]) -> Any:

@@ -14,8 +14,11 @@ labels, borders and tooltips follow Streamlit's theme: the CSS uses the custom p
 component receives (``--st-text-color``, ...) and the script reads them for what vis-network
 paints on its canvas (the light colours in the payload are the fallback).
 
-Layouts: ``force`` (physics until stable, then frozen) and ``time`` (left to right by date,
-one column per distinct date; undated nodes in the last column).
+Layouts: ``force`` (physics until stable, then frozen), ``time`` (left to right by date,
+one column per distinct date; undated nodes in the last column) and, for events, ``session``
+(one band per session, earliest on top, a title at its left; inside a band the events run left
+to right by episode). Event nodes are labelled by predicate and object on two lines
+("finish" / "Alster 10k").
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from functools import cache, partial
@@ -43,7 +46,9 @@ _ASSETS = Path(__file__).resolve().parent / "assets"
 _SOURCE_MAP = re.compile(r"^//# sourceMappingURL=.*$", re.M)
 _TOOLTIP_CSS = re.compile(r"div\.vis-tooltip\{[^}]*\}")
 
-LAYOUTS = {"force": "Force-directed", "time": "Time-ordered (left → right)"}
+LAYOUTS = {"session": "By session (top → bottom)", "force": "Force-directed",
+           "time": "Time-ordered (left → right)"}
+KIND_LAYOUTS = {"entity": ("force", "time"), "event": ("session", "force", "time")}  # first: default
 PHYSICS_ITERATIONS = 150
 LARGE, LARGE_ITERATIONS = 400, 40  # above LARGE nodes: a cheaper force layout
 SETTLE_MS = 4000  # ...drawn after LARGE_ITERATIONS, then settling on screen for at most this long
@@ -164,6 +169,42 @@ def time_positions(g: Any) -> dict[Any, tuple[float, float]]:
     return out
 
 
+SESSION_COLUMN, SESSION_ROW, SESSION_GAP, PER_ROW = 180, 78, 30, 5
+MIN_SCALE = 0.7  # the session layout is never drawn smaller (a narrow canvas starts at its top left)
+HEAD_PREFIX = "mn-head:"  # title nodes of the session layout: drawn, never selected
+
+
+def session_positions(g: Any, session_days: Mapping[int, date] | None = None,
+                      ) -> tuple[dict[Any, tuple[float, float]], list[tuple[str, float]]]:
+    """The ``session`` layout: (node -> (x, y), [(band title, y)]). One band per session (from the
+    node's ``episode_id``), earliest on top, titled with the session's day when known; in a band,
+    events by episode then id, ``PER_ROW`` a row; events without an episode go in a last band."""
+    by_session: dict[int, list[Any]] = {}
+    for n in g.nodes:
+        session, *_ = graph.episode_order(g.nodes[n].get("episode_id"))
+        by_session.setdefault(session, []).append(n)
+    days = dict(session_days or {})
+    where: dict[Any, tuple[float, float]] = {}
+    titles: list[tuple[str, float]] = []
+    y = 0.0
+    for session in sorted(by_session):
+        members = sorted(by_session[session],
+                         key=lambda n: (graph.episode_order(g.nodes[n].get("episode_id")), str(n)))
+        title = "other" if session >= 1 << 30 else f"Session {session}"
+        titles.append((title + (f"\n{days[session]:%d %b %Y}" if session in days else ""), y))
+        for i, n in enumerate(members):
+            row, col = divmod(i, PER_ROW)
+            where[n] = (col * SESSION_COLUMN, y + row * SESSION_ROW)
+        y += ((len(members) - 1) // PER_ROW + 1) * SESSION_ROW + SESSION_GAP
+    return where, titles
+
+
+def event_label(action: str) -> str:
+    """``"finish: Alster 10k"`` -> ``"finish\nAlster 10k"`` (predicate over object)."""
+    verb, _, obj = str(action).partition(":")
+    return f"{_plain(verb.strip(), 16)}\n{_plain(obj.strip(), 20)}" if obj.strip() else _plain(verb, 20)
+
+
 def _options(layout: str, n: int) -> dict[str, Any]:
     common: dict[str, Any] = {
         "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": n > 300},
@@ -173,7 +214,7 @@ def _options(layout: str, n: int) -> dict[str, Any]:
                   "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}}},
         "nodes": {"shape": "dot", "borderWidth": 1},
     }
-    if layout == "time":  # positions come with the nodes (time_positions)
+    if layout in ("time", "session"):  # positions come with the nodes
         return {**common, "physics": {"enabled": False}, "layout": {"improvedLayout": False}}
     if n > LARGE:  # Barnes–Hut with a short stabilisation; the rest settles on screen
         return {**common, "layout": {"improvedLayout": False, "randomSeed": 7},
@@ -193,23 +234,34 @@ def _options(layout: str, n: int) -> dict[str, Any]:
 
 
 def payload(g: Any, *, name: str, layout: str = "force", height: int = 600,
-            selected: Selection | None = None, note: str = "") -> dict[str, Any]:
-    """Plain JSON data for the canvas: nodes, edges, legend, vis options."""
+            selected: Selection | None = None, note: str = "",
+            session_days: Mapping[int, date] | None = None) -> dict[str, Any]:
+    """Plain JSON data for the canvas: nodes, edges, legend, vis options (``session_days``: the
+    day of each session, for the titles of the ``session`` layout)."""
     top = max((graph.node_importance(g, n) for n in g.nodes), default=0.0) or 1.0
     types = {n: graph.node_type(g, n) for n in g.nodes}
-    where = time_positions(g) if layout == "time" else {}
-    nodes = []
+    titles: list[tuple[str, float]] = []
+    if layout == "session":
+        where, titles = session_positions(g, session_days)
+    else:
+        where = time_positions(g) if layout == "time" else {}
+    grow = 9 if layout == "session" else 18  # how much importance adds to a node's radius
+    nodes: list[dict[str, Any]] = [
+        {"id": f"{HEAD_PREFIX}{i}", "label": title, "shape": "text", "x": -SESSION_COLUMN * 0.8, "y": y,
+         "font": {"size": 15, "bold": True, "strokeWidth": 0, "align": "left"}, "tip": ""}
+        for i, (title, y) in enumerate(titles)]
     for n in g.nodes:
         a = g.nodes[n]
         weight = graph.node_importance(g, n) / top
         color = type_color(types[n])
         node: dict[str, Any] = {
-            "id": str(n), "label": _plain(graph.node_label(g, n), 32),
+            "id": str(n), "label": event_label(a["action"]) if a.get("action") else
+            _plain(graph.node_label(g, n), 32),
             "color": {"background": color, "border": "#ffffff",
                       "highlight": {"background": color, "border": "#212529"},
                       "hover": {"background": color, "border": "#212529"}},
-            "size": 8 + 18 * weight, "font": {"size": 13 + round(7 * weight), "strokeWidth": 3,
-                                             "strokeColor": "#ffffff"},
+            "size": 8 + grow * weight, "font": {"size": 13 + round(grow / 6 * weight), "strokeWidth": 3,
+                                               "strokeColor": "#ffffff"},
             "tip": _tip([("name", graph.node_label(g, n)), ("type", types[n]),
                          ("importance", f"{graph.node_importance(g, n):.2f}"),
                          ("aliases", ", ".join(map(str, a.get("aliases") or ()))),
@@ -232,6 +284,7 @@ def payload(g: Any, *, name: str, layout: str = "force", height: int = 600,
     body = json.dumps([nodes, edges, layout], sort_keys=True, default=str)
     return {"name": name, "nodes": nodes, "edges": edges, "legend": legend, "height": height,
             "settleAbove": LARGE, "settleMs": SETTLE_MS,
+            "minScale": MIN_SCALE if layout == "session" else None,
             "options": _options(layout, len(nodes)), "note": note,
             "signature": hashlib.sha256(body.encode()).hexdigest()[:16],
             "selected": None if selected is None else {"kind": selected.kind, "id": selected.id}}

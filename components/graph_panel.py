@@ -132,7 +132,7 @@ def _then(records: Sequence[Any], as_of_ids: frozenset[str] | None) -> list[Any]
 
 
 def _episodes_of(records: Sequence[Any], labels: dict[str, str]) -> list[tuple[str, str]]:
-    ids = list(dict.fromkeys(r.episode_id for r in records))
+    ids = sorted(dict.fromkeys(r.episode_id for r in records), key=graph.episode_order)  # session order
     return [(e, labels.get(e, e)) for e in ids[:12]]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -72,51 +73,88 @@ def _facets(_g: Any, conv: str, kind: str, token: str) -> graph.Facets:
 @dataclass(frozen=True)
 class _Drawn:
     view: graph.View
-    hidden: int  # isolated or minor nodes left out
+    hidden: int  # nodes left out of the default view
     data: dict[str, Any]  # the canvas payload (read only: shared between reruns)
+
+
+_FILTERS = ("types", "properties", "min_importance", "ego", "window")
+_NOT_FILTERS = ("layout", "show_all", "speakers", "session_days")  # drawing choices, not filter_graph's
+
+
+def narrowed(chosen: dict[str, Any]) -> bool:
+    """Does any filter narrow the graph (then the whole graph is filtered, not the default view)?"""
+    return any(chosen.get(k) for k in _FILTERS)
 
 
 @st.cache_resource(show_spinner="Laying out…", max_entries=32)
 def _drawn(_g: Any, key: str, _chosen: dict[str, Any], name: str, note: str) -> _Drawn:
-    """The filtered view of ``_g`` and its canvas payload, once per (graph version, filters) ``key``."""
-    options = {k: v for k, v in _chosen.items() if k not in ("layout", "show_all")}
-    hidden = set() if _chosen.get("show_all") else graph.minor_nodes(_g) - {options.get("ego")}
-    view = graph.filter_graph(graph.without(_g, hidden) if hidden else _g, **options)
+    """The filtered view of ``_g`` and its canvas payload, once per (graph version, filters) ``key``.
+
+    Unfiltered and without "show all", the default view: for entities the most connected ones
+    and every speaker; for events each episode's main event and the most important others,
+    linked in time order (``graph.default_entities`` / ``default_events``)."""
+    options = {k: v for k, v in _chosen.items() if k not in _NOT_FILTERS}
+    base, hidden = _g, 0
+    if not _chosen.get("show_all") and not narrowed(_chosen):
+        keep = graph.default_entities(_g, _chosen.get("speakers") or ()) if name == "entity" \
+            else graph.default_events(_g)
+        base = graph.without(_g, set(_g.nodes) - keep)
+        hidden = _g.number_of_nodes() - base.number_of_nodes()
+        if name == "event":
+            base = graph.only_links(base, graph.DEFAULT_EVENT_LINKS)
+    view = graph.filter_graph(base, **options)
     layout = str(_chosen.get("layout") or "force")
-    data = graph_canvas.payload(view.graph, name=name, layout=layout, height=HEIGHT, note=note) \
-        if view.shown else {}
-    return _Drawn(view, len(hidden), data)
+    data = graph_canvas.payload(view.graph, name=name, layout=layout, height=HEIGHT, note=note,
+                                session_days=_chosen.get("session_days")) if view.shown else {}
+    return _Drawn(view, hidden, data)
 
 
-def filters(g: Any, conv: str, kind: str, token: str) -> dict[str, Any]:
+def session_days(episodes: Sequence[Any]) -> dict[int, date]:
+    """Each session's day (its first dated episode's), for the event graph's session titles."""
+    out: dict[int, date] = {}
+    for e in episodes:
+        if e.start_time is not None and e.session not in out:
+            out[e.session] = e.start_time.date()
+    return out
+
+
+def filters(g: Any, conv: str, kind: str, token: str, speakers: tuple[str, ...] = (),
+            days: dict[int, date] | None = None) -> dict[str, Any]:
+    """The filters, in a collapsed panel so the canvas stays above the fold, and beside it the
+    one switch from the default view to every node. ``speakers`` are always in the entity graph's
+    default view; ``days`` title the event graph's sessions."""
     f = _facets(g, conv, kind, token)
-    c = st.columns(3)
-    types = c[0].multiselect("Node type", f.types, key=f"g:types:{kind}")
-    props = c[1].multiselect("Relation" if kind == "entity" else "Link kind", f.properties,
-                             key=f"g:props:{kind}")
-    min_imp = c[2].slider("Minimum importance", 0.0, max(f.max_importance, 0.01), 0.0,
-                          key=f"g:imp:{kind}") if f.max_importance > 0 else 0.0
-    d = st.columns([2, 1, 1])
-    nodes = graph.node_choices(g)
-    ego = d[0].selectbox("Ego network of", [None, *nodes], key=f"g:ego:{kind}", format_func=lambda n: (
-        "(whole graph)" if n is None else shorten(graph.node_label(g, n), 60)))
-    depth = d[1].number_input("Depth", 1, 4, 1, key=f"g:depth:{kind}", disabled=ego is None)
-    limit = d[2].number_input("Show at most (nodes)", 10, 5000, graph.DEFAULT_LIMIT, 50,
-                              key=f"g:limit:{kind}")
-    e = st.columns([2, 2])
-    layout = e[0].radio("Layout", list(graph_canvas.LAYOUTS), key=f"g:layout:{kind}", horizontal=True,
-                        format_func=graph_canvas.LAYOUTS.__getitem__)
-    show_all = e[1].toggle("Show isolated and minor nodes", key=f"g:all:{kind}",
-                           help="Hidden by default: nodes with no link, and leaves whose importance is "
-                                "below a quarter of the most important node's.")
-    window = None
-    if f.first and f.last and f.first < f.last:
-        window = st.slider("Time window", f.first, f.last, (f.first, f.last), key=f"g:win:{kind}")
-        if window == (f.first, f.last):
-            window = None
+    top = st.columns([2, 1], vertical_alignment="center")
+    noun = "entities" if kind == "entity" else "events"
+    show_all = top[1].toggle(f"All {g.number_of_nodes()} {noun}", key=f"g:all:{kind}",
+                             help="Off: the default view — " + (
+                                 "the most connected entities and every speaker." if kind == "entity" else
+                                 "each episode's main event and the most important others, linked in "
+                                 "time order.") + " Any filter also searches the whole graph.")
+    with top[0].expander("Filters and layout", expanded=False):
+        c = st.columns(3)
+        types = c[0].multiselect("Node type", f.types, key=f"g:types:{kind}")
+        props = c[1].multiselect("Relation" if kind == "entity" else "Link kind", f.properties,
+                                 key=f"g:props:{kind}")
+        min_imp = c[2].slider("Minimum importance", 0.0, max(f.max_importance, 0.01), 0.0,
+                              key=f"g:imp:{kind}") if f.max_importance > 0 else 0.0
+        d = st.columns([2, 1, 1])
+        nodes = graph.node_choices(g)
+        ego = d[0].selectbox("Ego network of", [None, *nodes], key=f"g:ego:{kind}", format_func=lambda n: (
+            "(whole graph)" if n is None else shorten(graph.node_label(g, n), 60)))
+        depth = d[1].number_input("Depth", 1, 4, 1, key=f"g:depth:{kind}", disabled=ego is None)
+        limit = d[2].number_input("Show at most (nodes)", 10, 5000, graph.DEFAULT_LIMIT, 50,
+                                  key=f"g:limit:{kind}")
+        layout = st.radio("Layout", list(graph_canvas.KIND_LAYOUTS[kind]), key=f"g:layout:{kind}",
+                          horizontal=True, format_func=graph_canvas.LAYOUTS.__getitem__)
+        window = None
+        if f.first and f.last and f.first < f.last:
+            window = st.slider("Time window", f.first, f.last, (f.first, f.last), key=f"g:win:{kind}")
+            if window == (f.first, f.last):
+                window = None
     return {"types": types, "properties": props, "min_importance": float(min_imp), "ego": ego,
             "depth": int(depth), "limit": int(limit), "window": window, "layout": layout,
-            "show_all": bool(show_all)}
+            "show_all": bool(show_all), "speakers": tuple(speakers), "session_days": days or {}}
 
 
 def draw(g: Any, conv: str, kind: str, token: str, chosen: dict[str, Any]) -> Any:
@@ -128,13 +166,17 @@ def draw(g: Any, conv: str, kind: str, token: str, chosen: dict[str, Any]) -> An
     note = "hover an edge for its label · click a node or an edge for details"
     if chosen.get("layout") == "time":
         note = "earlier → later, left to right (undated last) · " + note
+    elif chosen.get("layout") == "session":
+        note = "one band per session, earliest on top · drag to move, scroll to zoom · " + note
     drawn = _drawn(g, key, chosen, kind, note)
     view = drawn.view
-    parts = [f"{view.shown} nodes, {view.graph.number_of_edges()} edges"]
+    parts = [f"{view.shown} of {g.number_of_nodes()} {'entities' if kind == 'entity' else 'events'}, "
+             f"{view.graph.number_of_edges()} links"]
+    if drawn.hidden:
+        parts.append("the most connected entities and every speaker" if kind == "entity" else
+                     "each episode's main event and the most important others, linked in time order")
     if view.matching > view.shown:
         parts.append(f"the {view.shown} most important of {view.matching} matching (raise *Show at most*)")
-    if drawn.hidden:
-        parts.append(f"{drawn.hidden} isolated or minor nodes hidden")
     st.caption(" · ".join(parts) + ".")
     if view.shown == 0:
         st.info("No node matches these filters.")

@@ -24,6 +24,11 @@ _HEAD = ("text-align:left;font-weight:600;color:color-mix(in srgb,currentColor 8
 _CELL = ("border-bottom:1px solid color-mix(in srgb,currentColor 8%,transparent);padding:3px 6px;"
          "vertical-align:top;overflow-wrap:break-word")
 _NUM = _CELL + ";text-align:right;white-space:nowrap"
+_HEAD_NUM = _HEAD.replace("text-align:left", "text-align:right")  # over a column of numbers
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def cell_text(value: Any) -> str:
@@ -38,13 +43,14 @@ def table_html(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], *,
                max_height: int = 420) -> str:
     """``rows`` (dicts) as a table of ``columns``; with ``link_column`` and ``href`` that column's
     cells are links (``href(row)``). Scrolls beyond ``max_height`` pixels."""
-    head = "".join(f'<th style="{_HEAD}">{esc(c)}</th>' for c in columns)
+    numeric = {c for c in columns if rows and all(_is_number(r.get(c)) for r in rows)}
+    head = "".join(f'<th style="{_HEAD_NUM if c in numeric else _HEAD}">{esc(c)}</th>' for c in columns)
     body = []
     for row in rows:
         cells = []
         for c in columns:
             value = row.get(c)
-            style = _NUM if isinstance(value, int | float) and not isinstance(value, bool) else _CELL
+            style = _NUM if _is_number(value) else _CELL
             text = esc(cell_text(value))
             if c == link_column and href is not None:
                 text = f'<a class="mn-link" href="{esc(href(row))}">{text}</a>'

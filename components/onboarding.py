@@ -22,7 +22,7 @@ class Step:
 
 
 LOAD = Step("1 · Load", "Import a multi-session conversation: LoCoMo, LongMemEval, or your own chat as "
-            "JSON, JSONL, CSV or a plain transcript.", "pages/load.py", "Load a conversation",
+            "JSON, JSONL, CSV or a plain transcript.", "pages/load.py", "Load a file",
             icons.PAGE["pages/load.py"])
 BUILD = Step("2 · Build", "Turn it into memory, on this machine: episodes, records (who, what, when — "
              "each with its evidence turns) and entity and event graphs.", "pages/load.py",

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from components import html_table, icons, pager
+from components.text import md
 from memory_core.services import Services
 
 COUNT_COLUMNS = ("sessions", "turns", "questions", "episodes", "records", "entities", "events")
@@ -70,18 +71,19 @@ def build_cost(svc: Services, conv: str) -> None:
     last = history[0]
     stats, cost = last.get("stats") or {}, last.get("cost") or {}
     used_llm = int(cost.get("calls", 0)) > 0  # offline builds call no model: no cost to show
-    cols = st.columns(5 if used_llm else 2)
-    cols[0].metric("Backend", str(last.get("backend", "?")))
-    cols[1].metric("Build time", f"{float(stats.get('seconds', 0.0)):.1f} s")
+    st.caption(f"Last build by the {md(last.get('backend', '?'))} backend.")  # a word, not a big figure
+    cols = st.columns(4)
+    cols[0].metric("Build time", f"{float(stats.get('seconds', 0.0)):.1f} s")
     if used_llm:
-        cols[2].metric("LLM calls", int(cost.get("calls", 0)))
-        cols[3].metric("Tokens in/out", f"{int(cost.get('tokens_in', 0))}/{int(cost.get('tokens_out', 0))}")
-        cols[4].metric("Cost", f"${float(cost.get('usd', 0.0)):.4f}")
+        cols[1].metric("LLM calls", int(cost.get("calls", 0)))
+        cols[2].metric("Tokens in/out", f"{int(cost.get('tokens_in', 0))}/{int(cost.get('tokens_out', 0))}")
+        cols[3].metric("Cost", f"${float(cost.get('usd', 0.0)):.4f}")
     if last.get("finished_at") is None:
         st.caption("The last build did not finish; building again resumes where it stopped.")
 
 
 def quick_links(conv: str) -> None:
-    cols = st.columns(len(LINKS))
-    for col, (path, label, icon) in zip(cols, LINKS, strict=True):
-        col.page_link(path, label=label, icon=icon, query_params={"conv": conv})
+    """The pages of ``conv``, three to a row (six in one row cut their names at 1024 px)."""
+    cols = st.columns(3)
+    for i, (path, label, icon) in enumerate(LINKS):
+        cols[i % 3].page_link(path, label=label, icon=icon, query_params={"conv": conv})

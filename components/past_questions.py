@@ -1,9 +1,10 @@
 """Past questions on the Ask page: one line per distinct question (newest answer first, how
-often and with which strategies it was asked), searchable, with the conversation's benchmark
-questions (asked by evaluation runs and re-runs) kept in a list of their own.
+often and with which strategies it was asked), searchable, with the questions evaluation runs
+asked kept in a list of their own (a trace says who asked it; the words do not decide).
 
 A question is the same question when its words are the same (case, spacing and end
-punctuation ignored). A benchmark question is one of the conversation's gold questions.
+punctuation ignored). A benchmark question is one of the conversation's gold questions: its
+gold answer is shown beside the trace whoever asked it.
 """
 
 from __future__ import annotations
@@ -49,11 +50,12 @@ def group(rows: Iterable[Mapping[str, Any]]) -> list[Asked]:
     return list(seen.values())
 
 
-def split(asked: Sequence[Asked], gold: Iterable[str]) -> tuple[list[Asked], list[Asked]]:
-    """(the user's own questions, benchmark questions)."""
-    known = {normalise(q) for q in gold}
-    mine = [a for a in asked if normalise(a.question) not in known]
-    bench = [a for a in asked if normalise(a.question) in known]
+def split(rows: Sequence[Mapping[str, Any]]) -> tuple[list[Asked], list[Asked]]:
+    """(questions asked by hand, questions asked by evaluation runs), each grouped: a trace goes
+    by who asked it, not by its words — a typed question that is also a benchmark question is
+    the user's own."""
+    mine = group(r for r in rows if not r.get("by_evaluation"))
+    bench = group(r for r in rows if r.get("by_evaluation"))
     return mine, bench
 
 
@@ -75,13 +77,13 @@ def _links(conv: str, items: Sequence[Asked], query: str) -> None:
 
 def render(svc: Services, conv: str, rows: Sequence[Mapping[str, Any]], expanded: bool) -> None:
     """The two lists, each in its own expander (only the user's own one opens by default)."""
-    mine, bench = split(group(rows), (q.question for q in svc.store.qa_items(conv)))
+    mine, bench = split(rows)
     with st.expander(f"Past questions ({len(mine)})", expanded=expanded and bool(mine)):
         query = st.text_input("Filter by words", key="past_q_search",
                               placeholder="words in the question")
         _links(conv, mine, query)
     if bench:
-        with st.expander(f"Benchmark questions asked by evaluation runs and re-runs ({len(bench)})"):
+        with st.expander(f"Questions asked by evaluation runs ({len(bench)})"):
             _links(conv, bench, st.text_input("Filter the benchmark list by words", key="past_b_search"))
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-# Episode band colours, cycled by episode position; the band's background is a tint of its colour
-# over the page (``episode_colors``), so it reads in the light and the dark theme.
-PALETTE: tuple[str, ...] = ("#3b5bdb", "#2b8a3e", "#e8590c", "#862e9c", "#0b7285", "#c2255c", "#5c940d",
-                            "#d9480f")
+# An episode's kind (its theme type) has one colour everywhere: the Episodes timeline's dots and
+# legend, and the band and kind tag of every episode in a transcript.
+THEME_COLORS: dict[str, str] = {"entity": "#3b5bdb", "event": "#e8590c", "topic": "#2b8a3e"}
+OTHER_COLOR = "#868e96"
 
 # Our HTML arrives through st.html, which gets none of the --st-* theme properties a v2 component
 # has: every colour that is not a category's is the text colour the page gives (currentColor)
@@ -28,7 +28,7 @@ CSS = """
 .mn-pending { border-left: 6px dashed color-mix(in srgb, currentColor 25%, transparent); padding-left: 0.6rem;
   margin: 0.35rem 0; color: color-mix(in srgb, currentColor 75%, transparent); }
 .mn-turn { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 0.6rem;
-  padding: 1px 2px; border-radius: 3px; }
+  padding: 1px 2px; border-radius: 3px; scroll-margin-top: 5rem; }
 .mn-turn.mn-evidence { background: rgba(250, 176, 5, 0.22); outline: 1px solid #fab005; }
 .mn-turn.mn-cited { outline: 2px solid #3b5bdb; }
 .mn-turn:target { background: rgba(28, 126, 214, 0.2); outline: 2px solid #1c7ed6; }
@@ -51,6 +51,11 @@ a.mn-link:hover { color: #4c6ef5; border-bottom-color: #4c6ef5; }
   margin: 0 2px; text-decoration: none; }
 .mn-answer { font-size: 1.1rem; padding: 0.6rem 0.8rem; border-radius: 6px;
   background: color-mix(in srgb, currentColor 5%, transparent); border-left: 5px solid #3b5bdb; }
+.mn-story .mn-turn { grid-template-columns: minmax(0, 1fr); }
+.mn-story .mn-recs { display: none; }
+.mn-story-records { margin: 0 0 0.4rem 1.1rem; padding: 0; }
+.mn-story-records li { margin: 0.15rem 0; }
+.mn-said { color: color-mix(in srgb, currentColor 70%, transparent); font-size: 0.9rem; }
 </style>
 """
 
@@ -59,7 +64,8 @@ def inject_css() -> None:
     st.html(CSS)
 
 
-def episode_colors(position: int) -> tuple[str, str]:
-    """(border colour, background tint) of the episode band at ``position``."""
-    color = PALETTE[position % len(PALETTE)]
+def kind_colors(kind: str) -> tuple[str, str]:
+    """(colour, background tint) of an episode of this kind (``entity``, ``event``, ``topic``): the
+    timeline's dot colour; the tint is that colour over the page, so it reads in both themes."""
+    color = THEME_COLORS.get(kind, OTHER_COLOR)
     return color, f"color-mix(in srgb, {color} 10%, transparent)"

@@ -28,9 +28,8 @@ from typing import Any
 import streamlit as st
 
 from components.text import defuse_bidi, shorten
+from components.theme import OTHER_COLOR, THEME_COLORS
 
-THEME_COLORS = {"entity": "#3b5bdb", "event": "#e8590c", "topic": "#2b8a3e"}
-OTHER_COLOR = "#868e96"
 HEIGHT = 320
 _JS = Path(__file__).resolve().parent / "assets" / "timeline.js"
 _CSS = """

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components import buffer_view, data, links, support_view, transcript
+from components import buffer_view, data, links, plain_words, support_view, transcript
 from components.text import anchor_id, esc, md, shorten
 from memory_core.models import Episode, Record, Requirement, Trace
 from memory_core.services import Services
@@ -85,11 +85,9 @@ def plan(trace: Trace) -> None:
     st.markdown(" · ".join(f"**{k}**: {md(v)}" for k, v in facts if v not in (None, "")))
 
 
-def requirement_label(i: int, r: Requirement) -> str:
-    parts = [r.entity, r.entity_type and f"({r.entity_type})", r.property, r.value and f"= {r.value}",
-             r.condition and f"if {r.condition}"]
-    text = " ".join(str(p) for p in parts if p) or "(whole question)"
-    return f"R{i + 1} [{r.role}] {shorten(text, 80)}"
+def requirement_label(i: int, r: Requirement, answer_target: str = "value") -> str:
+    """A requirement as a sentence ("R1 · Looking for: where Maya takes place")."""
+    return shorten(plain_words.requirement_sentence(i, r, answer_target), 100)
 
 
 # Every part of a match's score, in words (the "components" of a match and the boosts of fusion).
@@ -172,7 +170,8 @@ def walk(svc: Services, conv: str, trace: Trace, labels: dict[str, str]) -> None
     ids = [m.record_id for m in trace.matches if m.record_id]
     records = {r.id: r for r in data.records_by_ids(svc, list(dict.fromkeys(ids)))}
     chosen = st.selectbox("Requirement", options, key=f"walk_req:{trace.id}", format_func=lambda i: (
-        requirement_label(i, reqs[i]) if i >= 0 else "question-level matches"))
+        requirement_label(i, reqs[i], trace.plan.answer_target) if i >= 0
+        else "Matches for the question as a whole"))
     rows = match_rows(trace, chosen, records, labels)
     if not rows:
         st.caption("Nothing matched this requirement.")
@@ -226,9 +225,7 @@ def buffer(trace: Trace, episodes: Sequence[Episode] = ()) -> None:
     marks = {b.turn_id: [(h.start, h.end, h.label) for h in b.highlights] for b in trace.buffer}
     used = {b.episode_id for b in trace.buffer}
     shown = [e for e in episodes if e.id in used]
-    positions = {e.id: i for i, e in enumerate(episodes)}
-    transcript.render(list(trace.buffer), shown, highlights=marks, cited=trace.answer.cited_turn_ids,
-                      episode_positions=positions)
+    transcript.render(list(trace.buffer), shown, highlights=marks, cited=trace.answer.cited_turn_ids)
 
 
 def timings(trace: Trace) -> None:
@@ -264,7 +261,8 @@ def comparison(traces: Sequence[Trace], titles: Sequence[str] | None = None) -> 
                        f"{sum(t.timings.values()):.2f} s")
             st.caption("plan: " + md(f"{t.plan.reasoning_type.value}, "
                                      f"{len(t.plan.requirements)} requirements: ")
-                       + md("; ".join(requirement_label(k, r) for k, r in enumerate(t.plan.requirements))))
+                       + md("; ".join(requirement_label(k, r, t.plan.answer_target)
+                                 for k, r in enumerate(t.plan.requirements))))
             if len(traces) > 1:  # what only this one found first; the shared turns counted
                 others = {b.turn_id for j, o in enumerate(traces) if j != i for b in o.buffer}
                 own = [b.turn_id for b in t.buffer if b.turn_id not in others]

@@ -17,7 +17,7 @@ import streamlit as st
 from components import links
 from components.state import current_conv
 from components.text import anchor_id, esc
-from components.theme import episode_colors
+from components.theme import kind_colors
 
 Span = tuple[int, int, str]  # start, end, label (character offsets into the turn text)
 
@@ -101,10 +101,14 @@ def turn_html(turn: TurnView, *, spans: Sequence[Span] = (), records: Sequence[A
     )
 
 
-def episode_head(episode: Any, position: int) -> str:
-    color, _ = episode_colors(position)
+def episode_kind(episode: Any) -> str:
+    return str(getattr(episode.theme_type, "value", episode.theme_type))
+
+
+def episode_head(episode: Any) -> str:
     theme = ", ".join(str(t) for t in episode.theme[:5]) or "—"
-    kind = str(getattr(episode.theme_type, "value", episode.theme_type))
+    kind = episode_kind(episode)
+    color, _ = kind_colors(kind)  # the kind's colour, as the timeline's legend shows it
     reason = episode.boundary_reason or "start of session"
     return (
         f'<div class="mn-ep-head"><span class="mn-tag" style="background:{color}">{esc(kind)}</span>'
@@ -138,7 +142,6 @@ def transcript_html(
     highlights: Mapping[str, Sequence[Span]] | None = None,
     evidence: Iterable[str] = (),
     cited: Iterable[str] = (),
-    episode_positions: Mapping[str, int] | None = None,
     anchor_prefix: str = "turn",
     pending_note: str | None = None,
     conv: str | None = None,
@@ -152,9 +155,7 @@ def transcript_html(
     """
     views = [t if isinstance(t, TurnView) else TurnView.of(t) for t in turns]
     by_turn_episode: dict[str, Any] = {}
-    positions = dict(episode_positions or {})
-    for i, ep in enumerate(episodes):
-        positions.setdefault(ep.id, i)
+    for ep in episodes:
         for tid in ep.turn_ids:
             by_turn_episode[tid] = ep
     chips = records_by_first_evidence(records, (v.id for v in views))
@@ -177,10 +178,9 @@ def transcript_html(
             if open_group is not None:
                 out.append("</div>")
             if ep is not None:
-                pos = positions.get(ep.id, 0)
-                color, tint = episode_colors(pos)
+                color, tint = kind_colors(episode_kind(ep))
                 out.append(f'<div class="mn-episode" style="border-left-color:{color};background:{tint}">')
-                out.append(episode_head(ep, pos))
+                out.append(episode_head(ep))
             elif pending_note:
                 out.append(f'<div class="mn-pending"><div class="mn-ep-head">{esc(pending_note)}</div>')
             else:

@@ -1,4 +1,5 @@
-"""Ask: a question, its answer with clickable citations, and the trace as a chain to walk —
+"""Ask: a question, its answer told as a story (support in words, the records that gave it,
+the highlighted source turns) and, one toggle away, the full trace as a chain to walk —
 plan → requirements → matched records → episodes → highlighted buffer turns. Past questions
 reopen from the URL (``/ask?conv=…&trace=<id>``); strategies compare side by side, with what
 differs. A question can be asked as of a date (relative dates in it count back from there)."""
@@ -7,7 +8,7 @@ from datetime import date
 
 import streamlit as st
 
-from components import agent_calls, compare_view, data, past_questions, trace_view, warmup
+from components import agent_calls, compare_view, data, past_questions, story_view, trace_view, warmup
 from components.services import call, services, session_services
 from components.state import query_param, require_conv, session_settings
 from components.text import md
@@ -48,6 +49,9 @@ trace = call(svc.queries.trace, trace_id)
 st.subheader(md(trace.question))
 past_questions.gold_answer(svc, conv, trace.question)
 agent_calls.handed(svc, conv, trace)
+if not story_view.mode():  # the story (answer, records, source turns) by default
+    story_view.render(svc, conv, trace, data.episodes(svc, conv))
+    st.stop()  # the full trace and the strategy comparison are one toggle away
 trace_view.full(svc, conv, trace, data.episodes(svc, conv))
 
 st.subheader("Compare strategies on this question")

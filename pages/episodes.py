@@ -1,5 +1,6 @@
-"""Episodes: the transcript with coloured episode bands, a timeline over real dates, and the
-records and turns of a selected episode."""
+"""Episodes: a timeline over real dates, the records and turns of a selected episode, then the
+rest of the transcript (the selected episode's turns are not drawn twice) with coloured
+episode bands."""
 
 import streamlit as st
 
@@ -49,13 +50,14 @@ sort_table.render(("entity", "property", "value", "modality", "valid time", "con
                   href=lambda row: links.href_record(conv, row["id"]), max_height=320,
                   empty="No records in this episode.")
 transcript.render(data.turns(svc, conv, episode.turn_ids), [episode], records,
-                  evidence=data.evidence_turns(records),
-                  episode_positions={episode.id: ids.index(chosen)})
+                  evidence=data.evidence_turns(records))
 
-st.subheader("Transcript")
+st.subheader("Rest of the transcript")
 sessions = [s.index for s in convo.sessions]
 session = st.selectbox("Session", [*sessions, 0], index=sessions.index(episode.session),
                        format_func=lambda i: "All sessions" if i == 0 else f"Session {i}")
-shown = [t for t in convo.turns if session in (0, t.session)]
-transcript.render(shown, episodes, data.records(svc, conv),
-                  episode_positions={e.id: i for i, e in enumerate(episodes)})
+opened = set(episode.turn_ids)  # drawn once, above
+shown = [t for t in convo.turns if session in (0, t.session) and t.id not in opened]
+if session in (0, episode.session):
+    st.caption(f"{md(labels[chosen])}'s {len(opened)} turns are shown above, not again here.")
+transcript.render(shown, episodes, data.records(svc, conv))

@@ -36,10 +36,11 @@ if day is not None:
         st.info(f"Nothing in this graph had been said by {day.isoformat()}: pick a later day.")
         st.stop()
 
-chosen = graph_view.filters(g, conv, kind, token)
+episodes = data.episodes(svc, conv)
+chosen = graph_view.filters(g, conv, kind, token, tuple(data.conversation(svc, conv).speakers),
+                            graph_view.session_days(episodes))
 left, right = st.columns([3, 2])
 with left:
     shown = graph_view.draw(g, conv, kind, token, chosen)
 with right:
-    graph_panel.panel(svc, conv, shown, kind, data.episode_labels(data.episodes(svc, conv)),
-                      as_of_ids=as_of_ids)
+    graph_panel.panel(svc, conv, shown, kind, data.episode_labels(episodes), as_of_ids=as_of_ids)

@@ -77,7 +77,7 @@ export default function (component) {
 
   const started = performance.now();
   const look = themed(data, theme);
-  const nodes = new vis.DataSet(look.nodes.map((n) => ({ ...n, title: tipElement(n.tip) })));
+  const nodes = new vis.DataSet(look.nodes.map((n) => ({ ...n, title: n.tip ? tipElement(n.tip) : undefined })));
   const edges = new vis.DataSet(data.edges.map((e) => ({ ...e, title: tipElement(e.tip), label: undefined })));
   const network = new vis.Network(box, { nodes, edges }, look.options);
   const mine = { signature, network, select: () => {} };
@@ -94,6 +94,15 @@ export default function (component) {
     root.dataset.layoutMs = String(stats.layoutMs);
   };
   network.once("afterDrawing", () => {
+    // a wide fixed layout on a narrow canvas: keep its labels readable and start at its
+    // top left (the earliest sessions); the rest is a drag away
+    if (data.minScale && network.getScale() < data.minScale) {
+      const all = Object.values(network.getPositions());
+      const left = Math.min(...all.map((q) => q.x)) - 60, top = Math.min(...all.map((q) => q.y)) - 30;
+      const s = data.minScale;
+      network.moveTo({ position: { x: left + box.clientWidth / (2 * s), y: top + box.clientHeight / (2 * s) },
+                       scale: s, animation: false });
+    }
     stats.drawnMs = Math.round(performance.now() - started);
     root.dataset.drawnMs = String(stats.drawnMs);
     if (!data.options.physics || data.options.physics.enabled === false) finish();
@@ -118,6 +127,7 @@ export default function (component) {
   network.on("blurEdge", (p) => edges.update({ id: p.edge, label: " " }));
   network.on("click", (p) => {
     const at = Date.now();  // a new value on every click, so clicking the same node again counts
+    if (p.nodes.length && String(p.nodes[0]).startsWith("mn-head:")) return;  // a session title
     if (p.nodes.length) setStateValue("selected", { kind: "node", id: p.nodes[0], at });
     else if (p.edges.length) setStateValue("selected", { kind: "edge", id: p.edges[0], at });
     else setStateValue("selected", { kind: "none", id: "", at });
@@ -134,7 +144,7 @@ export default function (component) {
   const api = {
     stats,
     network,
-    nodeIds: () => nodes.getIds(),
+    nodeIds: () => nodes.getIds().filter((id) => !String(id).startsWith("mn-head:")),  // not the session titles
     edgeIds: () => edges.getIds(),
     screenPoint: (id) => {
       const pos = network.getPositions([id])[id];

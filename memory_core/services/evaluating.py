@@ -52,6 +52,7 @@ from memory_core.query.strategies import strategy_names
 from memory_core.services.building import BuildService
 from memory_core.services.importing import ImportService
 from memory_core.services.querying import QueryService
+from memory_core.store.activity import EVALUATION as ASKED_BY  # marks the traces a run saves
 
 log = logging.getLogger(__name__)
 
@@ -185,7 +186,7 @@ class EvalService:
         def ask(conv_id: str, question: str, now: datetime | None = None) -> Asked:
             trace, result = self.queries.ask_detailed(conv_id, question, strategy_name=strategy_name,
                                                       budget_tokens=budget_tokens, backend=backend, save=save,
-                                                      now=now)
+                                                      now=now, asked_by=ASKED_BY)
             fused = result.scored.fused if result.scored is not None else None
             if fused is None:
                 return Asked(trace)

@@ -91,6 +91,7 @@ class QueryService:
         save: bool = True,
         now: datetime | None = None,
         client: str = "",
+        asked_by: str | None = None,
     ) -> tuple[Trace, Retrieval]:
         """Ask with this view's backend, or ``backend`` for this question (e.g. an evaluation
         that keeps one backend for its whole run). ``now`` is when the question is asked
@@ -112,7 +113,8 @@ class QueryService:
             trace, result = run_question(ci, question, cfg, embedder=self.embedder, backend=chosen,
                                          budget_tokens=budget_tokens, now=now)
         cost = flat_cost(usage(self.store, scope)) if trace.backend != "offline" else {}
-        trace = trace.model_copy(update={"id": trace_id, "cost": cost, "client": client})
+        details = {**trace.details, "asked_by": asked_by} if asked_by else trace.details
+        trace = trace.model_copy(update={"id": trace_id, "cost": cost, "client": client, "details": details})
         if save:
             self.store.save_trace(trace)
         return trace, result

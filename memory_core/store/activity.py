@@ -20,6 +20,12 @@ def edit_from_row(r: Sequence[Any]) -> Edit:
                 at=r[6], before=loads(r[7]), after=loads(r[8]), why=r[9], reverts=r[10], via=r[11] or "")
 
 
+# how an evaluation run's trace says so in its JSON payload (pydantic writes it compactly; a
+# question's own quotes are escaped there, so its text cannot spell this)
+EVALUATION = "evaluation"
+EVALUATION_MARK = f'"asked_by":"{EVALUATION}"'
+
+
 class ActivityStore(StoreBase):
     # ------------------------------------------------------------------ traces
     def save_trace(self, trace: Trace) -> None:
@@ -37,13 +43,16 @@ class ActivityStore(StoreBase):
         return Trace.model_validate_json(row[0])
 
     def traces(self, conv_id: str, limit: int = 200, *, agents: bool | None = None) -> list[dict[str, Any]]:
-        """Newest first: id, question, strategy, backend, created_at, client, kind. ``agents``:
-        False — people's questions only (client ''), True — agent calls only, None — both."""
+        """Newest first: id, question, strategy, backend, created_at, client, kind and
+        ``by_evaluation`` (an evaluation run asked it: its payload's ``details.asked_by`` is
+        "evaluation"). ``agents``: False — people's questions only (client ''), True — agent
+        calls only, None — both."""
         where = {False: " AND client = ''", True: " AND client <> ''", None: ""}[agents]
         return self.dicts(
-            "SELECT id, question, strategy, backend, created_at, client, kind FROM traces "  # noqa: S608
+            "SELECT id, question, strategy, backend, created_at, client, kind, "  # noqa: S608
+            "strpos(payload, ?) > 0 AS by_evaluation FROM traces "
             f"WHERE conv_id = ?{where} ORDER BY created_at DESC LIMIT ?",
-            [conv_id, limit],
+            [EVALUATION_MARK, conv_id, limit],
         )
 
     # ------------------------------------------------------------------ edits

@@ -116,6 +116,13 @@ def all_text(at: AppTest) -> str:
     return "\n".join(parts) + "\n" + html_bodies(at)
 
 
+def full_trace(at: AppTest) -> AppTest:
+    """Switch the Ask page from its story view to the full trace (kept for the session)."""
+    widget(at.toggle, "Full trace").set_value(True).run()
+    no_errors(at)
+    return at
+
+
 def no_errors(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]

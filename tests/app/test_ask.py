@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
-from components.text import anchor_id
-from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, shown, widget
+import re
+
+from components.links import href_record
+from components.text import anchor_id, esc
+from tests.app.conftest import (
+    SAMPLE_ID,
+    all_text,
+    button,
+    full_trace,
+    html_bodies,
+    no_errors,
+    shown,
+    widget,
+)
 
 QUESTION = "Where does Maya's sister live?"
 
@@ -24,6 +36,7 @@ def test_ask_walk_and_reopen(open_app, app_services) -> None:
         assert f'href="#{anchor}"' in body and f'id="{anchor}"' in body
     assert "<mark" in body
     # walk: requirement -> matched records -> the record's episode with its evidence
+    full_trace(at)
     req = widget(at.selectbox, "Requirement")
     assert len(req.options) >= len(trace.plan.requirements) >= 1
     with_records = [i for i in range(len(trace.plan.requirements))
@@ -44,10 +57,60 @@ def test_ask_walk_and_reopen(open_app, app_services) -> None:
     assert "Past questions" in [e.label.split(" (")[0] for e in again.expander]
 
 
+def test_the_story_view_tells_answer_records_and_turns_without_scores(open_app, app_services) -> None:
+    from components.plain_words import SUPPORT_WORDS, record_line
+    from components.support_view import level
+
+    at = open_app("pages/ask.py", conv=SAMPLE_ID, timeout=120)
+    widget(at.text_input, "Question").input(QUESTION)
+    button(at, "Ask").click().run()
+    no_errors(at)
+    assert widget(at.toggle, "Full trace").value is False  # the story is the default
+    trace = app_services.queries.trace(at.query_params["trace"])
+    text, body = all_text(at), html_bodies(at)
+    assert 'class="mn-answer"' in body and SUPPORT_WORDS[level(trace)] in text
+    # the records that gave it, as entity · property · value with who said it and when
+    matched = [m.record_id for m in trace.matches if m.record_id]
+    assert matched, "the sample question matches records"
+    listed = [r for r in app_services.store.records(SAMPLE_ID) if esc(href_record(SAMPLE_ID, r.id)) in body]
+    assert listed and {r.id for r in listed} <= set(matched) and len(listed) <= 3
+    assert all(shown(record_line(r)) in shown(body) for r in listed)
+    assert any(r.source_speaker and f"said by {r.source_speaker} on " in shown(body) for r in listed)
+    # the cited source turns, highlighted, where the answer's citations jump
+    for tid in trace.answer.cited_turn_ids:
+        assert f'id="{anchor_id(tid)}"' in body
+    assert body.count('id="turn-') < len(trace.buffer)
+    # no internals: no score tables, no plan, no requirement codes
+    assert not at.dataframe and not at.metric
+    assert "Requirement" not in [s.label for s in at.selectbox]
+    assert not any(w in text for w in ("fused", "[target]", "Evidence buffer", "boundary:"))
+    assert not re.search(r"\(\d\.\d\d\)|score \d", text)  # no figures of a score
+    # one toggle away: the full trace, requirements written as sentences
+    full_trace(at)
+    req = widget(at.selectbox, "Requirement")
+    sentences = [o for o in req.options if o != "Matches for the question as a whole"]
+    assert sentences and all(re.match(r"R\d+ · [A-Z][a-z ]+: ", o) and "[" not in o for o in sentences)
+    assert any("Looking for: " in o for o in sentences)
+
+
+def test_requirements_read_as_sentences() -> None:
+    from components.plain_words import requirement_sentence
+    from memory_core.models import Requirement
+
+    r = Requirement(entity="Ana", entity_type="person", property="takes_place", role="target")
+    assert requirement_sentence(0, r, "location") == "R1 · Looking for: where Ana takes place"
+    bridge = Requirement(entity="Ana's cat", property="relation", value="cat", role="bridge")
+    assert requirement_sentence(0, bridge) == "R1 · First finding out: who or what Ana's cat is (cat)"
+    uses = Requirement(entity="Ana", property="pet_name", role="target", depends_on=0)
+    assert requirement_sentence(1, uses, "value") == \
+        "R2 · Looking for: what Ana pet name (using the answer to R1)"
+
+
 def test_compare_strategies_side_by_side(open_app, app_services) -> None:
     at = open_app("pages/ask.py", conv=SAMPLE_ID, timeout=180)
     widget(at.text_input, "Question").input("What pet does Maya have?")
     button(at, "Ask").click().run()
+    full_trace(at)
     widget(at.multiselect, "Strategies").set_value(["ensimem", "bm25"]).run()
     button(at, "Compare").click().run()
     no_errors(at)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 from components.trace_view import SCORE_PARTS, requirement_names
-from tests.app.conftest import SAMPLE_ID, all_text, button, no_errors, widget
+from tests.app.conftest import SAMPLE_ID, all_text, button, full_trace, no_errors, widget
 
 
 def test_requirement_names_follow_the_page() -> None:
@@ -18,7 +18,7 @@ def test_every_score_part_of_a_trace_is_explained(open_app, app_services) -> Non
     at = open_app("pages/ask.py", conv=SAMPLE_ID, timeout=120)
     widget(at.text_input, "Question").input("What did Maya do last week?")
     button(at, "Ask").click().run()
-    no_errors(at)
+    full_trace(at)
     trace = app_services.queries.trace(at.query_params["trace"])
     legend = next(e for e in at.expander if e.label == "What the scores mean")
     text = "\n".join(m.value for m in legend.markdown)
@@ -42,6 +42,8 @@ def test_ask_as_of_a_date_anchors_relative_dates(open_app, app_services) -> None
     widget(at.date_input, "Ask as of").set_value(date(2023, 3, 15))
     button(at, "Ask").click().run()
     no_errors(at)
+    assert "Asked as of 2023-03-15 00:00" in all_text(at)  # the story view says it too
+    full_trace(at)
     trace = app_services.queries.trace(at.query_params["trace"])
     assert trace.details["asked_at"] == "2023-03-15 00:00"
     assert "Asked as of 2023-03-15 00:00" in all_text(at)

@@ -1,42 +1,53 @@
-"""Ask: past questions deduplicated and apart from benchmark questions, the gold answer of a
-benchmark question, and a buffer that shows the cited and matched turns first."""
+"""Ask: past questions deduplicated, and apart from the questions evaluation runs asked (by who
+asked, not by the words), the gold answer of a benchmark question, and a buffer that shows the
+cited and matched turns first."""
 
 from __future__ import annotations
 
 from components.buffer_view import key_turns, split
 from components.past_questions import group, normalise
 from components.past_questions import split as split_questions
-from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, widget
+from tests.app.conftest import SAMPLE_ID, all_text, button, full_trace, html_bodies, no_errors, shown, widget
 
 OWN = "Which city did Jonas move to?"
 
 
-def test_grouping_merges_repeats_and_keeps_benchmark_questions_apart() -> None:
-    rows = [{"id": "t3", "question": "Where is Lisbon? ", "strategy": "bm25"},
-            {"id": "t2", "question": "where is  lisbon", "strategy": "ensimem"},
-            {"id": "t1", "question": "Who is Ana?", "strategy": "bm25"}]
+def test_grouping_merges_repeats_and_keeps_evaluation_runs_apart() -> None:
+    rows = [{"id": "t4", "question": "Who is Ana?", "strategy": "bm25", "by_evaluation": True},
+            {"id": "t3", "question": "Where is Lisbon? ", "strategy": "bm25", "by_evaluation": False},
+            {"id": "t2", "question": "where is  lisbon", "strategy": "ensimem", "by_evaluation": False},
+            {"id": "t1", "question": "Who is Ana?", "strategy": "bm25", "by_evaluation": False}]
     asked = group(rows)
-    assert [(a.latest_id, a.times, a.strategies) for a in asked] == [("t3", 2, ["bm25", "ensimem"]),
-                                                                   ("t1", 1, ["bm25"])]
-    mine, bench = split_questions(asked, ["WHO is Ana"])
-    assert [a.latest_id for a in mine] == ["t3"] and [a.latest_id for a in bench] == ["t1"]
+    assert [(a.latest_id, a.times, a.strategies) for a in asked] == [("t4", 2, ["bm25"]),
+                                                                   ("t3", 2, ["bm25", "ensimem"])]
+    mine, bench = split_questions(rows)  # by who asked, not by the words
+    assert [a.latest_id for a in mine] == ["t3", "t1"] and [a.latest_id for a in bench] == ["t4"]
     assert normalise(" Who  is Ana?? ") == "who is ana"
 
 
-def test_past_questions_are_distinct_and_benchmark_questions_listed_apart(open_app, app_services) -> None:
-    gold = app_services.store.qa_items(SAMPLE_ID)[0]
+def test_a_typed_benchmark_question_is_a_past_question_and_evaluation_runs_are_apart(open_app,
+                                                                                     app_services) -> None:
+    gold = app_services.store.qa_items(SAMPLE_ID)[-1]
     for question, strategy in ((OWN, "bm25"), (OWN.lower(), "ensimem"), (gold.question, "bm25")):
-        app_services.queries.ask(SAMPLE_ID, question, strategy=strategy)
+        app_services.queries.ask(SAMPLE_ID, question, strategy=strategy)  # typed by hand
+    ran = gold.question.lower()[:30]
+    run = next(q for q in app_services.store.qa_items(SAMPLE_ID) if q.question != gold.question)
+    app_services.queries.ask_detailed(SAMPLE_ID, run.question, asked_by="evaluation")  # an evaluation run
     at = open_app("pages/ask.py", conv=SAMPLE_ID)
     no_errors(at)
     labels = [p.proto.label for p in at.get("page_link")]
     own = [lab for lab in labels if "jonas move to" in lab.lower().replace("&#63;", "?")]
     assert len(own) == 1 and "asked 2×" in own[0], own
-    bench = [e for e in at.expander if e.label.startswith("Benchmark questions")]
+    bench = [e for e in at.expander if e.label.startswith("Questions asked by evaluation runs")]
     assert len(bench) == 1
     mine = next(e for e in at.expander if e.label.startswith("Past questions"))
-    assert all("jonas move to" not in str(p.proto.label).lower() for p in bench[0].get("page_link"))
-    assert any("jonas move to" in str(p.proto.label).lower() for p in mine.get("page_link"))
+
+    def said(link: object) -> str:
+        return shown(str(link.proto.label)).lower()  # type: ignore[attr-defined]
+
+    assert any(said(p).startswith(ran) for p in mine.get("page_link"))  # typed: the user's own
+    assert any(said(p).startswith(run.question.lower()[:30]) for p in bench[0].get("page_link"))
+    assert all("jonas move to" not in said(p) for p in bench[0].get("page_link"))
     # search narrows the list
     widget(at.text_input, "Filter by words").input("nothing-like-this").run()
     assert "No past question matches." in all_text(at)
@@ -49,6 +60,7 @@ def test_a_benchmark_question_shows_its_gold_answer_and_a_short_buffer(open_app,
     button(at, "Ask").click().run()
     no_errors(at)
     assert f"the gold answer is: {gold.answer}" in all_text(at).replace("**", "")
+    full_trace(at)
     trace = app_services.queries.trace(at.query_params["trace"])
     first, rest = split(trace, app_services.store.records(SAMPLE_ID))  # all records: an upper bound
     keys = key_turns(trace)
@@ -63,6 +75,7 @@ def test_a_benchmark_question_shows_its_gold_answer_and_a_short_buffer(open_app,
 
 
 def test_an_answer_shows_its_support_level_as_a_badge_in_words(open_app, app_services) -> None:
+    from components.plain_words import SUPPORT_WORDS
     from components.support_view import LEVELS, level
 
     at = open_app("pages/ask.py", conv=SAMPLE_ID, timeout=120)
@@ -71,6 +84,10 @@ def test_an_answer_shows_its_support_level_as_a_badge_in_words(open_app, app_ser
     no_errors(at)
     trace = app_services.queries.trace(at.query_params["trace"])
     color, label, meaning = LEVELS[level(trace)]
+    text = all_text(at)  # the story view: the badge and the level in a plain sentence
+    assert f":{color}-badge[Answer {label}]" in text
+    assert SUPPORT_WORDS[level(trace)] in text
+    full_trace(at)
     text = all_text(at)
     assert f":{color}-badge[Answer {label}]" in text
     assert f"Support: {meaning}." in text

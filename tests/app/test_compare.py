@@ -8,7 +8,7 @@ from datetime import datetime
 from components.compare_view import differences, verdict
 from memory_core.eval.metrics import normalise_answer, token_f1
 from memory_core.models import Answer, BufferTurn, Plan, Trace
-from tests.app.conftest import SAMPLE_ID, all_text, button, no_errors, widget
+from tests.app.conftest import SAMPLE_ID, all_text, button, full_trace, no_errors, widget
 
 
 def _trace(strategy: str, turns: list[str], answer: str) -> Trace:
@@ -37,6 +37,7 @@ def test_compare_on_a_benchmark_question_highlights_what_differs(open_app, app_s
     at = open_app("pages/ask.py", conv=SAMPLE_ID, timeout=240)
     widget(at.text_input, "Question").input(gold.question)
     button(at, "Ask").click().run()
+    full_trace(at)  # the comparison sits with the full trace
     widget(at.multiselect, "Strategies").set_value(["ensimem", "bm25", "seem"]).run()
     button(at, "Compare").click().run()
     no_errors(at)
@@ -69,6 +70,7 @@ def test_hostile_turns_stay_text_in_the_comparison(open_app) -> None:
     at = open_app("pages/ask.py", conv=HOSTILE_ID, timeout=240)
     widget(at.text_input, "Question").input("What did Eve say about the script?")
     button(at, "Ask").click().run()
+    full_trace(at)
     widget(at.multiselect, "Strategies").set_value(["ensimem", "bm25", "seem"]).run()
     button(at, "Compare").click().run()
     no_errors(at)

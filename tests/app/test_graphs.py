@@ -11,8 +11,10 @@ from datetime import date
 
 import networkx as nx
 
-from components.graph_canvas import node_times, payload, time_positions
+from components.graph import DEFAULT_ENTITIES, DEFAULT_EVENTS
+from components.graph_canvas import HEAD_PREFIX, node_times, payload, time_positions
 from components.graph_style import action_family, type_color
+from components.text import shorten
 from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, widget
 
 
@@ -25,22 +27,81 @@ def canvas_data(at) -> dict:  # type: ignore[no-untyped-def]
     return json.loads(proto.json)
 
 
-def test_canvas_gets_a_legend_stable_colours_and_hides_isolated_nodes(open_app, app_services) -> None:
+def drawn_nodes(data: dict) -> list[dict]:
+    """The canvas's nodes without the session titles of the event graph's session layout."""
+    return [n for n in data["nodes"] if not n["id"].startswith(HEAD_PREFIX)]
+
+
+def test_entity_graph_opens_on_the_most_connected_entities_and_every_speaker(open_app, app_services) -> None:
     at = open_app("pages/graphs.py", conv=SAMPLE_ID)
     no_errors(at)
     data = canvas_data(at)
-    linked = {e["from"] for e in data["edges"]} | {e["to"] for e in data["edges"]}
-    assert data["nodes"] and all(n["id"] in linked for n in data["nodes"])  # no isolated node
     for item in data["legend"]:
         assert item["color"] == type_color(item["label"])
     full = app_services.builds.entity_graph(SAMPLE_ID)
-    hidden = full.number_of_nodes() - len(data["nodes"])
-    assert hidden > 0 and f"{hidden} isolated or minor nodes hidden" in all_text(at)
-    widget(at.toggle, "Show isolated and minor nodes").set_value(True).run()
+    speakers = app_services.store.load_conversation(SAMPLE_ID).speakers
+    shown = {n["id"] for n in data["nodes"]}
+    names = {full.nodes[n].get("name") for n in shown}
+    assert set(speakers) <= names  # every speaker
+    linked = [n for n in full.nodes if full.degree[n] > 0]
+    assert len(shown) >= min(DEFAULT_ENTITIES, len(linked)) > 9  # not a handful of hubs
+    degree = full.degree
+    left_out = [n for n in linked if n not in shown]
+    assert not left_out or min(degree[n] for n in shown if n in linked) >= max(degree[n] for n in left_out)
+    assert f"{len(shown)} of {full.number_of_nodes()} entities" in all_text(at)
+    widget(at.toggle, f"All {full.number_of_nodes()} entities").set_value(True).run()
     no_errors(at)
     assert len(canvas_data(at)["nodes"]) == full.number_of_nodes()
     # edge labels are shown on hover only: sent as "hover", not as a permanent "label"
     assert all("label" not in e and "hover" in e for e in canvas_data(at)["edges"])
+
+
+def test_the_filters_sit_in_a_collapsed_panel_above_the_canvas(open_app) -> None:
+    at = open_app("pages/graphs.py", conv=SAMPLE_ID)
+    panel = next(e for e in at.expander if e.label == "Filters and layout")
+    assert not panel.proto.expanded
+    inside = {w.label for kind in ("multiselect", "selectbox", "number_input", "radio", "slider")
+              for w in getattr(panel, kind)}
+    assert {"Node type", "Relation", "Ego network of", "Show at most (nodes)", "Layout"} <= inside
+
+
+def test_event_graph_opens_by_session_with_each_episode_and_predicate_object_labels(open_app,
+                                                                                    app_services) -> None:
+    at = open_app("pages/graphs.py", conv=SAMPLE_ID)
+    at.segmented_control[0].set_value("event").run()
+    no_errors(at)
+    data = canvas_data(at)
+    g = app_services.builds.event_graph(SAMPLE_ID)
+    nodes = drawn_nodes(data)
+    episodes = {g.nodes[n].get("episode_id") for n in g.nodes}
+    assert len(nodes) <= max(DEFAULT_EVENTS, len(episodes)) < g.number_of_nodes()
+    assert {g.nodes[n["id"]].get("episode_id") for n in nodes} == episodes  # every episode is there
+    assert data["options"]["physics"]["enabled"] is False  # laid out, not a tangle
+    titles = [n for n in data["nodes"] if n["id"].startswith(HEAD_PREFIX)]
+    sessions = [int(t["label"].split()[1]) for t in titles]
+    assert sessions == sorted(sessions) and [t["y"] for t in titles] == sorted(t["y"] for t in titles)
+    for n in nodes:  # a band per session, earliest on top
+        session = int(g.nodes[n["id"]]["episode_id"].rsplit(":S", 1)[1].split(":")[0])
+        band = titles[sessions.index(session)]["y"]
+        assert band <= n["y"] < band + 400
+        verb, _, obj = g.nodes[n["id"]]["action"].partition(":")
+        if obj.strip():
+            assert n["label"].split("\n")[0] == shorten(verb.strip(), 16)  # predicate over object
+    kinds = {tuple(sorted(g.edges[e["from"], e["to"]].get("kinds") or ())) for e in data["edges"]}
+    assert all({"succession", "episode"} & set(k) for k in kinds)  # no participant tangle
+    widget(at.toggle, f"All {g.number_of_nodes()} events").set_value(True).run()
+    no_errors(at)
+    assert len(drawn_nodes(canvas_data(at))) == g.number_of_nodes()
+
+
+def test_the_side_panel_lists_episodes_in_session_order() -> None:
+    from types import SimpleNamespace
+
+    from components.graph_panel import _episodes_of
+
+    records = [SimpleNamespace(episode_id=e) for e in ("c:S10:E1", "c:S1:E2", "c:S2:E1", "c:S1:E1")]
+    labels = {e: e.split(":", 1)[1] for e in ("c:S1:E1", "c:S1:E2", "c:S2:E1", "c:S10:E1")}
+    assert [e for e, _ in _episodes_of(records, labels)] == ["c:S1:E1", "c:S1:E2", "c:S2:E1", "c:S10:E1"]
 
 
 def test_find_a_node_opens_the_side_panel_with_records_and_turns(open_app, app_services) -> None:
@@ -68,7 +129,9 @@ def test_event_graph_types_events_by_family_and_shows_who_when_where(open_app, a
     families = {item["label"] for item in data["legend"]}
     assert len(families - {"other"}) >= 3, families
     g = app_services.builds.event_graph(SAMPLE_ID)
-    event = next(n for n in g.nodes if g.nodes[n].get("participants") and g.nodes[n].get("time"))
+    on_screen = {n["id"] for n in drawn_nodes(data)}
+    event = next(n for n in g.nodes if g.nodes[n].get("participants") and g.nodes[n].get("time")
+                 and n in on_screen)
     widget(at.selectbox, "Find a node").set_value(event).run()
     no_errors(at)
     body = html_bodies(at)

@@ -125,7 +125,7 @@ def _counts(at) -> tuple[int, int]:  # type: ignore[no-untyped-def]
 def test_memory_as_of_hides_later_nodes_and_says_how_many(open_app, app_services) -> None:
     at = open_app("pages/graphs.py", conv=SAMPLE_ID)
     no_errors(at)
-    widget(at.toggle, "Show isolated and minor nodes").set_value(True).run()
+    at.toggle(key="g:all:entity").set_value(True).run()
     before, text_before = _counts(at), all_text(at)
     assert "Memory as of" not in text_before  # no date: the page as it was
     episodes = app_services.builds.episodes(SAMPLE_ID)

@@ -70,7 +70,7 @@ def test_hostile_graph_labels_are_escaped(open_app) -> None:
 
     at = open_app("pages/graphs.py", conv=HOSTILE_ID)
     no_errors(at)
-    widget(at.toggle, "Show isolated and minor nodes").set_value(True).run()
+    at.toggle(key="g:all:entity").set_value(True).run()
     canvas = at.get("bidi_component")
     assert len(canvas) == 1 and not at.get("iframe")
     data = json.loads(canvas[0].proto.json)
@@ -79,3 +79,13 @@ def test_hostile_graph_labels_are_escaped(open_app) -> None:
     labels = [n["label"] for n in data["nodes"]]
     assert any(label.startswith("Mallory <img") for label in labels), labels
     assert "Mallory" not in canvas[0].proto.html_content and "Mallory" not in canvas[0].proto.js_content
+
+
+def test_the_story_view_of_an_answer_from_hostile_turns_is_inert(open_app, app_services) -> None:
+    speaker = app_services.store.load_conversation(HOSTILE_ID).speakers[0]
+    trace = app_services.queries.ask(HOSTILE_ID, f"What did {speaker} share?")
+    at = open_app("pages/ask.py", conv=HOSTILE_ID, trace=trace.id)
+    no_errors(at)
+    assert widget(at.toggle, "Full trace").value is False  # the story view
+    body = assert_inert(at, "ask story")
+    assert 'class="mn-answer"' in body and "mn-story" in body

@@ -67,6 +67,9 @@ def test_ask_and_walk_to_the_highlighted_turn(built_app: str, page) -> None:  # 
         == target[1:]
     expect(turn.locator("mark").first).to_be_visible()  # matched words highlighted
     # requirement -> matched records -> a record's episode with its evidence highlighted
+    # the story view is the default; the full trace is one toggle away
+    page.get_by_test_id("stCheckbox").get_by_text("Full trace", exact=True).click()
+    wait_ready(page)
     expect(page.get_by_text("Requirement", exact=True)).to_be_visible()
     follow = page.get_by_text("Follow a matched record to its evidence", exact=True)
     if follow.count():
