@@ -1,0 +1,153 @@
+"""Fit the retrieval ranker and its stopping rule on tune questions (numpy only).
+
+    Candidates(features, gold, tokens, key, size)   one question's turns (``ranker.FEATURES``
+                                                    columns), which are gold evidence, their
+                                                    tokens, its budget key and size class
+    fit_weights(questions) -> (weights, mean, std)  a pairwise logistic ranker: every gold turn
+                                                    should outscore the question's hardest
+                                                    non-gold turns (the hand fusion's top ones)
+                                                    and a seeded sample of the rest; L2-penalised,
+                                                    each question weighing the same
+    tokens_needed(order, gold, tokens)              buffer tokens until every gold turn is in
+    fit_budgets(questions, scores, targets)         per size class, the token budget of each
+                                                    reasoning type that finds the most questions'
+                                                    full evidence while the mean budget stays
+                                                    within the class's target
+    fit_ranker(questions, targets) -> Ranker        both, in one file's worth of parameters
+
+Nothing here knows a benchmark: the inputs are feature matrices and gold turn flags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory_core.query.ranker import FEATURES, Ranker
+
+HARD_NEGATIVES = 40  # the hand fusion's best non-gold turns of each question
+RANDOM_NEGATIVES = 40  # plus this many other non-gold turns, drawn with a fixed seed
+L2 = 1.0  # penalty on the standardised weights (in units of one question's loss)
+GRID_STEP = 100  # budget grid (tokens)
+MIN_BUDGET = 500
+
+
+@dataclass(frozen=True)
+class Candidates:
+    features: np.ndarray  # (turns, len(FEATURES))
+    gold: np.ndarray  # (turns,) bool
+    tokens: np.ndarray  # (turns,) int
+    key: str  # the budget key (reasoning type)
+    size: str  # the conversation's size class
+    group: str = ""  # where the question comes from (file), for reports
+
+
+def _pairs(q: Candidates, rng: np.random.Generator) -> np.ndarray:
+    pos = np.where(q.gold)[0]
+    neg = np.where(~q.gold)[0]
+    if not len(pos) or not len(neg):
+        return np.zeros((0, q.features.shape[1]))
+    hand = q.features[neg, FEATURES.index("hand")]
+    hard = neg[np.argsort(-hand, kind="stable")[:HARD_NEGATIVES]]
+    rest = np.setdiff1d(neg, hard)
+    sample = rng.choice(rest, size=min(RANDOM_NEGATIVES, len(rest)), replace=False) if len(rest) else rest
+    chosen = np.r_[hard, sample]
+    return (q.features[pos][:, None, :] - q.features[chosen][None, :, :]).reshape(-1, q.features.shape[1])
+
+
+def fit_weights(questions: Sequence[Candidates], *, l2: float = L2, seed: int = 0,
+                iterations: int = 30) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairwise logistic regression by Newton's method on standardised features."""
+    rows = np.concatenate([q.features for q in questions])
+    mean, std = rows.mean(axis=0), rows.std(axis=0)
+    std = np.where(std > 1e-9, std, 1.0)
+    rng = np.random.default_rng(seed)
+    diffs, weights = [], []
+    for q in questions:
+        d = _pairs(q, rng)
+        if len(d):
+            diffs.append(d / std)
+            weights.append(np.full(len(d), 1.0 / len(d)))
+    if not diffs:
+        raise ValueError("no question with both gold and other turns to learn from")
+    x, sw = np.concatenate(diffs), np.concatenate(weights)
+    w = np.zeros(x.shape[1])
+    for _ in range(iterations):
+        m = x @ w
+        p = 1.0 / (1.0 + np.exp(np.clip(m, -30, 30)))  # P(pair ordered wrongly)
+        grad = -(x * (sw * p)[:, None]).sum(axis=0) + l2 * w
+        hess = (x * (sw * p * (1 - p))[:, None]).T @ x + l2 * np.eye(len(w))
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if float(np.abs(step).max()) < 1e-6:
+            break
+    return w, mean, std
+
+
+def tokens_needed(order: np.ndarray, gold: np.ndarray, tokens: np.ndarray) -> int | None:
+    """Tokens of the ranked turns up to (and with) the last gold one; ``None`` without gold."""
+    if not gold.any():
+        return None
+    ranked_gold = gold[order]
+    last = int(np.where(ranked_gold)[0].max())
+    return int(tokens[order[: last + 1]].sum())
+
+
+def fit_budgets(questions: Sequence[Candidates], scores: Sequence[np.ndarray],
+                targets: Mapping[str, int]) -> dict[str, dict[str, int]]:
+    """Per size class: budget per key maximising full-evidence finds at mean budget <= target.
+
+    Greedy over each key's recall-by-budget curve: from ``MIN_BUDGET`` for every key, raise the
+    key (to whichever larger grid budget) with the most questions found per token added, while
+    the question-weighted mean budget stays within the target.
+    """
+    out: dict[str, dict[str, int]] = {}
+    for size, target in targets.items():
+        needs: dict[str, list[float]] = {}
+        for q, s in zip(questions, scores, strict=True):
+            if q.size != size:
+                continue
+            need = tokens_needed(np.argsort(-s, kind="stable"), q.gold, q.tokens)
+            if need is not None:
+                needs.setdefault(q.key, []).append(float(need))
+        if not needs:
+            continue
+        total = sum(len(v) for v in needs.values())
+        grid = np.arange(MIN_BUDGET, max(target * 3, MIN_BUDGET) + GRID_STEP, GRID_STEP)
+        budget = {k: MIN_BUDGET for k in needs}
+        spent = MIN_BUDGET * total
+        while True:
+            best: tuple[float, str, int] | None = None
+            for k, v in needs.items():
+                arr = np.asarray(v)
+                found_now = int((arr <= budget[k]).sum())
+                for b in grid[grid > budget[k]]:
+                    cost = (int(b) - budget[k]) * len(v)
+                    if spent + cost > target * total:
+                        break
+                    gain = int((arr <= b).sum()) - found_now
+                    if gain > 0 and (best is None or gain / cost > best[0]):
+                        best = (gain / cost, k, int(b))
+            if best is None:
+                break
+            _, k, b = best
+            spent += (b - budget[k]) * len(needs[k])
+            budget[k] = b
+        # what is left of the target goes to every key alike (the rule must not end below it)
+        slack = int((target * total - spent) // total // GRID_STEP * GRID_STEP)
+        out[size] = {k: int(b + max(0, slack)) for k, b in sorted(budget.items())}
+    return out
+
+
+def fit_ranker(questions: Sequence[Candidates], targets: Mapping[str, int], *,
+               meta: dict[str, object] | None = None) -> Ranker:
+    w, mean, std = fit_weights(questions)
+    ranker = Ranker(FEATURES, w, mean, std, {}, dict(meta or {}))
+    scores = [ranker.score(q.features) for q in questions]
+    budgets = fit_budgets(questions, scores, targets)
+    return Ranker(FEATURES, w, mean, std, budgets, dict(meta or {}))
+
+
+__all__ = ["Candidates", "fit_budgets", "fit_ranker", "fit_weights", "tokens_needed"]
