@@ -67,6 +67,9 @@ def register(sub: Any) -> None:
     f.add_argument("--target", default="short=2700,long=3700",
                    help="mean token budget per conversation size class (short <= 50k tokens, long)")
     f.add_argument("--limit", type=int, default=None, help="questions per LongMemEval file (file order)")
+    f.add_argument("--cache", default=None,
+                   help="directory for each file's collected candidates "
+                        "(.npz; reused while the features match)")
     f.set_defaults(func=cmd_bench_fit)
 
 
@@ -289,7 +292,7 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
 
     import numpy as np
 
-    from memory_core.eval.fit import fit_ranker, tokens_needed
+    from memory_core.eval.fit import fit_ranker, load_candidates, save_candidates, tokens_needed
     from memory_core.services import Services
     from memory_core.services.fitting import candidates
 
@@ -305,10 +308,17 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
     try:
         questions = []
         for file in files:
-            before = len(questions)
-            questions += list(candidates(services.evaluation, file, limit=args.limit,
-                                         on_progress=_fit_progress))
-            print(f"# {file}: {len(questions) - before} questions with evidence", file=sys.stderr, flush=True)
+            cached = None
+            if args.cache:
+                Path(args.cache).mkdir(parents=True, exist_ok=True)
+                cached = Path(args.cache) / f"{Path(file).stem}{f'-{args.limit}' if args.limit else ''}.npz"
+            got = load_candidates(cached) if cached is not None else None
+            if got is None:
+                got = list(candidates(services.evaluation, file, limit=args.limit, on_progress=_fit_progress))
+                if cached is not None:
+                    save_candidates(cached, got)
+            questions += got
+            print(f"# {file}: {len(got)} questions with evidence", file=sys.stderr, flush=True)
     finally:
         services.close()
     if not questions:

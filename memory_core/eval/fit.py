@@ -12,7 +12,8 @@
     fit_budgets(questions, scores, targets)         per size class, the token budget of each
                                                     reasoning type that finds the most questions'
                                                     full evidence while the mean budget stays
-                                                    within the class's target
+                                                    within the class's target (rare types share
+                                                    one budget, "other")
     fit_ranker(questions, targets) -> Ranker        both, in one file's worth of parameters
 
 Nothing here knows a benchmark: the inputs are feature matrices and gold turn flags.
@@ -22,16 +23,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from memory_core.query.ranker import FEATURES, Ranker
+from memory_core.query.ranker import FEATURES, OTHER, Ranker
 
 HARD_NEGATIVES = 40  # the hand fusion's best non-gold turns of each question
 RANDOM_NEGATIVES = 40  # plus this many other non-gold turns, drawn with a fixed seed
 L2 = 1.0  # penalty on the standardised weights (in units of one question's loss)
 GRID_STEP = 100  # budget grid (tokens)
 MIN_BUDGET = 500
+MAX_FACTOR = 1.5  # no reasoning type gets more than this times its size class's target
+MIN_QUESTIONS = 15  # a reasoning type with fewer tune questions shares the "other" budget
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,33 @@ class Candidates:
     key: str  # the budget key (reasoning type)
     size: str  # the conversation's size class
     group: str = ""  # where the question comes from (file), for reports
+
+
+def save_candidates(path: Path, questions: Sequence[Candidates]) -> None:
+    """One ``.npz`` of a file's candidates (``bench fit --cache``: later fits skip retrieval)."""
+    empty = not questions
+    np.savez_compressed(
+        path,
+        features=np.zeros((0, len(FEATURES))) if empty else np.concatenate([q.features for q in questions]),
+        gold=np.zeros(0, bool) if empty else np.concatenate([q.gold for q in questions]),
+        tokens=np.zeros(0, np.int64) if empty else np.concatenate([q.tokens for q in questions]),
+        sizes=np.array([len(q.gold) for q in questions], dtype=np.int64),
+        keys=np.array([q.key for q in questions]), classes=np.array([q.size for q in questions]),
+        groups=np.array([q.group for q in questions]), names=np.array(FEATURES))
+    return
+
+
+def load_candidates(path: Path) -> list[Candidates] | None:
+    """The cached candidates, or ``None`` when the file is absent or has other features."""
+    if not path.exists():
+        return None
+    with np.load(path) as data:
+        if tuple(str(n) for n in data["names"]) != FEATURES:
+            return None
+        bounds = np.r_[0, np.cumsum(data["sizes"])]
+        x, gold, tokens = data["features"], data["gold"], data["tokens"]
+        rows = zip(bounds[:-1], bounds[1:], data["keys"], data["classes"], data["groups"], strict=True)
+        return [Candidates(x[a:b], gold[a:b], tokens[a:b], str(k), str(c), str(g)) for a, b, k, c, g in rows]
 
 
 def _pairs(q: Candidates, rng: np.random.Generator) -> np.ndarray:
@@ -114,8 +145,11 @@ def fit_budgets(questions: Sequence[Candidates], scores: Sequence[np.ndarray],
                 needs.setdefault(q.key, []).append(float(need))
         if not needs:
             continue
+        rare = [k for k, v in needs.items() if len(v) < MIN_QUESTIONS]
+        for k in rare:
+            needs.setdefault(OTHER, []).extend(needs.pop(k))
         total = sum(len(v) for v in needs.values())
-        grid = np.arange(MIN_BUDGET, max(target * 3, MIN_BUDGET) + GRID_STEP, GRID_STEP)
+        grid = np.arange(MIN_BUDGET, max(target * MAX_FACTOR, MIN_BUDGET) + 1, GRID_STEP)
         budget = {k: MIN_BUDGET for k in needs}
         spent = MIN_BUDGET * total
         while True:
@@ -150,4 +184,5 @@ def fit_ranker(questions: Sequence[Candidates], targets: Mapping[str, int], *,
     return Ranker(FEATURES, w, mean, std, budgets, dict(meta or {}))
 
 
-__all__ = ["Candidates", "fit_budgets", "fit_ranker", "fit_weights", "tokens_needed"]
+__all__ = ["Candidates", "fit_budgets", "fit_ranker", "fit_weights", "load_candidates", "save_candidates",
+           "tokens_needed"]

@@ -13,6 +13,9 @@ already computes for one question, each in about [0, 1]:
     episode_lexical                 the best BM25 inside the turn's episode
     length                          log of the turn's tokens (scaled to about [0, 1])
     hand                            the hand-weighted fusion (``StrategyConfig`` weights, smoothed)
+    support_count                   share of the requirements the turn supports (>= 0.6)
+    term_overlap                    share of the question's terms the turn contains
+    session_lexical                 the best BM25 inside the turn's session
 
 A ``Ranker`` is a linear model over the standardised features (``score = w . (x - mean) / std``,
 higher is better), fitted by ``bench fit`` (``memory_core.eval.fit``) on the tune files, plus
@@ -26,6 +29,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -44,10 +48,13 @@ RANKER_FILE = Path(__file__).with_name("ranker.json")
 FEATURES = (
     "lexical", "dense", "dense_raw", "lexical_rank", "dense_rank", "record_lexical", "record_dense",
     "structured", "support", "speaker", "date", "lexical_nb", "dense_nb", "episode_dense",
-    "session_dense", "episode_lexical", "length", "hand",
+    "session_dense", "episode_lexical", "length", "hand", "support_count", "term_overlap",
+    "session_lexical",
 )
 SIZE_CLASSES = (("short", 50_000), ("long", None))  # conversation tokens up to the bound
 DEFAULT_BUDGET = 2500
+SUPPORTED = 0.6  # a requirement counts as supported by a turn at or above this (as in retrieve)
+OTHER = "other"  # the budget of the reasoning types too rare in the tune data for their own
 
 
 def size_class(conversation_tokens: int) -> str:
@@ -73,7 +80,7 @@ class Ranker:
 
     def budget(self, size: str, reasoning: str) -> int:
         per_type = self.budgets.get(size) or {}
-        return int(per_type.get(reasoning, per_type.get("point", DEFAULT_BUDGET)))
+        return int(per_type.get(reasoning, per_type.get(OTHER, per_type.get("point", DEFAULT_BUDGET))))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -150,9 +157,12 @@ def _group_max(groups: np.ndarray, s: np.ndarray) -> np.ndarray:
 
 
 def turn_features(ci: ConversationIndex, channels: dict[str, np.ndarray], support: np.ndarray,
-                  raw_dense: np.ndarray, hand: np.ndarray) -> np.ndarray:
+                  raw_dense: np.ndarray, hand: np.ndarray, qterms: Sequence[str]) -> np.ndarray:
     """(turns, len(FEATURES)) features of one question (see the module docstring)."""
     n = len(ci.turns)
+    wanted = frozenset(qterms)
+    overlap = np.array([len(wanted & d) / len(wanted) for d in ci.turn_lex.doc_terms]) if wanted else \
+        np.zeros(n)
     zero = np.zeros(n, dtype=np.float64)
     lex, dense = channels["lexical"].astype(np.float64), channels["dense"].astype(np.float64)
     cols = {
@@ -174,6 +184,9 @@ def turn_features(ci: ConversationIndex, channels: dict[str, np.ndarray], suppor
         "episode_lexical": _group_max(ci.turn_episode, lex),
         "length": np.log1p(ci.turn_tokens.astype(np.float64)) / math.log(1000.0),
         "hand": hand.astype(np.float64),
+        "support_count": (support >= SUPPORTED).mean(axis=0) if support.size else zero,
+        "term_overlap": overlap,
+        "session_lexical": _group_max(ci.turn_session, lex),
     }
     return np.stack([np.asarray(cols[f], dtype=np.float64) for f in FEATURES], axis=1) if n else \
         np.zeros((0, len(FEATURES)))

@@ -226,7 +226,9 @@ def score_turns(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: Strate
     support = support_matrix(ci, plan, structured_turns, raw_dense)
     hand = fused
     ranker = load_ranker(cfg.ranker_file) if cfg.fusion == "fitted" else None
-    x = turn_features(ci, channels, support, raw_dense, hand) if features or ranker is not None else None
+    x = None
+    if features or ranker is not None:
+        x = turn_features(ci, channels, support, raw_dense, hand, qterms)
     if ranker is not None and x is not None:
         fused = minmax(fitted_scores(ranker, x))
     scored = Scored(
