@@ -304,7 +304,7 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
         raise ConfigError(f"--limit must be positive, got {args.limit}")
     targets = _targets(args.target)
     started = time.perf_counter()
-    services = Services.open(replace(settings, backend="offline"))
+    services: Services | None = None  # opened only when a file's candidates are not cached
     try:
         questions = []
         for file in files:
@@ -314,13 +314,15 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
                 cached = Path(args.cache) / f"{Path(file).stem}{f'-{args.limit}' if args.limit else ''}.npz"
             got = load_candidates(cached) if cached is not None else None
             if got is None:
+                services = services or Services.open(replace(settings, backend="offline"))
                 got = list(candidates(services.evaluation, file, limit=args.limit, on_progress=_fit_progress))
                 if cached is not None:
                     save_candidates(cached, got)
             questions += got
             print(f"# {file}: {len(got)} questions with evidence", file=sys.stderr, flush=True)
     finally:
-        services.close()
+        if services is not None:
+            services.close()
     if not questions:
         raise ConfigError("--tune: no question with gold evidence in the files")
     meta = {"tune": [Path(f).name for f in files], "questions": len(questions), "targets": targets,
