@@ -67,6 +67,8 @@ def register(sub: Any) -> None:
     f.add_argument("--target", default="short=2700,long=3700",
                    help="mean token budget per conversation size class (short <= 50k tokens, long)")
     f.add_argument("--limit", type=int, default=None, help="questions per LongMemEval file (file order)")
+    f.add_argument("--convs", default=None,
+                   help="only these conversations of the LoCoMo-layout files (comma-separated ids)")
     f.add_argument("--cache", default=None,
                    help="directory for each file's collected candidates "
                         "(.npz; reused while the features match)")
@@ -303,6 +305,7 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
     if args.limit is not None and args.limit <= 0:
         raise ConfigError(f"--limit must be positive, got {args.limit}")
     targets = _targets(args.target)
+    convs = [c.strip() for c in args.convs.split(",") if c.strip()] if args.convs else None
     started = time.perf_counter()
     services: Services | None = None  # opened only when a file's candidates are not cached
     try:
@@ -311,11 +314,13 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
             cached = None
             if args.cache:
                 Path(args.cache).mkdir(parents=True, exist_ok=True)
-                cached = Path(args.cache) / f"{Path(file).stem}{f'-{args.limit}' if args.limit else ''}.npz"
+                tag = (f"-{args.limit}" if args.limit else "") + (f"-{args.convs}" if args.convs else "")
+                cached = Path(args.cache) / f"{Path(file).stem}{tag}.npz"
             got = load_candidates(cached) if cached is not None else None
             if got is None:
                 services = services or Services.open(replace(settings, backend="offline"))
-                got = list(candidates(services.evaluation, file, limit=args.limit, on_progress=_fit_progress))
+                got = list(candidates(services.evaluation, file, limit=args.limit, convs=convs,
+                                      on_progress=_fit_progress))
                 if cached is not None:
                     save_candidates(cached, got)
             questions += got
@@ -327,7 +332,8 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
         raise ConfigError("--tune: no question with gold evidence in the files")
     meta = {"tune": [Path(f).name for f in files], "questions": len(questions), "targets": targets,
             "command": "python -m memory_core bench fit --tune " + ",".join(Path(f).name for f in files)
-            + f" --target {args.target}" + (f" --limit {args.limit}" if args.limit else "")}
+            + f" --target {args.target}" + (f" --limit {args.limit}" if args.limit else "")
+            + (f" --convs {args.convs}" if args.convs else "")}
     ranker = fit_ranker(questions, targets, meta=meta)
     out = Path(args.out)
     out.write_text(json.dumps(ranker.to_json(), indent=1) + "\n", encoding="utf-8")

@@ -28,6 +28,7 @@ def register(sub: Any) -> None:
     e.add_argument("file")
     e.add_argument("--check", default=None, help="a held-out file run the same way, printed beside FILE")
     e.add_argument("--convs", default=None, help="subset, e.g. 26,30 or conv-26")
+    e.add_argument("--check-convs", default=None, help="subset of the --check file")
     e.add_argument("--strategy", default=None, help=STRATEGY_HELP)
     e.add_argument("--budget-tokens", type=int, default=None)
     e.add_argument("--backend", default=None, choices=("offline", "openai"))
@@ -118,7 +119,7 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
                 budget_tokens=args.budget_tokens,
                 judge=judge,
                 on_progress=_progress,
-                convs=args.convs if path == paths[0] else None,
+                convs=args.convs if path == paths[0] else args.check_convs,
                 save_traces=args.save_traces,
             )
             if out:

@@ -14,7 +14,8 @@
                                                     reasoning type that finds the most questions'
                                                     full evidence while the mean budget stays
                                                     within the class's target (rare types share
-                                                    one budget, "other")
+                                                    one budget, "other"; a class without tune
+                                                    questions gets a fitted one's, scaled)
     fit_ranker(questions, targets) -> Ranker        both, in one file's worth of parameters
 
 Nothing here knows a benchmark: the inputs are feature matrices and gold turn flags.
@@ -171,6 +172,11 @@ def fit_budgets(questions: Sequence[Candidates], scores: Sequence[np.ndarray],
         # what is left of the target goes to every key alike (the rule must not end below it)
         slack = int((target * total - spent) // total // GRID_STEP * GRID_STEP)
         out[size] = {k: int(b + max(0, slack)) for k, b in sorted(budget.items())}
+    fitted = [s for s in targets if s in out]
+    for size in (s for s in targets if s not in out and fitted):  # no tune question of this size:
+        ref = fitted[0]  # the budgets of a fitted class, scaled by the ratio of the targets
+        out[size] = {k: int(round(b * targets[size] / targets[ref] / GRID_STEP) * GRID_STEP)
+                     for k, b in out[ref].items()}
     return out
 
 

@@ -1,6 +1,6 @@
 """Candidates for fitting the retrieval ranker: every turn of every gold question, with features.
 
-``candidates(evaluation, path, limit=None, on_progress=None)`` reads a benchmark file (LoCoMo
+``candidates(evaluation, path, limit=None, convs=None, on_progress=None)`` reads a benchmark file (LoCoMo
 layout or LongMemEval), imports and builds what the home lacks (as ``eval`` does), then for each
 scored question plans it with the offline backend, scores the turns with the hand strategy
 keeping the feature matrix, and yields a ``memory_core.eval.fit.Candidates`` (gold flags from
@@ -10,7 +10,7 @@ the question's evidence). Retrieval only: no answer is composed, nothing is save
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ import numpy as np
 
 from memory_core.eval import longmemeval as lme
 from memory_core.eval.fit import Candidates
+from memory_core.eval.locomo import matches
 from memory_core.ingest import Loaded
 from memory_core.query.qembed import embed_question
 from memory_core.query.ranker import size_class
@@ -50,7 +51,9 @@ def _one(evaluation: EvalService, cfg: StrategyConfig, conv_id: str, question: s
 
 
 def candidates(evaluation: EvalService, path: str | Path, *, limit: int | None = None,
+               convs: Sequence[str] | None = None,
                on_progress: Progress | None = None) -> Iterator[Candidates]:
+    """``convs``: only these conversations of a LoCoMo-layout file (those it holds; none: all)."""
     cfg = get_strategy(HAND)
     name = Path(path).name
     if evaluation.benchmark_format(path) == "longmemeval":
@@ -62,7 +65,13 @@ def candidates(evaluation: EvalService, path: str | Path, *, limit: int | None =
                 yield _one(evaluation, cfg, conv.id, q.question, q.evidence, q.question_time, name)
             evaluation.queries.invalidate(conv.id)  # one haystack in memory at a time
         return
-    for g in evaluation.gold_questions(path, on_progress=on_progress):
+    wanted = None
+    if convs:
+        _, loaded = evaluation._read(path)
+        wanted = [c.id for c in loaded.conversations if matches(c.id, convs)]
+        if not wanted:
+            return
+    for g in evaluation.gold_questions(path, wanted, on_progress=on_progress):
         for q in g.scored():
             if q.evidence:
                 yield _one(evaluation, cfg, q.conv_id, q.question, q.evidence, None, name)
