@@ -62,7 +62,8 @@ def register(sub: Any) -> None:
     sc.set_defaults(func=cmd_bench_scale)
     f = which.add_parser("fit", help="fit the retrieval ranker and its budgets on tune files")
     f.add_argument("--tune", required=True,
-                   help="comma-separated benchmark files (LoCoMo layout or LongMemEval)")
+                   help="comma-separated benchmark files (LoCoMo layout or LongMemEval), or .npz "
+                        "candidates an earlier fit kept with --cache")
     f.add_argument("--out", default="memory_core/query/ranker.json", help="where the parameters go")
     f.add_argument("--target", default="short=2700,long=3700",
                    help="mean token budget per conversation size class (short <= 50k tokens, long)")
@@ -316,7 +317,11 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
                 Path(args.cache).mkdir(parents=True, exist_ok=True)
                 tag = (f"-{args.limit}" if args.limit else "") + (f"-{args.convs}" if args.convs else "")
                 cached = Path(args.cache) / f"{Path(file).stem}{tag}.npz"
+            if file.endswith(".npz"):  # candidates kept by an earlier fit's --cache
+                cached = Path(file)
             got = load_candidates(cached) if cached is not None else None
+            if got is None and file.endswith(".npz"):
+                raise ConfigError(f"{file}: not candidates of the current features (collect them again)")
             if got is None:
                 services = services or Services.open(replace(settings, backend="offline"))
                 got = list(candidates(services.evaluation, file, limit=args.limit, convs=convs,
