@@ -348,6 +348,9 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
                                   for size, per in ranker.budgets.items()))
     pairs = zip(ranker.features, ranker.weights, strict=True)
     print("weights: " + ", ".join(f"{f} {w:+.2f}" for f, w in pairs))
+    for size, own in ranker.class_weights.items():
+        named = zip(ranker.features, own, strict=True)
+        print(f"{size} weights: " + ", ".join(f"{f} {w:+.2f}" for f, w in named))
     print(f"{'tune file':<28} {'n':>4} {'hand@budget':>12} {'fitted@budget':>14}  "
           "(full-evidence recall, in-sample)")
     for group in dict.fromkeys(q.group for q in questions):
@@ -355,7 +358,7 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
         members = [q for q in questions if q.group == group]
         for q in members:
             budget = ranker.budget(q.size, q.key)
-            for name, s in (("hand", q.features[:, hand_col]), ("fitted", ranker.score(q.features))):
+            for name, s in (("hand", q.features[:, hand_col]), ("fitted", ranker.score(q.features, q.size))):
                 need = tokens_needed(np.argsort(-s, kind="stable"), q.gold, q.tokens)
                 found[name] += int(need is not None and need <= budget)
         n = len(members)

@@ -75,22 +75,27 @@ def load_candidates(path: Path) -> list[Candidates] | None:
         return [Candidates(x[a:b], gold[a:b], tokens[a:b], str(k), str(c), str(g)) for a, b, k, c, g in rows]
 
 
-def fit_weights(questions: Sequence[Candidates], *, l2: float = L2,
-                 iterations: int = 30) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def fit_weights(questions: Sequence[Candidates], *, l2: float = L2, iterations: int = 30,
+                prior: np.ndarray | None = None, scale: tuple[np.ndarray, np.ndarray] | None = None,
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Listwise (softmax) ranker by Newton's method: each gold turn's share of the softmax over
     its question's turns is raised; every question weighs the same."""
     rows = np.concatenate([q.features for q in questions])
-    mean, std = rows.mean(axis=0), rows.std(axis=0)
-    std = np.where(std > 1e-9, std, 1.0)
+    if scale is None:
+        mean, std = rows.mean(axis=0), rows.std(axis=0)
+        std = np.where(std > 1e-9, std, 1.0)
+    else:
+        mean, std = scale
+    center = np.zeros(rows.shape[1]) if prior is None else prior  # the penalty pulls towards it
     xs = [((q.features - mean) / std, q.gold / q.gold.sum()) for q in questions
           if q.gold.any() and (~q.gold).any()]
     if not xs:
         raise ValueError("no question with both gold and other turns to learn from")
-    w = np.zeros(rows.shape[1])
+    w = center.copy()
     n = len(xs)
 
     def loss(v: np.ndarray) -> float:
-        total = 0.5 * l2 * float(v @ v)
+        total = 0.5 * l2 * float((v - center) @ (v - center))
         for x, y in xs:
             z = x @ v
             top = float(z.max())
@@ -99,7 +104,7 @@ def fit_weights(questions: Sequence[Candidates], *, l2: float = L2,
 
     current = loss(w)
     for _ in range(iterations):
-        grad, hess = l2 * w, l2 * np.eye(len(w))
+        grad, hess = l2 * (w - center), l2 * np.eye(len(w))
         for x, y in xs:
             z = x @ w
             p = np.exp(z - z.max())
@@ -182,11 +187,19 @@ def fit_budgets(questions: Sequence[Candidates], scores: Sequence[np.ndarray],
 
 def fit_ranker(questions: Sequence[Candidates], targets: Mapping[str, int], *,
                meta: dict[str, object] | None = None) -> Ranker:
+    """Shared weights on every question; a size class with ``MIN_QUESTIONS`` or more questions
+    that are not most of the tune data also gets its own weights, fitted on its questions with
+    the penalty pulling towards the shared ones (few long chats must not move the rest)."""
     w, mean, std = fit_weights(questions)
-    ranker = Ranker(FEATURES, w, mean, std, {}, dict(meta or {}))
-    scores = [ranker.score(q.features) for q in questions]
+    own: dict[str, np.ndarray] = {}
+    for size in targets:
+        members = [q for q in questions if q.size == size]
+        if MIN_QUESTIONS <= len(members) <= len(questions) // 2:
+            own[size], _, _ = fit_weights(members, prior=w, scale=(mean, std))
+    ranker = Ranker(FEATURES, w, mean, std, {}, dict(meta or {}), own)
+    scores = [ranker.score(q.features, q.size) for q in questions]
     budgets = fit_budgets(questions, scores, targets)
-    return Ranker(FEATURES, w, mean, std, budgets, dict(meta or {}))
+    return Ranker(FEATURES, w, mean, std, budgets, dict(meta or {}), own)
 
 
 __all__ = ["Candidates", "fit_budgets", "fit_ranker", "fit_weights", "load_candidates", "save_candidates",

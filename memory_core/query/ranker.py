@@ -18,7 +18,8 @@ already computes for one question, each in about [0, 1]:
     session_lexical                 the best BM25 inside the turn's session
 
 A ``Ranker`` is a linear model over the standardised features (``score = w . (x - mean) / std``,
-higher is better), fitted by ``bench fit`` (``memory_core.eval.fit``) on the tune files, plus
+higher is better; a size class may have its own ``w``), fitted by ``bench fit``
+(``memory_core.eval.fit``) on the tune files, plus
 the stopping rule fitted with it: the token budget of each reasoning type, per conversation
 size class (``size_class``). ``load_ranker()`` reads ``ranker.json`` beside this module once;
 a missing or unreadable file leaves the hand weights in charge (``None``).
@@ -73,10 +74,13 @@ class Ranker:
     std: np.ndarray
     budgets: dict[str, dict[str, int]] = field(default_factory=dict)  # size class -> type -> tokens
     meta: dict[str, Any] = field(default_factory=dict)
+    class_weights: dict[str, np.ndarray] = field(default_factory=dict)  # a size class's own weights
 
-    def score(self, x: np.ndarray) -> np.ndarray:
-        """One score per row of ``x`` (columns in ``self.features`` order)."""
-        return (((x - self.mean) / self.std) @ self.weights).astype(np.float32)
+    def score(self, x: np.ndarray, size: str | None = None) -> np.ndarray:
+        """One score per row of ``x`` (columns in ``self.features`` order), with the size
+        class's own weights when it has some."""
+        w = self.class_weights.get(size, self.weights) if size is not None else self.weights
+        return (((x - self.mean) / self.std) @ w).astype(np.float32)
 
     def budget(self, size: str, reasoning: str) -> int:
         per_type = self.budgets.get(size) or {}
@@ -89,6 +93,7 @@ class Ranker:
             "mean": [round(float(m), 6) for m in self.mean],
             "std": [round(float(s), 6) for s in self.std],
             "budgets": self.budgets,
+            "class_weights": {k: [round(float(w), 6) for w in v] for k, v in self.class_weights.items()},
             "meta": self.meta,
         }
 
@@ -98,16 +103,18 @@ class Ranker:
             names = tuple(str(f) for f in data["features"])
             arrays = [np.asarray(data[k], dtype=np.float64) for k in ("weights", "mean", "std")]
             budgets = {str(s): {str(t): int(v) for t, v in per.items()} for s, per in data["budgets"].items()}
+            per_class = {str(k): np.asarray(v, dtype=np.float64)
+                         for k, v in (data.get("class_weights") or {}).items()}
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise QueryError(f"{where}: not a ranker file ({exc.__class__.__name__}: {exc})") from None
         unknown = [f for f in names if f not in FEATURES]
         if unknown:
             raise QueryError(f"{where}: features: unknown {', '.join(unknown)} "
                              f"(known: {', '.join(FEATURES)})")
-        if any(a.shape != (len(names),) for a in arrays):
+        if any(a.shape != (len(names),) for a in [*arrays, *per_class.values()]):
             raise QueryError(f"{where}: weights, mean and std need {len(names)} values each")
         std = np.where(arrays[2] > 1e-9, arrays[2], 1.0)
-        return cls(names, arrays[0], arrays[1], std, budgets, dict(data.get("meta") or {}))
+        return cls(names, arrays[0], arrays[1], std, budgets, dict(data.get("meta") or {}), per_class)
 
 
 def read_ranker(path: str | Path) -> Ranker:
@@ -192,7 +199,8 @@ def turn_features(ci: ConversationIndex, channels: dict[str, np.ndarray], suppor
         np.zeros((0, len(FEATURES)))
 
 
-def fitted_scores(ranker: Ranker, x: np.ndarray) -> np.ndarray:
-    """The ranker's scores for a full feature matrix (``FEATURES`` columns)."""
+def fitted_scores(ranker: Ranker, x: np.ndarray, size: str | None = None) -> np.ndarray:
+    """The ranker's scores for a full feature matrix (``FEATURES`` columns) of a conversation of
+    size class ``size``."""
     cols = [FEATURES.index(f) for f in ranker.features]
-    return ranker.score(x[:, cols])
+    return ranker.score(x[:, cols], size)

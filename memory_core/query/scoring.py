@@ -27,7 +27,7 @@ from rapidfuzz import fuzz
 from memory_core.models import Match, MatchKind, Plan, Requirement
 from memory_core.query.context import ConversationIndex
 from memory_core.query.families import question_families
-from memory_core.query.ranker import fitted_scores, load_ranker, turn_features
+from memory_core.query.ranker import fitted_scores, load_ranker, size_class, turn_features
 from memory_core.query.strategies import StrategyConfig
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, terms, words
 from memory_core.timeexpr import question_dates, session_near
@@ -230,7 +230,7 @@ def score_turns(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: Strate
     if features or ranker is not None:
         x = turn_features(ci, channels, support, raw_dense, hand, qterms)
     if ranker is not None and x is not None:
-        fused = minmax(fitted_scores(ranker, x))
+        fused = minmax(fitted_scores(ranker, x, size_class(int(ci.turn_tokens.sum()))))
     scored = Scored(
         features=x,
         hand=hand,
