@@ -135,3 +135,17 @@ def test_without_a_ranker_file_the_fitted_strategy_uses_the_hand_weights(built, 
     plan = plan_question(question, ci.vocabulary(), embedder=built.embedder)
     fitted, hand = retrieve(ci, plan, qvec, cfg), retrieve(ci, plan, qvec, PRESETS["ensimem"])
     assert fitted.positions == hand.positions and not fitted.stop_reason.startswith("fitted")
+
+
+def test_a_minority_size_class_gets_its_own_weights_near_the_shared_ones() -> None:
+    short = _synthetic(60, "lexical")
+    long = [replace(q, size="long") for q in _synthetic(20, "dense", seed=4)]
+    ranker = fit_ranker(short + long, {"short": 900, "long": 1200})
+    assert set(ranker.class_weights) == {"long"}
+    own = ranker.class_weights["long"]
+    lex, dense = FEATURES.index("lexical"), FEATURES.index("dense")
+    assert own[dense] - own[lex] > ranker.weights[dense] - ranker.weights[lex]  # it learnt its own signal
+    x = long[0].features
+    assert not np.allclose(ranker.score(x, "long"), ranker.score(x, "short"))
+    back = Ranker.from_json(json.loads(json.dumps(ranker.to_json())), "ranker.json")
+    assert np.allclose(back.class_weights["long"], own, atol=1e-5)
