@@ -168,7 +168,7 @@ PRESETS: Mapping[str, StrategyConfig] = MappingProxyType(
     }
 )
 
-DEFAULT_STRATEGY = "ensimem"
+DEFAULT_STRATEGY = "ensimem-fitted"
 
 
 def strategy(name: str | None) -> StrategyConfig:
