@@ -72,7 +72,7 @@ def candidates(evaluation: EvalService, path: str | Path, *, limit: int | None =
         if not wanted:
             return
     for g in evaluation.gold_questions(path, wanted, on_progress=on_progress):
-        for q in g.scored():
-            if q.evidence:
-                yield _one(evaluation, cfg, q.conv_id, q.question, q.evidence, None, name)
+        for gq in g.scored():
+            if gq.evidence:
+                yield _one(evaluation, cfg, gq.conv_id, gq.question, gq.evidence, None, name)
         evaluation.queries.invalidate(g.conv_id)
