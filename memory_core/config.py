@@ -60,7 +60,7 @@ class AccessSettings:
 class Settings:
     home: Path = Path(DEFAULT_HOME)
     backend: str = "offline"
-    strategy: str = "ensimem"
+    strategy: str = "ensimem-fitted"
     budget_tokens: int | None = None
     limits: ImportLimits = field(default_factory=ImportLimits)
     llm: LLMSettings = field(default_factory=LLMSettings)
@@ -123,7 +123,7 @@ class Settings:
         return cls(
             home=home_dir,
             backend=backend,
-            strategy=env.get("MNEMOSCOPE_STRATEGY", "ensimem"),
+            strategy=env.get("MNEMOSCOPE_STRATEGY", "ensimem-fitted"),
             budget_tokens=int(budget) if budget else None,
             limits=limits,
             llm=llm,

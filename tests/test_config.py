@@ -13,7 +13,7 @@ from memory_core.errors import ConfigError
 def test_defaults_from_an_empty_environment():
     s = Settings.from_env({})
     assert s.home == Path(DEFAULT_HOME)
-    assert (s.backend, s.strategy, s.budget_tokens) == ("offline", "ensimem", None)
+    assert (s.backend, s.strategy, s.budget_tokens) == ("offline", "ensimem-fitted", None)
     assert s.limits == ImportLimits()
     assert s.limits.max_file_mb >= 40  # a 40 MB file imports with the defaults
     assert s.llm.api_key is None and s.llm.base_url is None

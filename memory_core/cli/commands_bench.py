@@ -13,6 +13,14 @@ process, N > 1 = a Dask ``LocalCluster`` of N worker processes (one thread each)
 turns/s, tokens/s, the speed-up over the first count and whether the stores are equal
 (episode, record, event and entity ids).
 
+``bench fit --tune FILE[,FILE...] [--out memory_core/query/ranker.json] [--target short=2700,long=3700]
+[--limit N]``: import and build the tune files into the home (kept: later fits and evals reuse
+it), collect every scored question's turn features with their gold flags, fit the ranker
+(pairwise logistic over the signals) and its token budget per reasoning type and size class
+(mean budget within each class's target), write the parameters as a small JSON file and print
+the tune figures (full-evidence recall within the fitted budget, hand ranking vs fitted).
+``--limit`` caps the questions read from each LongMemEval file.
+
 Without ``--home`` the benchmark runs in a fresh temporary home (removed afterwards).
 """
 
@@ -53,6 +61,20 @@ def register(sub: Any) -> None:
     sc.add_argument("--convs", default=None, help="comma-separated ids or numbers (default: all)")
     sc.add_argument("--json", action="store_true", help="one JSON object per worker count")
     sc.set_defaults(func=cmd_bench_scale)
+    f = which.add_parser("fit", help="fit the retrieval ranker and its budgets on tune files")
+    f.add_argument("--tune", required=True,
+                   help="comma-separated benchmark files (LoCoMo layout or LongMemEval), or .npz "
+                        "candidates an earlier fit kept with --cache")
+    f.add_argument("--out", default="memory_core/query/ranker.json", help="where the parameters go")
+    f.add_argument("--target", default="short=2700,long=3700",
+                   help="mean token budget per conversation size class (short <= 50k tokens, long)")
+    f.add_argument("--limit", type=int, default=None, help="questions per LongMemEval file (file order)")
+    f.add_argument("--convs", default=None,
+                   help="only these conversations of the LoCoMo-layout files (comma-separated ids)")
+    f.add_argument("--cache", default=None,
+                   help="directory for each file's collected candidates "
+                        "(.npz; reused while the features match)")
+    f.set_defaults(func=cmd_bench_fit)
     commands_fit_answer.register(which)
 
 
@@ -255,3 +277,98 @@ def cmd_bench_scale(args: argparse.Namespace, settings: Settings) -> int:
                   f"x{row['speedup']} vs {counts[0]}; {row['records']} records, {row['entities']} entities; "
                   f"same store as the first run: {row['same_store_as_first']}", flush=True)
     return 0
+
+
+def _targets(text: str) -> dict[str, int]:
+    from memory_core.query.ranker import SIZE_CLASSES
+
+    out: dict[str, int] = {}
+    known = [name for name, _ in SIZE_CLASSES]
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        name, _, value = part.partition("=")
+        if name not in known or not value.isdigit() or int(value) <= 0:
+            raise ConfigError(f"--target: '{part}' is not CLASS=TOKENS with CLASS one of {', '.join(known)}")
+        out[name] = int(value)
+    return out
+
+
+def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    import numpy as np
+
+    from memory_core.eval.fit import fit_ranker, load_candidates, save_candidates, tokens_needed
+    from memory_core.services import Services
+    from memory_core.services.fitting import candidates
+
+    files = [f.strip() for f in args.tune.split(",") if f.strip()]
+    missing = [f for f in files if not Path(f).exists()]
+    if missing:
+        raise ConfigError(f"--tune: no such file: {', '.join(missing)}")
+    if args.limit is not None and args.limit <= 0:
+        raise ConfigError(f"--limit must be positive, got {args.limit}")
+    targets = _targets(args.target)
+    convs = [c.strip() for c in args.convs.split(",") if c.strip()] if args.convs else None
+    started = time.perf_counter()
+    services: Services | None = None  # opened only when a file's candidates are not cached
+    try:
+        questions = []
+        for file in files:
+            cached = None
+            if args.cache:
+                Path(args.cache).mkdir(parents=True, exist_ok=True)
+                tag = (f"-{args.limit}" if args.limit else "") + (f"-{args.convs}" if args.convs else "")
+                cached = Path(args.cache) / f"{Path(file).stem}{tag}.npz"
+            if file.endswith(".npz"):  # candidates kept by an earlier fit's --cache
+                cached = Path(file)
+            got = load_candidates(cached) if cached is not None else None
+            if got is None and file.endswith(".npz"):
+                raise ConfigError(f"{file}: not candidates of the current features (collect them again)")
+            if got is None:
+                services = services or Services.open(replace(settings, backend="offline"))
+                got = list(candidates(services.evaluation, file, limit=args.limit, convs=convs,
+                                      on_progress=_fit_progress))
+                if cached is not None:
+                    save_candidates(cached, got)
+            questions += got
+            print(f"# {file}: {len(got)} questions with evidence", file=sys.stderr, flush=True)
+    finally:
+        if services is not None:
+            services.close()
+    if not questions:
+        raise ConfigError("--tune: no question with gold evidence in the files")
+    meta = {"tune": [Path(f).name for f in files], "questions": len(questions), "targets": targets,
+            "command": "python -m memory_core bench fit --tune " + ",".join(Path(f).name for f in files)
+            + f" --target {args.target}" + (f" --limit {args.limit}" if args.limit else "")
+            + (f" --convs {args.convs}" if args.convs else "")}
+    ranker = fit_ranker(questions, targets, meta=meta)
+    out = Path(args.out)
+    out.write_text(json.dumps(ranker.to_json(), indent=1) + "\n", encoding="utf-8")
+    hand_col = list(ranker.features).index("hand")
+    print(f"fitted on {len(questions)} questions in {time.perf_counter() - started:.1f}s; wrote {out}")
+    print("budgets: " + "; ".join(f"{size}: " + ", ".join(f"{k} {v}" for k, v in per.items())
+                                  for size, per in ranker.budgets.items()))
+    pairs = zip(ranker.features, ranker.weights, strict=True)
+    print("weights: " + ", ".join(f"{f} {w:+.2f}" for f, w in pairs))
+    for size, own in ranker.class_weights.items():
+        named = zip(ranker.features, own, strict=True)
+        print(f"{size} weights: " + ", ".join(f"{f} {w:+.2f}" for f, w in named))
+    print(f"{'tune file':<28} {'n':>4} {'hand@budget':>12} {'fitted@budget':>14}  "
+          "(full-evidence recall, in-sample)")
+    for group in dict.fromkeys(q.group for q in questions):
+        found = {"hand": 0, "fitted": 0}
+        members = [q for q in questions if q.group == group]
+        for q in members:
+            budget = ranker.budget(q.size, q.key)
+            for name, s in (("hand", q.features[:, hand_col]), ("fitted", ranker.score(q.features, q.size))):
+                need = tokens_needed(np.argsort(-s, kind="stable"), q.gold, q.tokens)
+                found[name] += int(need is not None and need <= budget)
+        n = len(members)
+        print(f"{group:<28} {n:>4} {found['hand'] / n:12.3f} {found['fitted'] / n:14.3f}")
+    return 0
+
+
+def _fit_progress(event: dict[str, Any]) -> None:
+    if event.get("stage") in ("import", "build") and "event" not in event:
+        which = event.get("conv_ids") or event.get("conv_id")
+        print(f"  {event['stage']} {which}", file=sys.stderr, flush=True)

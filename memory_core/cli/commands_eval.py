@@ -1,5 +1,11 @@
-"""``eval locomo FILE [--convs 26,30] [--strategy S] [--budget-tokens N] [--backend B] [--judge]
-[--curve] [--out run.jsonl]``: answer every scored question and print per-category metrics."""
+"""``eval locomo FILE [--check FILE] [--convs 26,30] [--strategy S] [--budget-tokens N] [--backend B]
+[--judge] [--curve] [--out run.jsonl]``: answer every scored question and print per-category metrics.
+
+``eval longmemeval FILE [--check FILE] [--limit N] ...``: the same for LongMemEval items.
+
+With ``--check`` the held-out file is run the same way after ``FILE`` (the tune file) and both
+are printed side by side with the recall gap in points (``memory_core.eval.gap``); its run goes
+to ``OUT`` with ``.check`` before the suffix."""
 
 from __future__ import annotations
 
@@ -20,7 +26,9 @@ def register(sub: Any) -> None:
     kinds = p.add_subparsers(dest="eval_kind", required=True, metavar="KIND")
     e = kinds.add_parser("locomo", help="a LoCoMo-layout file (imports and builds what the home lacks)")
     e.add_argument("file")
+    e.add_argument("--check", default=None, help="a held-out file run the same way, printed beside FILE")
     e.add_argument("--convs", default=None, help="subset, e.g. 26,30 or conv-26")
+    e.add_argument("--check-convs", default=None, help="subset of the --check file")
     e.add_argument("--strategy", default=None, help=STRATEGY_HELP)
     e.add_argument("--budget-tokens", type=int, default=None)
     e.add_argument("--backend", default=None, choices=("offline", "openai"))
@@ -38,7 +46,9 @@ def register(sub: Any) -> None:
     e.add_argument("--types", default=None,
                    help="question types to ask, e.g. multi-session,temporal-reasoning "
                         "(abstention: the _abs items)")
-    e.add_argument("--limit", type=int, default=None, help="ask at most N questions (file order)")
+    e.add_argument("--check", default=None, help="a held-out file run the same way, printed beside FILE")
+    e.add_argument("--limit", type=int, default=None,
+                   help="ask at most N questions (file order; of each file with --check)")
     e.add_argument("--strategy", default=None, help=STRATEGY_HELP)
     e.add_argument("--budget-tokens", type=int, default=None)
     e.add_argument("--backend", default=None, choices=("offline", "openai"))
@@ -74,46 +84,68 @@ def check_strategy(name: str | None) -> None:
         strategy(name)  # raises QueryError naming the known strategies
 
 
+def _check_out(out: str | None) -> str | None:
+    if not out:
+        return None
+    p = Path(out)
+    return str(p.with_name(f"{p.stem}.check{p.suffix or '.jsonl'}"))
+
+
+def _files(args: argparse.Namespace) -> list[Path]:
+    paths = [Path(args.file)] + ([Path(args.check)] if args.check else [])
+    for path in paths:
+        if not path.exists():
+            raise ConfigError(f"{path}: no such file")
+    return paths
+
+
 def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
     from memory_core.backends import make_judge
+    from memory_core.eval.gap import format_gap
     from memory_core.eval.metrics import calibration, format_calibration, format_table
     from memory_core.services import Services
     from memory_core.services.evaluating import CURVE_BUDGETS
 
     check_strategy(args.strategy)
-    path = Path(args.file)
-    if not path.exists():
-        raise ConfigError(f"{path}: no such file")
+    paths = _files(args)
     services = Services.open(replace(settings, backend=args.backend or settings.backend))
     try:
         judge = make_judge(settings, services.store) if args.judge else None
-        report = services.evaluation.evaluate(
-            path,
-            strategy=args.strategy,
-            budget_tokens=args.budget_tokens,
-            judge=judge,
-            on_progress=_progress,
-            convs=args.convs,
-            save_traces=args.save_traces,
-        )
-        if args.out:
-            Path(args.out).write_text(report.jsonl(), encoding="utf-8")
-        cap = f", budget {report.budget_tokens} tokens" if report.budget_tokens else ""
-        print(
-            f"strategy {report.strategy}{cap}, backend {report.backend}, "
-            f"conversations {', '.join(report.conv_ids)}, "
-            f"{len(report.rows)} questions in {report.seconds:.1f}s"
-        )
-        print(format_table(report.summary))
-        print("support calibration (right: answer F1 >= 0.5):")
-        print(format_calibration(calibration(report.rows)))
-        if judge is not None:
-            acc = report.summary["overall"].get("judge_accuracy")
-            print(f"judge accuracy: {acc:.3f}" if acc is not None else "judge accuracy: -")
-        if args.out:
-            print(f"wrote {args.out}")
+        summaries = []
+        for path, out in zip(paths, (args.out, _check_out(args.out)), strict=False):
+            report = services.evaluation.evaluate(
+                path,
+                strategy=args.strategy,
+                budget_tokens=args.budget_tokens,
+                judge=judge,
+                on_progress=_progress,
+                convs=args.convs if path == paths[0] else args.check_convs,
+                save_traces=args.save_traces,
+            )
+            if out:
+                Path(out).write_text(report.jsonl(), encoding="utf-8")
+            cap = f", budget {report.budget_tokens} tokens" if report.budget_tokens else ""
+            print(
+                f"{path.name}: strategy {report.strategy}{cap}, backend {report.backend}, "
+                f"conversations {', '.join(report.conv_ids)}, "
+                f"{len(report.rows)} questions in {report.seconds:.1f}s"
+            )
+            print(format_table(report.summary))
+            print("support calibration (right: answer F1 >= 0.5):")
+            print(format_calibration(calibration(report.rows)))
+            if judge is not None:
+                acc = report.summary["overall"].get("judge_accuracy")
+                print(f"judge accuracy: {acc:.3f}" if acc is not None else "judge accuracy: -")
+            if out:
+                print(f"wrote {out}")
+            summaries.append(report.summary)
+        if len(summaries) == 2:
+            print(f"tune {paths[0].name} vs check {paths[1].name} "
+                  "(full-evidence recall, mean tokens, gap in points):")
+            print(format_gap(summaries[0], summaries[1]))
         if args.curve:
-            curve = services.evaluation.curve(report.conv_ids, budgets=CURVE_BUDGETS, on_progress=_progress)
+            curve = services.evaluation.curve(paths[0], budgets=CURVE_BUDGETS, convs=args.convs,
+                                              on_progress=_progress)
             print("full-evidence recall at budget (tokens):")
             print(format_curve(curve))
     finally:
@@ -122,32 +154,38 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_eval_longmemeval(args: argparse.Namespace, settings: Settings) -> int:
+    from memory_core.eval.gap import format_gap
     from memory_core.eval.longmemeval import format_table as lme_table
     from memory_core.eval.metrics import calibration, format_calibration
     from memory_core.services import Services
 
     check_strategy(args.strategy)
-    path = Path(args.file)
-    if not path.exists():
-        raise ConfigError(f"{path}: no such file")
+    paths = _files(args)
     if args.limit is not None and args.limit <= 0:
         raise ConfigError(f"--limit must be positive, got {args.limit}")
     types = [t.strip() for t in args.types.split(",") if t.strip()] if args.types else None
     services = Services.open(replace(settings, backend=args.backend or settings.backend))
     try:
-        report = services.evaluation.longmemeval(
-            path, types=types, limit=args.limit, strategy=args.strategy,
-            budget_tokens=args.budget_tokens, on_progress=_lme_progress, save_traces=args.save_traces)
-        if args.out:
-            Path(args.out).write_text(report.jsonl(), encoding="utf-8")
-        cap = f", budget {report.budget_tokens} tokens" if report.budget_tokens else ""
-        print(f"strategy {report.strategy}{cap}, backend {report.backend}, "
-              f"{len(report.rows)} questions in {report.seconds:.1f}s")
-        print(lme_table(report.summary))
-        print("support calibration (right: answer F1 >= 0.5):")
-        print(format_calibration(calibration(report.rows)))
-        if args.out:
-            print(f"wrote {args.out}")
+        summaries = []
+        for path, out in zip(paths, (args.out, _check_out(args.out)), strict=False):
+            report = services.evaluation.longmemeval(
+                path, types=types, limit=args.limit, strategy=args.strategy,
+                budget_tokens=args.budget_tokens, on_progress=_lme_progress, save_traces=args.save_traces)
+            if out:
+                Path(out).write_text(report.jsonl(), encoding="utf-8")
+            cap = f", budget {report.budget_tokens} tokens" if report.budget_tokens else ""
+            print(f"{path.name}: strategy {report.strategy}{cap}, backend {report.backend}, "
+                  f"{len(report.rows)} questions in {report.seconds:.1f}s")
+            print(lme_table(report.summary))
+            print("support calibration (right: answer F1 >= 0.5):")
+            print(format_calibration(calibration(report.rows)))
+            if out:
+                print(f"wrote {out}")
+            summaries.append(report.summary)
+        if len(summaries) == 2:
+            print(f"tune {paths[0].name} vs check {paths[1].name} "
+                  "(turn full recall, mean tokens, gap in points):")
+            print(format_gap(summaries[0], summaries[1]))
     finally:
         services.close()
     return 0

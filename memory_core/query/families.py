@@ -1,8 +1,8 @@
 """Property families: a small lexicon that lets a question reach records by kind of fact.
 
-A question asks about a *kind* of fact ("What activities does Melanie partake in?",
-"Where has she camped?", "What are her pets' names?") in words the records rarely repeat:
-the build writes ``Melanie · camps = camping with my fam``, ``Melanie · swims = with kids``.
+A question asks about a *kind* of fact ("Which pastimes does Oskar take up?",
+"Where has he hiked?", "What are his dogs called?") in words the records rarely repeat:
+the build writes ``Oskar · climbs = bouldering on weekends``, ``Oskar · rows = with his sister``.
 Both sides are mapped to families through one table: a record's property name (split on
 ``_``: ``goes_on`` -> ``go``) gives its family strongly, the words of its value weakly; a
 question's content words and its answer form (``where`` -> places, ``who`` -> relations)

@@ -17,6 +17,10 @@ Methods:
   0.2*recency, evidence turns of the top records.
 * ``seem``: seed passages, their event frames, reverse provenance expansion to every source
   turn of those frames and to the episodes holding them.
+* ``fitted`` (any method whose strategy has ``fusion="fitted"`` and a ranker file): turns in
+  the fitted ranker's order until the token budget fitted for the question's reasoning type
+  and the conversation's size class (``memory_core.query.ranker``); a ``budget_tokens`` cap
+  replaces that budget.
 * ``ranked``: top-k turns of one channel (the bm25 and dense baselines).
 * ``full``: every turn (the most recent ones that fit a budget).
 """
@@ -29,8 +33,9 @@ from datetime import datetime
 
 import numpy as np
 
-from memory_core.models import EpisodeChoice, Match, MatchKind, Plan, Scope
+from memory_core.models import EpisodeChoice, Match, MatchKind, Plan, ReasoningType, Scope
 from memory_core.query.context import ConversationIndex
+from memory_core.query.ranker import Ranker, load_ranker, size_class
 from memory_core.query.scoring import Scored, minmax, score_turns
 from memory_core.query.strategies import StrategyConfig
 
@@ -248,6 +253,46 @@ def select_coverage(
     )
 
 
+def budget_key(plan: Plan) -> str:
+    """The reasoning type whose fitted budget a question gets (an all-matching point question
+    is an aggregation)."""
+    if plan.scope == Scope.ALL and plan.reasoning_type == ReasoningType.POINT:
+        return ReasoningType.AGGREGATION.value
+    return plan.reasoning_type.value
+
+
+def fitted_budget(ci: ConversationIndex, plan: Plan, ranker: Ranker) -> int:
+    return ranker.budget(size_class(int(ci.turn_tokens.sum())), budget_key(plan))
+
+
+def select_fitted(
+    ci: ConversationIndex, plan: Plan, scored: Scored, ranker: Ranker, budget_tokens: int | None
+) -> Retrieval:
+    """Turns in fitted-score order until the fitted budget (or the ``budget_tokens`` cap)."""
+    fitted = fitted_budget(ci, plan, ranker)
+    cap = budget_tokens if budget_tokens is not None else fitted
+    picker = _Picker(ci, cap)
+    order = np.argsort(-scored.fused, kind="stable")
+    for rank, p in enumerate(order):
+        if picker.full():
+            break
+        picker.add([int(p)], f"rank {rank + 1} (fitted {float(scored.fused[p]):.2f})")
+    covered = np.zeros(scored.support.shape[0], dtype=bool)
+    for q in picker.chosen:
+        covered |= scored.support[:, q] >= SUPPORTED
+    source = "budget cap" if budget_tokens is not None else f"fitted budget {fitted} ({budget_key(plan)})"
+    return Retrieval(
+        positions=list(picker.chosen),
+        why=dict(picker.chosen),
+        episodes=_episode_choices(ci, picker.chosen, scored.fused, scored.support),
+        matches=scored.matches,
+        stop_reason=f"{source} reached",
+        scored=scored,
+        covered=tuple(int(i) for i in np.where(covered)[0]),
+        extra={"fitted_budget": float(fitted)},
+    )
+
+
 def select_ranked(
     ci: ConversationIndex, plan: Plan, scored: Scored, cfg: StrategyConfig, budget_tokens: int | None
 ) -> Retrieval:
@@ -449,6 +494,9 @@ def retrieve(
     if cfg.method == "full":
         return select_full(ci, budget_tokens)
     scored = score_turns(ci, plan, qvec, cfg, now)
+    ranker = load_ranker(cfg.ranker_file) if cfg.fusion == "fitted" else None
+    if ranker is not None:
+        return select_fitted(ci, plan, scored, ranker, budget_tokens)
     if cfg.method == "ranked":
         return select_ranked(ci, plan, scored, cfg, budget_tokens)
     if cfg.method == "glong":

@@ -27,6 +27,7 @@ from rapidfuzz import fuzz
 from memory_core.models import Match, MatchKind, Plan, Requirement
 from memory_core.query.context import ConversationIndex
 from memory_core.query.families import question_families
+from memory_core.query.ranker import fitted_scores, load_ranker, size_class, turn_features
 from memory_core.query.strategies import StrategyConfig
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, terms, words
 from memory_core.timeexpr import question_dates, session_near
@@ -44,6 +45,8 @@ class Scored:
     matches: list[Match] = field(default_factory=list)
     focus_speaker: str | None = None
     date_ranges: list[tuple[str, str, str]] = field(default_factory=list)
+    features: np.ndarray | None = None  # (turns, ranker.FEATURES) when asked for or fitted fusion
+    hand: np.ndarray | None = None  # the hand-weighted fusion (``fused`` unless fitted)
 
 
 def minmax(x: np.ndarray) -> np.ndarray:
@@ -168,9 +171,11 @@ def support_matrix(
 
 
 def score_turns(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: StrategyConfig,
-                now: datetime | None = None) -> Scored:
+                now: datetime | None = None, *, features: bool = False) -> Scored:
     """``now`` is when the question is asked (relative dates count back from it); by default
-    the conversation's last session."""
+    the conversation's last session. With ``cfg.fusion == "fitted"`` (and a ranker file) the
+    fused score is the fitted ranker's, min-max scaled; ``features`` keeps the feature matrix
+    even for the hand fusion (what ``bench fit`` learns from)."""
     n = len(ci.turns)
     qterms = query_terms(plan)
     raw_lex = ci.turn_lex.scores(qterms)
@@ -219,7 +224,16 @@ def score_turns(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: Strate
     if cfg.smoothing:
         fused = smooth(ci, fused, cfg.smoothing)
     support = support_matrix(ci, plan, structured_turns, raw_dense)
+    hand = fused
+    ranker = load_ranker(cfg.ranker_file) if cfg.fusion == "fitted" else None
+    x = None
+    if features or ranker is not None:
+        x = turn_features(ci, channels, support, raw_dense, hand, qterms)
+    if ranker is not None and x is not None:
+        fused = minmax(fitted_scores(ranker, x, size_class(int(ci.turn_tokens.sum()))))
     scored = Scored(
+        features=x,
+        hand=hand,
         fused=fused,
         channels=channels,
         support=support,

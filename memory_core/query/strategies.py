@@ -8,6 +8,8 @@ are new entries in ``PRESETS``; ``strategy(name)`` looks one up.
              (turns, records) + dense (turns, records), fused; all-matching questions first open
              the evidence turns of the records in the asked family; stopped by coverage
     ensimem-turns  the same without any record channel (the ablation)
+    ensimem-fitted the same signals (plus neighbourhood, rank and length features) fused by the
+             ranker ``bench fit`` fitted on the tune files, stopped by its fitted budgets
     glong    anchor entities + 1-hop expansion over records/edges, reranked by
              0.5*semantic + 0.3*importance + 0.2*recency
     seem     seed passages -> event frames -> reverse provenance expansion to full episodes
@@ -74,6 +76,11 @@ class StrategyConfig:
     record_share: float = 0.0
     record_min: float = 0.45  # structured score a record needs to be collected
     budgets: Mapping[str, Budget] = field(default_factory=lambda: _DEFAULT_BUDGETS)
+    # "hand": the weights above; "fitted": the ranker fitted by ``bench fit`` (``ranker_file``,
+    # default ``memory_core/query/ranker.json``) fuses the signals and its fitted token budget
+    # per reasoning type stops the selection (the hand weights when no ranker file exists)
+    fusion: str = "hand"
+    ranker_file: str | None = None
     # glong
     anchors: int = 5
     glong_weights: tuple[float, float, float] = (0.5, 0.3, 0.2)
@@ -122,6 +129,14 @@ PRESETS: Mapping[str, StrategyConfig] = MappingProxyType(
             families=False,
             record_share=0.0,
         ),
+        # the same signals fused by the ranker fitted on the tune files (``bench fit``), stopped
+        # by its fitted token budget per reasoning type
+        "ensimem-fitted": dataclasses.replace(
+            _ENSIMEM,
+            name="ensimem-fitted",
+            description="ensimem's signals fused by the fitted ranker, fitted budget per reasoning type",
+            fusion="fitted",
+        ),
         "glong": StrategyConfig(
             name="glong",
             method="glong",
@@ -153,7 +168,7 @@ PRESETS: Mapping[str, StrategyConfig] = MappingProxyType(
     }
 )
 
-DEFAULT_STRATEGY = "ensimem"
+DEFAULT_STRATEGY = "ensimem-fitted"
 
 
 def strategy(name: str | None) -> StrategyConfig:

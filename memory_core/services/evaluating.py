@@ -311,6 +311,7 @@ class EvalService:
             self.queries.warm(conv.id)
             report.rows.append(lme.make_row(q, ask(q.conv_id, q.question, now=q.question_time)))
             report.conv_ids.append(conv.id)
+            self.queries.invalidate(conv.id)  # one haystack's index in memory at a time, not 32
             if on_progress:
                 on_progress({"stage": "question", "done": len(report.rows), "total": total,
                              "conv_id": conv.id, "qid": 0})
