@@ -37,6 +37,7 @@ from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Record, 
 from memory_core.query.answer_model import AnswerModel, default_model, featurise
 from memory_core.query.buffer import highlight_terms
 from memory_core.query.compose import (
+    DURATION_RE,
     Choice,
     Embed,
     Question,
@@ -368,6 +369,14 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         text = ("Yes" if yes else "No") if target == "boolean" else ("Likely yes" if yes else "Likely no")
         return _answer(text, [best.turn], SupportLevel.WEAK, quote_text=_said(best))
     scored = scored_options(question, plan, ranked, records, buffer, parse, model, embed)
+    if target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
+        timed = _timed(scored)
+        if timed is not None:
+            p, choice = timed
+            sure = p >= model.threshold("time") and covered(plan, choice, ranked)
+            return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
+                           SupportLevel.SUPPORTED if sure else SupportLevel.WEAK,
+                           quote_text=_said(_source(choice, ranked) or best), confidence=p)
     if not scored:
         return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best))
     if target != "count" and (target == "list" or plan.reasoning_type in GATHERING):
@@ -378,6 +387,20 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
     return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
                    SupportLevel.SUPPORTED if sure else SupportLevel.WEAK, quote_text=_said(cand),
                    record_ids=(choice.record.id,) if choice.record is not None else (), confidence=p)
+
+
+def _timed(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
+    """A time question's answer: the first time expression said in the best sentences (a
+    duration first for "how long"), else the best sentence's session date. On the tune files
+    this order beat the answer model's own pick for time questions (LoCoMo temporal F1 0.74
+    against 0.66), so the model only grades it."""
+    order = {id(c): k for k, (_p, c) in enumerate(scored)}
+    timed = [(p, c) for p, c in scored if c.option.kind in ("date", "session_date")
+             or (c.option.kind == "number" and DURATION_RE.fullmatch(c.text))]
+    if not timed:
+        return None
+    rank = {"number": 0, "date": 1, "session_date": 2}
+    return min(timed, key=lambda pc: (rank[pc[1].option.kind], pc[1].option.sentence_rank, order[id(pc[1])]))
 
 
 def _gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candidate],

@@ -240,7 +240,7 @@ _VAGUE_RE = re.compile(
     r"(?P<units>weeks|weekends)\s+ago)$",
     re.IGNORECASE,
 )
-_DURATION_RE = re.compile(
+DURATION_RE = re.compile(
     r"\b(?:since\s+(?:19|20)\d{2}"
     r"|(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+few|a\s+couple\s+of|"
     r"several|many)\s+(?:years?|months?|weeks?|days?)(?:\s+ago|\s+now)?)\b",
@@ -259,8 +259,9 @@ def resolve_time(expr: str, when: datetime) -> str:
 
 
 def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, float]) -> list[Choice]:
-    """Time expressions (durations for "how long") of the best sentences, resolved against
-    their session's date; the best sentence's session date as a last option."""
+    """Time expressions (durations for "how long") of the best sentences (else of their turns),
+    resolved against their session's date, best sentence first; the best sentence's session
+    date as the last option."""
     best = ranked[0].score if ranked else 1.0
     how_long = bool(re.match(r"\s*how\s+long\b", q.plan.question, re.IGNORECASE))
     out: list[Choice] = []
@@ -268,13 +269,14 @@ def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, 
         bt = cand.turn
         near = closeness.get(bt.turn_id, 0.0)
         if how_long:
-            for m in _DURATION_RE.finditer(cand.sentence):
+            for m in DURATION_RE.finditer(cand.sentence):
                 option = _option(q, m.group(0), "number", sentence_score=cand.score / best, rank=rank,
                                  distance=0.0, closeness=near, sentence=cand.sentence)
                 out.append(Choice(option, m.group(0), bt))
         if bt.session_time is None:
             continue
-        for m in timeexpr.TIME_RE.finditer(cand.sentence):
+        said = list(timeexpr.TIME_RE.finditer(cand.sentence)) or list(timeexpr.TIME_RE.finditer(bt.text))
+        for m in said:  # the sentence's own expressions, else the rest of its turn's
             text = resolve_time(m.group(0), bt.session_time)
             option = _option(q, text, "date", sentence_score=cand.score / best, rank=rank, distance=0.0,
                              speaker_is_asked=_speaker_is_asked(q, bt), closeness=near,
