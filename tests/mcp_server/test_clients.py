@@ -1,6 +1,7 @@
 """The MCP server driven by the official SDK client, as an agent would: over stdio (the client
-launches ``python -m memory_core mcp``) and over streamable HTTP (``mcp --http``, with an admin API token). Tools are
-listed with their schemas and annotations; list, ask, search, get turns and a record,
+launches ``python -m memory_core mcp``) and over streamable HTTP (``mcp --http``, with an admin
+API token). Tools are listed with their schemas and annotations; list, ask, search, get turns
+and a record,
 remember (which builds the new session); a bad argument and an unknown conversation are tool
 errors, and the server keeps answering. Agent calls are saved as traces under the client's
 name. Real home: DuckDB, Chroma, the embedding model, the offline backend."""

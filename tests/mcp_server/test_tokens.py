@@ -111,7 +111,8 @@ def test_viewer_token_asks_but_may_not_remember(server: Served, home: Home) -> N
             listed = (await client.call_tool("list_conversations", {})).structured_content
             assert listed is not None
             assert sorted(c["id"] for c in listed["conversations"]) == sorted([CONV, OTHER])
-            asked = await client.call_tool("ask", {"conversation": CONV, "question": "Where did Anna go hiking?"})
+            question = {"conversation": CONV, "question": "Where did Anna go hiking?"}
+            asked = await client.call_tool("ask", question)
             assert not asked.is_error, text_of(asked)
             assert "alps" in asked.structured_content["answer"].lower()  # type: ignore[index]
             refused = await client.call_tool("remember", REMEMBER)
@@ -165,7 +166,8 @@ def test_agent_calls_are_in_the_audit_trail(server: Served, home: Home) -> None:
 
 
 def _stdio(home: Path, **env: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "memory_core", "--home", str(home), "mcp"],
+    return StdioServerParameters(command=sys.executable,
+                                 args=["-m", "memory_core", "--home", str(home), "mcp"],
                                  env={**_env(), **env}, cwd=str(ROOT))
 
 
@@ -183,11 +185,12 @@ def test_stdio_runs_as_its_token_and_refuses_a_wrong_one(home: Home) -> None:
     anyio.run(main)
     command = [sys.executable, "-m", "memory_core", "--home", str(home.path), "mcp"]
     revoked_id, revoked = home.tokens["revoked"]
-    for extra, line in (({"MNEMOSCOPE_TOKEN": revoked}, f"error: API token refused: token '{revoked_id}' was revoked"),
-                        ({"MNEMOSCOPE_REQUIRE_LOGIN": "1"}, "error: this home needs an API token on the MCP server")):
+    cases = (({"MNEMOSCOPE_TOKEN": revoked}, f"error: API token refused: token '{revoked_id}' was revoked"),
+             ({"MNEMOSCOPE_REQUIRE_LOGIN": "1"}, "error: this home needs an API token on the MCP server"))
+    for extra, line in cases:
         env = {k: v for k, v in os.environ.items() if k != "MNEMOSCOPE_TOKEN"}
-        done = subprocess.run(command, cwd=ROOT, env={**env, **_env(), **extra}, input="", capture_output=True,
-                              text=True, timeout=120)
+        done = subprocess.run(command, cwd=ROOT, env={**env, **_env(), **extra}, input="",
+                              capture_output=True, text=True, timeout=120)
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(line) and done.stderr.count("\n") == 1, done.stderr
         assert done.stdout == ""
