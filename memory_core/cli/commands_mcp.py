@@ -3,6 +3,10 @@
 Standard input/output by default (what an MCP client launches); ``--http`` serves streamable
 HTTP at ``http://HOST:PORT/mcp`` (127.0.0.1 unless told otherwise). Logs go to stderr only:
 on stdio, standard output carries the protocol.
+
+Over HTTP every request needs ``Authorization: Bearer <API token>``; over stdio the server runs
+as ``MNEMOSCOPE_TOKEN``'s principal when it is set (a wrong or revoked token: one line on
+stderr, exit 2), else as the local user — which a team home refuses (``mcp_server.auth``).
 """
 
 from __future__ import annotations
@@ -25,17 +29,28 @@ def register(sub: Any) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
-    from memory_core.mcp_server import DEFAULT_APP_URL, make_server
+    import uvicorn
+
+    from memory_core.errors import AccessError
+    from memory_core.mcp_server import DEFAULT_APP_URL, http_app, make_server
+    from memory_core.mcp_server.auth import stdio_principal
     from memory_core.services import Services
 
     services = Services.open(settings)
     try:
-        server = make_server(services, args.app_url or DEFAULT_APP_URL)
+        app_url = args.app_url or DEFAULT_APP_URL
         if args.http:
-            print(f"serving MCP on http://{args.host}:{args.port}/mcp", file=sys.stderr, flush=True)
-            server.run("streamable-http", host=args.host, port=args.port)
+            server = make_server(services, app_url)
+            print(f"serving MCP on http://{args.host}:{args.port}/mcp (API token required)",
+                  file=sys.stderr, flush=True)
+            uvicorn.run(http_app(server, args.host), host=args.host, port=args.port, log_level="warning")
         else:
-            server.run("stdio")
+            try:
+                principal = stdio_principal(services)
+            except AccessError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+            make_server(services, app_url, principal=principal).run("stdio")
     finally:
         services.close()
     return 0

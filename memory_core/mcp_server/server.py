@@ -15,7 +15,13 @@ from ``results.py``):
 A project error becomes an MCP tool error whose text is the one line the CLI prints; bad
 arguments are refused against the input schema, also as a one-line tool error
 (``search_memory: limit: Input should be greater than or equal to 1``); a bug is a tool error
-without details (the traceback stays in the server's log). Calls run
+without details (the traceback stays in the server's log).
+
+Every call runs as a principal through ``services.for_principal(principal, "mcp")`` — checked
+by the guard (role, conversation scope) and audited with front end ``mcp``; a refusal is a tool
+error with the guard's one line. Over HTTP (``http_app``) each request's API token decides the
+principal; over stdio the ``principal`` given to ``make_server`` (``auth.stdio_principal``:
+``MNEMOSCOPE_TOKEN`` or the local user). Calls run
 one at a time (one lock around the services): the store and the build are not meant to be
 driven from several threads of one process at once.
 """
@@ -33,8 +39,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
+from starlette.types import ASGIApp
 
 from memory_core.errors import MnemoscopeError
+from memory_core.mcp_server.auth import BearerGate
 from memory_core.mcp_server.results import (
     AskResult,
     ConversationList,
@@ -48,7 +56,7 @@ from memory_core.mcp_server.results import (
     record_out,
     turn_out,
 )
-from memory_core.services import Services
+from memory_core.services import Principal, Services
 
 T = TypeVar("T")
 DEFAULT_APP_URL = "http://127.0.0.1:8501"
@@ -82,43 +90,70 @@ def _as_of(text: str | None) -> datetime | None:
         raise ToolError(f"as_of: expected a date YYYY-MM-DD (optionally with HH:MM), got {text!r}") from None
 
 
-class MemoryTools:
-    """The tools' bodies over one ``Services`` (one call at a time)."""
+def request_principal(ctx: Context[Any, Any] | None) -> tuple[bool, Principal | None]:
+    """(came over HTTP, the principal ``auth.BearerGate`` verified for that request)."""
+    try:
+        request = ctx.request_context.request if ctx is not None else None
+    except ValueError:  # no request (an in-process call)
+        request = None
+    if request is None:
+        return False, None
+    state = getattr(request, "state", None)
+    principal = getattr(state, "principal", None)
+    return True, principal if isinstance(principal, Principal) else None
 
-    def __init__(self, services: Services, app_url: str = DEFAULT_APP_URL) -> None:
+
+class MemoryTools:
+    """The tools' bodies over one ``Services``, each call run as its principal through the
+    front end ``mcp`` (one call at a time). ``principal``: who stdio calls run as (default: the
+    services' own); an HTTP call runs as its request's verified token, and is refused without one."""
+
+    def __init__(self, services: Services, app_url: str = DEFAULT_APP_URL,
+                 principal: Principal | None = None) -> None:
         self.services = services
         self.app_url = app_url.rstrip("/")
-        self._lock = threading.Lock()
+        self.principal = principal or services.principal
+        self.lock = threading.Lock()
+
+    def view(self, ctx: Context[Any, Any] | None) -> Services:
+        """The services as this call's principal (checked and audited as ``mcp``)."""
+        over_http, principal = request_principal(ctx)
+        if over_http and principal is None:
+            raise ToolError("API token required")  # the HTTP app was served without auth.BearerGate
+        return self.services.for_principal(principal or self.principal, "mcp")
 
     @contextmanager
-    def _call(self) -> Iterator[Services]:
-        with self._lock:
+    def _call(self, ctx: Context[Any, Any] | None) -> Iterator[Services]:
+        services = self.view(ctx)
+        with self.lock:
             try:
-                yield self.services
+                yield services
             except MnemoscopeError as exc:
                 raise ToolError(_one_line(exc)) from exc
 
     def link(self, conv_id: str, trace_id: str) -> str:
         return f"{self.app_url}/ask?{urlencode({'conv': conv_id, 'trace': trace_id})}"
 
-    def list_conversations(self) -> ConversationList:
-        with self._call() as s:
+    def list_conversations(self, ctx: Context[Any, Any] | None) -> ConversationList:
+        with self._call(ctx) as s:
             rows = s.imports.list_conversations()
         return ConversationList(conversations=[conversation_out(r) for r in rows])
 
-    def search_memory(self, conversation: str, query: str, limit: int, client: str) -> SearchResult:
-        with self._call() as s:
-            trace, records = s.queries.search(conversation, query, limit=limit, client=client)
+    def search_memory(self, conversation: str, query: str, limit: int,
+                      ctx: Context[Any, Any] | None) -> SearchResult:
+        with self._call(ctx) as s:
+            trace, records = s.queries.search(conversation, query, limit=limit, client=client_name(ctx))
             ids = [t for r in records for t in r.evidence_turn_ids]
             turns = {t.id: t for t in s.imports.turns(conversation, ids)} if ids else {}
         return SearchResult(conversation=conversation, query=trace.question, tokens=trace.buffer_tokens,
                             records=[record_out(r, turns) for r in records], trace_id=trace.id,
                             app_link=self.link(conversation, trace.id))
 
-    def ask(self, conversation: str, question: str, as_of: str | None, client: str) -> AskResult:
+    def ask(self, conversation: str, question: str, as_of: str | None,
+            ctx: Context[Any, Any] | None) -> AskResult:
         when = _as_of(as_of)
-        with self._call() as s:
-            trace = s.queries.ask(conversation, question, now=when, client=client)
+        with self._call(ctx) as s:
+            trace = s.queries.ask(conversation, question, now=when, client=client_name(ctx))
             ids = list(trace.answer.cited_turn_ids)
             turns = s.imports.turns(conversation, ids) if ids else []
         answer = trace.answer
@@ -127,21 +162,21 @@ class MemoryTools:
                          support=support, cited_turns=cited(trace, turns), trace_id=trace.id,
                          app_link=self.link(conversation, trace.id))
 
-    def get_turns(self, conversation: str, ids: list[str]) -> TurnList:
-        with self._call() as s:
+    def get_turns(self, conversation: str, ids: list[str], ctx: Context[Any, Any] | None) -> TurnList:
+        with self._call(ctx) as s:
             found = s.imports.turns(conversation, ids)
         return TurnList(conversation=conversation, turns=[turn_out(t) for t in found])
 
-    def get_record(self, record_id: str) -> RecordOut:
-        with self._call() as s:
+    def get_record(self, record_id: str, ctx: Context[Any, Any] | None) -> RecordOut:
+        with self._call(ctx) as s:
             record = s.imports.record(record_id)
             turns = s.imports.turns(record.conv_id, list(record.evidence_turn_ids))
         return record_out(record, {t.id: t for t in turns})
 
     def remember(self, conversation: str, turns: list[TurnIn], session: int | None,
-                 date: str | None) -> RememberResult:
+                 date: str | None, ctx: Context[Any, Any] | None) -> RememberResult:
         when = _as_of(date)
-        with self._call() as s:
+        with self._call(ctx) as s:
             grown = s.imports.remember(conversation, [(t.speaker, t.text) for t in turns], session=session,
                                        when=when)
             stats: dict[str, Any] = {}
@@ -166,6 +201,8 @@ class _Server(MCPServer[Any]):
     """The SDK's server, with one-line tool errors: the project's line as the CLI prints it
     (not prefixed), and a rejected argument as ``tool: field: what is wrong``."""
 
+    memory_tools: MemoryTools  # the tools' bodies (``http_app`` needs their services and lock)
+
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> Any:
         try:
@@ -183,18 +220,33 @@ class _Server(MCPServer[Any]):
             raise
 
 
-def make_server(services: Services, app_url: str = DEFAULT_APP_URL) -> MCPServer[Any]:
-    """The MCP server over ``services``: six tools (see the module docstring)."""
-    tools = MemoryTools(services, app_url)
-    server: MCPServer[Any] = _Server("mnemoscope", title="Mnemoscope memory", instructions=INSTRUCTIONS)
+def make_server(services: Services, app_url: str = DEFAULT_APP_URL, *,
+                principal: Principal | None = None) -> MCPServer[Any]:
+    """The MCP server over ``services``: six tools (see the module docstring). Over stdio the
+    calls run as ``principal`` (default: the services' own); over HTTP serve ``http_app``."""
+    return _build(MemoryTools(services, app_url, principal))
+
+
+def http_app(server: MCPServer[Any], host: str = "127.0.0.1") -> ASGIApp:
+    """The streamable HTTP app of a ``make_server`` server, behind ``auth.BearerGate`` (every
+    request carries a verified API token)."""
+    if not isinstance(server, _Server):
+        raise TypeError("http_app: a server from make_server")
+    tools = server.memory_tools
+    return BearerGate(server.streamable_http_app(host=host), tools.services, tools.lock)
+
+
+def _build(tools: MemoryTools) -> MCPServer[Any]:
+    server = _Server("mnemoscope", title="Mnemoscope memory", instructions=INSTRUCTIONS)
+    server.memory_tools = tools
 
     def register(annotations: ToolAnnotations, title: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
         return server.tool(title=title, annotations=annotations, structured_output=True)
 
     @register(READ, "List conversations")
-    def list_conversations() -> ConversationList:
+    def list_conversations(ctx: Context[Any, Any] | None = None) -> ConversationList:
         """The conversations in the memory, with their counts (sessions, turns, episodes, records)."""
-        return tools.list_conversations()
+        return tools.list_conversations(ctx)
 
     @register(READ, "Search memory")
     def search_memory(
@@ -205,7 +257,7 @@ def make_server(services: Services, app_url: str = DEFAULT_APP_URL) -> MCPServer
     ) -> SearchResult:
         """Records of the memory that match the query (entity, property, value, valid time), each with
         its source turns (id, speaker, date, quoted text)."""
-        return tools.search_memory(conversation, query, limit, client_name(ctx))
+        return tools.search_memory(conversation, query, limit, ctx)
 
     @register(READ, "Ask the memory")
     def ask(
@@ -217,20 +269,22 @@ def make_server(services: Services, app_url: str = DEFAULT_APP_URL) -> MCPServer
     ) -> AskResult:
         """Answer a question from the memory: the answer, how well the evidence supports it, the turns it
         cites, and the trace (id and app link) that shows how it was found."""
-        return tools.ask(conversation, question, as_of, client_name(ctx))
+        return tools.ask(conversation, question, as_of, ctx)
 
     @register(READ, "Get turns")
     def get_turns(
         conversation: str = Field(description="conversation id"),
         ids: list[str] = Field(min_length=1, max_length=200, description="turn ids, e.g. D3:7"),
+        ctx: Context[Any, Any] | None = None,
     ) -> TurnList:
         """Turns of a conversation by id, in dialogue order (speaker, session date, text)."""
-        return tools.get_turns(conversation, ids)
+        return tools.get_turns(conversation, ids, ctx)
 
     @register(READ, "Get a record")
-    def get_record(id: str = Field(description="record id (from search_memory)")) -> RecordOut:
+    def get_record(id: str = Field(description="record id (from search_memory)"),
+                   ctx: Context[Any, Any] | None = None) -> RecordOut:
         """One record of the memory with its source turns."""
-        return tools.get_record(id)
+        return tools.get_record(id, ctx)
 
     @register(APPEND, "Remember turns")
     def remember(
@@ -239,9 +293,10 @@ def make_server(services: Services, app_url: str = DEFAULT_APP_URL) -> MCPServer
         session: int | None = Field(None, ge=1, description="the last session's index to add to it; omitted "
                                                            "or higher: a new session"),
         date: str | None = Field(None, description="a new session's date (YYYY-MM-DD[ HH:MM]; default now)"),
+        ctx: Context[Any, Any] | None = None,
     ) -> RememberResult:
         """Append turns to a conversation (a new session, or the end of its last session) and build the
         memory of what is new; older sessions' memory, edits and traces stay."""
-        return tools.remember(conversation, turns, session, date)
+        return tools.remember(conversation, turns, session, date, ctx)
 
     return server

@@ -172,6 +172,8 @@ class Gate:
 def _detail(name: str, args: dict[str, Any], result: Any, convs: list[str | None]) -> str:
     if "question" in args:
         return str(args["question"])
+    if name == "search" and "query" in args:  # an agent's memory search: its words, like a question
+        return f"search {args['query']}"
     parts = [name]
     for key in ("record_id", "edit_id", "keep", "merge", "path", "name", "file", "session"):
         if args.get(key) is not None:

@@ -1,6 +1,7 @@
 """The MCP server driven by the official SDK client, as an agent would: over stdio (the client
-launches ``python -m memory_core mcp``) and over streamable HTTP (``mcp --http``). Tools are
-listed with their schemas and annotations; list, ask, search, get turns and a record,
+launches ``python -m memory_core mcp``) and over streamable HTTP (``mcp --http``, with an admin
+API token). Tools are listed with their schemas and annotations; list, ask, search, get turns
+and a record,
 remember (which builds the new session); a bad argument and an unknown conversation are tool
 errors, and the server keeps answering. Agent calls are saved as traces under the client's
 name. Real home: DuckDB, Chroma, the embedding model, the offline backend."""
@@ -13,13 +14,16 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import Implementation
 
 from memory_core.config import Settings
@@ -154,6 +158,26 @@ def test_stdio(home: Path) -> None:
     assert len(calls) == 3  # one ask and two searches (the bad and the unknown calls saved nothing)
 
 
+def make_token(home: Path, role: str, conv: str | None = None) -> tuple[str, str]:
+    """An API token (id, secret) made by the local admin, before a server holds the home."""
+    services = Services(Settings(home=home))
+    try:
+        return services.access.create_token(role, f"test {role}", conv_id=conv, by=services.principal,
+                                            frontend="cli")
+    finally:
+        services.close()
+
+
+@asynccontextmanager
+async def http_client(url: str, token: str | None) -> AsyncIterator[Client]:
+    """The SDK's client over streamable HTTP, sending ``Authorization: Bearer <token>``."""
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    async with create_mcp_http_client(headers=headers) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with Client(transport, client_info=AGENT, read_timeout_seconds=300) as client:
+            yield client
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -194,7 +218,12 @@ class Served:
 
 
 @pytest.fixture
-def http_server(home: Path) -> Iterator[Served]:
+def admin_token(home: Path) -> str:
+    return make_token(home, "admin")[1]
+
+
+@pytest.fixture
+def http_server(home: Path, admin_token: str) -> Iterator[Served]:
     served = Served(home)
     try:
         served.wait_listening()
@@ -203,9 +232,9 @@ def http_server(home: Path) -> Iterator[Served]:
         served.stop()
 
 
-def test_streamable_http(http_server: Served, home: Path) -> None:
+def test_streamable_http(http_server: Served, home: Path, admin_token: str) -> None:
     async def main() -> None:
-        async with Client(http_server.url, client_info=AGENT, read_timeout_seconds=300) as client:
+        async with http_client(http_server.url, admin_token) as client:
             await drive(client)
 
     anyio.run(main)
