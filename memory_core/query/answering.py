@@ -381,12 +381,37 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best))
     if target != "count" and (target == "list" or plan.reasoning_type in GATHERING):
         return _gathered(plan, scored, ranked, model)
-    p, choice = scored[0]
+    p, choice = _typed(plan, scored)
     sure = p >= model.threshold(plan.answer_target) and covered(plan, choice, ranked)
     cand = _source(choice, ranked) or best
     return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
                    SupportLevel.SUPPORTED if sure else SupportLevel.WEAK, quote_text=_said(cand),
                    record_ids=(choice.record.id,) if choice.record is not None else (), confidence=p)
+
+
+# the kinds of piece that fit an answer form: a person or a group for "who", a place for
+# "where" (or "what country/city ..."), a number for "how many"
+FITTING_KINDS: dict[str, frozenset[str]] = {
+    "entity": frozenset({"person", "org", "group"}),
+    "location": frozenset({"place", "org"}),
+    "count": frozenset({"number"}),
+    "places": frozenset({"place"}),
+}
+TYPED_SENTENCES = 3  # a fitting piece is looked for in the best few sentences
+
+
+def _typed(plan: Plan, scored: list[tuple[float, Choice]]) -> tuple[float, Choice]:
+    """The best-scored option whose kind fits the answer form, when the best sentences hold
+    one (else the best-scored option)."""
+    q = Question.of(plan)
+    form = "places" if q.target == "value" and "places" in q.head_families else q.target
+    kinds = FITTING_KINDS.get(form)
+    if kinds:
+        fitting = [(p, c) for p, c in scored
+                   if c.option.kind in kinds and c.option.sentence_rank < TYPED_SENTENCES]
+        if fitting:
+            return fitting[0]
+    return scored[0]
 
 
 def _timed(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
@@ -405,26 +430,27 @@ def _timed(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
 
 def _gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candidate],
               model: AnswerModel) -> Answer:
-    """The best option of each turn or record, de-duplicated, joined (at most ``LIST_ITEMS``)."""
-    top = scored[0][0]
-    picked: list[tuple[float, Choice]] = []
-    seen_sources: set[str] = set()
-    seen_words: list[set[str]] = []
-    for p, choice in scored:
-        if p < GATHER_SHARE * top or choice.option.kind == "sentence":
+    """The best option of each strong source (a sentence scoring at least ``GATHER_SHARE`` of
+    the best, or a record citing one), de-duplicated, best first, joined (at most
+    ``LIST_ITEMS``)."""
+    best_per_source: dict[str, tuple[float, Choice]] = {}
+    for p, choice in scored:  # best first: the first option of a source is its best
+        if choice.option.kind == "sentence" or choice.option.sentence_score < GATHER_SHARE:
             continue
         source = choice.record.id if choice.record is not None else choice.turn.turn_id if choice.turn else ""
+        best_per_source.setdefault(source, (p, choice))
+    picked: list[tuple[float, Choice]] = []
+    seen_words: list[set[str]] = []
+    for p, choice in sorted(best_per_source.values(), key=lambda pc: -pc[0]):
         mine = {stem(w) for w in words(choice.text) if w not in STOPWORDS}
-        if source in seen_sources or not mine or any(mine <= other or other <= mine for other in seen_words):
+        if not mine or any(mine <= other or other <= mine for other in seen_words):
             continue
         picked.append((p, choice))
-        seen_sources.add(source)
         seen_words.append(mine)
         if len(picked) == LIST_ITEMS:
             break
     if not picked:
-        p, choice = scored[0]
-        picked = [(p, choice)]
+        picked = [scored[0]]
     cited = [c.turn for _p, c in picked if c.turn is not None]
     sure = all(p >= model.threshold(plan.answer_target) and covered(plan, c, ranked) for p, c in picked)
     return _answer(", ".join(c.text for _p, c in picked), cited,

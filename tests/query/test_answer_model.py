@@ -7,6 +7,7 @@ from datetime import datetime
 
 from memory_core.construct.nlp import parse_many
 from memory_core.contracts import Vocabulary
+from memory_core.embeddings import shared_embedder
 from memory_core.models import BufferTurn, Modality, Plan, Record, Requirement, SupportLevel, Turn
 from memory_core.query.answer_model import AnswerModel, calibrate, fit
 from memory_core.query.answering import extractive_answer
@@ -15,6 +16,7 @@ from memory_core.query.constituents import constituents
 from memory_core.query.grounding import grade
 from memory_core.query.planner import plan_question
 
+EMBED = shared_embedder().embed
 VOCAB = Vocabulary(speakers=("Nadia", "Tomas"), entities=(("Biscuit", "animal"),), properties=("learns",))
 MAY = datetime(2023, 5, 8, 18, 30)
 
@@ -68,12 +70,14 @@ def test_a_corrected_record_answers_and_without_it_the_turn_does() -> None:
     buffer = [_turn("D1:1", "Tomas", "How is the evening class going?"),
               _turn("D1:2", "Nadia", "I learn to throw pots on the wheel every Tuesday.")]
     corrected = _record("wheel-thrown pottery at the community studio", origin="annotator", version=2)
-    answer = extractive_answer(question, plan, buffer, unmentioned=(), parse=parse_many, records=[corrected])
+    answer = extractive_answer(question, plan, buffer, unmentioned=(), parse=parse_many, embed=EMBED,
+                               records=[corrected])
     assert answer.text.startswith("wheel-thrown pottery at the community studio")
     assert answer.record_ids == ("r1",) and answer.cited_turn_ids == ("D1:2",)
     assert answer.support == SupportLevel.SUPPORTED
     # without the record (marked wrong or deleted: no longer active, so not matched) the turn answers
-    plain = extractive_answer(question, plan, buffer, unmentioned=(), parse=parse_many, records=[])
+    plain = extractive_answer(question, plan, buffer, unmentioned=(), parse=parse_many, embed=EMBED,
+                              records=[])
     assert "wheel-thrown" not in plain.text and plain.record_ids == ()
 
 
@@ -81,7 +85,7 @@ def test_yes_no_answers_keep_the_sentence_that_decides_them() -> None:
     question = "Did Nadia go to the lake?"
     buffer = [_turn("D2:3", "Nadia", "We never made it to the lake, the car broke down.")]
     plan = plan_question(question, VOCAB)
-    answer = extractive_answer(question, plan, buffer, unmentioned=(), parse=parse_many)
+    answer = extractive_answer(question, plan, buffer, unmentioned=(), parse=parse_many, embed=EMBED)
     assert answer.text.startswith("No") and answer.quote is not None and "lake" in answer.quote
 
 

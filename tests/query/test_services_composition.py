@@ -14,6 +14,7 @@ from memory_core.config import Settings
 from memory_core.errors import ConfigError
 from memory_core.query.answering import extractive_answer
 from memory_core.query.buffer import build_buffer
+from memory_core.query.pipeline import matched_records
 from memory_core.query.planner import plan_question
 from memory_core.query.premise import unmentioned
 from memory_core.query.qembed import embed_question
@@ -71,7 +72,9 @@ def test_the_offline_backend_plans_and_answers_like_the_rules(built) -> None:  #
         result = retrieve(ci, plan, qvec, cfg, None)
         buffer = [bt.model_copy(update={"closeness": float(ci.turn_vecs[ci.pos[bt.turn_id]] @ qvec)})
                   for bt in build_buffer(ci, result.positions, plan)]
-        answer = extractive_answer(question, plan, buffer, unmentioned=unmentioned(question, buffer))
+        answer = extractive_answer(question, plan, buffer, unmentioned=unmentioned(question, buffer),
+                                   records=matched_records(ci, result), parse=built.queries.backend.parse,
+                                   embed=built.embedder.embed)
         assert trace.backend == "offline"
         assert trace.plan == plan
         assert trace.answer == answer
