@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 Parse = Callable[[list[str]], list["Doc"]]  # texts -> spaCy parses (the offline backend's cache)
 
 _SENTENCE_RE = re.compile(r"[^.!?]+[.!?]*")
+# a sentence does not end after an abbreviation ("St. Pauli", "Dr. Ito") or an initial ("J. Smith")
+_ABBREVIATIONS = frozenset({"st", "dr", "mr", "ms", "mrs", "jr", "sr", "vs", "mt", "prof", "approx", "etc"})
 _WEIGHT = {"value": 1.0, "keyword": 0.7, "entity": 0.3}
 MIN_SCORE = 0.7  # the best sentence must carry at least one keyword's worth of the question
 TURN_WEIGHT = 4.0  # a sentence of the buffer turn closest to the question counts up to 5x
@@ -84,7 +86,20 @@ class Candidate:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_RE.findall(text) if s.strip()]
+    out: list[str] = []
+    for piece in _SENTENCE_RE.findall(text):
+        if out and out[-1].endswith(".") and _glued(out[-1]):
+            out[-1] += piece
+        else:
+            out.append(piece)
+    return [s.strip() for s in out if s.strip()]
+
+
+def _glued(piece: str) -> bool:
+    """The piece ends in an abbreviation or an initial: the next one continues its sentence."""
+    words_ = piece.rstrip(".").split()
+    last = words_[-1].lower() if words_ else ""
+    return last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
 
 
 def _score(sentence: str, labels: dict[str, str], rarity: dict[str, float] | None = None) -> float:

@@ -100,3 +100,11 @@ def test_a_model_answer_is_supported_only_when_its_words_are_in_the_cited_turns(
     assert grade("Kleipunt", plan, [stranger], [], claimed=True) == SupportLevel.WEAK  # Nadia is not in it
     assert grade("Unknown", plan, [turn], [], claimed=False) == SupportLevel.UNKNOWN
     assert grade("7 May 2023", plan, [turn], [], claimed=True) == SupportLevel.SUPPORTED  # a resolved date
+
+
+def test_sentences_do_not_end_after_an_abbreviation_or_an_initial() -> None:
+    from memory_core.query.answering import sentences
+
+    said = "We played at the Blue Gull, a bar in St. Ives. It was packed! Dr. Okafor came. J. Mbeki too."
+    assert sentences(said) == ["We played at the Blue Gull, a bar in St. Ives.", "It was packed!",
+                               "Dr. Okafor came.", "J. Mbeki too."]
