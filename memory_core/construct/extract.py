@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memory_core.construct import clauses, lexicon
+from memory_core.construct.aliases import find_aliases
 from memory_core.construct.drafts import (
     PRONOUN_VALUES,
     TRIVIAL_VERBS,
@@ -36,6 +37,7 @@ from memory_core.construct.drafts import (
     Subject,
     conf,
 )
+from memory_core.construct.entities import GOES_BY
 from memory_core.construct.frames import finish
 from memory_core.construct.lexicon import Prop
 from memory_core.construct.properties import property_of, value_of
@@ -75,6 +77,10 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
                     info: ConversationInfo) -> Extraction:
     """Records and event frames of one episode; ``docs`` are the parsed (normalised) turn texts."""
     state = ExtractState(episode, info)
+    others = [other_speaker(turns, pos, info) for pos in range(len(turns))]
+    for pos, who, alias in find_aliases(docs, [t.speaker for t in turns], others, info.speakers):
+        state.aliases.setdefault(alias.lower(), who)
+        state.drafts.append(Draft(who, "person", GOES_BY, alias, turns[pos], conf("pattern", 1.0)))
     for pos, (turn, doc) in enumerate(zip(turns, docs, strict=True)):
         speaker, other = turn.speaker, other_speaker(turns, pos, info)
         before = len(state.drafts)

@@ -9,12 +9,17 @@ place named, cause and manner.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memory_core.construct import clauses
 from memory_core.construct.drafts import Draft, ExtractState
 from memory_core.construct.propositions import DISCOURSE
 from memory_core.construct.subjects import possessor
 from memory_core.contracts import ASSISTANT_ROLES, Extraction
 from memory_core.models import EventFrame, Record, Turn
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 
 def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
@@ -24,8 +29,9 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
     stated: dict[tuple[str, str, str, str], int] = {}  # restatement key -> index in records
     event_preds: set[int] = set()
     for d in state.drafts:
-        entity, value = d.entity.strip(), " ".join(d.value.split())
-        if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers):
+        entity, value = d.entity.strip(), clean_value(d.value, d.prop)
+        if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers) \
+                or is_raw_utterance(value):
             continue
         key = (entity.lower(), d.prop, _gist(value), d.modality.value)
         earlier = stated.get(key)
@@ -43,7 +49,8 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
             valid_time=d.time.iso if d.time else None, valid_time_text=d.time.text if d.time else None,
             evidence_turn_ids=(d.turn.id,), confidence=d.confidence, source_speaker=d.turn.speaker,
         ))
-        if d.pred is not None and (d.event or d.time is not None) and d.pred.pos_ == "VERB":
+        if d.pred is not None and (d.event or d.time is not None) and d.pred.pos_ == "VERB" \
+                and _carries_content(value, d.pred):
             key_pred = hash((d.turn.id, d.pred.i))
             if key_pred in event_preds:
                 continue
@@ -64,6 +71,51 @@ def _gist(value: str) -> str:
 
 
 OPINION_ONLY = frozenset({"description", "talks_about", "shares_image"})
+# words of a speaker's own voice: the value extractors rewrite them to the speakers' names, so a
+# value that still holds one is a piece of the utterance, not a proposition about anyone
+_VOICE = frozenset({"i", "i'm", "im", "i've", "i'd", "i'll", "me", "you", "you're", "you've", "you'll", "we",
+                    "we're", "we've", "us"})
+_PARTICLES = frozenset({"up", "out", "off", "down", "over", "away"})
+_DANGLING = frozenset({"the", "a", "an", "and", "but", "or"})
+
+
+def clean_value(value: str, prop: str) -> str:
+    """A value without the chat around it: no leading or trailing interjection or discourse word
+    ("Exactly spoiled rotten", "escaping Anyway"), no leading form of the property's own verb
+    ("plays: played live" -> "live"), no dangling article or conjunction."""
+    words = value.split()
+    verb = prop.split("_")[0].lower()
+    stem = verb[:-2] if verb.endswith("es") and len(verb) > 4 else verb[:-1] if verb.endswith("s") else verb
+    stem = stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem
+    for _ in range(3):
+        before = len(words)
+        while words and (clauses.is_noise_word(words[0], acknowledgements=False) or words[0].lower().strip(",.!") in DISCOURSE):
+            words = words[1:]
+        while words and (clauses.is_noise_word(words[-1], acknowledgements=False) or words[-1].lower().strip(",.!") in DISCOURSE
+                         or words[-1].lower() in _DANGLING):
+            words = words[:-1]
+        if words and len(stem) >= 3 and words[0].lower().startswith(stem) and len(words[0]) <= len(stem) + 4:
+            rest = words[1:]  # "rehearses: rehearse twice a week"; "paints: painting" stays
+            while rest and rest[0].lower() in _PARTICLES:
+                rest = rest[1:]
+            words = rest or words
+        if len(words) == before:
+            break
+    return " ".join(words).strip(" ,;:-")
+
+
+def _carries_content(value: str, pred: Token) -> bool:
+    """An event's object says more than its verb: "wake up: wake up" is no event frame."""
+    lemma = pred.lemma_.lower()
+    stem = lemma[:-1] if lemma.endswith("e") and len(lemma) > 3 else lemma
+    return any(not (w.lower().startswith(stem) or w.lower() in _PARTICLES or w.lower() in DISCOURSE)
+               for w in value.split())
+
+
+def is_raw_utterance(value: str) -> bool:
+    """A value that still speaks in the first or second person ("Okay, Pepper is staring at me",
+    "I've been waiting"): a copy of the turn, not a proposition."""
+    return any(w.lower().strip(".,!?;:\"()") in _VOICE for w in value.replace("’", "'").split())
 
 
 def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
@@ -82,8 +134,8 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     if all(w.lower() in repeated or w.lower() in DISCOURSE for w in d.value.split()):
         return False  # "feels feel", "quits quit": the verb repeated, nothing stated
     # what a speaker says of the other speaker ("you're so brave") is a reaction, not the other's
-    # own account; their facts come from their own turns
-    return not (d.entity != d.turn.speaker and d.entity in speakers)
+    # own account; their facts come from their own turns (the name they are addressed by is one)
+    return d.prop == "goes_by" or not (d.entity != d.turn.speaker and d.entity in speakers)
 
 
 def _frame(state: ExtractState, d: Draft, n: int) -> EventFrame:

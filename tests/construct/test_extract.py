@@ -183,7 +183,7 @@ def test_past_forms_the_small_model_leaves_are_named_by_their_verb(backend: Offl
     got = facts(extract(backend, [
         ("Anna", "I forgot to feed him while I was away."),  # tagged VBP, lemma "forgot"
         ("Ben", "It was only 3 km and I hated it less than I expected."),  # lemma "hat" by the -ed rule
-        ("Anna", "Oh, sad news before you go: Gustav died."),  # a verb no rule knows: third person too
+        ("Anna", "Oh, sad news: Gustav died in his sleep."),  # a verb no rule knows: third person too
     ]))
     props = {prop for _, _, prop, _, _, _ in got}
     assert "forgets" in props and "forgots" not in props, props
