@@ -1,20 +1,27 @@
-"""The names speakers go by when that differs from their display name.
+"""What names name: the names speakers go by, and what a name was introduced as.
 
-Real chats show a speaker under one name (an account's display name) while the text, and
-whoever asks about them later, uses another: a nickname, a first name for a full display name,
-another spelling. Two signals in the dialogue itself say which:
+**Speaker aliases.** Real chats show a speaker under one name (an account's display name)
+while the text, and whoever asks about them later, uses another: a nickname, a first name for
+a full display name, another spelling. Two signals in the dialogue itself say which:
 
 * a **self-introduction** — "I'm Kat", "my name is Kat", "call me Kat", "Kat here" — names
   the turn's speaker;
 * an **address** — "Thanks, Kat!", "Hey Kat" (a vocative, ``clauses.is_vocative``) — names the
   other speaker (the nearest turn by someone else).
 
-``find_aliases(docs, speakers_of_turns, others)`` returns ``{alias (lower case): speaker}`` for
-names that are proper nouns (spaCy: PROPN, tagged PERSON or untagged — never a place or an
-organisation), are not the display name itself or a prefix of it (those resolve already:
+``find_aliases(docs, speakers_of_turns, others, speakers)`` lists (turn, speaker, alias) for
+names that are proper nouns (spaCy: PROPN, tagged PERSON, ORG — the small NER's guess for an
+unfamiliar first name — or untagged, never a place), are not the display name itself or a prefix of it (those resolve already:
 ``speaker_alias``), and name no other speaker. Each gives a ``goes_by`` record (the speaker goes
 by the alias, citing the turn), which the entity canonicalisation merges into the speaker
 (reason ``speaker alias``), and clauses whose subject is the alias resolve to the speaker.
+
+**Kinds.** ``named_kinds(sent, turn)``: a name introduced by a common noun — "a studio called
+Kleiwerk", "Haus Tilde, the city library", "the teacher, Anneke" — gives ``<name> is_a <noun>``
+(typed a place when the phrase is where something happens, "at a studio called ...", else an
+organisation) or ``<name> occupation <noun>`` for a person noun. The canonicalisation takes
+the type of such a record over the mentions' vote (the small NER calls unfamiliar names
+PERSON or ORG at random).
 """
 
 from __future__ import annotations
@@ -22,11 +29,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from memory_core.construct import clauses
+from memory_core.construct import clauses, lexicon
+from memory_core.construct.drafts import Draft, conf
+from memory_core.models import Turn
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Token
+    from spacy.tokens import Doc, Span, Token
 
+_NOT_ADDRESSED = frozenset({"appos", "nsubj", "nsubjpass", "dobj", "pobj", "compound", "poss", "attr"})
 _NAME_ENTS = frozenset({"PERSON", "ORG", ""})  # the small NER tags unfamiliar first names ORG too
 
 
@@ -85,7 +95,7 @@ def find_aliases(docs: Sequence[Doc], speakers_of_turns: Sequence[str], others: 
                 continue
             if _introduced(tok):
                 who = me
-            elif clauses.is_vocative(tok) and other != me:
+            elif clauses.is_vocative(tok) and other != me and tok.dep_ not in _NOT_ADDRESSED:
                 who = other
             else:
                 continue
@@ -94,3 +104,45 @@ def find_aliases(docs: Sequence[Doc], speakers_of_turns: Sequence[str], others: 
                 continue  # the display name (or its prefix): nothing new
             found.append((pos, who, name))
     return found
+
+
+_NAMED_DEPS = frozenset({"oprd", "attr", "dobj", "xcomp"})
+_LOCATIVE = frozenset({"at", "in", "to", "from", "near", "into", "inside", "outside", "around"})
+
+
+def named_kinds(sent: Span, turn: Turn) -> list[Draft]:
+    """A name introduced by a common noun says what it names: "a little studio called Kleiwerk"
+    (``Kleiwerk is_a studio``, a place: it is somewhere one goes to), "Museum X, the city
+    museum", "the teacher, Anneke" (``Anneke occupation teacher``). Kin and pets have their
+    own relations (``extract._possessions``)."""
+    out: list[Draft] = []
+    for noun in sent:
+        if noun.pos_ != "NOUN" or noun.lemma_.lower() in lexicon.KIN:
+            continue
+        name_tok = next((g for c in noun.children if c.dep_ == "acl" and c.lemma_ in ("call", "name")
+                         for g in c.children if g.dep_ in _NAMED_DEPS and g.pos_ == "PROPN"), None)
+        if name_tok is None:
+            name_tok = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+        if name_tok is None and noun.dep_ == "appos" and noun.head.pos_ == "PROPN":
+            name_tok = noun.head
+        if name_tok is None:
+            continue
+        inside = {t.i for t in noun.subtree} if noun.head.i == name_tok.i else set()
+        words = []
+        for t in name_tok.subtree:  # the name's own words: not the noun's phrase, up to a comma
+            if t.i in inside or (t.is_punct and t.i > name_tok.i):
+                if t.i > name_tok.i:
+                    break
+                continue
+            words.append(t.text)
+        name = " ".join(words[:5]) or name_tok.text
+        kind = " ".join(t.lower_ for t in noun.children if t.dep_ == "compound" and t.i < noun.i)
+        kind = f"{kind} {noun.lower_}".strip()
+        if noun.lemma_.lower() in lexicon.OCCUPATIONS:
+            out.append(Draft(name, "person", lexicon.OCCUPATION.name, kind, turn, conf("pattern", 1.0)))
+            continue
+        head = noun if noun.dep_ != "appos" else noun.head
+        where = head.dep_ == "pobj" and head.head.lower_ in _LOCATIVE
+        out.append(Draft(name, "place" if where else "organization", "is_a", kind, turn,
+                                  conf("pattern", 1.0)))
+    return out

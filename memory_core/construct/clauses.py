@@ -90,7 +90,8 @@ def clause_heads(sent: Span) -> Iterator[Token]:
             yield tok
 
 
-_LAUGHTER = re.compile(r"^(?:[aeiou]?h+[aeiou]+){2,}h?$|^(?:lo+l|lmf?ao+|rofl|xd+|hmm+|u+[hg]+|o+h+|a+w+)$", re.I)
+_LAUGHTER = re.compile(r"^(?:[aeiou]?h+[aeiou]+){2,}h?$"
+                       r"|^(?:lo+l|lmf?ao+|rofl|xd+|hmm+|u+[hg]+|o+h+|a+w+)$", re.I)
 _ELONGATED = re.compile(r"([a-z])\1\1", re.I)
 
 

@@ -98,6 +98,8 @@ class Canonical:
 
 
 GOES_BY = "goes_by"
+TYPE_DECIDING = frozenset({"is_a", "occupation"})  # "Kleiwerk is_a studio": the entity's type
+DECIDES = 100  # the weight of such a record in the type vote (a mention counts 1)
 # what a common noun (no capital letter) can be as a relation value: a person only when it names
 # one ("mom", "coworker", "teacher"), never an organisation ("job", "team" are no company names)
 _PERSON_NOUNS = frozenset(lexicon.KIN) | lexicon.OCCUPATIONS
@@ -178,6 +180,12 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
         ka, kk = normalise_name(alias), normalise_name(keep)
         if ka in groups and kk in groups:
             union(ka, kk, ANNOTATOR, 1.0)
+    # what a name was introduced as decides its type ("a studio called Kleiwerk" is no person)
+    for r in records:
+        if r.property in TYPE_DECIDING:
+            key = normalise_name(r.entity)
+            if key in groups and not groups[key].speaker:
+                groups[key].types[r.entity_type] += DECIDES
     # 1b. the names speakers go by: "Kat" -> "Katherine Miller"
     for r in records:
         if r.property == GOES_BY and r.value:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memory_core.construct import clauses, lexicon
-from memory_core.construct.aliases import find_aliases
+from memory_core.construct.aliases import find_aliases, named_kinds
 from memory_core.construct.drafts import (
     PRONOUN_VALUES,
     TRIVIAL_VERBS,
@@ -90,6 +90,7 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
             if clauses.is_question(sent):
                 continue
             _possessions(state, sent, turn, speaker, other)
+            state.drafts.extend(named_kinds(sent, turn))
             for pred in clauses.clause_heads(sent):
                 _clause(state, pred, turn, pos, speaker, other)
             carried = attach_times(state, sent, turn, before, carried)
@@ -106,6 +107,8 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
 # --------------------------------------------------------------------------- clauses
 def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str, other: str) -> None:
     lemma = clauses.lemma(pred)
+    if any(c.dep_ in ("attr", "acomp", "oprd") and c.lower_ in state.aliases for c in pred.children):
+        return  # "I'm Kat" / "my name is Kat": the ``goes_by`` record says it
     if is_imperative(pred) and clauses.subject_of(pred) is None:
         advice = advice_text(pred, speaker, other)  # "Keep going after your dreams!" to the other
         if len(advice.split()) >= 5:  # "have fun", "stay safe": a parting wish, no advice

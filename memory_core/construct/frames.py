@@ -31,8 +31,8 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
     for d in state.drafts:
         entity, value = d.entity.strip(), clean_value(d.value, d.prop)
         if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers) \
-                or is_raw_utterance(value):
-            continue
+                or is_raw_utterance(value) or (d.prop != "goes_by" and value.lower() in state.aliases):
+            continue  # "Anna identity Annie" restates the name she goes by
         key = (entity.lower(), d.prop, _gist(value), d.modality.value)
         earlier = stated.get(key)
         if earlier is not None:  # the same fact stated again in the episode: one record, both turns
@@ -79,6 +79,10 @@ _PARTICLES = frozenset({"up", "out", "off", "down", "over", "away"})
 _DANGLING = frozenset({"the", "a", "an", "and", "but", "or"})
 
 
+def _filler(word: str) -> bool:
+    return clauses.is_noise_word(word, acknowledgements=False) or word.lower().strip(",.!") in DISCOURSE
+
+
 def clean_value(value: str, prop: str) -> str:
     """A value without the chat around it: no leading or trailing interjection or discourse word
     ("Exactly spoiled rotten", "escaping Anyway"), no leading form of the property's own verb
@@ -89,10 +93,9 @@ def clean_value(value: str, prop: str) -> str:
     stem = stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem
     for _ in range(3):
         before = len(words)
-        while words and (clauses.is_noise_word(words[0], acknowledgements=False) or words[0].lower().strip(",.!") in DISCOURSE):
+        while words and _filler(words[0]):
             words = words[1:]
-        while words and (clauses.is_noise_word(words[-1], acknowledgements=False) or words[-1].lower().strip(",.!") in DISCOURSE
-                         or words[-1].lower() in _DANGLING):
+        while words and (_filler(words[-1]) or words[-1].lower() in _DANGLING):
             words = words[:-1]
         if words and len(stem) >= 3 and words[0].lower().startswith(stem) and len(words[0]) <= len(stem) + 4:
             rest = words[1:]  # "rehearses: rehearse twice a week"; "paints: painting" stays
