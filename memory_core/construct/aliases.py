@@ -11,10 +11,11 @@ a full display name, another spelling. Two signals in the dialogue itself say wh
 
 ``find_aliases(docs, speakers_of_turns, others, speakers)`` lists (turn, speaker, alias) for
 names that are proper nouns (spaCy: PROPN, tagged PERSON, ORG — the small NER's guess for an
-unfamiliar first name — or untagged, never a place), are not the display name itself or a prefix of it (those resolve already:
-``speaker_alias``), and name no other speaker. Each gives a ``goes_by`` record (the speaker goes
-by the alias, citing the turn), which the entity canonicalisation merges into the speaker
-(reason ``speaker alias``), and clauses whose subject is the alias resolve to the speaker.
+unfamiliar first name — or untagged, never a place), are not the display name itself or a
+prefix of it (those resolve already: ``speaker_alias``), and name no other speaker. Each gives
+a ``goes_by`` record (the speaker goes by the alias, citing the turn), which the entity
+canonicalisation merges into the speaker (reason ``speaker alias``), and clauses whose subject
+is the alias resolve to the speaker.
 
 **Kinds.** ``named_kinds(sent, turn)``: a name introduced by a common noun — "a studio called
 Kleiwerk", "Haus Tilde, the city library", "the teacher, Anneke" — gives ``<name> is_a <noun>``

@@ -29,10 +29,13 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
     stated: dict[tuple[str, str, str, str], int] = {}  # restatement key -> index in records
     event_preds: set[int] = set()
     for d in state.drafts:
-        entity, value = d.entity.strip(), clean_value(d.value, d.prop)
+        other = next((sp for sp in state.info.speakers if sp != d.turn.speaker), "")
+        entity = d.entity.strip()
+        value = speakers_named(clean_value(d.value, d.prop), d.turn.speaker, other)
+        restates_alias = d.prop != "goes_by" and value.lower() in state.aliases  # "Anna identity Annie"
         if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers) \
-                or is_raw_utterance(value) or (d.prop != "goes_by" and value.lower() in state.aliases):
-            continue  # "Anna identity Annie" restates the name she goes by
+                or is_raw_utterance(value) or _opens_with_interjection(d.value) or restates_alias:
+            continue
         key = (entity.lower(), d.prop, _gist(value), d.modality.value)
         earlier = stated.get(key)
         if earlier is not None:  # the same fact stated again in the episode: one record, both turns
@@ -73,8 +76,11 @@ def _gist(value: str) -> str:
 OPINION_ONLY = frozenset({"description", "talks_about", "shares_image"})
 # words of a speaker's own voice: the value extractors rewrite them to the speakers' names, so a
 # value that still holds one is a piece of the utterance, not a proposition about anyone
-_VOICE = frozenset({"i", "i'm", "im", "i've", "i'd", "i'll", "me", "you", "you're", "you've", "you'll", "we",
-                    "we're", "we've", "us"})
+_VOICE = frozenset({"i", "i'm", "im", "i've", "i'd", "i'll", "you're", "you've", "you'll", "we", "we're",
+                    "we've"})
+# object and possessive pronouns left in a value are the speakers: rewritten to their names
+_FIRST = {"me": "{me}", "my": "{me}'s", "mine": "{me}'s", "us": "{me}", "our": "{me}'s"}
+_SECOND = {"you": "{you}", "your": "{you}'s", "yours": "{you}'s"}
 _PARTICLES = frozenset({"up", "out", "off", "down", "over", "away"})
 _DANGLING = frozenset({"the", "a", "an", "and", "but", "or"})
 
@@ -115,9 +121,27 @@ def _carries_content(value: str, pred: Token) -> bool:
                for w in value.split())
 
 
+def speakers_named(value: str, speaker: str, other: str) -> str:
+    """Object and possessive pronouns a value kept, as the speakers' names ("happy for you" said
+    by Anna to Ben -> "happy for Ben"; "near me" -> "near Anna")."""
+    out = []
+    for w in value.split():
+        core = w.rstrip(".,!?;:")
+        low = core.lower().replace("’", "'")
+        form = _FIRST.get(low) or (_SECOND.get(low) if other else None)
+        out.append(form.format(me=speaker, you=other) + w[len(core):] if form else w)
+    return " ".join(out)
+
+
+def _opens_with_interjection(value: str) -> bool:
+    """"Okay, Pepper is staring at me": a value that opens like a turn is a piece of it."""
+    first = value.split(",", 1)[0].strip()
+    return "," in value and " " not in first and clauses.is_noise_word(first, acknowledgements=False)
+
+
 def is_raw_utterance(value: str) -> bool:
-    """A value that still speaks in the first or second person ("Okay, Pepper is staring at me",
-    "I've been waiting"): a copy of the turn, not a proposition."""
+    """A value that still holds a first- or second-person subject ("Okay, Pepper is staring at
+    me, I'm ...", "I've been waiting"): a copy of the turn, not a proposition."""
     return any(w.lower().strip(".,!?;:\"()") in _VOICE for w in value.replace("’", "'").split())
 
 

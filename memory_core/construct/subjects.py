@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 NER_TYPES = {"PERSON": "person", "GPE": "place", "LOC": "place", "FAC": "place",
              "ORG": "organization", "NORP": "group", "PRODUCT": "object", "WORK_OF_ART": "work",
              "EVENT": "event", "LANGUAGE": "concept"}
+_NAMED = frozenset({"", "ORG", "PERSON"})  # what the small NER calls a pet's or a person's name
 PERSON_PRON = {"he": False, "him": False, "his": False, "she": False, "her": False,
                "they": True, "them": True, "their": True}
 
@@ -45,8 +46,8 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
     for ent in sent.ents:
         if ent.label_ == "PERSON" and speaker_alias(ent.text, state.info.speakers, state.aliases) is None:
             state.mentions.append(Mention(ent.text.strip(), "person", False, pos))
-    for tok in sent:  # a named subject not tagged PERSON ("Pepper is staring at me, she wants ...")
-        if tok.dep_ in ("nsubj", "nsubjpass") and tok.pos_ == "PROPN" and not tok.ent_type_ \
+    for tok in sent:  # a named subject, whatever NER guessed ("Pepper is staring at me, she wants ...")
+        if tok.dep_ in ("nsubj", "nsubjpass") and tok.pos_ == "PROPN" and tok.ent_type_ in _NAMED \
                 and speaker_alias(tok.text, state.info.speakers, state.aliases) is None:
             known = next((m for m in reversed(state.mentions) if m.name == tok.text), None)
             state.mentions.append(Mention(tok.text, known.type if known else "person", False, pos))

@@ -11,7 +11,7 @@ import pytest
 from memory_core.backends.offline import OfflineBackend
 from memory_core.construct.clauses import is_noise_word
 from memory_core.construct.entities import canonicalise
-from memory_core.construct.frames import clean_value, is_raw_utterance
+from memory_core.construct.frames import clean_value, is_raw_utterance, speakers_named
 from memory_core.construct.nlp import get_nlp, normalise_text
 from memory_core.construct.segment import key_phrases
 from memory_core.contracts import ConversationInfo
@@ -104,7 +104,10 @@ def test_value_cleaning_and_noise_words() -> None:
     assert clean_value("Exactly spoiled rotten", "feels") == "spoiled rotten"
     assert clean_value("played live", "plays") == "live"
     assert clean_value("painting", "paints") == "painting"  # nothing left: kept as it was
-    assert is_raw_utterance("Okay, Mochi is staring at me") and not is_raw_utterance("Benedikt's mom")
+    assert is_raw_utterance("I've been waiting") and not is_raw_utterance("Benedikt's mom")
+    # object and possessive pronouns become the speakers' names
+    named = speakers_named("happy for you and my sister", "Kasia", "Teddy")
+    assert named == "happy for Teddy and Kasia's sister"
     assert all(is_noise_word(w) for w in ("Hahaha", "NOOO", "lol", "sooo", "Congrats"))
     assert not any(is_noise_word(w) for w in ("Kasia", "Tallinn", "Hannah", "Otto"))
 
