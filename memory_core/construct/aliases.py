@@ -37,6 +37,8 @@ from memory_core.models import Turn
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
+_GREETINGS = frozenset({"hey", "hi", "hello", "thanks", "thank", "morning", "night", "evening", "bye",
+                        "dear", "congrats", "congratulations", "yo", "sorry", "welcome", "cheers"})
 _NOT_ADDRESSED = frozenset({"appos", "nsubj", "nsubjpass", "dobj", "pobj", "compound", "poss", "attr"})
 _NAME_ENTS = frozenset({"PERSON", "ORG", ""})  # the small NER tags unfamiliar first names ORG too
 
@@ -96,15 +98,37 @@ def find_aliases(docs: Sequence[Doc], speakers_of_turns: Sequence[str], others: 
                 continue
             if _introduced(tok):
                 who = me
-            elif clauses.is_vocative(tok) and other != me and tok.dep_ not in _NOT_ADDRESSED:
+            elif _addressed(tok) and other != me:
                 who = other
             else:
                 continue
-            named = speaker_alias(name, speakers)
-            if named is not None:
+            if speaker_alias(name, speakers) is not None:
                 continue  # the display name (or its prefix): nothing new
             found.append((pos, who, name))
-    return found
+    # nobody talks of themselves by name: a name its supposed owner says of someone else in
+    # these turns ("Teun is perfect") is not theirs; a name given to both speakers is no alias
+    owners: dict[str, set[str]] = {}
+    for _, who, name in found:
+        owners.setdefault(name.lower(), set()).add(who)
+    said_by: dict[str, set[str]] = {}
+    for pos, doc in enumerate(docs):
+        for tok in doc:
+            if tok.pos_ == "PROPN" and not _addressed(tok) and not _introduced(tok):
+                said_by.setdefault(tok.lower_, set()).add(speakers_of_turns[pos])
+    return [(pos, who, name) for pos, who, name in found
+            if len(owners[name.lower()]) == 1 and who not in said_by.get(name.split()[0].lower(), set())]
+
+
+def _addressed(tok: Token) -> bool:
+    """A vocative the parser is sure of: after a greeting or thanks ("Hey Kat", "Thanks, Kat!"),
+    or a name NER tags PERSON set off at the start or end of a sentence ("Kat, guess what")."""
+    if not clauses.is_vocative(tok) or tok.dep_ in _NOT_ADDRESSED:
+        return False
+    before = tok.doc[tok.i - 1] if tok.i > 0 else None
+    if before is not None and before.text == "," and tok.i > 1:
+        before = tok.doc[tok.i - 2]
+    greeted = before is not None and (before.pos_ == "INTJ" or before.lower_ in _GREETINGS)
+    return greeted or tok.ent_type_ == "PERSON"
 
 
 _NAMED_DEPS = frozenset({"oprd", "attr", "dobj", "xcomp"})

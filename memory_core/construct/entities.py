@@ -169,6 +169,8 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
         ra, rk = find(alias), find(keep)
         if ra == rk:
             return
+        if groups[ra].speaker and groups[rk].speaker and reason != ANNOTATOR:
+            return  # two speakers are two people
         if groups[ra].speaker and not groups[rk].speaker:
             ra, rk = rk, ra  # a speaker is always the canonical side
         sets.union(ra, rk)
@@ -186,12 +188,17 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
             key = normalise_name(r.entity)
             if key in groups and not groups[key].speaker:
                 groups[key].types[r.entity_type] += DECIDES
-    # 1b. the names speakers go by: "Kat" -> "Katherine Miller"
+    # 1b. the names speakers go by: "Kat" -> "Katherine Miller"; a name claimed for two speakers
+    # (or that is another speaker's) joins nobody, and two speakers are never one entity
+    claims: dict[str, set[str]] = defaultdict(set)
     for r in records:
         if r.property == GOES_BY and r.value:
-            ka, kk = normalise_name(r.value), normalise_name(r.entity)
-            if ka in groups and kk in groups and ka != kk:
-                union(ka, kk, "speaker alias", 1.0)
+            claims[normalise_name(r.value)].add(normalise_name(r.entity))
+    for ka, owners in claims.items():
+        kk = next(iter(owners))
+        if len(owners) == 1 and ka in groups and kk in groups and ka != kk and not groups[ka].speaker \
+                and not groups[find(ka)].speaker:
+            union(ka, kk, "speaker alias", 1.0)
     # 2. name prefix: "Mel" -> "Melanie"; never a speaker as the alias, never a possessive
     # phrase as the name ("Jonas" is no short form of "Jonas's mom")
     persons = [k for k, g in groups.items() if (g.type == "person" or g.speaker)]

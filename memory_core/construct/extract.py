@@ -303,9 +303,11 @@ def _possessions(state: ExtractState, sent: Span, turn: Turn, speaker: str, othe
             continue
         kin = lexicon.KIN[noun]
         name = name_of(tok)
-        value = name or clauses.join([t for t in tok.subtree
-                                      if (t.i <= tok.i and t.dep_ in ("compound", "amod"))
-                                      or t.i == tok.i])
+        # an unnamed relative is the owner's ("Jonas's mom"): the same entity as the subject of
+        # "my mom buys her sausages", linked to the owner by this record, never merged into them
+        value = name or f"{owner}'s " + clauses.join([t for t in tok.subtree
+                                                      if (t.i <= tok.i and t.dep_ in ("compound", "amod"))
+                                                      or t.i == tok.i])
         resolution = 1.0 if owner in (speaker, other) else 0.9
         subject = Subject(owner, "person", resolution)
         state.drafts.append(Draft(owner, "person", kin.name, value, turn, conf("pattern", resolution)))

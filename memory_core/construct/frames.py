@@ -79,7 +79,7 @@ OPINION_ONLY = frozenset({"description", "talks_about", "shares_image"})
 _VOICE = frozenset({"i", "i'm", "im", "i've", "i'd", "i'll", "you're", "you've", "you'll", "we", "we're",
                     "we've"})
 # object and possessive pronouns left in a value are the speakers: rewritten to their names
-_FIRST = {"me": "{me}", "my": "{me}'s", "mine": "{me}'s", "us": "{me}", "our": "{me}'s"}
+_FIRST = {"me": "{me}", "my": "{me}'s", "mine": "{me}'s", "our": "{me}'s"}  # "us": both, or a group
 _SECOND = {"you": "{you}", "your": "{you}'s", "yours": "{you}'s"}
 _PARTICLES = frozenset({"up", "out", "off", "down", "over", "away"})
 _DANGLING = frozenset({"the", "a", "an", "and", "but", "or"})

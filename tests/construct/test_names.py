@@ -37,15 +37,19 @@ def test_self_introductions_and_addresses_name_the_speaker(backend: OfflineBacke
     got = run(backend, [
         ("Katarzyna W", "Hi! I'm Kasia, by the way. I just moved to Tallinn."),
         ("Benedikt", "Nice to meet you, Kasia! Everyone calls me Teddy."),
-        ("Katarzyna W", "Thanks, Teddy! Kasia loves the old town already."),
+        ("Katarzyna W", "Thanks, Teddy! The old town is lovely."),
+        ("Benedikt", "Hey Kasia, Kasia should try the rye bread at the market."),
         ("Benedikt", "The baker, Oskar, gave me a free pretzel today."),
+        ("Katarzyna W", "Oof, Oskar sounds generous. Revolutionary, honestly!"),
     ])
     goes_by = {(r.entity, r.value, r.evidence_turn_ids[0]) for r in got.records if r.property == "goes_by"}
     assert ("Katarzyna W", "Kasia", "D1:1") in goes_by  # self-introduction
     assert ("Benedikt", "Teddy", "D1:2") in goes_by
-    # addressed by the other speaker: "Nice to meet you, Kasia!" cites its turn too
-    assert any(r.property == "goes_by" and r.value == "Kasia" and "D1:2" in r.evidence_turn_ids
+    # addressed by the other speaker after a greeting: "Hey Kasia" cites its turn too
+    assert any(r.property == "goes_by" and r.value == "Kasia" and "D1:4" in r.evidence_turn_ids
                for r in got.records)
+    # interjections and words set off by commas are no names; Oskar is talked about, not addressed
+    assert {v for _, v, _ in goes_by} == {"Kasia", "Teddy"}, goes_by
     # a prefix of the display name ("Bene" for "Benedikt") resolves without a record
     assert not any(r.property == "goes_by" and r.value == "Benedikt" for r in got.records)
     # an apposition ("The baker, Oskar,") is no address
@@ -83,6 +87,11 @@ def test_the_alias_joins_the_speakers_entity_and_kin_stay_their_own() -> None:
     assert by_name["Benedikt's mom"].type == "person"
     assert by_name["job"].type == "concept"  # a common noun names no organisation
     assert by_name["Lumo"].type == "place"
+    # a name claimed for both speakers joins neither, and speakers never merge
+    claimed = [rec(1, "Katarzyna W", "goes_by", "Sunny"), rec(2, "Benedikt", "goes_by", "Sunny"),
+               rec(3, "Sunny", "likes", "tea")]
+    both = canonicalise("c", claimed, ["Katarzyna W", "Benedikt"])
+    assert len({both.lookup("Katarzyna W"), both.lookup("Benedikt"), both.lookup("Sunny")}) == 3
 
 
 def test_no_value_is_a_raw_utterance(backend: OfflineBackend) -> None:
