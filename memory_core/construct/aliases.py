@@ -135,7 +135,7 @@ _NAMED_DEPS = frozenset({"oprd", "attr", "dobj", "xcomp"})
 _LOCATIVE = frozenset({"at", "in", "to", "from", "near", "into", "inside", "outside", "around"})
 
 
-def named_kinds(sent: Span, turn: Turn) -> list[Draft]:
+def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Draft]:
     """A name introduced by a common noun says what it names: "a little studio called Kleiwerk"
     (``Kleiwerk is_a studio``, a place: it is somewhere one goes to), "Museum X, the city
     museum", "the teacher, Anneke" (``Anneke occupation teacher``). Kin and pets have their
@@ -150,8 +150,8 @@ def named_kinds(sent: Span, turn: Turn) -> list[Draft]:
             name_tok = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
         if name_tok is None and noun.dep_ == "appos" and noun.head.pos_ == "PROPN":
             name_tok = noun.head
-        if name_tok is None:
-            continue
+        if name_tok is None or clauses.is_vocative(name_tok) or speaker_alias(name_tok.text, speakers):
+            continue  # "... a tough job, Jon.": an address, not what the job is called
         inside = {t.i for t in noun.subtree} if noun.head.i == name_tok.i else set()
         words = []
         for t in name_tok.subtree:  # the name's own words: not the noun's phrase, up to a comma

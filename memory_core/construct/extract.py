@@ -85,12 +85,13 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
         speaker, other = turn.speaker, other_speaker(turns, pos, info)
         before = len(state.drafts)
         carried: list[Span] = []  # "Last night was amazing! We celebrated ...": the time carries on
+        kinds: list[Draft] = []  # what names name: no fact of the turn's own (the fallback still runs)
         for sent in doc.sents:
             register_mentions(state, sent, speaker, other, pos)
             if clauses.is_question(sent):
                 continue
             _possessions(state, sent, turn, speaker, other)
-            state.drafts.extend(named_kinds(sent, turn))
+            kinds.extend(named_kinds(sent, turn, info.speakers))
             for pred in clauses.clause_heads(sent):
                 _clause(state, pred, turn, pos, speaker, other)
             carried = attach_times(state, sent, turn, before, carried)
@@ -101,6 +102,7 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
                                           conf("caption", 1.0)))
         if len(state.drafts) == before:
             _fallback(state, doc, turn, speaker, other, pos)
+        state.drafts.extend(kinds)
     return finish(state, turns)
 
 

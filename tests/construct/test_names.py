@@ -41,7 +41,9 @@ def test_self_introductions_and_addresses_name_the_speaker(backend: OfflineBacke
         ("Benedikt", "Hey Kasia, Kasia should try the rye bread at the market."),
         ("Benedikt", "The baker, Oskar, gave me a free pretzel today."),
         ("Katarzyna W", "Oof, Oskar sounds generous. Revolutionary, honestly!"),
+        ("Benedikt", "Finding a flat in this town is a tough job, Kasia."),
     ])
+    assert not any(r.property == "is_a" for r in got.records)  # "a tough job, Kasia" is an address
     goes_by = {(r.entity, r.value, r.evidence_turn_ids[0]) for r in got.records if r.property == "goes_by"}
     assert ("Katarzyna W", "Kasia", "D1:1") in goes_by  # self-introduction
     assert ("Benedikt", "Teddy", "D1:2") in goes_by
