@@ -131,6 +131,12 @@ def _addressed(tok: Token) -> bool:
     return greeted or tok.ent_type_ == "PERSON"
 
 
+def _closing_address(tok: Token) -> bool:
+    """"..., Jon." / "..., Jon!": a name set off at the end of its sentence is addressed."""
+    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    return clauses.is_vocative(tok) and (nxt is None or nxt.text in (".", "!", "?"))
+
+
 _NAMED_DEPS = frozenset({"oprd", "attr", "dobj", "xcomp"})
 _LOCATIVE = frozenset({"at", "in", "to", "from", "near", "into", "inside", "outside", "around"})
 
@@ -150,7 +156,7 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
             name_tok = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
         if name_tok is None and noun.dep_ == "appos" and noun.head.pos_ == "PROPN":
             name_tok = noun.head
-        if name_tok is None or clauses.is_vocative(name_tok) or speaker_alias(name_tok.text, speakers):
+        if name_tok is None or _closing_address(name_tok) or speaker_alias(name_tok.text, speakers):
             continue  # "... a tough job, Jon.": an address, not what the job is called
         inside = {t.i for t in noun.subtree} if noun.head.i == name_tok.i else set()
         words = []
