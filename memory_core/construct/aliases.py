@@ -7,7 +7,12 @@ a full display name, another spelling. Two signals in the dialogue itself say wh
 * a **self-introduction** — "I'm Kat", "my name is Kat", "call me Kat", "Kat here" — names
   the turn's speaker;
 * an **address** — "Thanks, Kat!", "Hey Kat" (a vocative, ``clauses.is_vocative``) — names the
-  other speaker (the nearest turn by someone else).
+  other speaker (the nearest turn by someone else); without a greeting before it, only a name
+  NER tags PERSON counts, and only when it is addressed in two turns ("Teun, the new job, ..."
+  opens a list, it greets nobody).
+
+A name its supposed owner talks about in the episode is not theirs (nobody speaks of
+themselves by name), and a name given to both speakers is nobody's alias.
 
 ``find_aliases(docs, speakers_of_turns, others, speakers)`` lists (turn, speaker, alias) for
 names that are proper nouns (spaCy: PROPN, tagged PERSON, ORG — the small NER's guess for an
@@ -90,6 +95,7 @@ def find_aliases(docs: Sequence[Doc], speakers_of_turns: Sequence[str], others: 
                  speakers: Sequence[str]) -> list[tuple[int, str, str]]:
     """(turn position, speaker, alias) for every self-introduction and address in the turns."""
     found: list[tuple[int, str, str]] = []
+    certain: set[str] = set()  # introduced, or addressed after a greeting; else seen in two turns
     for pos, doc in enumerate(docs):
         me, other = speakers_of_turns[pos], others[pos]
         for tok in doc:
@@ -97,14 +103,16 @@ def find_aliases(docs: Sequence[Doc], speakers_of_turns: Sequence[str], others: 
             if name is None:
                 continue
             if _introduced(tok):
-                who = me
+                who, sure = me, True
             elif _addressed(tok) and other != me:
-                who = other
+                who, sure = other, _greeted(tok)
             else:
                 continue
             if speaker_alias(name, speakers) is not None:
                 continue  # the display name (or its prefix): nothing new
             found.append((pos, who, name))
+            if sure:
+                certain.add(name.lower())
     # nobody talks of themselves by name: a name its supposed owner says of someone else in
     # these turns ("Teun is perfect") is not theirs; a name given to both speakers is no alias
     owners: dict[str, set[str]] = {}
@@ -115,8 +123,12 @@ def find_aliases(docs: Sequence[Doc], speakers_of_turns: Sequence[str], others: 
         for tok in doc:
             if tok.pos_ == "PROPN" and not _addressed(tok) and not _introduced(tok):
                 said_by.setdefault(tok.lower_, set()).add(speakers_of_turns[pos])
+    turns_of: dict[str, set[int]] = {}
+    for pos, _, name in found:
+        turns_of.setdefault(name.lower(), set()).add(pos)
     return [(pos, who, name) for pos, who, name in found
-            if len(owners[name.lower()]) == 1 and who not in said_by.get(name.split()[0].lower(), set())]
+            if len(owners[name.lower()]) == 1 and who not in said_by.get(name.split()[0].lower(), set())
+            and (name.lower() in certain or len(turns_of[name.lower()]) >= 2)]
 
 
 def _addressed(tok: Token) -> bool:
@@ -124,11 +136,15 @@ def _addressed(tok: Token) -> bool:
     or a name NER tags PERSON set off at the start or end of a sentence ("Kat, guess what")."""
     if not clauses.is_vocative(tok) or tok.dep_ in _NOT_ADDRESSED:
         return False
+    return _greeted(tok) or tok.ent_type_ == "PERSON"
+
+
+def _greeted(tok: Token) -> bool:
+    """The name follows a greeting or thanks: "Hey Kat", "Thanks, Kat"."""
     before = tok.doc[tok.i - 1] if tok.i > 0 else None
     if before is not None and before.text == "," and tok.i > 1:
         before = tok.doc[tok.i - 2]
-    greeted = before is not None and (before.pos_ == "INTJ" or before.lower_ in _GREETINGS)
-    return greeted or tok.ent_type_ == "PERSON"
+    return before is not None and (before.pos_ == "INTJ" or before.lower_ in _GREETINGS)
 
 
 def _closing_address(tok: Token) -> bool:
