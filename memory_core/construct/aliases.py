@@ -170,8 +170,9 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
                          for g in c.children if g.dep_ in _NAMED_DEPS and g.pos_ == "PROPN"), None)
         if name_tok is None:
             name_tok = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
-        if name_tok is None and noun.dep_ == "appos" and noun.head.pos_ == "PROPN":
-            name_tok = noun.head
+        head = noun.head
+        if name_tok is None and noun.dep_ == "appos" and head.pos_ == "PROPN" and not head.is_sent_start:
+            name_tok = head  # "at Haus Tilde, the city library" ("Marek, the new job, ..." is a list)
         if name_tok is None or _closing_address(name_tok) or speaker_alias(name_tok.text, speakers):
             continue  # "... a tough job, Jon.": an address, not what the job is called
         inside = {t.i for t in noun.subtree} if noun.head.i == name_tok.i else set()
