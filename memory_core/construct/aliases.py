@@ -173,8 +173,9 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
         head = noun.head
         if name_tok is None and noun.dep_ == "appos" and head.pos_ == "PROPN" and not head.is_sent_start:
             name_tok = head  # "at Haus Tilde, the city library" ("Marek, the new job, ..." is a list)
-        if name_tok is None or _closing_address(name_tok) or speaker_alias(name_tok.text, speakers):
-            continue  # "... a tough job, Jon.": an address, not what the job is called
+        if name_tok is None or _closing_address(name_tok) or speaker_alias(name_tok.text, speakers) \
+                or clauses.is_noise_word(name_tok.text):
+            continue  # "... a tough job, Jon.": an address, not what the job is called; "Hahaha a ..."
         inside = {t.i for t in noun.subtree} if noun.head.i == name_tok.i else set()
         words = []
         for t in name_tok.subtree:  # the name's own words: not the noun's phrase, up to a comma
