@@ -42,6 +42,7 @@ from memory_core.models import Turn
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
+_PRESENT_BE = frozenset({"am", "'m", "m", "is", "'s"})  # "I'm Kat", "my name is Kat" (not "I was ...")
 _GREETINGS = frozenset({"hey", "hi", "hello", "thanks", "thank", "morning", "night", "evening", "bye",
                         "dear", "congrats", "congratulations", "yo", "sorry", "welcome", "cheers"})
 _NOT_ADDRESSED = frozenset({"appos", "nsubj", "nsubjpass", "dobj", "pobj", "compound", "poss", "attr"})
@@ -67,8 +68,8 @@ def _name(tok: Token) -> str | None:
     words = [t for t in tok.subtree if (t.pos_ == "PROPN" and t.dep_ in ("compound", "flat")) or t.i == tok.i]
     if not 1 <= len(words) <= 2 or not all(t.text.isalpha() and t.text[:1].isupper() for t in words):
         return None
-    if any(clauses.is_noise_word(t.text) for t in words):
-        return None  # "Hahaha!", "Congrats!", "NOOO": no name
+    if any(clauses.is_noise_word(t.text) or (t.text.isupper() and len(t.text) > 3) for t in words):
+        return None  # "Hahaha!", "Congrats!", "NOOO", "ALLERGIC": no name
     return " ".join(t.text for t in words)
 
 
@@ -77,7 +78,7 @@ def _introduced(tok: Token) -> bool:
     head = tok.head
     if clauses.is_negated(head):
         return False
-    if tok.dep_ in ("attr", "acomp", "nsubj") and head.lemma_ == "be":
+    if tok.dep_ in ("attr", "acomp", "nsubj") and head.lemma_ == "be" and head.lower_ in _PRESENT_BE:
         subj = next((c for c in head.children if c.dep_ == "nsubj" and c.i != tok.i), None)
         if subj is None:
             return False
