@@ -44,7 +44,7 @@ def test_self_introductions_and_addresses_name_the_speaker(backend: OfflineBacke
         ("Benedikt", "Finding a flat in this town is a tough job, Kasia."),
         ("Katarzyna W", "Marek, the new job, the choir, the sea... I think I will stay."),  # a list
         ("Benedikt", "Hahaha a worthy heir!"),
-        ("Katarzyna W", "Imagine if I was ALLERGIC to rye. Spiderman?"),  # shouting, a past tense, a lone word
+        ("Katarzyna W", "Imagine if I was ALLERGIC to rye. Spiderman?"),  # a shout, past tense, a lone word
     ])
     assert not any(r.property == "is_a" for r in got.records)  # "a tough job, Kasia" is an address
     goes_by = {(r.entity, r.value, r.evidence_turn_ids[0]) for r in got.records if r.property == "goes_by"}
