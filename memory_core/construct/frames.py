@@ -148,8 +148,9 @@ def is_raw_utterance(value: str) -> bool:
 def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     """Phatic and opinion-only drafts are no facts: an evaluation of something ("things are
     tough"), a topic without a statement, a picture's caption."""
-    if d.prop in OPINION_ONLY:
-        return False
+    if d.prop in OPINION_ONLY or clauses.is_noise_word(d.entity.split()[0] if d.entity.split() else "",
+                                                       acknowledgements=False):
+        return False  # "Hahaha perfect" has no "Hahaha" doing anything
     # "Dance fixes ...": no name; a speaker is named even when the name is a role ("user"), but an
     # assistant's own undated statements ("I think the book is great") are advice, not its facts
     unnamed = (d.entity[:1].islower() or d.entity_type == "concept") and (

@@ -47,6 +47,7 @@ def test_self_introductions_and_addresses_name_the_speaker(backend: OfflineBacke
         ("Katarzyna W", "Imagine if I was ALLERGIC to rye. Spiderman?"),  # a shout, past tense, a lone word
     ])
     assert not any(r.property == "is_a" for r in got.records)  # "a tough job, Kasia" is an address
+    assert not any(r.entity.lower().startswith("haha") for r in got.records)
     goes_by = {(r.entity, r.value, r.evidence_turn_ids[0]) for r in got.records if r.property == "goes_by"}
     assert ("Katarzyna W", "Kasia", "D1:1") in goes_by  # self-introduction
     assert ("Benedikt", "Teddy", "D1:2") in goes_by
