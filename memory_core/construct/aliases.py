@@ -172,8 +172,11 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
         if name_tok is None:
             name_tok = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
         head = noun.head
-        if name_tok is None and noun.dep_ == "appos" and head.pos_ == "PROPN" and not head.is_sent_start:
-            name_tok = head  # "at Haus Tilde, the city library" ("Marek, the new job, ..." is a list)
+        end = max(t.i for t in noun.subtree) + 1
+        listed = (end < len(noun.doc) and noun.doc[end].text == ",") or any(
+            c.dep_ == "conj" for c in noun.children)
+        if name_tok is None and noun.dep_ == "appos" and head.pos_ == "PROPN" and not listed:
+            name_tok = head  # "Oscar, my guinea pig." ("Marek, the new job, the choir, ..." is a list)
         if name_tok is None or _closing_address(name_tok) or speaker_alias(name_tok.text, speakers) \
                 or clauses.is_noise_word(name_tok.text):
             continue  # "... a tough job, Jon.": an address, not what the job is called; "Hahaha a ..."

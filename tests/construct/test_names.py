@@ -66,6 +66,8 @@ def test_self_introductions_and_addresses_name_the_speaker(backend: OfflineBacke
     assert any(r.entity == "Katarzyna W" and r.property in ("residence", "destination")
                for r in got.records if r.evidence_turn_ids[0] == "D1:1")
     assert any(r.entity == "Oskar" and r.property == "occupation" and r.value == "baker" for r in got.records)
+    kinds = run(backend, [("Benedikt", "And yes, I do. Pixel, my guinea pig. He's great.")]).records
+    assert any(r.entity == "Pixel" and r.property == "is_a" and r.value == "guinea pig" for r in kinds), kinds
 
 
 def test_the_alias_joins_the_speakers_entity_and_kin_stay_their_own() -> None:
