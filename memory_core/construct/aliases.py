@@ -76,8 +76,8 @@ def _name(tok: Token) -> str | None:
 def _introduced(tok: Token) -> bool:
     """"I'm Kat" / "my name is Kat" / "call me Kat" / "Kat here": the speaker names herself."""
     head = tok.head
-    if clauses.is_negated(head):
-        return False
+    if clauses.is_negated(head) or any(c.dep_ == "det" for c in tok.children):
+        return False  # "I'm not Kat", "I'm a Subway (worker)": no name of mine
     if tok.dep_ in ("attr", "acomp", "nsubj") and head.lemma_ == "be" and head.lower_ in _PRESENT_BE:
         subj = next((c for c in head.children if c.dep_ == "nsubj" and c.i != tok.i), None)
         if subj is None:

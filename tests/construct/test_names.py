@@ -45,6 +45,7 @@ def test_self_introductions_and_addresses_name_the_speaker(backend: OfflineBacke
         ("Katarzyna W", "Marek, the new job, the choir, the sea... I think I will stay."),  # a list
         ("Benedikt", "Hahaha a worthy heir!"),
         ("Katarzyna W", "Imagine if I was ALLERGIC to rye. Spiderman?"),  # a shout, past tense, a lone word
+        ("Benedikt", "Unless I'm a Lidl cashier, I keep it off."),  # a determiner: no name
     ])
     assert not any(r.property == "is_a" for r in got.records)  # "a tough job, Kasia" is an address
     assert not any(r.entity.lower().startswith("haha") for r in got.records)
