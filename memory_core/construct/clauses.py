@@ -90,6 +90,24 @@ def clause_heads(sent: Span) -> Iterator[Token]:
             yield tok
 
 
+_LAUGHTER = re.compile(r"^(?:[aeiou]?h+[aeiou]+){2,}h?$"
+                       r"|^(?:lo+l|lmf?ao+|rofl|xd+|hmm+|u+[hg]+|o+h+|a+w+)$", re.I)
+_ELONGATED = re.compile(r"([a-z])\1\1", re.I)
+
+
+_INTERJECTIONS = frozenset({"okay", "ok", "anyway", "anyways", "exactly", "yeah", "yep", "yes", "nah", "oh",
+                            "wow", "hey", "hi", "um", "uh", "congrats", "thanks", "omg", "btw", "tbh"})
+
+
+def is_noise_word(word: str, *, acknowledgements: bool = True) -> bool:
+    """Laughter, an elongated shout or an interjection: "hahaha", "lol", "NOOO", "sooo",
+    "okay"; with ``acknowledgements`` also any word of an acknowledgement ("Congrats", "Cool")
+    — a word that names nothing."""
+    low = word.lower().strip(".,!?;:'\"")
+    return bool(low) and (bool(_LAUGHTER.match(low)) or bool(_ELONGATED.search(low)) or low in _INTERJECTIONS
+                          or (acknowledgements and low in lexicon.ACK_WORDS))
+
+
 def is_vocative(tok: Token) -> bool:
     """"Hey Caroline, ..." / "Thanks, Mel!": a name addressed, not a subject."""
     if tok.pos_ != "PROPN":

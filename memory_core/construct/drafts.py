@@ -75,6 +75,7 @@ class ExtractState:
     info: ConversationInfo
     drafts: list[Draft] = field(default_factory=list)
     mentions: list[Mention] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)  # a name a speaker goes by (lower) -> speaker
 
 
 def conf(rule: str, resolution: float, agreement: float = 1.0) -> float:

@@ -7,7 +7,11 @@ its reason and score:
 1. ``normalised name`` (1.0) — same name after lower-casing, dropping articles/possessive
    determiners and punctuation, and a plural ``s`` ("The support group" = "support groups");
 2. ``name prefix`` (len(alias)/len(name)) — a one-word person name that starts another
-   person's first name and matches no other one ("Mel" → "Melanie"), speakers first;
+   person's first name and matches no other one ("Mel" → "Melanie"), speakers first; a
+   speaker is never the alias, and a possessive phrase is never the name ("Jonas's mom" is
+   its own entity, linked to Jonas by its relation record, never an alias of Jonas);
+   ``speaker alias`` (1.0) — the name a speaker goes by (a ``goes_by`` record: a
+   self-introduction, or how the other speaker addresses them) joins that speaker;
 3. ``acronym`` (1.0) — letters equal to the initials of a multi-word name ("NYC" →
    "New York City");
 4. ``embedding <cos>`` — two non-person names of the same type whose MiniLM vectors have
@@ -93,13 +97,36 @@ class Canonical:
         return self.by_key.get(normalise_name(name))
 
 
+GOES_BY = "goes_by"
+TYPE_DECIDING = frozenset({"is_a", "occupation"})  # "Kleiwerk is_a studio": the entity's type
+DECIDES = 100  # the weight of such a record in the type vote (a mention counts 1)
+# what a common noun (no capital letter) can be as a relation value: a person only when it names
+# one ("mom", "coworker", "teacher"), never an organisation ("job", "team" are no company names)
+_PERSON_NOUNS = frozenset(lexicon.KIN) | lexicon.OCCUPATIONS
+
+
+def value_type(value: str, declared: str) -> str:
+    """The entity type of a relation value: the property's declared type, except that a common
+    noun is an organisation never, and a person only when its head noun names a person."""
+    if any(c.isupper() for c in value) or declared not in ("person", "organization"):
+        return declared
+    head = value.split()[-1].lower().strip(".,!?") if value.split() else ""
+    if declared == "person" and (head in _PERSON_NOUNS or head.rstrip("s") in _PERSON_NOUNS
+                                 or "'s " in value):
+        return declared
+    return "concept"
+
+
 def record_mentions(r: Record) -> list[tuple[str, str, bool]]:
     """(name, type, as_entity) of one record's entity mentions: its entity, and its value when
-    the property is a relation and the value is short enough to be a name."""
+    the property is a relation and the value is short enough to be a name; the name a person
+    goes by is a mention of a person."""
     out = [(r.entity, r.entity_type, True)]
     prop = lexicon.prop_for(r.property)
-    if prop.relation and r.value and len(r.value.split()) <= MAX_MENTION_WORDS:
-        out.append((r.value, prop.value_type, False))
+    if r.property == GOES_BY and r.value:
+        out.append((r.value, "person", False))
+    elif prop.relation and r.value and len(r.value.split()) <= MAX_MENTION_WORDS:
+        out.append((r.value, value_type(r.value, prop.value_type), False))
     return out
 
 
@@ -142,6 +169,8 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
         ra, rk = find(alias), find(keep)
         if ra == rk:
             return
+        if groups[ra].speaker and groups[rk].speaker and reason != ANNOTATOR:
+            return  # two speakers are two people
         if groups[ra].speaker and not groups[rk].speaker:
             ra, rk = rk, ra  # a speaker is always the canonical side
         sets.union(ra, rk)
@@ -153,12 +182,30 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
         ka, kk = normalise_name(alias), normalise_name(keep)
         if ka in groups and kk in groups:
             union(ka, kk, ANNOTATOR, 1.0)
-    # 2. name prefix: "Mel" -> "Melanie"
-    persons = [k for k, g in groups.items() if g.type == "person" or g.speaker]
-    firsts = {k: k.split()[0] for k in persons}
-    ordered = sorted(persons, key=lambda k: (groups[k].speaker is None, k))
+    # what a name was introduced as decides its type ("a studio called Kleiwerk" is no person)
+    for r in records:
+        if r.property in TYPE_DECIDING:
+            key = normalise_name(r.entity)
+            if key in groups and not groups[key].speaker:
+                groups[key].types[r.entity_type] += DECIDES
+    # 1b. the names speakers go by: "Kat" -> "Katherine Miller"; a name claimed for two speakers
+    # (or that is another speaker's) joins nobody, and two speakers are never one entity
+    claims: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        if r.property == GOES_BY and r.value:
+            claims[normalise_name(r.value)].add(normalise_name(r.entity))
+    for ka, owners in claims.items():
+        kk = next(iter(owners))
+        if len(owners) == 1 and ka in groups and kk in groups and ka != kk and not groups[ka].speaker \
+                and not groups[find(ka)].speaker:
+            union(ka, kk, "speaker alias", 1.0)
+    # 2. name prefix: "Mel" -> "Melanie"; never a speaker as the alias, never a possessive
+    # phrase as the name ("Jonas" is no short form of "Jonas's mom")
+    persons = [k for k, g in groups.items() if (g.type == "person" or g.speaker)]
+    firsts = {k: k.split()[0] for k in persons if k.split()[0].isalpha()}
+    ordered = sorted(firsts, key=lambda k: (groups[k].speaker is None, k))
     for k in persons:
-        if " " in k or len(k) < 3:
+        if " " in k or len(k) < 3 or groups[k].speaker:
             continue
         matches = [o for o in ordered if o != k and firsts[o] != k and firsts[o].startswith(k)]
         names = {firsts[o] for o in matches}

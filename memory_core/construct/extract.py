@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memory_core.construct import clauses, lexicon
+from memory_core.construct.aliases import find_aliases, named_kinds
 from memory_core.construct.drafts import (
     PRONOUN_VALUES,
     TRIVIAL_VERBS,
@@ -36,6 +37,7 @@ from memory_core.construct.drafts import (
     Subject,
     conf,
 )
+from memory_core.construct.entities import GOES_BY
 from memory_core.construct.frames import finish
 from memory_core.construct.lexicon import Prop
 from memory_core.construct.properties import property_of, value_of
@@ -75,15 +77,21 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
                     info: ConversationInfo) -> Extraction:
     """Records and event frames of one episode; ``docs`` are the parsed (normalised) turn texts."""
     state = ExtractState(episode, info)
+    others = [other_speaker(turns, pos, info) for pos in range(len(turns))]
+    for pos, who, alias in find_aliases(docs, [t.speaker for t in turns], others, info.speakers):
+        state.aliases.setdefault(alias.lower(), who)
+        state.drafts.append(Draft(who, "person", GOES_BY, alias, turns[pos], conf("pattern", 1.0)))
     for pos, (turn, doc) in enumerate(zip(turns, docs, strict=True)):
         speaker, other = turn.speaker, other_speaker(turns, pos, info)
         before = len(state.drafts)
         carried: list[Span] = []  # "Last night was amazing! We celebrated ...": the time carries on
+        kinds: list[Draft] = []  # what names name: no fact of the turn's own (the fallback still runs)
         for sent in doc.sents:
             register_mentions(state, sent, speaker, other, pos)
             if clauses.is_question(sent):
                 continue
             _possessions(state, sent, turn, speaker, other)
+            kinds.extend(named_kinds(sent, turn, info.speakers))
             for pred in clauses.clause_heads(sent):
                 _clause(state, pred, turn, pos, speaker, other)
             carried = attach_times(state, sent, turn, before, carried)
@@ -94,12 +102,15 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
                                           conf("caption", 1.0)))
         if len(state.drafts) == before:
             _fallback(state, doc, turn, speaker, other, pos)
+        state.drafts.extend(kinds)
     return finish(state, turns)
 
 
 # --------------------------------------------------------------------------- clauses
 def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str, other: str) -> None:
     lemma = clauses.lemma(pred)
+    if any(c.dep_ in ("attr", "acomp", "oprd") and c.lower_ in state.aliases for c in pred.children):
+        return  # "I'm Kat" / "my name is Kat": the ``goes_by`` record says it
     if is_imperative(pred) and clauses.subject_of(pred) is None:
         advice = advice_text(pred, speaker, other)  # "Keep going after your dreams!" to the other
         if len(advice.split()) >= 5:  # "have fun", "stay safe": a parting wish, no advice
@@ -294,9 +305,11 @@ def _possessions(state: ExtractState, sent: Span, turn: Turn, speaker: str, othe
             continue
         kin = lexicon.KIN[noun]
         name = name_of(tok)
-        value = name or clauses.join([t for t in tok.subtree
-                                      if (t.i <= tok.i and t.dep_ in ("compound", "amod"))
-                                      or t.i == tok.i])
+        # an unnamed relative is the owner's ("Jonas's mom"): the same entity as the subject of
+        # "my mom buys her sausages", linked to the owner by this record, never merged into them
+        value = name or f"{owner}'s " + clauses.join([t for t in tok.subtree
+                                                      if (t.i <= tok.i and t.dep_ in ("compound", "amod"))
+                                                      or t.i == tok.i])
         resolution = 1.0 if owner in (speaker, other) else 0.9
         subject = Subject(owner, "person", resolution)
         state.drafts.append(Draft(owner, "person", kin.name, value, turn, conf("pattern", resolution)))

@@ -9,12 +9,17 @@ place named, cause and manner.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memory_core.construct import clauses
 from memory_core.construct.drafts import Draft, ExtractState
 from memory_core.construct.propositions import DISCOURSE
 from memory_core.construct.subjects import possessor
 from memory_core.contracts import ASSISTANT_ROLES, Extraction
 from memory_core.models import EventFrame, Record, Turn
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 
 def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
@@ -24,8 +29,12 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
     stated: dict[tuple[str, str, str, str], int] = {}  # restatement key -> index in records
     event_preds: set[int] = set()
     for d in state.drafts:
-        entity, value = d.entity.strip(), " ".join(d.value.split())
-        if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers):
+        other = next((sp for sp in state.info.speakers if sp != d.turn.speaker), "")
+        entity = d.entity.strip()
+        value = speakers_named(clean_value(d.value, d.prop), d.turn.speaker, other)
+        restates_alias = d.prop != "goes_by" and value.lower() in state.aliases  # "Anna identity Annie"
+        if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers) \
+                or is_raw_utterance(value) or _opens_with_interjection(d.value) or restates_alias:
             continue
         key = (entity.lower(), d.prop, _gist(value), d.modality.value)
         earlier = stated.get(key)
@@ -43,7 +52,8 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
             valid_time=d.time.iso if d.time else None, valid_time_text=d.time.text if d.time else None,
             evidence_turn_ids=(d.turn.id,), confidence=d.confidence, source_speaker=d.turn.speaker,
         ))
-        if d.pred is not None and (d.event or d.time is not None) and d.pred.pos_ == "VERB":
+        if d.pred is not None and (d.event or d.time is not None) and d.pred.pos_ == "VERB" \
+                and _carries_content(value, d.pred):
             key_pred = hash((d.turn.id, d.pred.i))
             if key_pred in event_preds:
                 continue
@@ -64,13 +74,83 @@ def _gist(value: str) -> str:
 
 
 OPINION_ONLY = frozenset({"description", "talks_about", "shares_image"})
+# words of a speaker's own voice: the value extractors rewrite them to the speakers' names, so a
+# value that still holds one is a piece of the utterance, not a proposition about anyone
+_VOICE = frozenset({"i", "i'm", "im", "i've", "i'd", "i'll", "you're", "you've", "you'll", "we", "we're",
+                    "we've"})
+# object and possessive pronouns left in a value are the speakers: rewritten to their names
+_FIRST = {"me": "{me}", "my": "{me}'s", "mine": "{me}'s", "our": "{me}'s"}  # "us": both, or a group
+_SECOND = {"you": "{you}", "your": "{you}'s", "yours": "{you}'s"}
+_PARTICLES = frozenset({"up", "out", "off", "down", "over", "away"})
+_DANGLING = frozenset({"the", "a", "an", "and", "but", "or"})
+
+
+def _filler(word: str) -> bool:
+    return clauses.is_noise_word(word, acknowledgements=False) or word.lower().strip(",.!") in DISCOURSE
+
+
+def clean_value(value: str, prop: str) -> str:
+    """A value without the chat around it: no leading or trailing interjection or discourse word
+    ("Exactly spoiled rotten", "escaping Anyway"), no leading form of the property's own verb
+    ("plays: played live" -> "live"), no dangling article or conjunction."""
+    words = value.split()
+    verb = prop.split("_")[0].lower()
+    stem = verb[:-2] if verb.endswith("es") and len(verb) > 4 else verb[:-1] if verb.endswith("s") else verb
+    stem = stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem
+    for _ in range(3):
+        before = len(words)
+        while words and _filler(words[0]):
+            words = words[1:]
+        while words and (_filler(words[-1]) or words[-1].lower() in _DANGLING):
+            words = words[:-1]
+        if words and len(stem) >= 3 and words[0].lower().startswith(stem) and len(words[0]) <= len(stem) + 4:
+            rest = words[1:]  # "rehearses: rehearse twice a week"; "paints: painting" stays
+            while rest and rest[0].lower() in _PARTICLES:
+                rest = rest[1:]
+            words = rest or words
+        if len(words) == before:
+            break
+    return " ".join(words).strip(" ,;:-")
+
+
+def _carries_content(value: str, pred: Token) -> bool:
+    """An event's object says more than its verb: "wake up: wake up" is no event frame."""
+    lemma = pred.lemma_.lower()
+    stem = lemma[:-1] if lemma.endswith("e") and len(lemma) > 3 else lemma
+    return any(not (w.lower().startswith(stem) or w.lower() in _PARTICLES or w.lower() in DISCOURSE)
+               for w in value.split())
+
+
+def speakers_named(value: str, speaker: str, other: str) -> str:
+    """Object and possessive pronouns a value kept, as the speakers' names ("happy for you" said
+    by Anna to Ben -> "happy for Ben"; "near me" -> "near Anna")."""
+    out = []
+    for w in value.split():
+        core = w.rstrip(".,!?;:")
+        low = core.lower().replace("’", "'")
+        form = _FIRST.get(low) or (_SECOND.get(low) if other else None)
+        out.append(form.format(me=speaker, you=other) + w[len(core):] if form else w)
+    return " ".join(out)
+
+
+def _opens_with_interjection(value: str) -> bool:
+    """"Okay, Pepper is staring at me": a value that opens like a turn is a piece of it."""
+    first = value.split(",", 1)[0].strip()
+    return "," in value and " " not in first and clauses.is_noise_word(first, acknowledgements=False)
+
+
+def is_raw_utterance(value: str) -> bool:
+    """A value that still holds a first- or second-person subject ("Okay, Pepper is staring at
+    me, I'm ...", "I've been waiting"): a copy of the turn, not a proposition."""
+    return any(w.lower().strip(".,!?;:\"()") in _VOICE for w in value.replace("’", "'").split())
 
 
 def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     """Phatic and opinion-only drafts are no facts: an evaluation of something ("things are
     tough"), a topic without a statement, a picture's caption."""
-    if d.prop in OPINION_ONLY:
-        return False
+    if d.prop in OPINION_ONLY or clauses.is_noise_word(d.entity.split()[0] if d.entity.split() else "",
+                                                       acknowledgements=False):
+        return False  # "Hahaha perfect" has no "Hahaha" doing anything
     # "Dance fixes ...": no name; a speaker is named even when the name is a role ("user"), but an
     # assistant's own undated statements ("I think the book is great") are advice, not its facts
     unnamed = (d.entity[:1].islower() or d.entity_type == "concept") and (
@@ -82,8 +162,8 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     if all(w.lower() in repeated or w.lower() in DISCOURSE for w in d.value.split()):
         return False  # "feels feel", "quits quit": the verb repeated, nothing stated
     # what a speaker says of the other speaker ("you're so brave") is a reaction, not the other's
-    # own account; their facts come from their own turns
-    return not (d.entity != d.turn.speaker and d.entity in speakers)
+    # own account; their facts come from their own turns (the name they are addressed by is one)
+    return d.prop == "goes_by" or not (d.entity != d.turn.speaker and d.entity in speakers)
 
 
 def _frame(state: ExtractState, d: Draft, n: int) -> EventFrame:

@@ -34,10 +34,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memory_core.construct import lexicon
+from memory_core.construct.clauses import is_noise_word
 from memory_core.models import Episode, Session, ThemeType, Turn
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc, Token
 
 WINDOW = 3
 MIN_LEN = 3
@@ -54,6 +55,7 @@ _STOP_NOUNS = frozenset({
     "today", "yesterday", "week", "weekend", "year", "years", "month", "months", "while", "fun",
     "photo", "picture", "pic", "image", "look", "sense", "deal", "feeling", "feelings", "place",
 })
+_EDGE_POS = frozenset({"VERB", "AUX", "INTJ", "ADP", "CCONJ", "DET", "PART", "PRON", "ADV", "SCONJ"})
 _EVENT_WORDS = frozenset(p for p, prop in lexicon.VERBS.items() if prop.event) | {"go", "take"}
 
 
@@ -196,25 +198,48 @@ def find_spans(turns: list[Turn], vectors: np.ndarray, *, window: int = WINDOW, 
 
 # --------------------------------------------------------------------------- themes
 def key_phrases(docs: list[Doc], speakers: tuple[str, ...], limit: int = 3) -> tuple[list[str], bool]:
-    """Top phrases of an episode and whether the top one names an entity."""
+    """Top phrases of an episode and whether the top one names an entity.
+
+    No phrase holds an interjection, laughter or a shout ("Hahaha", "NOOO"), an acknowledgement
+    ("Congrats"), a speaker's name (a greeting: "Morning Maya") or a verb at its edge ("Meet
+    Gustav" -> "Gustav"); a lone capitalised word opening a sentence counts as a name only when
+    the parser tags it a proper noun."""
     speaker_names = {s.lower() for s in speakers}
+    speaker_words = {w for s in speaker_names for w in s.split()}
     scores: dict[str, float] = defaultdict(float)
     surface: dict[str, str] = {}
     named: set[str] = set()
+
+    def clean(tokens: list[Token]) -> list[Token] | None:
+        while tokens and (tokens[0].pos_ in _EDGE_POS or tokens[0].is_punct):
+            tokens = tokens[1:]
+        while tokens and (tokens[-1].pos_ in _EDGE_POS or tokens[-1].is_punct):
+            tokens = tokens[:-1]
+        if not tokens or any(t.is_punct and t.text != "-" for t in tokens):
+            return None  # "RIP Gustav, NOOO, NOOO Gustav": a cry, not a name
+        if any(is_noise_word(t.text) or t.lower_ in speaker_words for t in tokens):
+            return None
+        return tokens
+
     for doc in docs:
         for ent in doc.ents:
-            if ent.label_ in _ENTITY_LABELS:
-                key = ent.text.lower().strip()
-                if key in speaker_names or len(key) < 2:
-                    continue
-                scores[key] += 2.0
-                surface.setdefault(key, ent.text.strip())
-                named.add(key)
+            if ent.label_ not in _ENTITY_LABELS:
+                continue
+            tokens = clean(list(ent))
+            if tokens is None or (len(tokens) == 1 and tokens[0].is_sent_start and tokens[0].pos_ != "PROPN"):
+                continue
+            text = " ".join(t.text for t in tokens)
+            key = text.lower().strip()
+            if key in speaker_names or len(key) < 2:
+                continue
+            scores[key] += 2.0
+            surface.setdefault(key, text.strip())
+            named.add(key)
         for chunk in doc.noun_chunks:
             root = chunk.root
             if root.pos_ == "PRON" or root.lemma_.lower() in _STOP_NOUNS or root.is_stop:
                 continue
-            words = [t for t in chunk if t.pos_ in ("NOUN", "PROPN", "ADJ") and not t.is_stop]
+            words = clean([t for t in chunk if t.pos_ in ("NOUN", "PROPN", "ADJ") and not t.is_stop])
             if not words:
                 continue
             key = " ".join(t.lemma_.lower() for t in words if t.pos_ != "ADJ" or t.dep_ == "compound")
@@ -224,7 +249,12 @@ def key_phrases(docs: list[Doc], speakers: tuple[str, ...], limit: int = 3) -> t
             scores[key] += 1.0
             surface.setdefault(key, " ".join(t.text for t in words))
     ranked = [k for k, _ in sorted(scores.items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))]
-    top = ranked[:limit]
+    top: list[str] = []
+    for k in ranked:  # one spelling of a phrase once ("classic Biscuit" as entity and as chunk)
+        if surface[k].lower() not in {surface[t].lower() for t in top}:
+            top.append(k)
+        if len(top) == limit:
+            break
     return [surface[k] for k in top], bool(top and top[0] in named)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memory_core.construct import clauses, lexicon
+from memory_core.construct.aliases import speaker_alias
 from memory_core.construct.drafts import VAGUE_NOUNS, ExtractState, Mention, Subject
 from memory_core.contracts import ConversationInfo
 from memory_core.models import Turn
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 NER_TYPES = {"PERSON": "person", "GPE": "place", "LOC": "place", "FAC": "place",
              "ORG": "organization", "NORP": "group", "PRODUCT": "object", "WORK_OF_ART": "work",
              "EVENT": "event", "LANGUAGE": "concept"}
+_NAMED = frozenset({"", "ORG", "PERSON"})  # what the small NER calls a pet's or a person's name
 PERSON_PRON = {"he": False, "him": False, "his": False, "she": False, "her": False,
                "they": True, "them": True, "their": True}
 
@@ -40,18 +42,15 @@ def other_speaker(turns: list[Turn], pos: int, info: ConversationInfo) -> str:
     return next((s for s in info.speakers if s != me), me)
 
 
-def speaker_alias(text: str, speakers: tuple[str, ...]) -> str | None:
-    low = text.lower()
-    for s in speakers:
-        if low == s.lower() or (len(low) >= 3 and s.lower().startswith(low)):
-            return s
-    return None
-
-
 def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str, pos: int) -> None:
     for ent in sent.ents:
-        if ent.label_ == "PERSON" and speaker_alias(ent.text, state.info.speakers) is None:
+        if ent.label_ == "PERSON" and speaker_alias(ent.text, state.info.speakers, state.aliases) is None:
             state.mentions.append(Mention(ent.text.strip(), "person", False, pos))
+    for tok in sent:  # a named subject, whatever NER guessed ("Pepper is staring at me, she wants ...")
+        if tok.dep_ in ("nsubj", "nsubjpass") and tok.pos_ == "PROPN" and tok.ent_type_ in _NAMED \
+                and speaker_alias(tok.text, state.info.speakers, state.aliases) is None:
+            known = next((m for m in reversed(state.mentions) if m.name == tok.text), None)
+            state.mentions.append(Mention(tok.text, known.type if known else "person", False, pos))
     for tok in sent:
         if tok.lemma_.lower() in lexicon.KIN and tok.pos_ == "NOUN":
             owner = possessor(tok, speaker, other)
@@ -112,9 +111,9 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
     if tok.pos_ == "PROPN" or tok.ent_type_:
         name = " ".join(t.text for t in tok.subtree if t.pos_ == "PROPN" or t.dep_ in ("compound", "flat")
                         ) or tok.text
-        alias = speaker_alias(name, state.info.speakers)
+        alias = speaker_alias(name, state.info.speakers, state.aliases)
         if alias is not None:
-            return Subject(name, "person", 1.0)
+            return Subject(alias, "person", 1.0)
         kind = NER_TYPES.get(tok.ent_type_, "")
         if not kind:  # untagged proper noun: a person mentioned before, else a capitalised word
             known = next((m for m in reversed(state.mentions) if m.name == name), None)

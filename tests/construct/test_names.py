@@ -1,0 +1,144 @@
+"""Entities and records a person would accept: speaker aliases, kin kept apart from their person,
+entity types from context, no raw utterance as a value, themes without interjections, event
+frames with content. Invented dialogues only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memory_core.backends.offline import OfflineBackend
+from memory_core.construct.clauses import is_noise_word
+from memory_core.construct.entities import canonicalise
+from memory_core.construct.frames import clean_value, is_raw_utterance, speakers_named
+from memory_core.construct.nlp import get_nlp, normalise_text
+from memory_core.construct.segment import key_phrases
+from memory_core.contracts import ConversationInfo
+from memory_core.embeddings import Embedder
+from memory_core.models import Record
+from tests.construct.dialogues import Line, one_episode, session
+
+# display names that differ from the names the two use with each other
+INFO = ConversationInfo("t", ("Katarzyna W", "Benedikt"))
+
+
+@pytest.fixture(scope="module")
+def backend(embedder: Embedder) -> OfflineBackend:
+    return OfflineBackend(embedder=embedder)
+
+
+def run(backend: OfflineBackend, lines: list[Line], info: ConversationInfo = INFO) -> Any:
+    s = session(1, lines)
+    return backend.extract(one_episode(s), list(s.turns), info)
+
+
+def test_self_introductions_and_addresses_name_the_speaker(backend: OfflineBackend) -> None:
+    got = run(backend, [
+        ("Katarzyna W", "Hi! I'm Kasia, by the way. I just moved to Tallinn."),
+        ("Benedikt", "Nice to meet you, Kasia! Everyone calls me Teddy."),
+        ("Katarzyna W", "Thanks, Teddy! The old town is lovely."),
+        ("Benedikt", "Hey Kasia, Kasia should try the rye bread at the market."),
+        ("Benedikt", "The baker, Oskar, gave me a free pretzel today."),
+        ("Katarzyna W", "Oof, Oskar sounds generous. Revolutionary, honestly!"),
+        ("Benedikt", "Finding a flat in this town is a tough job, Kasia."),
+        ("Katarzyna W", "Marek, the new job, the choir, the sea... I think I will stay."),  # a list
+        ("Benedikt", "Hahaha a worthy heir!"),
+        ("Katarzyna W", "Imagine if I was ALLERGIC to rye. Spiderman?"),  # a shout, past tense, a lone word
+        ("Benedikt", "Unless I'm a Lidl cashier, I keep it off."),  # a determiner: no name
+    ])
+    assert not any(r.property == "is_a" for r in got.records)  # "a tough job, Kasia" is an address
+    assert not any(r.entity.lower().startswith("haha") for r in got.records)
+    goes_by = {(r.entity, r.value, r.evidence_turn_ids[0]) for r in got.records if r.property == "goes_by"}
+    assert ("Katarzyna W", "Kasia", "D1:1") in goes_by  # self-introduction
+    assert ("Benedikt", "Teddy", "D1:2") in goes_by
+    # addressed by the other speaker after a greeting: "Hey Kasia" cites its turn too
+    assert any(r.property == "goes_by" and r.value == "Kasia" and "D1:4" in r.evidence_turn_ids
+               for r in got.records)
+    # interjections and words set off by commas are no names; Oskar is talked about, not addressed
+    assert {v for _, v, _ in goes_by} == {"Kasia", "Teddy"}, goes_by
+    # a prefix of the display name ("Bene" for "Benedikt") resolves without a record
+    assert not any(r.property == "goes_by" and r.value == "Benedikt" for r in got.records)
+    # an apposition ("The baker, Oskar,") is no address
+    assert not any(r.value == "Oskar" for r in got.records if r.property == "goes_by")
+    # "I'm Kasia" is no identity record; a sentence about the alias is about the speaker
+    assert not any(r.property == "identity" and r.value == "Kasia" for r in got.records)
+    assert not any(r.entity == "Kasia" for r in got.records)
+    assert any(r.entity == "Katarzyna W" and r.property in ("residence", "destination")
+               for r in got.records if r.evidence_turn_ids[0] == "D1:1")
+    assert any(r.entity == "Oskar" and r.property == "occupation" and r.value == "baker" for r in got.records)
+    kinds = run(backend, [("Benedikt", "And yes, I do. Pixel, my guinea pig. He's great.")]).records
+    assert any(r.entity == "Pixel" and r.property == "is_a" and r.value == "guinea pig" for r in kinds), kinds
+
+
+def test_the_alias_joins_the_speakers_entity_and_kin_stay_their_own() -> None:
+    def rec(n: int, entity: str, prop: str, value: str, kind: str = "person") -> Record:
+        return Record(id=f"c:S1:E1:R{n}", conv_id="c", episode_id="c:S1:E1", entity=entity, entity_type=kind,
+                      property=prop, value=value, evidence_turn_ids=("D1:1",))
+
+    records = [
+        rec(1, "Katarzyna W", "goes_by", "Kasia"),
+        rec(2, "Kasia", "likes", "rowing"),
+        rec(3, "Benedikt", "parent", "Benedikt's mom"),
+        rec(4, "Benedikt's mom", "likes", "gardening"),
+        rec(5, "Benedikt", "employer", "job"),
+        rec(6, "Lumo", "is_a", "studio", "place"),
+        rec(7, "Lumo", "hosts", "a fair"),  # a guess from an untagged proper noun
+        rec(8, "Lumo", "opens", "at nine"),
+    ]
+    canonical = canonicalise("c", records, ["Katarzyna W", "Benedikt"])
+    by_name = {e.name: e for e in canonical.entities}
+    assert canonical.lookup("Kasia") == by_name["Katarzyna W"].id
+    assert "Kasia" in by_name["Katarzyna W"].aliases
+    assert ("Kasia", "speaker alias") in {(m.alias, m.reason) for m in canonical.merges}
+    # the mother is her own entity, never an alias of her son
+    assert "Benedikt's mom" in by_name and "Benedikt's mom" not in by_name["Benedikt"].aliases
+    assert by_name["Benedikt's mom"].type == "person"
+    assert by_name["job"].type == "concept"  # a common noun names no organisation
+    assert by_name["Lumo"].type == "place"
+    # a name claimed for both speakers joins neither, and speakers never merge
+    claimed = [rec(1, "Katarzyna W", "goes_by", "Sunny"), rec(2, "Benedikt", "goes_by", "Sunny"),
+               rec(3, "Sunny", "likes", "tea")]
+    both = canonicalise("c", claimed, ["Katarzyna W", "Benedikt"])
+    assert len({both.lookup("Katarzyna W"), both.lookup("Benedikt"), both.lookup("Sunny")}) == 3
+
+
+def test_no_value_is_a_raw_utterance(backend: OfflineBackend) -> None:
+    got = run(backend, [
+        ("Benedikt", "I'll let you know. Okay, Mochi is staring at me, she wants her dinner."),
+        ("Katarzyna W", "Hahaha I'm laughing at this for the third time!"),
+        ("Benedikt", "I've been rehearsing twice a week with the choir."),
+    ])
+    for r in got.records:
+        assert not is_raw_utterance(r.value), r
+        assert not r.value.lower().startswith(("okay", "hahaha")), r
+    assert not any(r.entity == "Katarzyna W" and r.property == "wants" for r in got.records)
+    for v in got.events:  # every frame says more than its verb
+        verb, _, value = v.action.partition(": ")
+        assert value and value.split()[0].lower() != verb.split()[0], v
+
+
+def test_value_cleaning_and_noise_words() -> None:
+    assert clean_value("Exactly spoiled rotten", "feels") == "spoiled rotten"
+    assert clean_value("played live", "plays") == "live"
+    assert clean_value("painting", "paints") == "painting"  # nothing left: kept as it was
+    assert is_raw_utterance("I've been waiting") and not is_raw_utterance("Benedikt's mom")
+    # object and possessive pronouns become the speakers' names
+    named = speakers_named("happy for you and my sister", "Kasia", "Teddy")
+    assert named == "happy for Teddy and Kasia's sister"
+    assert all(is_noise_word(w) for w in ("Hahaha", "NOOO", "lol", "sooo", "Congrats"))
+    assert not any(is_noise_word(w) for w in ("Kasia", "Tallinn", "Hannah", "Otto"))
+
+
+def test_episode_themes_are_key_phrases_not_interjections() -> None:
+    nlp = get_nlp()
+    texts = [
+        "Hahaha perfect. Morning Benedikt!",
+        "RIP Mochi, NOOO, NOOO Mochi. I forgot to water the basil on my balcony in Tallinn.",
+        "Hahaha classic Mochi. The basil on the balcony needs a new pot from the garden centre.",
+    ]
+    phrases, _ = key_phrases([nlp(normalise_text(t)) for t in texts], INFO.speakers)
+    assert phrases, phrases
+    low = " ".join(phrases).lower()
+    assert "haha" not in low and "nooo" not in low and "benedikt" not in low and "," not in low, phrases
+    assert len({p.lower() for p in phrases}) == len(phrases)
