@@ -23,7 +23,7 @@ from memory_core import timeexpr
 from memory_core.models import BufferTurn, Plan, Record
 from memory_core.query.answer_model import Option
 from memory_core.query.constituents import Constituent, constituents
-from memory_core.query.families import property_families, word_families
+from memory_core.query.families import property_families, question_families, word_families
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
 
 if TYPE_CHECKING:
@@ -116,6 +116,7 @@ def _option(q: Question, text: str, kind: str, *, sentence_score: float, rank: i
     if record is not None:
         wanted = [r for r in q.plan.requirements if r.role != "bridge" and r.property]
         families = {f for r in wanted for f in property_families(r.property or "")}
+        families |= question_families(q.plan.keywords, q.target)  # "where ..." asks for a place
         prop_match = any(fold(r.property or "") == fold(record.property) for r in wanted) or bool(
             families & property_families(record.property))
         edited = record.origin == "annotator" or record.version > 1

@@ -23,8 +23,7 @@ def test_an_edited_value_is_in_the_re_asked_answer_and_reported_changed(built) -
     after = built.store.trace(row.after_trace_id)
     matched = {m.record_id for m in after.matches if m.record_id}
     assert matched & {TRIP, BACK}  # the corrected records are what the re-asked question finds
-    # needs the record-first answer (lead): the offline answer does not give the edited value yet
-    # (on main at 20:40 UTC it answers "trip [D1:4]")
+    # the corrected record answers: its value is in the re-asked answer
     assert "porto" in {w.strip(".,;:!?[]()").lower() for w in row.after_answer.split()}, row.after_answer
     assert row.changed and row in report.changed
     ops = word_diff(row.before_answer or "", row.after_answer)
