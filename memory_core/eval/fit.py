@@ -66,7 +66,7 @@ def load_candidates(path: Path) -> list[Candidates] | None:
     """The cached candidates, or ``None`` when the file is absent or has other features."""
     if not path.exists():
         return None
-    with np.load(path) as data:
+    with np.load(path, allow_pickle=False) as data:  # our own .npz: arrays only, never objects
         if tuple(str(n) for n in data["names"]) != FEATURES:
             return None
         bounds = np.r_[0, np.cumsum(data["sizes"])]

@@ -92,6 +92,7 @@ RULES: dict[str, dict[str, Rule]] = {
         "search_records": Rule(R, "conv_id", "read"), "record_facets": Rule(R),
         "edit_log": Rule(R), "record_history": Rule(R, "record"), "cite_counts": Rule(R),
         "review_queue": Rule(R), "supersession": Rule(R), "record_diff": Rule(R, "free"),
+        "answer_diff": Rule(R, "free"),
         "export_corrected_records": Rule("export", "conv_id", "export"),
         "edit_record": Rule(A, "record", "edit"), "delete_record": Rule(A, "record", "edit"),
         "mark_wrong": Rule(A, "record", "edit"), "restore_record": Rule(A, "record", "edit"),

@@ -91,6 +91,8 @@ HTML_SINKS = {
     ("components/compare_view.py", "render"),  # only_here_html
     ("components/history_view.py", "diff"),  # diff_html
     ("components/html_table.py", "render"),  # table_html
+    ("components/impact_view.py", "render"),  # changes_html
+    ("components/story_view.py", "render"),  # answer_html, records_html, transcript_html (test_hostile)
 }
 UNSAFE_ALLOWED: set[tuple[str, str]] = set()  # nothing may pass unsafe_allow_html=True
 
@@ -186,6 +188,18 @@ def test_compare_and_history_diff_escape_every_hostile_string() -> None:
     assert parsed.bad_attrs == []
     shown = "".join(parsed.text)
     assert all(h in shown for h in HOSTILE[:6])
+
+
+def test_the_impact_diff_escapes_every_hostile_string() -> None:
+    from components.impact_view import changes_html
+
+    rows = [{"question": h, "before_answer": h, "after_answer": HOSTILE[(i + 1) % len(HOSTILE)],
+             "before_trace_id": "", "after_trace_id": "", "cited_added": [h], "cited_removed": [h]}
+            for i, h in enumerate(HOSTILE)]
+    parsed = markup(changes_html(rows, {}))
+    assert "script" not in parsed.tags and "img" not in parsed.tags and "svg" not in parsed.tags
+    assert parsed.bad_attrs == []
+    assert all(h in "".join(parsed.text) for h in HOSTILE[:6])
 
 
 def test_graph_panel_and_links_escape_every_hostile_string() -> None:
@@ -338,7 +352,11 @@ def test_nothing_is_unpickled_or_evaluated() -> None:
     for path in product_files():
         for func, call in calls(path):
             name = dotted(call.func)
-            if name in RISKY_CALLS or name in ("eval", "exec", "builtins.eval", "builtins.exec") \
+            arrays_only = name in ("np.load", "numpy.load") and any(
+                kw.arg == "allow_pickle" and isinstance(kw.value, ast.Constant) and kw.value.value is False
+                for kw in call.keywords)  # an .npz of plain arrays: nothing is unpickled
+            if (name in RISKY_CALLS and not arrays_only) or name in ("eval", "exec", "builtins.eval",
+                                                                     "builtins.exec") \
                     or name.endswith(".read_pickle"):
                 offenders.append(f"{rel(path)}:{call.lineno} {name}() in {func}()")
             for kw in call.keywords:
