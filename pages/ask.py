@@ -49,7 +49,7 @@ trace = call(svc.queries.trace, trace_id)
 st.subheader(md(trace.question))
 past_questions.gold_answer(svc, conv, trace.question)
 agent_calls.handed(svc, conv, trace)
-if not story_view.mode():  # the story (answer, records, source turns) by default
+if not trace.client and not story_view.mode():  # a person's question: the story by default
     story_view.render(svc, conv, trace, data.episodes(svc, conv))
     st.stop()  # the full trace and the strategy comparison are one toggle away
 trace_view.full(svc, conv, trace, data.episodes(svc, conv))

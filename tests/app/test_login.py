@@ -109,14 +109,14 @@ def test_viewer_sees_no_edit_forms_and_no_load_page(gated, login_home: Path) -> 
     assert SECRET_WORD in text
     assert "Read-only: a viewer account" in text
     labels = [b.label for b in [*at.button, *at.form_submit_button]]
-    assert "Save changes" not in labels and "✓ Correct" not in labels and "Merge entities" not in labels
+    assert not any(x.startswith(("Save changes", "✓ Correct", "Merge entities")) for x in labels)
     at.switch_page("pages/load.py").run()
     assert "it needs an admin account (you are viewer)" in all_text(at)
     assert not at.file_uploader and "Import" not in [b.label for b in at.button]
     at.switch_page("pages/history.py").run()
     assert "Audit trail" not in [h.value for h in at.subheader]  # admins only
     at = log_in(gated("pages/records.py", conv=CONV), "ada", PASSWORD)
-    assert "Save changes" in [b.label for b in at.form_submit_button]  # the admin does get them
+    assert any(b.label.startswith("Save changes") for b in at.form_submit_button)  # the admin does get them
     at.switch_page("pages/history.py").run()
     assert "Audit trail" in [h.value for h in at.subheader]
     widget(at.selectbox, "Action").set_value("login").run()
