@@ -204,7 +204,7 @@ def question_table(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequen
                             f"answer F1 below {f1_below:.2f} or an answer the evidence does not "
                             "(fully) support (or a failed abstention); both; ok")}
     order = ("question", "answer", "gold", "outcome", "category", "evidence found", "support", "answer F1",
-             "tokens", "latency s", "trace", "conversation", "qid")
+             "tokens", "latency s", "conversation", "qid", "trace")  # the link last
     st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=config, column_order=order)
     return rows
 

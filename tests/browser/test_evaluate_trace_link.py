@@ -71,7 +71,10 @@ def test_an_evaluation_row_opens_its_trace_on_ask(built_app: str, page) -> None:
     expect(page.get_by_role("heading", name=re.compile("Results"))).to_be_visible(timeout=600_000)
     wait_ready(page)
     grid = _question_grid(page)
-    first_question = (grid.locator('[role="gridcell"][aria-colindex="4"]').first.text_content() or "").strip()
+    headers = [h.strip() for h in grid.locator('[role="columnheader"]').all_text_contents()]
+    column = headers.index("question") + 1  # aria-colindex counts from 1
+    first_question = (grid.locator(f'[role="gridcell"][aria-colindex="{column}"]').first.text_content()
+                      or "").strip()
     shot(page, "evaluate-trace-table")
     x, y = _find_link(page, grid)  # (after the screenshot, which resizes the page)
     with page.context.expect_page() as opened:
@@ -86,6 +89,8 @@ def test_an_evaluation_row_opens_its_trace_on_ask(built_app: str, page) -> None:
     shown = heading.inner_text().strip()
     assert shown in _sample_questions(), shown
     assert shown == first_question  # the trace of the row clicked
+    ask.get_by_test_id("stCheckbox").get_by_text("Full trace").click()  # the story view hides the strategy
+    wait_ready(ask)
     expect(ask.locator('[data-testid="stMetricValue"]', has_text="bm25")).to_have_count(1)  # as evaluated
     expect(ask.get_by_text(re.compile("Asked as of"))).to_be_visible()
     shot(ask, "evaluate-trace-landed")
