@@ -65,7 +65,7 @@ def test_clicking_graph_nodes_and_edges_opens_the_side_panel(built_app: str, pag
     _, point = _on_screen(page, "event", "screenPoint", events)
     _click_at(page, point)
     who = page.locator("a.mn-link[href*='entity=']").first
-    expect(who).to_be_visible()
+    expect(who).to_be_visible(timeout=20_000)  # the panel redraws after the click's rerun
     shot(page, "clicks-graph-event")
     assert page.dialogs == []
 

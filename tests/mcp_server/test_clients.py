@@ -19,7 +19,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -30,6 +29,7 @@ from memory_core.config import Settings
 from memory_core.services import Services
 from tests.conftest import filled_home
 from tests.construct.dialogues import HIKING, POTTERY
+from tests.mcp_server import run_async
 from tests.mcp_server.conversations import CONV, write
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -151,7 +151,7 @@ def test_stdio(home: Path) -> None:
         async with Client(params, client_info=AGENT, read_timeout_seconds=300) as client:
             await drive(client)
 
-    anyio.run(main)
+    run_async(main)
     calls = agent_traces(home)
     assert {(c["client"], c["kind"]) for c in calls} == {("mcp:test-agent", "ask"),
                                                          ("mcp:test-agent", "search")}
@@ -237,6 +237,6 @@ def test_streamable_http(http_server: Served, home: Path, admin_token: str) -> N
         async with http_client(http_server.url, admin_token) as client:
             await drive(client)
 
-    anyio.run(main)
+    run_async(main)
     http_server.stop()  # the home is the server's until it exits
     assert {c["client"] for c in agent_traces(home)} == {"mcp:test-agent"}

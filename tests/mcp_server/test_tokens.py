@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
@@ -23,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 from memory_core.config import Settings
 from memory_core.services import Services
 from tests.conftest import filled_home
+from tests.mcp_server import run_async
 from tests.mcp_server.conversations import CONV, write
 from tests.mcp_server.test_clients import AGENT, ROOT, Served, _env, http_client, make_token, text_of
 
@@ -93,7 +93,7 @@ def test_http_refuses_a_missing_wrong_or_revoked_token_in_one_line(server: Serve
             await client.list_tools()
 
     with pytest.raises(ExceptionGroup) as refused:  # the SDK client cannot even start a session
-        anyio.run(connect)
+        run_async(connect)
     assert [type(e) for e in leaves(refused.value)] == [MCPError], repr(refused.value)
 
 
@@ -119,7 +119,7 @@ def test_viewer_token_asks_but_may_not_remember(server: Served, home: Home) -> N
             assert refused.is_error
             assert text_of(refused) == f"viewer 'token:{token_id}' may not import conversations (needs admin)"
 
-    anyio.run(main)
+    run_async(main)
 
 
 def test_scoped_token_sees_only_its_conversation(server: Served, home: Home) -> None:
@@ -138,7 +138,7 @@ def test_scoped_token_sees_only_its_conversation(server: Served, home: Home) -> 
                 assert text_of(other) == (f"'token:{token_id}' is limited to conversation '{CONV}', "
                                           f"not conversation '{OTHER}'")
 
-    anyio.run(main)
+    run_async(main)
 
 
 def test_agent_calls_are_in_the_audit_trail(server: Served, home: Home) -> None:
@@ -150,7 +150,7 @@ def test_agent_calls_are_in_the_audit_trail(server: Served, home: Home) -> None:
             await client.call_tool("search_memory", {"conversation": CONV, "query": "puppy", "limit": 2})
             await client.call_tool("remember", REMEMBER)
 
-    anyio.run(main)
+    run_async(main)
     server.stop()
     services = Services(Settings(home=home.path))
     try:
@@ -182,7 +182,7 @@ def test_stdio_runs_as_its_token_and_refuses_a_wrong_one(home: Home) -> None:
             refused = await client.call_tool("remember", {**REMEMBER, "conversation": OTHER})
             assert text_of(refused).startswith(f"viewer 'token:{token_id}' may not import conversations")
 
-    anyio.run(main)
+    run_async(main)
     command = [sys.executable, "-m", "memory_core", "--home", str(home.path), "mcp"]
     revoked_id, revoked = home.tokens["revoked"]
     cases = (({"MNEMOSCOPE_TOKEN": revoked}, f"error: API token refused: token '{revoked_id}' was revoked"),
