@@ -239,11 +239,10 @@ def requirement_met(req: Requirement, cand: Candidate, plan: Plan) -> bool:
     return len(wanted & said) >= SUPPORT_SHARE * len(wanted)
 
 
-def _entity_met(req: Requirement, turn: BufferTurn | None, record: Record | None) -> bool:
-    if record is not None:
-        return not req.entity or fold(record.entity.split("'")[0].split()[0]) == fold(
-            req.entity.split("'")[0].split()[0])
-    return turn is not None
+def _about(req: Requirement, record: Record) -> bool:
+    """The record is about the requirement's entity (or the requirement names none)."""
+    return not req.entity or fold(record.entity.split("'")[0].split()[0]) == fold(
+        req.entity.split("'")[0].split()[0])
 
 
 def _source(choice: Choice, ranked: list[Candidate]) -> Candidate | None:
@@ -257,7 +256,7 @@ def covered(plan: Plan, choice: Choice, ranked: list[Candidate]) -> bool:
     words of the turn it was taken from."""
     targets = [r for r in plan.requirements if r.role != "bridge"] or list(plan.requirements)
     if choice.record is not None:
-        return all(_entity_met(r, None, choice.record) for r in targets)
+        return all(_about(r, choice.record) for r in targets)
     cand = _source(choice, ranked)
     return cand is not None and all(requirement_met(r, cand, plan) for r in targets)
 
