@@ -80,9 +80,10 @@ def _groups(samples: Sequence[Sample], parse: Parse,
 
 
 def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | None = None,
-                     l2: float = 1.0) -> tuple[AnswerModel, dict[str, Any]]:
+                     l2: float = 1.0, temperature: float | None = None) -> tuple[AnswerModel, dict[str, Any]]:
     groups = _groups(samples, parse, embed)
-    model = fit([[(f, y) for _c, f, y in opts] for _s, opts, _r in groups if opts], l2=l2)
+    model = fit([[(f, y) for _c, f, y in opts] for _s, opts, _r in groups if opts], l2=l2,
+                temperature=temperature)
     chosen: list[tuple[float, bool]] = []
     by_target: dict[str, list[tuple[float, bool]]] = {}
     f1s: list[float] = []

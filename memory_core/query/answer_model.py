@@ -32,6 +32,9 @@ import numpy as np
 from memory_core.query.constituents import KINDS
 
 MODEL_PATH = Path(__file__).with_name("answer_model.json")
+# dependency labels of a piece's head with a feature of their own (the rest count as "other")
+DEPS = frozenset({"dobj", "pobj", "attr", "nsubj", "nsubjpass", "conj", "appos", "compound", "ROOT", "xcomp",
+                  "acomp", "npadvmod", "dative", "oprd", "amod", "advmod", "ccomp"})
 TARGETS = ("entity", "location", "time", "count", "value", "list", "explanation", "boolean", "likelihood")
 
 
@@ -60,6 +63,8 @@ class Option:
     sentence_overlap: float = 0.0  # share of the question's content words its sentence holds
     kind_rank: int = 0  # options of the same kind before this one (best sentence first)
     head_sim: float = 0.0  # a short option's cosine with what is asked for ("instrument", "a place")
+    dep: str = ""  # the dependency label of the piece's head in its sentence ("dobj", "pobj", ...)
+    after: bool = False  # the piece starts after the nearest word the question repeats
 
 
 def featurise(o: Option) -> dict[str, float]:
@@ -89,6 +94,8 @@ def featurise(o: Option) -> dict[str, float]:
         "sentence_overlap": o.sentence_overlap,
         "first_of_kind": float(o.kind_rank == 0),
         "head_sim": o.head_sim,
+        f"dep={o.dep if o.dep in DEPS else 'other'}": 1.0 if o.dep else 0.0,
+        "after": float(o.after),
     }
     return {**general, **{f"target={target}|{k}": v for k, v in general.items()}}
 
@@ -144,7 +151,7 @@ def default_model() -> AnswerModel:
 
 
 def fit(groups: Sequence[Sequence[tuple[dict[str, float], float]]], *, l2: float = 1.0,
-        epochs: int = 1500, rate: float = 0.05) -> AnswerModel:
+        epochs: int = 1500, rate: float = 0.05, temperature: float | None = None) -> AnswerModel:
     """A conditional-logit (listwise) fit: within each question, the options compete through a
     softmax of their scores, and the options' token-F1 against the gold answer (normalised
     over the question) is the target. A question none of whose options is any good teaches
@@ -159,7 +166,10 @@ def fit(groups: Sequence[Sequence[tuple[dict[str, float], float]]], *, l2: float
             for k, value in f.items():
                 x[r, col[k]] = value
         y = np.array([y for _f, y in g], dtype=float)
-        y = np.where(y >= y.max() - 1e-9, 1.0, 0.0)  # the best options of the question share the target
+        if temperature is None:
+            y = np.where(y >= y.max() - 1e-9, 1.0, 0.0)  # the best options of the question share the target
+        else:  # nearly-best options get a share too
+            y = np.exp((y - y.max()) / temperature)
         mats.append(x)
         targets.append(y / y.sum())
     beta = np.zeros(len(names))

@@ -316,7 +316,8 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
         near = closeness.get(cand.turn.turn_id, 0.0)
         out += sentence_options(q, cand, rank, best, doc, near)
         out.append(quote(cand, rank, best, q, near))
-    out = ranked_by_kind(out)
+    # a piece whose every word the question already says adds nothing ("What book ..." -> "book")
+    out = ranked_by_kind([c for c in out if c.option.kind == "sentence" or c.option.novelty > 0])
     return with_head_similarity(q, out, embed) if embed is not None else out
 
 

@@ -108,7 +108,8 @@ def _asked_name(q: Question, text: str) -> bool:
 
 def _option(q: Question, text: str, kind: str, *, sentence_score: float, rank: int, distance: float = 1.0,
             attached: bool = False, proper: float = 0.0, speaker_is_asked: bool = False,
-            closeness: float = 0.0, record: Record | None = None, sentence: str = "") -> Option:
+            closeness: float = 0.0, record: Record | None = None, sentence: str = "", dep: str = "",
+            after: bool = False) -> Option:
     novelty, overlap = _shares(q, text)
     _n, sentence_overlap = _shares(q, sentence) if sentence else (0.0, 0.0)
     prop_match = False
@@ -124,7 +125,8 @@ def _option(q: Question, text: str, kind: str, *, sentence_score: float, rank: i
                   novelty=novelty, overlap=overlap, distance=distance, attached=attached, proper=proper,
                   words=len(text.split()), head_match=_head_match(q, text), asked_name=_asked_name(q, text),
                   speaker_is_asked=speaker_is_asked, record=record is not None, record_property=prop_match,
-                  edited=edited, turn_closeness=closeness, sentence_overlap=sentence_overlap)
+                  edited=edited, turn_closeness=closeness, sentence_overlap=sentence_overlap, dep=dep,
+                  after=after)
 
 
 def _speaker_is_asked(q: Question, turn: BufferTurn) -> bool:
@@ -146,16 +148,19 @@ def sentence_options(q: Question, cand: Candidate, rank: int, best: float, doc: 
 
 def _constituent_option(q: Question, c: Constituent, cand: Candidate, rank: int, best: float,
                         hits: list[int], n: int, closeness: float) -> Option:
+    after = False
     if c.start >= 0 and hits:
         gaps = [0 if c.start <= h < c.end else min(abs(h - c.start), abs(h - (c.end - 1))) for h in hits]
         distance = min(gaps) / n
+        nearest = min(hits, key=lambda h: abs(h - c.start))
+        after = c.start > nearest
     else:
         distance = 1.0
     attached = bool(c.head_lemma) and stem(c.head_lemma) in q.stems
     return _option(q, c.text, c.kind, sentence_score=cand.score / best if best else 0.0, rank=rank,
                    distance=distance, attached=attached, proper=c.proper,
                    speaker_is_asked=_speaker_is_asked(q, cand.turn), closeness=closeness,
-                   sentence=cand.sentence)
+                   sentence=cand.sentence, dep=c.head_dep, after=after)
 
 
 def record_options(q: Question, records: Sequence[Record], ranked: Sequence[Candidate],

@@ -165,3 +165,13 @@ def test_a_question_naming_what_no_turn_says_is_unknown() -> None:
     # months, weekdays and titles are no names; a question that reasons past the text is not checked
     assert _ask("What did Maya set up on Saturday in July?", buffer).unmentioned == ()
     assert _ask("Would Maya likely enjoy a Puccini opera?", buffer).unmentioned == ()
+
+
+def test_a_piece_the_question_already_says_is_not_an_answer() -> None:
+    buffer = _buffer(
+        ("D3:1", "Maya", "I recommended a book to Jonas: it is called Tall Shadows."),
+        ("D3:2", "Jonas", "A book? I love a good book, thanks!"),
+    )
+    answer = _ask("What book did Maya recommend?", buffer)
+    assert answer.cited_turn_ids == ("D3:1",)
+    assert answer.text.split(" [")[0].lower() not in ("book", "a book", "recommend")
