@@ -143,7 +143,7 @@ def in_session(browser, url: str, conv: str,  # type: ignore[no-untyped-def]
     for name in [*(p for p in pages if p), ""]:
         start = time.perf_counter()
         page.locator('[data-testid="stSidebar"]').get_by_role("link", name=TITLES[name], exact=True).click()
-        page.wait_for_url(f"**/{name}?conv={conv}")
+        page.wait_for_url(f"**/{name}?conv={conv}*")  # a page may add its own parameters
         page.wait_for_selector(READY, timeout=120_000)
         page.wait_for_function(NO_SKELETON, timeout=120_000)
         if name == "graphs":

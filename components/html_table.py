@@ -9,7 +9,7 @@ DOMPurify, no scripts).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
@@ -24,6 +24,7 @@ _HEAD = ("text-align:left;font-weight:600;color:color-mix(in srgb,currentColor 8
 _CELL = ("border-bottom:1px solid color-mix(in srgb,currentColor 8%,transparent);padding:3px 6px;"
          "vertical-align:top;overflow-wrap:break-word")
 _NUM = _CELL + ";text-align:right;white-space:nowrap"
+NARROW_PX = 640  # under this width a table drops its ``narrow`` columns (the @container rule in theme.CSS)
 _HEAD_NUM = _HEAD.replace("text-align:left", "text-align:right")  # over a column of numbers
 
 
@@ -40,11 +41,15 @@ def cell_text(value: Any) -> str:
 
 def table_html(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], *,
                link_column: str | None = None, href: Callable[[Mapping[str, Any]], str] | None = None,
-               max_height: int = 420) -> str:
+               max_height: int = 420, narrow: Collection[str] = ()) -> str:
     """``rows`` (dicts) as a table of ``columns``; with ``link_column`` and ``href`` that column's
-    cells are links (``href(row)``). Scrolls beyond ``max_height`` pixels."""
+    cells are links (``href(row)``). Scrolls beyond ``max_height`` pixels. The ``narrow`` columns
+    hide while the table is under ``NARROW_PX`` wide (``theme.CSS``), so a narrow window gets no
+    sideways scroll."""
     numeric = {c for c in columns if rows and all(_is_number(r.get(c)) for r in rows)}
-    head = "".join(f'<th style="{_HEAD_NUM if c in numeric else _HEAD}">{esc(c)}</th>' for c in columns)
+    hide = {c: ' class="mn-wide"' if c in narrow else "" for c in columns}
+    head = "".join(f'<th{hide[c]} style="{_HEAD_NUM if c in numeric else _HEAD}">{esc(c)}</th>'
+                   for c in columns)
     body = []
     for row in rows:
         cells = []
@@ -54,7 +59,7 @@ def table_html(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], *,
             text = esc(cell_text(value))
             if c == link_column and href is not None:
                 text = f'<a class="mn-link" href="{esc(href(row))}">{text}</a>'
-            cells.append(f'<td style="{style}">{text}</td>')
+            cells.append(f'<td{hide[c]} style="{style}">{text}</td>')
         body.append(f"<tr>{''.join(cells)}</tr>")
     return (f'<div class="mn-table" style="max-height:{int(max_height)}px;overflow:auto">'
             f'<table style="{_TABLE}"><thead><tr>{head}</tr></thead>'

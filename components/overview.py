@@ -39,6 +39,8 @@ def built_label(row: dict[str, Any]) -> str:
     return "built" if built >= total else f"{built}/{total} sessions"
 
 
+# dropped while the table is narrow (a 1024 px window), so it never needs a sideways scroll
+NARROW_COLUMNS = ("questions", "entities", "events", "format")
 PAGE_ROWS = 50  # conversations per page of the Home table
 _PAGE_KEY = "home_page"
 
@@ -58,7 +60,7 @@ def conversation_table(rows: Sequence[dict[str, Any]]) -> None:
         [{"conversation": r["id"], **{c: int(r.get(c, 0)) for c in COUNT_COLUMNS},
           "memory": built_label(r), "format": r.get("source_format", "")} for r in shown],
         link_column="conversation", href=lambda row: f"?{urlencode({'conv': row['conversation']})}",
-        empty="No conversation matches.",
+        empty="No conversation matches.", narrow=NARROW_COLUMNS,
     )
 
 

@@ -29,8 +29,8 @@ def draw(key: str, total: int, page_size: int, caption: Callable[[int, int], str
     """The buttons and ``caption(page, pages)``; returns the (clamped) current page."""
     pages = page_count(total, page_size)
     page = current(key, pages)
-    cols = st.columns([1, 1, 4])
-    cols[0].button("◀ Previous", key=f"{key}:prev", on_click=_move, args=(key, -1, pages), disabled=page <= 1)
-    cols[1].button("Next ▶", key=f"{key}:next", on_click=_move, args=(key, 1, pages), disabled=page >= pages)
-    cols[2].caption(caption(page, pages))
+    row = st.container(horizontal=True, vertical_alignment="center")  # buttons as wide as their labels
+    row.button("◀ Previous", key=f"{key}:prev", on_click=_move, args=(key, -1, pages), disabled=page <= 1)
+    row.button("Next ▶", key=f"{key}:next", on_click=_move, args=(key, 1, pages), disabled=page >= pages)
+    row.caption(caption(page, pages))
     return page

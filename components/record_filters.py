@@ -47,7 +47,7 @@ def _facet(facets: dict[str, list[tuple[Any, int]]], name: str) -> list[Any]:
 
 def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str, Any], str, int]:
     """Search box, filters, sort and page size; returns (query, filters, sort, page_size)."""
-    top = st.columns([3, 2, 1])
+    top = st.columns([4, 3, 2])  # the date box keeps 'Memory as of' on one line at 1024 px
     query = top[0].text_input("Search records", placeholder="words that must all appear, e.g. paris train",
                               help="Searches entity, property, value, condition, time and the words "
                                    "of the evidence turns (not ids).")

@@ -37,7 +37,7 @@ ROWS_KEY = "records_rows"
 # scroll (1440 x 900: 980 px; 1024 x 768: 560 px); mn-w* fix a column's width, the rest share
 COLUMNS = (("entity", "mn-name"), ("type", "mn-dim mn-p3 mn-w5"), ("property", "mn-name"),
            ("value", "mn-long"), ("condition", "mn-long mn-p3"), ("modality", "mn-dim mn-p2 mn-w6"),
-           ("valid time", "mn-dim mn-p2 mn-w6"), ("confidence", "mn-conf mn-w4"),
+           ("valid time", "mn-dim mn-p2 mn-w6"), ("confidence", "mn-conf mn-w7"),
            ("status", "mn-status mn-p2 mn-w5"), ("superseded by", "mn-long mn-p3"),
            ("episode", "mn-dim mn-w5"), ("evidence", "mn-dim mn-p3 mn-w5"))
 _CSS = """
@@ -52,7 +52,8 @@ _CSS = """
   color: var(--mn-fg); background: var(--mn-bg);
   font-family: var(--st-font, sans-serif); font-size: 0.85rem; }
 .mn-rows table { border-collapse: collapse; width: 100%; table-layout: fixed; }
-.mn-rows th.mn-w4 { width: 3.8rem; } .mn-rows th.mn-w5 { width: 4.2rem; } .mn-rows th.mn-w6 { width: 5.2rem; }
+.mn-rows th.mn-w5 { width: 4.2rem; } .mn-rows th.mn-w6 { width: 5.2rem; }
+.mn-rows th.mn-w7 { width: 6rem; }
 .mn-rows th.mn-verdict { width: 4.9rem; } .mn-rows th.mn-name { width: 10%; }
 @container mn-rows (max-width: 1100px) {
   .mn-rows .mn-p3 { display: none; } .mn-rows th.mn-name { width: 12%; } }

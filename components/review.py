@@ -155,14 +155,14 @@ def quick_actions(svc: Services, conv: str, record: Record) -> None:
     if not auth.can("annotate"):
         return
     status = str(record.status.value)
-    c = st.columns([2, 2, 3])
-    c[0].button(f"✓ Correct {record.id}", key=f"q:correct:{record.id}", disabled=status != "active",
+    row = st.container(horizontal=True, vertical_alignment="center")  # the labels keep their width
+    row.button(f"✓ Correct {record.id}", key=f"q:correct:{record.id}", disabled=status != "active",
                 help="Confirm it: confidence becomes 1.0 (kept in the edit log)",
                 on_click=act, args=(svc, conv, record.id, "correct", record.version, VIA_OPEN))
-    c[1].button(f"✗ Wrong {record.id}", key=f"q:wrong:{record.id}", disabled=status != "active",
+    row.button(f"✗ Wrong {record.id}", key=f"q:wrong:{record.id}", disabled=status != "active",
                 help="Mark it wrong: kept, shown as wrong, never used for answers",
                 on_click=act, args=(svc, conv, record.id, "wrong", record.version, VIA_OPEN))
-    c[2].caption(f"confidence {record.confidence:.2f} · status {md(status)}")
+    row.caption(f"confidence {record.confidence:.2f} · status {md(status)}")
 
 
 def superseded_note(conv: str, record: Record, by: dict[str, str],

@@ -56,6 +56,8 @@ a.mn-link:hover { color: #4c6ef5; border-bottom-color: #4c6ef5; }
 .mn-story-records { margin: 0 0 0.4rem 1.1rem; padding: 0; }
 .mn-story-records li { margin: 0.15rem 0; }
 .mn-said { color: color-mix(in srgb, currentColor 70%, transparent); font-size: 0.9rem; }
+.mn-table { container-type: inline-size; }
+@container (max-width: 640px) { .mn-table .mn-wide { display: none; } }
 </style>
 """
 

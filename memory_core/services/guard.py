@@ -203,7 +203,7 @@ class Guarded:
             return attr
         rule = RULES.get(self._part, {}).get(name, ADMIN_ONLY)
         gate, part = self._gate, self._part
-        signature = inspect.signature(attr)
+        signature = _signature(attr)
         takes_who = "who" in signature.parameters
 
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -225,6 +225,20 @@ class Guarded:
         call.__name__ = name
         call.__doc__ = attr.__doc__
         return call
+
+
+_SIGNATURES: dict[tuple[Any, bool], inspect.Signature] = {}
+
+
+def _signature(attr: Callable[..., Any]) -> inspect.Signature:
+    """``inspect.signature(attr)``, worked out once per function (a bound method's does not
+    depend on its instance); every guarded call needs it."""
+    func = getattr(attr, "__func__", None)
+    key = (attr if func is None else func, func is not None)
+    found = _SIGNATURES.get(key)
+    if found is None:
+        found = _SIGNATURES[key] = inspect.signature(attr)
+    return found
 
 
 def _audited_stream(stream: Iterable[Any], done: Callable[[], None]) -> Any:
