@@ -13,7 +13,7 @@ import streamlit as st
 
 from components import links, plots
 from components.text import esc, md, shorten
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 from memory_core.services.evaluating import OUTCOMES, WRONG_F1, Upload, evidence_missed, outcome
 
 REPORT_KEY = "eval_report"
@@ -31,7 +31,7 @@ def upload_source(upload: Any) -> Upload:
     return Upload(str(upload.name), bytes(upload.getvalue()))
 
 
-def detected_format(svc: Services, source: Upload | str) -> str:
+def detected_format(svc: MemoryServices, source: Upload | str) -> str:
     """The importer's format of a benchmark file, detected once per file (an upload by its name
     and size, a path by its name and time) and kept in the session."""
     from components.services import call
@@ -130,14 +130,14 @@ def show_summary(report: dict[str, Any]) -> None:
                  column_order=[c for c in order if any(c in r for r in rows) or c == "category"])
 
 
-def unscored_note(svc: Services, conv_ids: Sequence[str]) -> None:
+def unscored_note(svc: MemoryServices, conv_ids: Sequence[str]) -> None:
     """Say which of the conversations' questions the run did not score (LoCoMo's adversarial
     category and any category outside 1-4), so none vanishes without a word."""
     from memory_core.services.evaluating import CATEGORY_NAMES, SCORED_CATEGORIES
 
     left: dict[str, int] = {}
     for conv in conv_ids:
-        for q in svc.store.qa_items(conv):
+        for q in svc.evaluation.gold_items(conv):
             if q.category not in SCORED_CATEGORIES:
                 name = CATEGORY_NAMES.get(q.category or 0, f"category {q.category}")
                 left[name] = left.get(name, 0) + 1
@@ -272,7 +272,7 @@ def show_triage(t: dict[str, Any], records: Mapping[str, str] | None = None) -> 
             st.json(t["plan"])
 
 
-def record_labels(svc: Services, triaged: dict[str, Any]) -> dict[str, str]:
+def record_labels(svc: MemoryServices, triaged: dict[str, Any]) -> dict[str, str]:
     """Readable labels of the records citing a triaged question's gold turns."""
     from components import data
 
@@ -281,13 +281,6 @@ def record_labels(svc: Services, triaged: dict[str, Any]) -> dict[str, str]:
             for r in data.records_by_ids(svc, ids)} if ids else {}
 
 
-def gold_evidence(svc: Services, conv_ids: Sequence[str]) -> dict[tuple[str, int], tuple[str, ...]]:
+def gold_evidence(svc: MemoryServices, conv_ids: Sequence[str]) -> dict[tuple[str, int], tuple[str, ...]]:
     """(conversation, qid) -> gold evidence turn ids, normalised as the evaluator does."""
-    from memory_core.ids import normalise_evidence
-
-    out: dict[tuple[str, int], tuple[str, ...]] = {}
-    for conv in conv_ids:
-        known = {t.id for t in svc.store.turns(conv)}
-        for q in svc.store.qa_items(conv):
-            out[(conv, int(q.qid))] = tuple(normalise_evidence(q.evidence, known)[0])
-    return out
+    return {(conv, int(q.qid)): q.evidence for conv in conv_ids for q in svc.evaluation.gold_items(conv)}

@@ -15,7 +15,7 @@ import streamlit as st
 from components import html_table
 from components.text import md
 from memory_core.errors import IngestError, MnemoscopeError
-from memory_core.services import ImportResult, Services
+from memory_core.services import ImportResult, MemoryServices
 from memory_core.services.importing import ALREADY_IMPORTED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,7 +70,7 @@ def choose_source() -> Source | None:
 
 
 @st.cache_data(show_spinner="Reading the file…", max_entries=16)
-def _preview(_svc: Services, _source: Source, digest: str, fmt: str | None) -> dict[str, Any]:
+def _preview(_svc: MemoryServices, _source: Source, digest: str, fmt: str | None) -> dict[str, Any]:
     try:
         if _source.data is not None:
             info = _svc.imports.preview_bytes(_source.name, _source.data, fmt=fmt)
@@ -81,7 +81,7 @@ def _preview(_svc: Services, _source: Source, digest: str, fmt: str | None) -> d
         return {"info": None, "error": str(exc)}
 
 
-def preview(svc: Services, source: Source, fmt: str | None) -> dict[str, Any]:
+def preview(svc: MemoryServices, source: Source, fmt: str | None) -> dict[str, Any]:
     """Detected format and a preview (cached per file content); an importer error as one line.
 
     Whether each conversation is already imported is read from the store on every call: the
@@ -89,7 +89,7 @@ def preview(svc: Services, source: Source, fmt: str | None) -> dict[str, Any]:
     found = dict(_preview(svc, source, source.digest, fmt))
     info = found.get("info")
     if info:
-        known = set(svc.store.conversation_ids())
+        known = set(svc.imports.conversation_ids())
         found["info"] = {**info, "conversations": [{**c, "exists": c.get("id") in known}
                                                    for c in info.get("conversations") or []]}
     return found
@@ -121,7 +121,7 @@ def show_preview(info: dict[str, Any]) -> None:
 REPLACE_LABEL = "Replace conversations that are already imported"
 
 
-def import_source(svc: Services, source: Source, fmt: str | None, replace: bool) -> ImportResult:
+def import_source(svc: MemoryServices, source: Source, fmt: str | None, replace: bool) -> ImportResult:
     """Import ``source``; project errors propagate (the page shows them as one line). A
     conversation already imported is refused naming the page's checkbox (``REPLACE_LABEL``),
     not the command line's ``--replace``."""
@@ -169,7 +169,7 @@ def _unfinished(rows: list[dict[str, Any]]) -> tuple[int, int]:
     return live, len(waiting) - live
 
 
-def cluster_progress(svc: Services) -> None:
+def cluster_progress(svc: MemoryServices) -> None:
     """The latest cluster build run (``build --workers`` / ``build-cluster``), one row per
     conversation, read from the store's build-status table; re-read every ``POLL_SECONDS``
     while some conversation is still queued or building (then the page reruns once, which

@@ -17,7 +17,7 @@ from memory_core.config import Settings
 from memory_core.errors import ConfigError, StoreError
 
 if TYPE_CHECKING:
-    from memory_core.services import Services
+    from memory_core.services import MemoryServices
     from memory_core.store import Store
 
 # Imports of the heavy layers (services, ingest, store) sit inside the commands: ``list`` and
@@ -61,7 +61,7 @@ def register(sub: Any) -> None:
 
 
 @contextmanager
-def _services(settings: Settings) -> Iterator[Services]:
+def _services(settings: Settings) -> Iterator[MemoryServices]:
     from memory_core.services import Services
 
     services = Services.open(settings)
@@ -169,7 +169,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     with _services(settings) as services:
-        services.store.require_conversation(args.conv)
+        services.imports.require_conversations([args.conv])
         if args.fmt == "graphml":
             if args.out == "-":
                 raise ConfigError("--format graphml needs --out FILE")
@@ -211,7 +211,7 @@ def cmd_setup_sample(args: argparse.Namespace, settings: Settings) -> int:
         raise ConfigError(f"{SAMPLE}: the shipped sample conversation is missing")
     with _services(settings) as services:
         loaded = services.imports.load(SAMPLE)
-        known = set(services.store.conversation_ids())
+        known = set(services.imports.conversation_ids())
         missing = [c for c in loaded.conversations if c.id not in known]
         if missing:
             result = services.imports.save_loaded(Loaded(loaded.format, missing, loaded.warnings),

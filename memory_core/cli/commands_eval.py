@@ -100,7 +100,6 @@ def _files(args: argparse.Namespace) -> list[Path]:
 
 
 def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
-    from memory_core.backends import make_judge
     from memory_core.eval.gap import format_gap
     from memory_core.eval.metrics import calibration, format_calibration, format_table
     from memory_core.services import Services
@@ -110,7 +109,7 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
     paths = _files(args)
     services = Services.open(replace(settings, backend=args.backend or settings.backend))
     try:
-        judge = make_judge(settings, services.store) if args.judge else None
+        judge = services.evaluation.llm_judge() if args.judge else None
         summaries = []
         for path, out in zip(paths, (args.out, _check_out(args.out)), strict=False):
             report = services.evaluation.evaluate(

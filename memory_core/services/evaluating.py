@@ -13,17 +13,18 @@ import dataclasses
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memory_core.backends import make_backend
+from memory_core.backends import make_backend, make_judge
 from memory_core.config import Settings
 from memory_core.contracts import Backend, RelationalStore
 from memory_core.errors import QueryError
 from memory_core.eval import longmemeval as lme
+from memory_core.eval.fit import Candidates
 from memory_core.eval.locomo import (
     CATEGORY_NAMES,
     SCORED_CATEGORIES,
@@ -46,7 +47,9 @@ from memory_core.eval.run import (
     run_line,
     triage,
 )
+from memory_core.ids import normalise_evidence
 from memory_core.ingest import Loaded, detect_bytes, detect_format
+from memory_core.models import QAItem
 from memory_core.query.strategies import strategy as get_strategy
 from memory_core.query.strategies import strategy_names
 from memory_core.services.building import BuildService
@@ -151,6 +154,19 @@ class EvalService:
         if isinstance(source, Upload):
             return source.name, self.imports.load_bytes(source.name, source.data, fmt=fmt)
         return str(source), self.imports.load(source, fmt=fmt)
+
+    def gold_items(self, conv_id: str) -> list[QAItem]:
+        """The conversation's stored benchmark questions, their evidence normalised against its
+        turns as the evaluator does (what the Ask and Evaluate pages show beside a trace)."""
+        self.store.require_conversation(conv_id)
+        known = {t.id for t in self.store.turns(conv_id)}
+        return [q.model_copy(update={"evidence": tuple(normalise_evidence(q.evidence, known)[0])})
+                for q in self.store.qa_items(conv_id)]
+
+    def llm_judge(self) -> Judge:
+        """The LLM judge (LoCoMo-style CORRECT/WRONG) on the configured endpoint and judge model;
+        its calls are cached and accounted in this home's store."""
+        return make_judge(self.settings, self.store)
 
     def _gold_from_store(self, conv_id: str) -> GoldConversation:
         self.store.require_conversation(conv_id)
@@ -318,6 +334,15 @@ class EvalService:
         report.summary = lme.summarise(report.rows)
         report.seconds = time.perf_counter() - started
         return report
+
+    def fit_candidates(self, path: str | Path, *, limit: int | None = None,
+                       convs: Sequence[str] | None = None,
+                       on_progress: Progress | None = None) -> Iterator[Candidates]:
+        """The ranker fit's candidates of a LoCoMo-layout or LongMemEval file, importing and
+        building what the home lacks (``services/fitting.py``)."""
+        from memory_core.services.fitting import candidates
+
+        return candidates(self, path, limit=limit, convs=convs, on_progress=on_progress)
 
     # ------------------------------------------------------------------ triage
     def triage(self, conv_id: str, qid: int, row: dict[str, Any]) -> dict[str, Any]:

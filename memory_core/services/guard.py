@@ -50,6 +50,7 @@ RULES: dict[str, dict[str, Rule]] = {
         "conversation_ids": Rule(R, "none", filter=True),
         "stats": Rule(R, "conv_id", "read"),
         "conversation": Rule(R, "conv_id", "read"),
+        "require_conversations": Rule(R, "convs"),
         "load": Rule("import", "free"),  # a path on the server
         "detect_format": Rule("import", "free"),
         "preview": Rule("import", "free"),
@@ -87,9 +88,13 @@ RULES: dict[str, dict[str, Rule]] = {
         "event_graph": Rule(R, "conv_id", "read"),
         "export_graphml": Rule("export", "conv_id", "export"),
         "build_history": Rule(R, "conv_id", "read"),
+        "queue": Rule("build", "convs"),
+        "measure": Rule(R, "conv_id", "read"), "memory_ids": Rule(R, "conv_id", "read"),
     },
     "curation": {
         "search_records": Rule(R, "conv_id", "read"), "record_facets": Rule(R),
+        "records": Rule(R, "conv_id", "read"), "records_naming": Rule(R, "conv_id", "read"),
+        "records_by_ids": Rule(R, "none", filter=True),
         "edit_log": Rule(R), "record_history": Rule(R, "record"), "cite_counts": Rule(R),
         "review_queue": Rule(R), "supersession": Rule(R), "record_diff": Rule(R, "free"),
         "answer_diff": Rule(R, "free"),
@@ -104,6 +109,8 @@ RULES: dict[str, dict[str, Rule]] = {
         "gold_questions": Rule(E, "convs"), "evaluate": Rule(E, "convs", "evaluate"),
         "curve": Rule(E, "convs", "evaluate"), "benchmark_format": Rule(E, "free"),
         "longmemeval": Rule("import", "none", "evaluate"), "triage": Rule(E, "conv_id", "read"),
+        "gold_items": Rule(R, "conv_id", "read"), "llm_judge": Rule(E, "free"),
+        "fit_candidates": Rule("import", "none", "evaluate"),
     },
 }
 ADMIN_ONLY = Rule("manage", "none")  # a method missing from RULES
@@ -234,13 +241,19 @@ def _audited_stream(stream: Iterable[Any], done: Callable[[], None]) -> Any:
 
 
 def _only(result: Any, conv_id: str) -> Any:
-    """A listing cut down to one conversation (ids, or dicts with ``id``/``conv_id``)."""
+    """A listing cut down to one conversation (ids, dicts with ``id``/``conv_id``, or objects
+    with a ``conv_id`` such as records)."""
     if not isinstance(result, list):
         return result
     kept = []
     for item in result:
-        key = item if isinstance(item, str) else (item.get("conv_id", item.get("id"))
-                                                  if isinstance(item, dict) else conv_id)
+        key: object
+        if isinstance(item, str):
+            key = item
+        elif isinstance(item, dict):
+            key = item.get("conv_id", item.get("id"))
+        else:
+            key = getattr(item, "conv_id", conv_id)
         if key == conv_id:
             kept.append(item)
     return kept

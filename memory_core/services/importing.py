@@ -13,6 +13,7 @@ traces (``services/growing.py``); the next build does only what is new.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -59,12 +60,23 @@ class ImportService:
     def conversation(self, conv_id: str) -> Conversation:
         return self.store.load_conversation(conv_id)
 
-    def turns(self, conv_id: str, ids: list[str]) -> list[Turn]:
-        """The turns of ``conv_id`` with these ids, in dialogue order; an unknown id is an error."""
+    def require_conversations(self, conv_ids: Sequence[str]) -> None:
+        """Every id is a conversation of this home, or the one-line error naming the first
+        that is not (checked before a cluster is started for them)."""
+        for conv_id in conv_ids:
+            self.store.require_conversation(conv_id)
+
+    def turns(self, conv_id: str, ids: Sequence[str] | None = None, *, strict: bool = True) -> list[Turn]:
+        """The turns of ``conv_id`` with these ids (every turn without ``ids``), in dialogue
+        order; an unknown id is an error, or skipped with ``strict=False`` (a record's evidence
+        shown next to it)."""
         self.store.require_conversation(conv_id)
-        found = self.store.turns(conv_id, list(dict.fromkeys(ids)))
-        missing = sorted(set(ids) - {t.id for t in found})
-        if missing:
+        if ids is None:
+            return self.store.turns(conv_id)
+        wanted = list(dict.fromkeys(ids))
+        found = self.store.turns(conv_id, wanted)
+        missing = sorted(set(wanted) - {t.id for t in found})
+        if missing and strict:
             raise StoreError(f"conversation '{conv_id}' has no turn {', '.join(missing[:5])}")
         return found
 

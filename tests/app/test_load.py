@@ -89,7 +89,7 @@ def test_delete_needs_the_typed_id_then_forgets_the_conversation(open_app, app_s
     assert button(at, "Delete for good").disabled
     widget(at.text_input, "Type the conversation id to confirm").set_value(conv).run()
     button(at, "Delete for good").click().run()
-    assert not app_services.store.has_conversation(conv)
+    assert not app_services.raw_store().has_conversation(conv)
     assert f"Deleted {conv} (" in all_text(at)
-    forgotten = [e for e in app_services.store.edits(conv) if e.action == "forget"]
+    forgotten = [e for e in app_services.raw_store().edits(conv) if e.action == "forget"]
     assert len(forgotten) == 1 and "quartz" not in forgotten[0].model_dump_json()

@@ -68,7 +68,7 @@ def services(login_home: Path) -> Any:
 
 def accounts(svc: Any) -> None:
     for name, role in (("ada", "admin"), ("vic", "viewer")):
-        if svc.store.account(name) is None:
+        if svc.raw_store().account(name) is None:
             svc.access.add_user(name, role, PASSWORD, by=svc.principal, frontend="cli")
 
 
@@ -83,7 +83,7 @@ def log_in(at: AppTest, name: str, password: str) -> AppTest:
 def test_no_admin_no_service_then_login_on_every_deep_link(gated, login_home: Path) -> None:
     at = gated("pages/records.py", conv=CONV)
     text = all_text(at)
-    if services(login_home).store.account("ada") is None:
+    if services(login_home).raw_store().account("ada") is None:
         assert "no admin account yet" in text and SECRET_WORD not in text
     assert not at.text_input  # not even a login form
     accounts(services(login_home))

@@ -157,7 +157,7 @@ def test_metrics() -> None:
 def test_rows_follow_the_schema(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
     report = services.evaluation.evaluate(tiny, strategy="ensimem")
     assert [r["qid"] for r in report.rows] == [0, 1, 3, 4, 5]
-    turns = {t.id: t for t in services.store.turns("conv-tiny")}
+    turns = {t.id: t for t in services.raw_store().turns("conv-tiny")}
     order = list(turns)
     for row in report.rows:
         assert ROW_KEYS <= set(row)
@@ -224,11 +224,11 @@ def test_token_counts_agree_with_the_scorer_recount(services, tiny: Path, tmp_pa
 def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
     report = services.evaluation.evaluate(tiny, strategy="bm25", budget_tokens=30)
     row = next(r for r in report.rows if r["qid"] == 1)
-    traces_before = len(services.store.traces("conv-tiny"))
+    traces_before = len(services.raw_store().traces("conv-tiny"))
     info = services.evaluation.triage("conv-tiny", 1, row)
-    assert len(services.store.traces("conv-tiny")) == traces_before
+    assert len(services.raw_store().traces("conv-tiny")) == traces_before
     ci = services.queries.conversation_index("conv-tiny")
-    turns = {t.id: t for t in services.store.turns("conv-tiny")}
+    turns = {t.id: t for t in services.raw_store().turns("conv-tiny")}
     got = set(row["dia_ids"])
     assert row["evidence"] == ["D1:5", "D2:1"]
     assert info["evidence"] == [
@@ -265,7 +265,7 @@ def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, 
     report = services.evaluation.evaluate(Upload("my upload.json", tiny.read_bytes()), strategy="bm25")
     assert made == []
     assert report.conv_ids == ["conv-tiny"] and [r["qid"] for r in report.rows] == [0, 1, 3, 4, 5]
-    assert services.store.load_conversation("conv-tiny").source_name == "my upload.json"
+    assert services.raw_store().load_conversation("conv-tiny").source_name == "my upload.json"
     from_file = services.evaluation.evaluate(tiny, strategy="bm25")  # now in the home: no re-import
     assert [r["dia_ids"] for r in from_file.rows] == [r["dia_ids"] for r in report.rows]
 
@@ -278,7 +278,7 @@ def test_a_bad_upload_is_one_line_naming_it(services) -> None:  # type: ignore[n
         services.evaluation.evaluate(Upload("bad.json",
                                             b'[{"sample_id": "x", "conversation": {"session_1": 5}}]'))
     assert str(err.value).startswith("bad.json: ") and "\n" not in str(err.value)
-    assert services.store.conversation_ids() == []
+    assert services.raw_store().conversation_ids() == []
 
 
 def test_cli_eval_writes_the_run_and_prints_tables(settings, tiny: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
