@@ -59,10 +59,10 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("construct", "query"),
     ("store", "llm", "ingest", "embeddings"),
     ("contracts",),
-    ("__init__", "models", "config", "tokens", "timeexpr", "ids"),  # value types and small utilities
+    ("__init__", "models", "config", "tokens", "timeexpr", "ids", "as_of"),  # value types and small utilities
     ("errors", "heap"),
 )
-BOTTOM = {"models", "errors", "config", "tokens", "timeexpr", "ids", "heap"}
+BOTTOM = {"models", "errors", "config", "tokens", "timeexpr", "ids", "as_of", "heap"}
 
 # What each unit may import: only units on lower floors. Units on one floor do not import each
 # other, except where noted.
@@ -91,6 +91,7 @@ ALLOWED: dict[str, set[str]] = {
     "tokens": {"errors"},
     "timeexpr": {"errors"},
     "ids": {"errors"},
+    "as_of": {"errors"},  # the "memory as of a day" rule: the records filter and the graphs
     "errors": set(),
     "heap": set(),  # gc housekeeping after long-lived loads (models, the app's services)
 }

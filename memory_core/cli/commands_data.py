@@ -53,6 +53,9 @@ def register(sub: Any) -> None:
     p.add_argument("--conv", required=True)
     p.add_argument("--format", dest="fmt", choices=("json", "graphml"), default="json")
     p.add_argument("--out", default="-", help="output file ('-': standard output, JSON only)")
+    p.add_argument("--as-of", default=None, metavar="DAY",
+                   help="graphml: both graphs as they stood on DAY (YYYY-MM-DD), by the rule of the "
+                        "app's 'Memory as of' (said in a session by then, about a time not after it)")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("setup-sample",
@@ -168,12 +171,17 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    from memory_core.as_of import parse_day
+
+    day = None if args.as_of is None else parse_day(args.as_of, what="--as-of")
+    if day is not None and args.fmt != "graphml":
+        raise ConfigError("--as-of: only the graphs are exported as of a day (add --format graphml)")
     with _services(settings) as services:
         services.imports.require_conversations([args.conv])
         if args.fmt == "graphml":
             if args.out == "-":
                 raise ConfigError("--format graphml needs --out FILE")
-            for path in services.builds.export_graphml(args.conv, Path(args.out)):
+            for path in services.builds.export_graphml(args.conv, Path(args.out), as_of=day):
                 print(f"wrote {path}")
             return 0
         text = json.dumps(services.imports.export_json(args.conv), ensure_ascii=False, indent=2)

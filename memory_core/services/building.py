@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memory_core.as_of import parse_day
 from memory_core.construct.events import BuildEvent
 from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder
@@ -181,13 +183,17 @@ class BuildService:
         self.store.require_conversation(conv_id)
         return event_graph(self.store, conv_id)
 
-    def export_graphml(self, conv_id: str, out_path: str | Path) -> list[Path]:
+    def export_graphml(self, conv_id: str, out_path: str | Path, *,
+                       as_of: date | str | None = None) -> list[Path]:
         """``out.graphml`` -> ``out-entities.graphml`` + ``out-events.graphml``; a directory ->
-        ``<dir>/<conv>-entities.graphml`` + ``<dir>/<conv>-events.graphml``. Returns the paths."""
+        ``<dir>/<conv>-entities.graphml`` + ``<dir>/<conv>-events.graphml``. Returns the paths.
+        ``as_of`` (a day): both graphs as they stood then (``memory_core.as_of``, the rule of the
+        Records page's and the Graphs page's "Memory as of")."""
         from memory_core.construct.graphs import write_graphml
 
+        day = None if as_of is None else parse_day(as_of, what="as_of")
         self.store.require_conversation(conv_id)
-        return write_graphml(self.store, conv_id, Path(out_path))
+        return write_graphml(self.store, conv_id, Path(out_path), day=day)
 
     def build_history(self, conv_id: str) -> list[dict[str, Any]]:
         self.store.require_conversation(conv_id)
