@@ -315,3 +315,22 @@ def test_cli_eval_unknown_conversation_is_one_line_error(settings, tiny: Path, c
     code = main(["--home", str(settings.home), "eval", "locomo", str(tiny), "--convs", "99"])
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("error: ") and "99" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_eval_with_check_runs_both_files_and_prints_the_gap(settings, tiny: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from memory_core.cli import main
+
+    check = tmp_path / "check.json"
+    check.write_bytes(tiny.read_bytes())  # the held-out file: the same layout under another name
+    out = tmp_path / "run.jsonl"
+    code = main(["--home", str(settings.home), "eval", "locomo", str(tiny), "--check", str(check),
+                 "--convs", "tiny", "--check-convs", "tiny", "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert printed.count("support calibration") == 2
+    assert f"tune {tiny.name} vs check {check.name} (full-evidence recall, mean tokens, gap in points):" in printed
+    tune = [json.loads(line) for line in out.read_text().splitlines()]
+    held = [json.loads(line) for line in (tmp_path / "run.check.jsonl").read_text().splitlines()]
+    assert len(tune) == len(held) == 5
+    assert [r["question"] for r in tune] == [r["question"] for r in held]
+    assert f"wrote {out}" in printed and f"wrote {tmp_path / 'run.check.jsonl'}" in printed
