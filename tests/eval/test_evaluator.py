@@ -317,7 +317,8 @@ def test_cli_eval_unknown_conversation_is_one_line_error(settings, tiny: Path, c
     assert code == 1 and err.startswith("error: ") and "99" in err and len(err.strip().splitlines()) == 1
 
 
-def test_cli_eval_with_check_runs_both_files_and_prints_the_gap(settings, tiny: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_eval_with_check_runs_both_files_and_prints_the_gap(  # type: ignore[no-untyped-def]
+        settings, tiny: Path, tmp_path: Path, capsys) -> None:
     from memory_core.cli import main
 
     check = tmp_path / "check.json"
@@ -328,7 +329,8 @@ def test_cli_eval_with_check_runs_both_files_and_prints_the_gap(settings, tiny: 
     printed = capsys.readouterr().out
     assert code == 0
     assert printed.count("support calibration") == 2
-    assert f"tune {tiny.name} vs check {check.name} (full-evidence recall, mean tokens, gap in points):" in printed
+    gap = f"tune {tiny.name} vs check {check.name} (full-evidence recall, mean tokens, gap in points):"
+    assert gap in printed
     tune = [json.loads(line) for line in out.read_text().splitlines()]
     held = [json.loads(line) for line in (tmp_path / "run.check.jsonl").read_text().splitlines()]
     assert len(tune) == len(held) == 5
