@@ -13,8 +13,9 @@ import streamlit as st
 
 from components import links, plots
 from components.text import esc, md, shorten
+from memory_core.models import Source
 from memory_core.services import MemoryServices
-from memory_core.services.evaluating import OUTCOMES, WRONG_F1, Upload, evidence_missed, outcome
+from memory_core.services.evaluating import OUTCOMES, WRONG_F1, evidence_missed, outcome
 
 REPORT_KEY = "eval_report"
 CURVE_KEY = "eval_curve"
@@ -25,24 +26,25 @@ BENCHMARKS = {LOCOMO: "LoCoMo", "realtalk": "REALTALK", "beam": "BEAM", LONGMEME
 """Each layout the page evaluates; all but LongMemEval are scored as LoCoMo is (QA with evidence ids)."""
 
 
-def upload_source(upload: Any) -> Upload:
+def upload_source(upload: Any) -> Source:
     """An uploaded LoCoMo-format file as the evaluation reads it: its name and bytes (never
     written to disk)."""
-    return Upload(str(upload.name), bytes(upload.getvalue()))
+    return Source.upload(str(upload.name), bytes(upload.getvalue()))
 
 
-def detected_format(svc: MemoryServices, source: Upload | str) -> str:
+def detected_format(svc: MemoryServices, source: Source | str) -> str:
     """The importer's format of a benchmark file, detected once per file (an upload by its name
     and size, a path by its name and time) and kept in the session."""
     from components.services import call
 
-    if isinstance(source, Upload):
+    if isinstance(source, Source) and source.data is not None:
         key: tuple[str, Any] = (source.name, len(source.data))
     else:
+        path = source.file if isinstance(source, Source) else Path(source)
         try:
-            key = (source, Path(source).stat().st_mtime)
+            key = (str(path), path.stat().st_mtime)
         except OSError:  # the service names the problem
-            key = (source, None)
+            key = (str(path), None)
     known: dict[tuple[str, Any], str] = st.session_state.setdefault("eval_formats", {})
     if key not in known:
         known[key] = call(svc.evaluation.benchmark_format, source)

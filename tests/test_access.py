@@ -15,6 +15,7 @@ import pytest
 
 from memory_core.config import AccessSettings
 from memory_core.errors import AccessError
+from memory_core.models import Source
 from memory_core.services import Principal, Services
 
 CONV = "tiny-1"
@@ -34,7 +35,7 @@ def locomo(conv_id: str, speaker: str = "Rosa") -> bytes:
 
 def imported(svc: Services, *convs: str, build: bool = False) -> None:
     for conv in convs:
-        svc.imports.import_bytes(f"{conv}.json", locomo(conv))
+        svc.imports.import_file(Source.upload(f"{conv}.json", locomo(conv)))
         if build:
             for _ in svc.builds.build(conv):
                 pass
@@ -55,9 +56,9 @@ def _actions(view: Services, n: int) -> dict[str, Any]:
         "export": lambda: view.imports.export_json(CONV),
         "edit": lambda: view.curation.edit_record(record.id, {"value": f"kayak v{n}"}, who="typed name",
                                                   expected_version=view.raw_store().record(record.id).version),
-        "import": lambda: view.imports.import_bytes(f"x{n}.json", locomo(f"extra-{n}")),
-        "build": lambda: list(view.builds.build(f"extra-{n}" if view.raw_store().has_conversation(f"extra-{n}")
-                                                else CONV)),
+        "import": lambda: view.imports.import_file(Source.upload(f"x{n}.json", locomo(f"extra-{n}"))),
+        "build": lambda: list(view.builds.build(
+            f"extra-{n}" if view.raw_store().has_conversation(f"extra-{n}") else CONV)),
         "manage": lambda: view.access.create_token("viewer", "t", by=view.principal, frontend="mcp"),
     }
 
@@ -87,7 +88,8 @@ def test_role_action_matrix_is_enforced_by_the_services(services: Services) -> N
                 seen[role][action] = "allowed"
         assert {a for a, v in seen[role].items() if v == "allowed"} == MATRIX[role], (role, seen[role])
     # the edit log names the accounts, never the typed name
-    assert {e.who for e in services.raw_store().edits(CONV) if e.action == "update"} == {"annotator-1", "admin-1"}
+    edits = services.raw_store().edits(CONV)
+    assert {e.who for e in edits if e.action == "update"} == {"annotator-1", "admin-1"}
     # forgetting: refused to the annotator, allowed to the admin
     annotator = services.for_principal(services.access.session_principal(
         services.access.login("annotator-1", PASSWORD)), "app")
@@ -198,7 +200,7 @@ def test_audit_trail_has_each_action_class_and_survives_forgetting(services: Ser
         viewer.imports.forget(CONV, who="vic")
     record = services.raw_store().records(CONV)[0]
     admin.curation.mark_wrong(record.id, who="x")
-    admin.imports.import_bytes("o.json", locomo(OTHER))
+    admin.imports.import_file(Source.upload("o.json", locomo(OTHER)))
     list(admin.builds.build(OTHER))
     token_id, _ = admin.access.create_token("viewer", "", by=admin.principal, frontend="mcp")
     admin.imports.forget(CONV, who="ada")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from memory_core.config import Settings
 from memory_core.contracts import Backend, Vocabulary
-from memory_core.models import Conversation, Edit, Episode, QAItem, Record, Trace, Turn
+from memory_core.models import Conversation, Edit, Episode, QAItem, Record, SourceLike, Trace, Turn
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from memory_core.query.context import ConversationIndex
     from memory_core.query.retrieve import Retrieval
     from memory_core.services.access import Principal
-    from memory_core.services.evaluating import EvalReport, Source, Upload
+    from memory_core.services.evaluating import EvalReport, EvalSource
     from memory_core.services.evaluating import Progress as EvalProgress
     from memory_core.services.growing import Growth
     from memory_core.services.importing import ImportResult
@@ -58,17 +58,12 @@ class ImportsApi(Protocol):
     def stats(self, conv_id: str | None = None) -> dict[str, int]: ...
     def conversation(self, conv_id: str) -> Conversation: ...
     def require_conversations(self, conv_ids: Sequence[str]) -> None: ...
-    def load(self, path: str | Path, *, fmt: str | None = None, display: str | None = None) -> Loaded: ...
-    def detect_format(self, path: str | Path) -> str: ...
-    def preview(self, path: str | Path, max_turns: int = 20, *, fmt: str | None = None,
+    def load(self, source: SourceLike, *, fmt: str | None = None, display: str | None = None) -> Loaded: ...
+    def detect_format(self, source: SourceLike) -> str: ...
+    def preview(self, source: SourceLike, max_turns: int = 20, *, fmt: str | None = None,
                 display: str | None = None) -> dict[str, Any]: ...
-    def load_bytes(self, name: str, data: bytes, fmt: str | None = None) -> Loaded: ...
-    def preview_bytes(self, name: str, data: bytes, max_turns: int = 20, *,
-                      fmt: str | None = None) -> dict[str, Any]: ...
-    def import_file(self, path: str | Path, *, fmt: str | None = None, replace: bool = False,
+    def import_file(self, source: SourceLike, *, fmt: str | None = None, replace: bool = False,
                     on_progress: ImportProgress | None = None) -> ImportResult: ...
-    def import_bytes(self, name: str, data: bytes, *, fmt: str | None = None,
-                     replace: bool = False) -> ImportResult: ...
     def save_streamed(self, streamed: Streamed, *, replace: bool = False, file: str = "",
                       batch: int = 25, on_progress: ImportProgress | None = None) -> ImportResult: ...
     def save_loaded(self, loaded: Loaded, *, replace: bool = False, file: str = "") -> ImportResult: ...
@@ -185,11 +180,11 @@ class CurationApi(Protocol):
 class EvaluationApi(Protocol):
     """``Services.evaluation`` (EvalService)."""
 
-    def gold_questions(self, source: Source, convs: Sequence[str] | str | None = None, *,
+    def gold_questions(self, source: EvalSource, convs: Sequence[str] | str | None = None, *,
                        on_progress: EvalProgress | None = None) -> list[GoldConversation]: ...
     def evaluate(
         self,
-        source: Source,
+        source: EvalSource,
         *,
         strategy: str | None = None,
         budget_tokens: int | None = None,
@@ -201,17 +196,17 @@ class EvaluationApi(Protocol):
     ) -> EvalReport: ...
     def curve(
         self,
-        source: Source,
+        source: EvalSource,
         *,
         strategies: Iterable[str] | None = None,
         budgets: Sequence[int] = ...,
         convs: Sequence[str] | str | None = None,
         on_progress: EvalProgress | None = None,
     ) -> dict[str, dict[int, dict[str, float]]]: ...
-    def benchmark_format(self, source: str | Path | Upload) -> str: ...
+    def benchmark_format(self, source: SourceLike) -> str: ...
     def longmemeval(
         self,
-        path: str | Path | Upload,
+        path: SourceLike,
         *,
         types: Sequence[str] | None = None,
         limit: int | None = None,
@@ -221,12 +216,12 @@ class EvaluationApi(Protocol):
         on_progress: EvalProgress | None = None,
         save_traces: bool = False,
     ) -> EvalReport: ...
-    def fit_candidates(self, path: str | Path, *, limit: int | None = None,
-                       convs: Sequence[str] | None = None,
-                       on_progress: EvalProgress | None = None) -> Iterator[Candidates]: ...
     def triage(self, conv_id: str, qid: int, row: dict[str, Any]) -> dict[str, Any]: ...
     def gold_items(self, conv_id: str) -> list[QAItem]: ...
     def llm_judge(self) -> Judge: ...
+    def fit_candidates(self, path: str | Path, *, limit: int | None = None,
+                       convs: Sequence[str] | None = None,
+                       on_progress: EvalProgress | None = None) -> Iterator[Candidates]: ...
 
 
 class AccessApi(Protocol):

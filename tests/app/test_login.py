@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from memory_core.models import Source
 from tests.app.conftest import ROOT, all_text, button, widget
 
 PASSWORD = "a-long-app-password-9"
@@ -33,7 +34,7 @@ def login_home(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Path:
                            "text": "I bought a blue kayak for the lake."},
                           {"speaker": "Ivo", "dia_id": "D1:2", "text": "I started learning the cello."}]},
             "qa": []}]
-        svc.imports.import_bytes("login.json", json.dumps(data).encode())
+        svc.imports.import_file(Source.upload("login.json", json.dumps(data).encode()))
         for _ in svc.builds.build(CONV):
             pass
     finally:

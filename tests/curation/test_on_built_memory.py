@@ -19,7 +19,8 @@ def graph_state(services, conv: str):  # type: ignore[no-untyped-def]
                for e in entities),
         sorted((name[g.source], name[g.target], g.property, g.record_ids)
                for g in services.raw_store().edges(conv)),
-        sorted((name.get(m.canonical_id), m.alias, m.reason) for m in services.raw_store().entity_merges(conv)),
+        sorted((name.get(m.canonical_id), m.alias, m.reason)
+               for m in services.raw_store().entity_merges(conv)),
     )
 
 

@@ -14,6 +14,7 @@ import pytest
 from memory_core.eval.locomo import load_gold
 from memory_core.eval.metrics import evidence_hits, percentile, summarise, token_f1
 from memory_core.ids import normalise_evidence
+from memory_core.models import Source
 from memory_core.tokens import count_tokens
 
 ROW_KEYS = {
@@ -257,12 +258,11 @@ def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, 
                                                                       tmp_path: Path, monkeypatch) -> None:
     import tempfile
 
-    from memory_core.services.evaluating import Upload
 
     made: list[str] = []
     real = tempfile.mkdtemp
     monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append("dir") or real(*a, **k))
-    report = services.evaluation.evaluate(Upload("my upload.json", tiny.read_bytes()), strategy="bm25")
+    report = services.evaluation.evaluate(Source.upload("my upload.json", tiny.read_bytes()), strategy="bm25")
     assert made == []
     assert report.conv_ids == ["conv-tiny"] and [r["qid"] for r in report.rows] == [0, 1, 3, 4, 5]
     assert services.raw_store().load_conversation("conv-tiny").source_name == "my upload.json"
@@ -272,10 +272,9 @@ def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, 
 
 def test_a_bad_upload_is_one_line_naming_it(services) -> None:  # type: ignore[no-untyped-def]
     from memory_core.errors import IngestError
-    from memory_core.services.evaluating import Upload
 
     with pytest.raises(IngestError) as err:
-        services.evaluation.evaluate(Upload("bad.json",
+        services.evaluation.evaluate(Source.upload("bad.json",
                                             b'[{"sample_id": "x", "conversation": {"session_1": 5}}]'))
     assert str(err.value).startswith("bad.json: ") and "\n" not in str(err.value)
     assert services.raw_store().conversation_ids() == []

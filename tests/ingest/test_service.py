@@ -10,7 +10,7 @@ import pytest
 
 from memory_core.config import ImportLimits, Settings
 from memory_core.errors import IngestError, StoreError
-from memory_core.models import Entity, Episode, EventFrame, Record
+from memory_core.models import Entity, Episode, EventFrame, Record, Source
 from memory_core.services import Services
 from memory_core.services.importing import ImportResult
 from memory_core.store.vectors import CHROMA_DIR, VectorIndex
@@ -90,16 +90,17 @@ def test_replace_drops_the_old_vectors(settings, write, embedder):
         svc.close()
 
 
-def test_import_bytes_uses_the_upload_name(svc):
+def test_an_upload_is_imported_under_its_name(svc):
     data = json.dumps({"turns": [{"speaker": "Ana", "text": "hi"}]}).encode()
-    result = svc.imports.import_bytes("My Upload.json", data)
+    result = svc.imports.import_file(Source.upload("My Upload.json", data))
     assert result.ids == ["My-Upload"] and result.format == "json"
     with pytest.raises(IngestError) as err:
-        svc.imports.import_bytes("broken.json", b'{"turns": [')
+        svc.imports.import_file(Source.upload("broken.json", b'{"turns": ['))
     assert str(err.value).startswith("broken.json: line 1, column 12: truncated JSON")
-    big = Services(Settings(home=svc.settings.home, limits=ImportLimits(max_file_mb=0.001)), store=svc.raw_store())
+    big = Services(Settings(home=svc.settings.home, limits=ImportLimits(max_file_mb=0.001)),
+                   store=svc.raw_store())
     with pytest.raises(IngestError, match=r"^big\.json: file is 0\.0 MB, over the import limit"):
-        big.imports.import_bytes("big.json", b" " * 2000)
+        big.imports.import_file(Source.upload("big.json", b" " * 2000))
 
 
 def test_an_upload_is_read_from_memory_in_every_encoding(svc, tmp_path, monkeypatch):
@@ -111,10 +112,11 @@ def test_an_upload_is_read_from_memory_in_every_encoding(svc, tmp_path, monkeypa
     monkeypatch.setattr(tempfile, "tempdir", str(spool))
     doc = {"id": "enc", "turns": [{"speaker": "Zoë", "text": "café ☕"}]}
     text = json.dumps(doc, ensure_ascii=False)
-    result = svc.imports.import_bytes("u16.json", codecs.BOM_UTF16_LE + text.encode("utf-16-le"))
+    utf16 = codecs.BOM_UTF16_LE + text.encode("utf-16-le")
+    result = svc.imports.import_file(Source.upload("u16.json", utf16))
     assert result.ids == ["u16"] and any("UTF-16" in w for w in result.warnings)
     legacy = json.dumps({"id": "enc2", "turns": [{"speaker": "Zoë", "text": "café"}]}, ensure_ascii=False)
-    result = svc.imports.import_bytes("cp.json", legacy.encode("cp1252"))
+    result = svc.imports.import_file(Source.upload("cp.json", legacy.encode("cp1252")))
     assert result.ids == ["cp"] and any("cp1252" in w for w in result.warnings)
     assert [t.text for t in svc.imports.conversation("u16").turns] == ["café ☕"]
     assert list(spool.iterdir()) == []

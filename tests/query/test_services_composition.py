@@ -48,8 +48,8 @@ def test_views_share_the_home_and_get_their_own_backend_only_when_it_differs(hom
     assert home.with_settings(home.settings) is home
     other_strategy = home.with_settings(dataclasses.replace(home.settings, strategy="bm25"))
     assert other_strategy.queries.settings.strategy == "bm25"
-    assert (other_strategy.raw_store(), other_strategy.raw_index(), other_strategy.embedder, other_strategy.backend) == (
-        home.raw_store(), home.raw_index(), home.embedder, home.backend)
+    assert (other_strategy.raw_store(), other_strategy.raw_index(), other_strategy.embedder,
+            other_strategy.backend) == (home.raw_store(), home.raw_index(), home.embedder, home.backend)
     assert other_strategy.queries.index_cache is home.queries.index_cache
     llm = dataclasses.replace(home.settings.llm, base_url="http://127.0.0.1:9/v1")
     openai = home.with_settings(dataclasses.replace(home.settings, backend="openai", llm=llm))

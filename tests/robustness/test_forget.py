@@ -73,7 +73,8 @@ def snapshot(services: Services, conv: str) -> tuple[Any, ...]:
     return (store.load_conversation(conv), store.episodes(conv), store.records(conv, include_inactive=True),
             store.entities(conv), store.edges(conv), store.events(conv), len(store.traces(conv)),
             [e.id for e in store.edits(conv)],
-            *(services.raw_index().count(name, {"conv_id": conv}) for name in ("turns", "records", "entities")))
+            *(services.raw_index().count(name, {"conv_id": conv})
+              for name in ("turns", "records", "entities")))
 
 
 @pytest.fixture

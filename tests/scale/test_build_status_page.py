@@ -32,7 +32,8 @@ def small_home(tmp_path: Path, embedder: Any) -> Path:
         svc.imports.import_file(data)
         svc.raw_store().set_build_status("p-a", "run-page", "building", stage="session 1 (2 to build)",
                                    worker="tcp://127.0.0.1:4001")
-        svc.raw_store().set_build_status("p-b", "run-page", "queued", stage="waiting for a worker", worker="client")
+        svc.raw_store().set_build_status("p-b", "run-page", "queued", stage="waiting for a worker",
+                                         worker="client")
         svc.raw_store().set_build_status("p-c", "run-page", "failed",
                                    error="conversation 'p-c': episodes <b>miss</b> turn p-c:s2:t2")
     finally:
