@@ -160,16 +160,16 @@ def services_round(settings: Any, conv: Any, questions: int) -> str:
     services = Services(settings)
     lines = []
     try:
-        services.store.save_conversation(conv, replace=True)
+        services.raw_store().save_conversation(conv, replace=True)
         started = time.monotonic()
         try:
             for _ in services.builds.build(conv.id):
                 pass
             lines.append(f"services.builds.build: ok in {time.monotonic() - started:.0f}s, "
-                         f"stats {services.store.stats(conv.id)}")
+                         f"stats {services.imports.stats(conv.id)}")
         except MnemoscopeError as exc:
             lines.append(f"services.builds.build failed after {time.monotonic() - started:.0f}s: {exc}")
-            lines.append(f"  store after the failure: {services.store.stats(conv.id)}")
+            lines.append(f"  store after the failure: {services.imports.stats(conv.id)}")
             return "\n".join(lines)
         for qa in conv.qa[:questions]:
             try:

@@ -97,8 +97,8 @@ class LoadReport:
 
 
 def questions_of(services: Services, conv_id: str) -> list[str]:
-    asked = [t["question"] for t in services.store.traces(conv_id, limit=1000)]
-    qa = [q.question for q in services.store.qa_items(conv_id)]
+    asked = [t["question"] for t in services.queries.traces(conv_id, agents=None, limit=1000)]
+    qa = [q.question for q in services.evaluation.gold_items(conv_id)]
     return list(dict.fromkeys(asked + qa)) or ["What happened?"]
 
 
@@ -108,7 +108,7 @@ def run_load(services: Services, conv_id: str, *, users: int = 8, duration: floa
     """Run the simulated users against ``services`` and check the edits afterwards (``check``:
     off when other processes edit too; the caller checks everyone's edits together)."""
     questions = questions_of(services, conv_id)
-    record_ids = [r.id for r in services.store.records(conv_id)]
+    record_ids = [r.id for r in services.curation.records(conv_id)]
     if not record_ids:
         raise SystemExit(f"{conv_id}: no records to edit (build the conversation first)")
     hot = record_ids[:hot_records]  # a few records everyone edits: conflicts are likely there
@@ -128,7 +128,7 @@ def run_load(services: Services, conv_id: str, *, users: int = 8, duration: floa
             try:
                 if roll < edit_share:
                     rid = rnd.choice(hot) if rnd.random() < 0.5 else rnd.choice(record_ids)
-                    current = services.store.record(rid)
+                    current = services.imports.record(rid)
                     value = f"{who} edit {rnd.randrange(10**6)}"
                     confidence = round(rnd.random(), 3)
                     try:
@@ -189,7 +189,7 @@ def check_edits(services: Services, conv_id: str, saved: list[SavedEdit], edits_
         if n > 1:
             problems.append(f"{rid} v{version} was saved by {n} users (an overwrite)")
     for rid, s in last.items():
-        final = services.store.record(rid)
+        final = services.imports.record(rid)
         if (final.version, final.value, final.confidence) != (s.version, s.value, s.confidence):
             problems.append(f"{rid}: final state v{final.version} {final.value!r} is not the last "
                             f"successful edit v{s.version} {s.value!r}")
@@ -199,7 +199,7 @@ def check_edits(services: Services, conv_id: str, saved: list[SavedEdit], edits_
 def built_sample(home: Path, settings: Settings | None = None) -> tuple[Services, str]:
     services = Services(settings or Settings(home=home))
     result: Any = services.imports.import_file(SAMPLE)
-    conv_id = services.store.conversation_ids()[0]
+    conv_id = services.imports.conversation_ids()[0]
     del result
     t0 = time.perf_counter()
     for _ in services.builds.build(conv_id):
@@ -339,7 +339,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         if args.home:
             services = Services(Settings(home=Path(args.home)))
-            conv_id = args.conv or services.store.conversation_ids()[0]
+            conv_id = args.conv or services.imports.conversation_ids()[0]
         else:
             services, conv_id = built_sample(Path(tmp) / "home")
         try:

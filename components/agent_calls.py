@@ -16,7 +16,7 @@ import streamlit as st
 from components import links
 from components.text import md, shorten
 from memory_core.models import Trace
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 SHOWN = 30
 KIND = {"ask": "asked", "search": "searched"}
@@ -57,7 +57,7 @@ def buffer_text(trace: Trace) -> str:
     return "\n".join(lines)
 
 
-def handed(svc: Services, conv: str, trace: Trace) -> None:
+def handed(svc: MemoryServices, conv: str, trace: Trace) -> None:
     """For an agent's trace: who called, and what it was handed (nothing for a person's)."""
     if not trace.client:
         return

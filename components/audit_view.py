@@ -12,14 +12,14 @@ import streamlit as st
 
 from components import html_table
 from components.services import call
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 ACTIONS = ("", "read", "ask", "export", "import", "build", "forget", "edit", "evaluate", "refused",
            "login", "login-failed", "logout", "account", "token")
 FRONTENDS = ("", "app", "cli", "mcp", "http", "library")
 
 
-def show(svc: Services, conv: str | None) -> None:
+def show(svc: MemoryServices, conv: str | None) -> None:
     """Nothing for a non-admin (the services refuse them the trail anyway)."""
     if not svc.principal.can("manage"):
         return

@@ -21,7 +21,7 @@ import streamlit as st
 
 from components.text import md
 from memory_core.errors import AccessError
-from memory_core.services import Principal, Services
+from memory_core.services import MemoryServices, Principal
 
 SECRET_KEY = "auth_secret"  # noqa: S105 -- a session-state key; the login-session secret (never shown)
 PRINCIPAL_KEY = "auth_principal"  # this run's principal, for ``can`` (read-only use)
@@ -33,11 +33,11 @@ def bind_address() -> str | None:
     return str(value) if value else None
 
 
-def needs_login(base: Services) -> bool:
+def needs_login(base: MemoryServices) -> bool:
     return base.requires_login(bind_address())
 
 
-def current(base: Services) -> Principal | None:
+def current(base: MemoryServices) -> Principal | None:
     """The principal of this browser session, or None when a login is needed first."""
     if not needs_login(base):
         principal: Principal | None = base.principal
@@ -63,7 +63,7 @@ def can(permission: str) -> bool:
     return principal is None or bool(principal.can(permission))
 
 
-def gate(base: Services, principal: Principal | None) -> None:
+def gate(base: MemoryServices, principal: Principal | None) -> None:
     """Draw the login page and stop the run unless ``principal`` is known."""
     if principal is not None:
         return
@@ -91,7 +91,7 @@ def gate(base: Services, principal: Principal | None) -> None:
     st.stop()
 
 
-def account_box(base: Services, principal: Principal) -> None:
+def account_box(base: MemoryServices, principal: Principal) -> None:
     """Who is logged in, and the way out (not shown for the local user)."""
     if principal.kind == "local":
         return
@@ -115,7 +115,7 @@ def _oidc_configured() -> bool:
         return False
 
 
-def _oidc_session(base: Services) -> str | None:
+def _oidc_session(base: MemoryServices) -> str | None:
     """A login session for the identity provider's verified e-mail, if an account has it
     (tried once per browser session: a refusal is not repeated at every click)."""
     if st.session_state.get("auth_oidc_tried"):

@@ -11,7 +11,7 @@ from typing import Any
 import streamlit as st
 
 from components import data, transcript
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 
 def key_turns(trace: Any, records: Sequence[Any] = ()) -> set[str]:
@@ -29,7 +29,7 @@ def split(trace: Any, records: Sequence[Any] = ()) -> tuple[list[Any], list[Any]
     return first, [b for b in trace.buffer if b.turn_id not in keys]
 
 
-def buffer(svc: Services, trace: Any, episodes: Sequence[Any] = ()) -> None:
+def buffer(svc: MemoryServices, trace: Any, episodes: Sequence[Any] = ()) -> None:
     """Draw the key turns; the whole buffer behind a toggle (same anchors, so citations work)."""
     if not trace.buffer:
         st.caption("The buffer is empty.")

@@ -8,30 +8,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memory_core.errors import StoreError
 from memory_core.models import Conversation, Episode, Record, Turn
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 
-def conversation(svc: Services, conv: str) -> Conversation:
+def conversation(svc: MemoryServices, conv: str) -> Conversation:
     return svc.imports.conversation(conv)
 
 
-def turns(svc: Services, conv: str, ids: Sequence[str] | None = None) -> list[Turn]:
-    return list(svc.store.turns(conv, list(ids) if ids is not None else None))
+def turns(svc: MemoryServices, conv: str, ids: Sequence[str] | None = None) -> list[Turn]:
+    return svc.imports.turns(conv, ids, strict=False)
 
 
-def episodes(svc: Services, conv: str) -> list[Episode]:
+def episodes(svc: MemoryServices, conv: str) -> list[Episode]:
     return svc.builds.episodes(conv)
 
 
-def records(svc: Services, conv: str, *, episode_id: str | None = None,
+def records(svc: MemoryServices, conv: str, *, episode_id: str | None = None,
             include_inactive: bool = False) -> list[Record]:
-    return list(svc.store.records(conv, episode_id=episode_id, include_inactive=include_inactive))
+    return svc.curation.records(conv, episode_id=episode_id, include_inactive=include_inactive)
 
 
-def record(svc: Services, record_id: str) -> Record:
-    return svc.store.record(record_id)
+def record(svc: MemoryServices, record_id: str) -> Record:
+    return svc.imports.record(record_id)
 
 
 def episode_labels(episodes: Sequence[Episode]) -> dict[str, str]:
@@ -72,22 +71,17 @@ def records_frame_rows(records: Sequence[Record],
     return rows
 
 
-def version_token(svc: Services, conv: str) -> str:
+def version_token(svc: MemoryServices, conv: str) -> str:
     """Changes whenever the conversation's memory changes (a build, an edit): a cache key part."""
     import json
 
     stats = svc.imports.stats(conv)
-    builds = svc.store.builds(conv)
+    builds = svc.builds.build_history(conv)
     last = builds[0] if builds else {}
     return json.dumps([stats, str(last.get("id")), str(last.get("finished_at"))], sort_keys=True, default=str)
 
 
-def records_by_ids(svc: Services, ids: Sequence[str]) -> list[Record]:
-    out = []
-    for rid in ids:
-        try:
-            out.append(svc.store.record(rid))
-        except StoreError:  # a record deleted since the graph was drawn is skipped
-            continue
-    return out
+def records_by_ids(svc: MemoryServices, ids: Sequence[str]) -> list[Record]:
+    """These records; one deleted since the graph or the trace was drawn is skipped."""
+    return svc.curation.records_by_ids(list(ids))
 

@@ -13,8 +13,9 @@ import streamlit as st
 
 from components import links, plots
 from components.text import esc, md, shorten
-from memory_core.services import Services
-from memory_core.services.evaluating import OUTCOMES, WRONG_F1, Upload, evidence_missed, outcome
+from memory_core.models import Source
+from memory_core.services import MemoryServices
+from memory_core.services.evaluating import OUTCOMES, WRONG_F1, evidence_missed, outcome
 
 REPORT_KEY = "eval_report"
 CURVE_KEY = "eval_curve"
@@ -25,24 +26,25 @@ BENCHMARKS = {LOCOMO: "LoCoMo", "realtalk": "REALTALK", "beam": "BEAM", LONGMEME
 """Each layout the page evaluates; all but LongMemEval are scored as LoCoMo is (QA with evidence ids)."""
 
 
-def upload_source(upload: Any) -> Upload:
+def upload_source(upload: Any) -> Source:
     """An uploaded LoCoMo-format file as the evaluation reads it: its name and bytes (never
     written to disk)."""
-    return Upload(str(upload.name), bytes(upload.getvalue()))
+    return Source.upload(str(upload.name), bytes(upload.getvalue()))
 
 
-def detected_format(svc: Services, source: Upload | str) -> str:
+def detected_format(svc: MemoryServices, source: Source | str) -> str:
     """The importer's format of a benchmark file, detected once per file (an upload by its name
     and size, a path by its name and time) and kept in the session."""
     from components.services import call
 
-    if isinstance(source, Upload):
+    if isinstance(source, Source) and source.data is not None:
         key: tuple[str, Any] = (source.name, len(source.data))
     else:
+        path = source.file if isinstance(source, Source) else Path(source)
         try:
-            key = (source, Path(source).stat().st_mtime)
+            key = (str(path), path.stat().st_mtime)
         except OSError:  # the service names the problem
-            key = (source, None)
+            key = (str(path), None)
     known: dict[tuple[str, Any], str] = st.session_state.setdefault("eval_formats", {})
     if key not in known:
         known[key] = call(svc.evaluation.benchmark_format, source)
@@ -130,14 +132,14 @@ def show_summary(report: dict[str, Any]) -> None:
                  column_order=[c for c in order if any(c in r for r in rows) or c == "category"])
 
 
-def unscored_note(svc: Services, conv_ids: Sequence[str]) -> None:
+def unscored_note(svc: MemoryServices, conv_ids: Sequence[str]) -> None:
     """Say which of the conversations' questions the run did not score (LoCoMo's adversarial
     category and any category outside 1-4), so none vanishes without a word."""
     from memory_core.services.evaluating import CATEGORY_NAMES, SCORED_CATEGORIES
 
     left: dict[str, int] = {}
     for conv in conv_ids:
-        for q in svc.store.qa_items(conv):
+        for q in svc.evaluation.gold_items(conv):
             if q.category not in SCORED_CATEGORIES:
                 name = CATEGORY_NAMES.get(q.category or 0, f"category {q.category}")
                 left[name] = left.get(name, 0) + 1
@@ -272,7 +274,7 @@ def show_triage(t: dict[str, Any], records: Mapping[str, str] | None = None) -> 
             st.json(t["plan"])
 
 
-def record_labels(svc: Services, triaged: dict[str, Any]) -> dict[str, str]:
+def record_labels(svc: MemoryServices, triaged: dict[str, Any]) -> dict[str, str]:
     """Readable labels of the records citing a triaged question's gold turns."""
     from components import data
 
@@ -281,13 +283,6 @@ def record_labels(svc: Services, triaged: dict[str, Any]) -> dict[str, str]:
             for r in data.records_by_ids(svc, ids)} if ids else {}
 
 
-def gold_evidence(svc: Services, conv_ids: Sequence[str]) -> dict[tuple[str, int], tuple[str, ...]]:
+def gold_evidence(svc: MemoryServices, conv_ids: Sequence[str]) -> dict[tuple[str, int], tuple[str, ...]]:
     """(conversation, qid) -> gold evidence turn ids, normalised as the evaluator does."""
-    from memory_core.ids import normalise_evidence
-
-    out: dict[tuple[str, int], tuple[str, ...]] = {}
-    for conv in conv_ids:
-        known = {t.id for t in svc.store.turns(conv)}
-        for q in svc.store.qa_items(conv):
-            out[(conv, int(q.qid))] = tuple(normalise_evidence(q.evidence, known)[0])
-    return out
+    return {(conv, int(q.qid)): q.evidence for conv in conv_ids for q in svc.evaluation.gold_items(conv)}

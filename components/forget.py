@@ -6,12 +6,12 @@ import streamlit as st
 
 from components.text import md
 from memory_core.errors import MnemoscopeError
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 ANNOTATOR = "app"
 
 
-def delete_panel(svc: Services, conv: str) -> None:
+def delete_panel(svc: MemoryServices, conv: str) -> None:
     """Delete ``conv`` and everything derived from it once its id is typed; one audit line stays."""
     with st.expander(f"Delete {md(conv)} and everything derived from it"):
         st.caption("Turns, episodes, records, entities, graphs, events, vectors, traces, cached model "

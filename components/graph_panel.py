@@ -17,7 +17,7 @@ from components import data, graph, links, transcript
 from components.graph_canvas import Selection, parse_edge_id, selection
 from components.graph_style import action_family, type_color
 from components.text import esc, md, shorten
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 MAX_RECORDS = 200  # records listed for a node
 MAX_EVIDENCE_RECORDS = 40  # records whose source turns are shown
@@ -98,7 +98,7 @@ def _header(title: str, kind: str) -> None:
     _show(kind_html(kind))
 
 
-def panel(svc: Services, conv: str, g: Any, kind: str, episode_labels: dict[str, str], *,
+def panel(svc: MemoryServices, conv: str, g: Any, kind: str, episode_labels: dict[str, str], *,
           as_of_ids: frozenset[str] | None = None) -> None:
     """Draw the panel for the current selection (or a hint when nothing is selected).
 
@@ -136,7 +136,7 @@ def _episodes_of(records: Sequence[Any], labels: dict[str, str]) -> list[tuple[s
     return [(e, labels.get(e, e)) for e in ids[:12]]
 
 
-def _turns(svc: Services, conv: str, records: Sequence[Any], turn_ids: Sequence[str]) -> None:
+def _turns(svc: MemoryServices, conv: str, records: Sequence[Any], turn_ids: Sequence[str]) -> None:
     cited = [t for r in records[:MAX_EVIDENCE_RECORDS] for t in r.evidence_turn_ids]
     evidence = list(dict.fromkeys([*turn_ids, *cited]))
     if not evidence:
@@ -146,7 +146,7 @@ def _turns(svc: Services, conv: str, records: Sequence[Any], turn_ids: Sequence[
     transcript.render(data.turns(svc, conv, evidence), records=records, evidence=evidence)
 
 
-def _entity(svc: Services, conv: str, g: Any, node: Any, labels: dict[str, str],
+def _entity(svc: MemoryServices, conv: str, g: Any, node: Any, labels: dict[str, str],
             as_of_ids: frozenset[str] | None = None) -> None:
     attrs = graph.node_attrs(g, node)
     name = graph.node_label(g, node)
@@ -155,7 +155,7 @@ def _entity(svc: Services, conv: str, g: Any, node: Any, labels: dict[str, str],
     if attrs.get("record_ids"):
         records = _then(data.records_by_ids(svc, attrs["record_ids"]), as_of_ids)
     else:  # records about it, and records naming it as their value ("moved to Paris")
-        records = _then(svc.store.records_naming(conv, names, as_value=True), as_of_ids)[:MAX_RECORDS]
+        records = _then(svc.curation.records_naming(conv, names), as_of_ids)[:MAX_RECORDS]
     about = sum(1 for r in records if r.entity.strip().lower() in {n.strip().lower() for n in names})
     aliases = ", ".join(map(str, attrs.get("aliases") or ()))
     _show(facts_html(conv, [("aliases", aliases), ("importance", f"{graph.node_importance(g, node):.2f}"),
@@ -168,7 +168,7 @@ def _entity(svc: Services, conv: str, g: Any, node: Any, labels: dict[str, str],
     _turns(svc, conv, records, attrs.get("source_turn_ids") or ())
 
 
-def _event(svc: Services, conv: str, g: Any, node: Any, labels: dict[str, str]) -> None:
+def _event(svc: MemoryServices, conv: str, g: Any, node: Any, labels: dict[str, str]) -> None:
     a = graph.node_attrs(g, node)
     action = str(a.get("action") or graph.node_label(g, node))
     _header(action, action_family(action))
@@ -181,7 +181,7 @@ def _event(svc: Services, conv: str, g: Any, node: Any, labels: dict[str, str]) 
     _turns(svc, conv, [], a.get("source_turn_ids") or ())
 
 
-def _edge(svc: Services, conv: str, g: Any, edge: tuple[Any, Any, Any], kind: str,
+def _edge(svc: MemoryServices, conv: str, g: Any, edge: tuple[Any, Any, Any], kind: str,
           labels: dict[str, str], as_of_ids: frozenset[str] | None = None) -> None:
     u, v, _ = edge
     attrs = graph.edge_attrs(g, edge)

@@ -12,13 +12,13 @@ import streamlit as st
 
 from components import graph, graph_as_of, graph_canvas, graph_panel
 from components.text import shorten
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 HEIGHT = 600  # canvas height in pixels
 
 
 @st.cache_resource(show_spinner="Reading the graph…", max_entries=8)
-def load_graph(_svc: Services, conv: str, kind: str, token: str) -> nx.DiGraph:
+def load_graph(_svc: MemoryServices, conv: str, kind: str, token: str) -> nx.DiGraph:
     """The entity or event graph of ``conv`` (cached per memory version ``token``).
 
     One shared object per version, not a copy per rerun: read it only (the filters copy).
@@ -41,7 +41,7 @@ def as_of_control() -> date | None:
     return day if isinstance(day, date) else None
 
 
-def _records_as_of(svc: Services, conv: str, day: date) -> list[Any]:
+def _records_as_of(svc: MemoryServices, conv: str, day: date) -> list[Any]:
     """Every record (any status) as of ``day``, by the store's ``as_of`` records filter."""
     out: list[Any] = []
     page = 1
@@ -55,13 +55,13 @@ def _records_as_of(svc: Services, conv: str, day: date) -> list[Any]:
 
 
 @st.cache_resource(show_spinner="Going back in time…", max_entries=8)
-def load_graph_as_of(_svc: Services, conv: str, kind: str, token: str, day: date) -> graph_as_of.AsOf:
+def load_graph_as_of(_svc: MemoryServices, conv: str, kind: str, token: str, day: date) -> graph_as_of.AsOf:
     """The graph as it stood on ``day`` (cached per memory version and day; read only)."""
     g = load_graph(_svc, conv, kind, token)
     episodes = _svc.builds.episodes(conv)
     return graph_as_of.graph_as_of(
         g, kind, day, records_then=_records_as_of(_svc, conv, day),
-        records_all=list(_svc.store.records(conv, include_inactive=True)) if kind == "entity" else [],
+        records_all=list(_svc.curation.records(conv, include_inactive=True)) if kind == "entity" else [],
         episode_start={e.id: e.start_time for e in episodes})
 
 

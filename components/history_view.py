@@ -16,7 +16,7 @@ from components.record_forms import remember_version
 from components.text import esc, md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
 from memory_core.models import Edit, Record
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 from memory_core.services.curation import CurationService
 
 ACTIONS = {"update": "edited", "create": "added", "delete": "deleted", "mark_wrong": "marked wrong",
@@ -66,7 +66,7 @@ def edit_label(e: Edit, by_id: dict[str, Edit] | None = None) -> str:
     return shorten(f"{e.at:%Y-%m-%d %H:%M:%S} · {edit_summary(e, by_id)}", 140)
 
 
-def diff(svc: Services, edit: Edit) -> None:
+def diff(svc: MemoryServices, edit: Edit) -> None:
     """The edit's fields before → after, removed words red and added words green."""
     rows = svc.curation.record_diff(edit)
     if rows:
@@ -122,7 +122,7 @@ def _show(value: Any) -> str:
 CONFIRM_KEY = "revert_confirm"
 
 
-def revert(svc: Services, edit: Edit, who: str, *, flash_key: str = "history_flash",
+def revert(svc: MemoryServices, edit: Edit, who: str, *, flash_key: str = "history_flash",
            via: str = "history page") -> None:
     """"Revert this edit…" asks first: the confirmation names what will be restored (not
     offered to a viewer)."""
@@ -150,12 +150,12 @@ def revert(svc: Services, edit: Edit, who: str, *, flash_key: str = "history_fla
             st.error(md(exc))
         else:
             if edit.target_kind == "record":  # the editor now looks at the reverted version
-                remember_version(svc.store.record(edit.target_id))
+                remember_version(svc.imports.record(edit.target_id))
             st.session_state[flash_key] = f"Reverted: {edit_summary(edit)}."
             st.rerun()
 
 
-def record_history(svc: Services, record: Record, who: str) -> None:
+def record_history(svc: MemoryServices, record: Record, who: str) -> None:
     """The record's own edits, newest first (who, when, what before → after), with revert."""
     edits = svc.curation.record_history(record.id)
     if not edits:
@@ -175,7 +175,7 @@ def record_history(svc: Services, record: Record, who: str) -> None:
     revert(svc, newest[pick], who, flash_key="records_flash", via="record history")
 
 
-def graphml_bytes(svc: Services, conv: str) -> bytes:
+def graphml_bytes(svc: MemoryServices, conv: str) -> bytes:
     with tempfile.TemporaryDirectory(prefix="mnemoscope-export-") as tmp:
         out = Path(tmp) / f"{conv}.graphml"
         svc.builds.export_graphml(conv, out)
@@ -193,7 +193,7 @@ def graphml_bytes(svc: Services, conv: str) -> bytes:
         return buffer.getvalue()
 
 
-def exports(svc: Services, conv: str) -> None:
+def exports(svc: MemoryServices, conv: str) -> None:
     safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in conv)
     c = st.columns(2)
     c[0].download_button("Corrected records (JSONL)", lambda: svc.curation.export_corrected_records(conv),

@@ -20,7 +20,7 @@ from components.history_view import DIFF_CSS, edit_label
 from components.services import call
 from components.text import esc, shorten
 from memory_core.models import Edit, Trace
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 from memory_core.services.curation import CurationService
 
 IMPACT_KEY = "impact_report"
@@ -89,7 +89,7 @@ def changes_html(rows: Sequence[Mapping[str, Any]], traces: Mapping[str, Trace])
             "<th>cited turns gained</th><th>cited turns lost</th></tr>" + body + "</table>")
 
 
-def render(svc: Services, report: Mapping[str, Any]) -> None:
+def render(svc: MemoryServices, report: Mapping[str, Any]) -> None:
     """The report: a count, *Changed only*, the table, the changed questions' diffs, and the
     before / after traces opened on the first changed question."""
     rows = report["rows"]

@@ -4,7 +4,6 @@ the per-conversation state of the latest cluster build, polled while it runs."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,8 @@ import streamlit as st
 from components import html_table
 from components.text import md
 from memory_core.errors import IngestError, MnemoscopeError
-from memory_core.services import ImportResult, Services
+from memory_core.models import Source
+from memory_core.services import ImportResult, MemoryServices
 from memory_core.services.importing import ALREADY_IMPORTED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,27 +26,11 @@ UPLOAD_TYPES = ["json", "jsonl", "csv", "txt", "md"]
 DEFAULT_SAMPLE = "sample_conversation.json"
 
 
-@dataclass(frozen=True)
-class Source:
-    """A file to import: a shipped sample (``path``) or an upload (``data``, named ``name``)."""
-
-    name: str
-    path: Path | None = None
-    data: bytes | None = None
-
-    @property
-    def file(self) -> Path:
-        """The shipped file (a source without uploaded bytes always has one)."""
-        if self.path is None:
-            raise ValueError(f"source {self.name!r} has neither a path nor data")
-        return self.path
-
-    @property
-    def digest(self) -> str:
-        if self.data is not None:
-            return hashlib.sha256(self.data).hexdigest()
-        assert self.path is not None
-        return f"{self.path}:{self.path.stat().st_mtime_ns}"
+def digest(source: Source) -> str:
+    """What a cached preview is keyed by: an upload's content, a file's path and time."""
+    if source.data is not None:
+        return hashlib.sha256(source.data).hexdigest()
+    return f"{source.file}:{source.file.stat().st_mtime_ns}"
 
 
 def sample_files() -> list[Path]:
@@ -64,32 +48,29 @@ def choose_source() -> Source | None:
         names = list(files)
         first = names.index(DEFAULT_SAMPLE) if DEFAULT_SAMPLE in files else 0
         name = st.selectbox("Sample file", names, index=first)
-        return Source(name, path=files[name])
+        return Source.of(files[name])
     upload = st.file_uploader("Conversation file", type=UPLOAD_TYPES)
-    return Source(upload.name, data=upload.getvalue()) if upload is not None else None
+    return Source.upload(upload.name, upload.getvalue()) if upload is not None else None
 
 
 @st.cache_data(show_spinner="Reading the file…", max_entries=16)
-def _preview(_svc: Services, _source: Source, digest: str, fmt: str | None) -> dict[str, Any]:
+def _preview(_svc: MemoryServices, _source: Source, digest: str, fmt: str | None) -> dict[str, Any]:
     try:
-        if _source.data is not None:
-            info = _svc.imports.preview_bytes(_source.name, _source.data, fmt=fmt)
-        else:
-            info = _svc.imports.preview(_source.file, fmt=fmt)
+        info = _svc.imports.preview(_source, fmt=fmt)
         return {"info": info, "error": None}
     except MnemoscopeError as exc:
         return {"info": None, "error": str(exc)}
 
 
-def preview(svc: Services, source: Source, fmt: str | None) -> dict[str, Any]:
+def preview(svc: MemoryServices, source: Source, fmt: str | None) -> dict[str, Any]:
     """Detected format and a preview (cached per file content); an importer error as one line.
 
     Whether each conversation is already imported is read from the store on every call: the
     cache is keyed by the file only, and the home changes (an import, another home)."""
-    found = dict(_preview(svc, source, source.digest, fmt))
+    found = dict(_preview(svc, source, digest(source), fmt))
     info = found.get("info")
     if info:
-        known = set(svc.store.conversation_ids())
+        known = set(svc.imports.conversation_ids())
         found["info"] = {**info, "conversations": [{**c, "exists": c.get("id") in known}
                                                    for c in info.get("conversations") or []]}
     return found
@@ -121,14 +102,12 @@ def show_preview(info: dict[str, Any]) -> None:
 REPLACE_LABEL = "Replace conversations that are already imported"
 
 
-def import_source(svc: Services, source: Source, fmt: str | None, replace: bool) -> ImportResult:
+def import_source(svc: MemoryServices, source: Source, fmt: str | None, replace: bool) -> ImportResult:
     """Import ``source``; project errors propagate (the page shows them as one line). A
     conversation already imported is refused naming the page's checkbox (``REPLACE_LABEL``),
     not the command line's ``--replace``."""
     try:
-        if source.data is not None:
-            return svc.imports.import_bytes(source.name, source.data, fmt=fmt, replace=replace)
-        return svc.imports.import_file(source.file, fmt=fmt, replace=replace)
+        return svc.imports.import_file(source, fmt=fmt, replace=replace)
     except IngestError as exc:
         if not exc.what.startswith(ALREADY_IMPORTED):
             raise
@@ -169,7 +148,7 @@ def _unfinished(rows: list[dict[str, Any]]) -> tuple[int, int]:
     return live, len(waiting) - live
 
 
-def cluster_progress(svc: Services) -> None:
+def cluster_progress(svc: MemoryServices) -> None:
     """The latest cluster build run (``build --workers`` / ``build-cluster``), one row per
     conversation, read from the store's build-status table; re-read every ``POLL_SECONDS``
     while some conversation is still queued or building (then the page reruns once, which

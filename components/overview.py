@@ -10,7 +10,7 @@ import streamlit as st
 
 from components import html_table, icons, pager
 from components.text import md
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 COUNT_COLUMNS = ("sessions", "turns", "questions", "episodes", "records", "entities", "events")
 
@@ -64,7 +64,7 @@ def conversation_table(rows: Sequence[dict[str, Any]]) -> None:
     )
 
 
-def build_cost(svc: Services, conv: str) -> None:
+def build_cost(svc: MemoryServices, conv: str) -> None:
     """The latest build of ``conv``: backend, duration, LLM tokens and cost."""
     history = svc.builds.build_history(conv)
     if not history:

@@ -18,7 +18,7 @@ import streamlit as st
 
 from components.text import md, shorten
 from memory_core.models import QAItem
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 SHOWN = 30
 
@@ -75,7 +75,7 @@ def _links(conv: str, items: Sequence[Asked], query: str) -> None:
         st.caption(f"… and {len(found) - SHOWN} more: narrow the search.")
 
 
-def render(svc: Services, conv: str, rows: Sequence[Mapping[str, Any]], expanded: bool) -> None:
+def render(svc: MemoryServices, conv: str, rows: Sequence[Mapping[str, Any]], expanded: bool) -> None:
     """The two lists, each in its own expander (only the user's own one opens by default)."""
     mine, bench = split(rows)
     with st.expander(f"Past questions ({len(mine)})", expanded=expanded and bool(mine)):
@@ -87,22 +87,19 @@ def render(svc: Services, conv: str, rows: Sequence[Mapping[str, Any]], expanded
             _links(conv, bench, st.text_input("Filter the benchmark list by words", key="past_b_search"))
 
 
-def gold_item(svc: Services, conv: str, question: str) -> QAItem | None:
+def gold_item(svc: MemoryServices, conv: str, question: str) -> QAItem | None:
     """The conversation's benchmark question with these words, if there is one."""
     key = normalise(question)
-    return next((q for q in svc.store.qa_items(conv) if normalise(q.question) == key), None)
+    return next((q for q in svc.evaluation.gold_items(conv) if normalise(q.question) == key), None)
 
 
-def gold_evidence(svc: Services, conv: str, item: QAItem | None) -> list[str]:
-    """A benchmark question's gold evidence turn ids, normalised as the evaluator does."""
-    if item is None or not item.evidence:
-        return []
-    from memory_core.ids import normalise_evidence
-
-    return normalise_evidence(item.evidence, {t.id for t in svc.store.turns(conv)})[0]
+def gold_evidence(svc: MemoryServices, conv: str, item: QAItem | None) -> list[str]:
+    """A benchmark question's gold evidence turn ids (``gold_item`` normalised them as the
+    evaluator does)."""
+    return list(item.evidence) if item is not None else []
 
 
-def gold_answer(svc: Services, conv: str, question: str) -> None:
+def gold_answer(svc: MemoryServices, conv: str, question: str) -> None:
     """When the question is one of the conversation's benchmark questions, show its gold answer."""
     q = gold_item(svc, conv, question)
     if q is None:

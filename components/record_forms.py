@@ -15,7 +15,7 @@ from components import auth
 from components.text import md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
 from memory_core.models import Episode, Record, Turn
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 MODALITIES = ("observed", "planned", "desired", "hypothetical", "negated")
 # where each form's edits are made, as the edit log says it (``Edit.via``)
@@ -85,7 +85,7 @@ def turn_options(turns: Sequence[Turn], current: Sequence[str]) -> tuple[list[st
     return ids, {i: shown.get(i, f"{i} · (not in this episode)") for i in ids}
 
 
-def edit_form(svc: Services, record: Record, turns: Sequence[Turn] = ()) -> None:
+def edit_form(svc: MemoryServices, record: Record, turns: Sequence[Turn] = ()) -> None:
     """Edit any field; evidence is picked from the episode's turns (``turns``). The form is
     keyed by the version the annotator saw, so a save made elsewhere in between still reaches
     this form and is reported as a conflict."""
@@ -136,7 +136,7 @@ def _differs(old: Any, new: Any) -> bool:
     return old != new
 
 
-def status_actions(svc: Services, record: Record) -> None:
+def status_actions(svc: MemoryServices, record: Record) -> None:
     if read_only():
         return
     expected = seen_version(record)
@@ -160,7 +160,7 @@ def status_actions(svc: Services, record: Record) -> None:
         st.rerun()
 
 
-def create_form(svc: Services, conv: str, episode: Episode, turns: Sequence[Turn]) -> None:
+def create_form(svc: MemoryServices, conv: str, episode: Episode, turns: Sequence[Turn]) -> None:
     """A new record written by the annotator from turns of ``episode``."""
     if read_only():
         return
@@ -197,7 +197,7 @@ def create_form(svc: Services, conv: str, episode: Episode, turns: Sequence[Turn
             st.rerun()
 
 
-def merge_form(svc: Services, conv: str, names: Sequence[str]) -> None:
+def merge_form(svc: MemoryServices, conv: str, names: Sequence[str]) -> None:
     if read_only():
         return
     with st.form("merge"):

@@ -26,7 +26,7 @@ from components.state import write_url
 from components.text import md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
 from memory_core.models import Record
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 MODE_KEY = "records_mode"
 MODES = ("Browse", "Review queue")
@@ -57,20 +57,20 @@ def reviewed(conv: str) -> dict[str, str]:
 
 # ---------------------------------------------------------------------------- data
 @st.cache_data(show_spinner=False, max_entries=16)
-def _superseded(_svc: Services, conv: str, token: str) -> dict[str, str]:
+def _superseded(_svc: MemoryServices, conv: str, token: str) -> dict[str, str]:
     return _svc.curation.supersession(conv)
 
 
-def superseded(svc: Services, conv: str) -> dict[str, str]:
+def superseded(svc: MemoryServices, conv: str) -> dict[str, str]:
     """old record id -> id of the record superseding it, computed once per memory version
     (``data.version_token``), not on every rerun of the Records page."""
     return _superseded(svc, conv, data.version_token(svc, conv))
 
 
-def cited(svc: Services, conv: str) -> dict[str, int]:
+def cited(svc: MemoryServices, conv: str) -> dict[str, int]:
     """record id -> in how many of the newest saved traces it was matched (kept for the
     session until a new trace is saved)."""
-    rows = svc.store.traces(conv, limit=MAX_TRACES)
+    rows = svc.queries.traces(conv, agents=None, limit=MAX_TRACES)
     token = (conv, len(rows), str(rows[0]["id"]) if rows else "")
     cache = st.session_state.get("review_cited")
     if not cache or cache[0] != token:
@@ -90,13 +90,14 @@ VIA_OPEN = "browse: open record"
 VIA_QUEUE = "review queue"
 
 
-def act(svc: Services, conv: str, record_id: str, action: str, version: int, via: str = VIA_QUEUE) -> None:
+def act(svc: MemoryServices, conv: str, record_id: str, action: str, version: int,
+        via: str = VIA_QUEUE) -> None:
     """One action on a record (a widget callback: runs before the next draw); ``via`` names the
     place it was taken (``VIA_TABLE``, ``VIA_OPEN``, ``VIA_QUEUE``) for the edit log."""
     done = reviewed(conv)
     try:
         if action == "correct":
-            current = svc.store.record(record_id)
+            current = svc.imports.record(record_id)
             if current.confidence < CONFIRMED:
                 remember_version(svc.curation.edit_record(
                     record_id, {"confidence": CONFIRMED}, who=who(), why=f"confirmed correct in {via}",
@@ -149,7 +150,7 @@ def messages() -> None:
 
 
 # ---------------------------------------------------------------------------- drawing
-def quick_actions(svc: Services, conv: str, record: Record) -> None:
+def quick_actions(svc: MemoryServices, conv: str, record: Record) -> None:
     """Correct / wrong buttons for the open record (the tab and the selection stay); none
     for a viewer."""
     if not auth.can("annotate"):
@@ -183,7 +184,7 @@ def superseded_note(conv: str, record: Record, by: dict[str, str],
         links.show(" · ".join(parts))
 
 
-def queue(svc: Services, conv: str, names: dict[str, Record], superseded: dict[str, str],
+def queue(svc: MemoryServices, conv: str, names: dict[str, Record], superseded: dict[str, str],
           labels: dict[str, str], *, query: str = "", filters: dict[str, Any] | None = None) -> None:
     """The review queue: one record at a time with correct / wrong / edit / next (keys c w e n),
     over the active records that the search and filters above select (``query``, ``filters``)."""
@@ -215,7 +216,7 @@ def queue(svc: Services, conv: str, names: dict[str, Record], superseded: dict[s
         f"cited by {counts.get(record.id, 0)} saved answers",
         "episode " + links.episode_link(conv, record.episode_id, episode)]))
     superseded_note(conv, record, superseded, names)
-    turns = svc.store.turns(conv, list(record.evidence_turn_ids))
+    turns = svc.imports.turns(conv, record.evidence_turn_ids, strict=False)
     for t in turns:
         st.markdown(f"**{md(t.id)} · {md(t.speaker)}**: {md(shorten(t.text, 400))}")
     c = st.columns(4)

@@ -1,8 +1,10 @@
 """The one services object per data directory, opened once per process and cached.
 
 ``services()`` reads ``Settings.from_env()`` (the edge where the environment is read) and
-returns the cached ``Services`` for that home. Session state never holds it: it holds ids and
-filters only. Project errors from opening the home are shown as one line and stop the page.
+returns the cached ``Services`` for that home, typed as the front ends' protocol
+(``memory_core.services.api.MemoryServices``: a page test may hand the frame a fake by
+replacing ``_open``). Session state never holds it: it holds ids and filters only.
+Project errors from opening the home are shown as one line and stop the page.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from components.text import md
 from memory_core import heap
 from memory_core.config import Settings
 from memory_core.errors import MnemoscopeError
-from memory_core.services import Services
+from memory_core.services import MemoryServices, Services
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -38,7 +40,7 @@ def env_settings() -> Settings:
         raise  # unreachable: st.stop() raises
 
 
-def base_services() -> Services:
+def base_services() -> MemoryServices:
     """The cached services facade for the configured home, before any login (the frame
     uses it to find out who is there; pages call ``services``)."""
     ensure_frame()
@@ -51,7 +53,7 @@ def base_services() -> Services:
         raise
 
 
-def services() -> Services:
+def services() -> MemoryServices:
     """The services as this browser session's principal sees them (every page calls this
     first): the login page and a stop when nobody is logged in where a login is needed."""
     from components import auth
@@ -73,7 +75,7 @@ def call(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         raise  # unreachable: st.stop() raises
 
 
-def session_services() -> Services:
+def session_services() -> MemoryServices:
     """The services as this browser session configured them on the Settings page.
 
     With the defaults this is the shared object. When the session chose another backend,

@@ -9,7 +9,7 @@ import streamlit as st
 from components import icons
 from components.state import CONV_KEY, session_settings
 from components.text import md
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 PICKER_KEY = "conv_picker"
 
@@ -21,7 +21,7 @@ def _sync_url() -> None:
     st.query_params["conv"] = st.session_state[PICKER_KEY]
 
 
-def conversation_picker(svc: Services) -> str | None:
+def conversation_picker(svc: MemoryServices) -> str | None:
     """Resolve the current conversation: the URL wins, then the previous choice, then the first.
 
     Writes the id back to ``?conv=`` (so every page's URL can be shared) and to
@@ -46,7 +46,7 @@ def conversation_picker(svc: Services) -> str | None:
     return str(conv)
 
 
-def backend_badge(svc: Services) -> None:
+def backend_badge(svc: MemoryServices) -> None:
     settings = session_settings(svc.settings)
     backend = settings["backend"]
     color: Literal["green", "orange"] = "green" if backend == "offline" else "orange"

@@ -19,7 +19,7 @@ import streamlit as st
 from components import data, links, plain_words, support_view, trace_view, transcript
 from components.text import esc, md
 from memory_core.models import BufferTurn, Episode, Record, Trace
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 FULL_KEY = "ask_full_trace"
 MAX_TURNS = 6  # source turns shown when the answer cites none (the best matched ones)
@@ -58,7 +58,7 @@ def records_html(conv: str, records: Sequence[Record], trace: Trace, episodes: S
     return f'<ul class="mn-story-records">{"".join(items)}</ul>'
 
 
-def render(svc: Services, conv: str, trace: Trace, episodes: Sequence[Episode]) -> None:
+def render(svc: MemoryServices, conv: str, trace: Trace, episodes: Sequence[Episode]) -> None:
     st.html(trace_view.answer_html(trace))
     color, label, _ = support_view.LEVELS[support_view.level(trace)]
     st.badge(f"Answer {label}", color=color)  # type: ignore[arg-type]

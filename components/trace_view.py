@@ -20,7 +20,7 @@ import streamlit as st
 from components import buffer_view, data, links, plain_words, support_view, transcript
 from components.text import anchor_id, esc, md, shorten
 from memory_core.models import Episode, Record, Requirement, Trace
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 
 def answer_html(trace: Trace) -> str:
@@ -160,7 +160,7 @@ def match_rows(trace: Trace, requirement: int, records: dict[str, Record],
     return sorted(rows, key=lambda r: -r["score"])
 
 
-def walk(svc: Services, conv: str, trace: Trace, labels: dict[str, str]) -> None:
+def walk(svc: MemoryServices, conv: str, trace: Trace, labels: dict[str, str]) -> None:
     """Requirement → matched records → a record's episode with its evidence highlighted."""
     reqs = list(trace.plan.requirements)
     options = list(range(len(reqs))) + ([-1] if any(m.requirement == -1 for m in trace.matches) else [])
@@ -233,7 +233,7 @@ def timings(trace: Trace) -> None:
         st.caption(" · ".join(f"{md(k)} {v * 1000:.0f} ms" for k, v in trace.timings.items()))
 
 
-def full(svc: Services, conv: str, trace: Trace, episodes: Sequence[Episode]) -> None:
+def full(svc: MemoryServices, conv: str, trace: Trace, episodes: Sequence[Episode]) -> None:
     labels = data.episode_labels(episodes)
     answer(trace)
     st.subheader("Plan")

@@ -11,21 +11,21 @@ from __future__ import annotations
 import logging
 import threading
 
-from memory_core.services import Services
+from memory_core.services import MemoryServices
 
 log = logging.getLogger(__name__)
 _threads: dict[str, threading.Thread] = {}
 _lock = threading.Lock()
 
 
-def _warm(svc: Services, conv: str) -> None:
+def _warm(svc: MemoryServices, conv: str) -> None:
     try:
         svc.queries.warm(conv)
     except Exception:  # the first question will build the index itself
         log.exception("warming the question index of %s failed", conv)
 
 
-def start(svc: Services, conv: str) -> threading.Thread:
+def start(svc: MemoryServices, conv: str) -> threading.Thread:
     """Start warming ``conv`` unless a warm-up of it is already running; returns the thread."""
     with _lock:
         running = _threads.get(conv)
@@ -44,7 +44,7 @@ def wait(conv: str, timeout: float | None = None) -> None:
         thread.join(timeout)
 
 
-def once_per_session(svc: Services, conv: str) -> None:
+def once_per_session(svc: MemoryServices, conv: str) -> None:
     """``start`` the first time this browser session opens ``conv`` here."""
     import streamlit as st
 

@@ -13,11 +13,46 @@ Ids are strings and stable: turns keep the source's id (``D4:8``) or get ``D<ses
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file to read: a path (on the machine that reads it) or an upload's bytes (``data``)
+    under its name. Every reader takes one — loading, preview, format detection, import,
+    evaluation — and ``Source.of`` makes one of a plain path (named as given)."""
+
+    name: str
+    path: Path | None = None
+    data: bytes | None = None
+
+    @classmethod
+    def of(cls, value: Source | str | Path) -> Source:
+        return value if isinstance(value, Source) else cls(str(value), path=Path(value))
+
+    @classmethod
+    def upload(cls, name: str, data: bytes) -> Source:
+        return cls(name, data=data)
+
+    @property
+    def is_upload(self) -> bool:
+        return self.data is not None
+
+    @property
+    def file(self) -> Path:
+        """The path (a source without uploaded bytes always has one)."""
+        if self.path is None:
+            raise ValueError(f"source {self.name!r} has neither a path nor data")
+        return self.path
+
+
+SourceLike = Source | str | Path  # what a reader accepts: a Source, or a path
 
 
 class _Model(BaseModel):

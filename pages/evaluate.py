@@ -8,6 +8,7 @@ import streamlit as st
 from components import eval_view
 from components.services import call, services, session_services
 from components.state import require_conv, session_settings
+from memory_core.models import Source
 from memory_core.services.evaluating import ABSTENTION, QUESTION_TYPES
 
 svc = services()
@@ -19,7 +20,7 @@ strategies = call(svc.queries.strategies)
 OWN, UPLOAD = "This conversation's questions", "Upload a benchmark file"
 PATH = "A benchmark file on this machine"
 source_kind = st.radio("Questions", [OWN, UPLOAD, PATH], horizontal=True)
-source: eval_view.Upload | str | None = None
+source: Source | str | None = None
 if source_kind == UPLOAD:
     upload = st.file_uploader("Benchmark file (LoCoMo, REALTALK or LongMemEval JSON)", type=["json"])
     source = eval_view.upload_source(upload) if upload is not None else None

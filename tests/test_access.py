@@ -15,6 +15,7 @@ import pytest
 
 from memory_core.config import AccessSettings
 from memory_core.errors import AccessError
+from memory_core.models import Source
 from memory_core.services import Principal, Services
 
 CONV = "tiny-1"
@@ -34,7 +35,7 @@ def locomo(conv_id: str, speaker: str = "Rosa") -> bytes:
 
 def imported(svc: Services, *convs: str, build: bool = False) -> None:
     for conv in convs:
-        svc.imports.import_bytes(f"{conv}.json", locomo(conv))
+        svc.imports.import_file(Source.upload(f"{conv}.json", locomo(conv)))
         if build:
             for _ in svc.builds.build(conv):
                 pass
@@ -47,17 +48,17 @@ def account(svc: Services, name: str, role: str) -> Principal:
 
 # ---------------------------------------------------------------------------- the matrix
 def _actions(view: Services, n: int) -> dict[str, Any]:
-    record = view.store.records(CONV)[0]
+    record = view.raw_store().records(CONV)[0]
     return {
         "read": lambda: view.curation.search_records(CONV),
         "ask": lambda: view.queries.ask(CONV, "What did Rosa buy?"),
         "evaluate": lambda: view.evaluation.evaluate([CONV]),
         "export": lambda: view.imports.export_json(CONV),
         "edit": lambda: view.curation.edit_record(record.id, {"value": f"kayak v{n}"}, who="typed name",
-                                                  expected_version=view.store.record(record.id).version),
-        "import": lambda: view.imports.import_bytes(f"x{n}.json", locomo(f"extra-{n}")),
-        "build": lambda: list(view.builds.build(f"extra-{n}" if view.store.has_conversation(f"extra-{n}")
-                                                else CONV)),
+                                                  expected_version=view.raw_store().record(record.id).version),
+        "import": lambda: view.imports.import_file(Source.upload(f"x{n}.json", locomo(f"extra-{n}"))),
+        "build": lambda: list(view.builds.build(
+            f"extra-{n}" if view.raw_store().has_conversation(f"extra-{n}") else CONV)),
         "manage": lambda: view.access.create_token("viewer", "t", by=view.principal, frontend="mcp"),
     }
 
@@ -87,18 +88,19 @@ def test_role_action_matrix_is_enforced_by_the_services(services: Services) -> N
                 seen[role][action] = "allowed"
         assert {a for a, v in seen[role].items() if v == "allowed"} == MATRIX[role], (role, seen[role])
     # the edit log names the accounts, never the typed name
-    assert {e.who for e in services.store.edits(CONV) if e.action == "update"} == {"annotator-1", "admin-1"}
+    edits = services.raw_store().edits(CONV)
+    assert {e.who for e in edits if e.action == "update"} == {"annotator-1", "admin-1"}
     # forgetting: refused to the annotator, allowed to the admin
     annotator = services.for_principal(services.access.session_principal(
         services.access.login("annotator-1", PASSWORD)), "app")
     with pytest.raises(AccessError, match="annotator 'annotator-1' may not forget conversations"):
         annotator.imports.forget(CONV, who="annotator-1")
-    assert services.store.has_conversation(CONV)
+    assert services.raw_store().has_conversation(CONV)
     admin_secret = services.access.login("admin-1", PASSWORD)
     admin = services.for_principal(services.access.session_principal(admin_secret), "app")
     admin.imports.forget(CONV, who="someone else")
-    assert not services.store.has_conversation(CONV)
-    assert [e.who for e in services.store.edits(CONV) if e.action == "forget"] == ["admin-1"]
+    assert not services.raw_store().has_conversation(CONV)
+    assert [e.who for e in services.raw_store().edits(CONV) if e.action == "forget"] == ["admin-1"]
 
 
 def test_unlisted_service_method_needs_admin(services: Services) -> None:
@@ -118,14 +120,14 @@ def test_unlisted_service_method_needs_admin(services: Services) -> None:
 def test_lockout_after_repeated_failures_and_session_expiry(services: Services) -> None:
     svc = Services(replace(services.settings, access=AccessSettings(lockout_failures=3, lockout_minutes=5,
                                                                       session_minutes=0.01)),
-                   store=services.store, index=services.index, embedder=services.embedder)
+                   store=services.raw_store(), index=services.raw_index(), embedder=services.embedder)
     svc.access.add_user("lea", "viewer", PASSWORD, by=svc.principal, frontend="cli")
     for _ in range(3):
         with pytest.raises(AccessError, match="wrong account name or password"):
             svc.access.login("lea", "not the password")
     with pytest.raises(AccessError, match=r"account 'lea' is locked for 5 more minute\(s\) after 3 failed"):
         svc.access.login("lea", PASSWORD)  # the right password does not help while locked
-    svc.store.update_account("lea", locked_until=None)  # the lock ran out
+    svc.raw_store().update_account("lea", locked_until=None)  # the lock ran out
     secret = svc.access.login("lea", PASSWORD)
     assert svc.access.session_principal(secret) == Principal("lea", "viewer")
     time.sleep(0.8)  # 0.01 minutes
@@ -196,9 +198,9 @@ def test_audit_trail_has_each_action_class_and_survives_forgetting(services: Ser
     viewer.imports.export_json(CONV)
     with pytest.raises(AccessError):
         viewer.imports.forget(CONV, who="vic")
-    record = services.store.records(CONV)[0]
+    record = services.raw_store().records(CONV)[0]
     admin.curation.mark_wrong(record.id, who="x")
-    admin.imports.import_bytes("o.json", locomo(OTHER))
+    admin.imports.import_file(Source.upload("o.json", locomo(OTHER)))
     list(admin.builds.build(OTHER))
     token_id, _ = admin.access.create_token("viewer", "", by=admin.principal, frontend="mcp")
     admin.imports.forget(CONV, who="ada")
@@ -218,11 +220,11 @@ def test_audit_trail_has_each_action_class_and_survives_forgetting(services: Ser
 
 
 def _all_text(svc: Services) -> str:
-    tables = [r[0] for r in svc.store.all(
+    tables = [r[0] for r in svc.raw_store().all(
         "SELECT table_name FROM information_schema.tables WHERE table_schema IN ('main', 'public')")]
     out = []
     for table in tables:
-        out.append(json.dumps(svc.store.all(f"SELECT * FROM {table}"), default=str))
+        out.append(json.dumps(svc.raw_store().all(f"SELECT * FROM {table}"), default=str))
     return "\n".join(out)
 
 
@@ -245,7 +247,7 @@ def test_passwords_and_tokens_never_in_clear(services: Services, caplog: pytest.
         assert clear not in trace.model_dump_json()
     assert "$argon2id$" in stored  # the hash is there instead
     if services.settings.database_url is None:
-        services.store.close()
+        services.raw_store().close()
         raw = (services.settings.home / "mnemoscope.duckdb").read_bytes()
         for clear in (PASSWORD, token, secret):
             assert clear.encode() not in raw

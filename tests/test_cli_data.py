@@ -180,6 +180,22 @@ def test_export_graphml_writes_the_files_it_names(capsys, home, source, tmp_path
     assert written and all(Path(p).is_file() and "<graphml" in Path(p).read_text() for p in written)
 
 
+def test_export_as_of_a_day_writes_the_graphs_then_and_refuses_what_it_cannot(capsys, home, source, tmp_path):
+    run(capsys, "--home", home, "import", str(source))
+    out_path = tmp_path / "then.graphml"
+    code, out, err = run(capsys, "--home", home, "export", "--conv", "s1", "--format", "graphml",
+                         "--out", str(out_path), "--as-of", "2023-05-01")
+    assert code == 0, err
+    assert [line.removeprefix("wrote ") for line in out.splitlines()] == [
+        str(tmp_path / "then-entities.graphml"), str(tmp_path / "then-events.graphml")]
+    for argv, said in ((("--format", "graphml", "--out", str(tmp_path / "x.graphml"), "--as-of", "May 1st"),
+                        "--as-of: expected a date (YYYY-MM-DD), got 'May 1st'"),
+                       (("--as-of", "2023-05-01"), "--as-of: only the graphs are exported as of a day")):
+        code, out, err = run(capsys, "--home", home, "export", "--conv", "s1", *argv)
+        assert code != 0 and len(err.strip().splitlines()) == 1 and said in err, err
+        assert not (tmp_path / "x-entities.graphml").exists()
+
+
 @pytest.mark.slow
 def test_setup_sample_builds_unbuilt_sessions_once(capsys, home):
     code, out, err = run(capsys, "--home", home, "setup-sample")

@@ -26,7 +26,7 @@ CONVS = ("c-a", "c-b", "c-c")
 
 
 def ids(services: Services, conv: str) -> tuple[list[str], list[str], list[str]]:
-    store = services.store
+    store = services.raw_store()
     return ([e.id for e in store.episodes(conv)], sorted(r.id for r in store.records(conv)),
             sorted(e.id for e in store.entities(conv)))
 
@@ -59,8 +59,8 @@ def check(pg_cluster, url: str, chroma: str, home: Path, serial, embedder) -> No
     built = Services(Settings(home=home, database_url=url, chroma_url=chroma), embedder=embedder)
     try:
         assert {conv: ids(built, conv) for conv in CONVS} == serial
-        assert all(built.store.built_sessions(c) == {1: "offline", 2: "offline"} for c in CONVS)
-        assert built.index.count("turns") == 15
+        assert all(built.raw_store().built_sessions(c) == {1: "offline", 2: "offline"} for c in CONVS)
+        assert built.raw_index().count("turns") == 15
     finally:
         built.close()
 

@@ -59,10 +59,10 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("construct", "query"),
     ("store", "llm", "ingest", "embeddings"),
     ("contracts",),
-    ("__init__", "models", "config", "tokens", "timeexpr", "ids"),  # value types and small utilities
+    ("__init__", "models", "config", "tokens", "timeexpr", "ids", "as_of"),  # value types and small utilities
     ("errors", "heap"),
 )
-BOTTOM = {"models", "errors", "config", "tokens", "timeexpr", "ids", "heap"}
+BOTTOM = {"models", "errors", "config", "tokens", "timeexpr", "ids", "as_of", "heap"}
 
 # What each unit may import: only units on lower floors. Units on one floor do not import each
 # other, except where noted.
@@ -91,6 +91,7 @@ ALLOWED: dict[str, set[str]] = {
     "tokens": {"errors"},
     "timeexpr": {"errors"},
     "ids": {"errors"},
+    "as_of": {"errors"},  # the "memory as of a day" rule: the records filter and the graphs
     "errors": set(),
     "heap": set(),  # gc housekeeping after long-lived loads (models, the app's services)
 }
@@ -164,3 +165,53 @@ def test_the_import_scan_catches_an_upward_import() -> None:
         "memory_core/query/x.py:1: query imports <relative import>"]
     page = "from memory_core.services import Services\nfrom memory_core.store import Store\n"
     assert import_offenders("pages/x.py", page) == ["pages/x.py:2: pages/x.py imports store"]
+
+
+# ------------------------------------------------------------------ one front door
+# ``Services`` keeps the store and the vector index private: outside memory_core/services/ and
+# memory_core/store/ no code reads ``.store`` / ``.index`` of another object (a part holding the
+# store it was given reads its own: ``self.store``), nor the tests' accessors ``raw_store()`` /
+# ``raw_index()``, nor the private ``_store`` / ``_index``. ``Session.index`` (a session's
+# number) is the one model field of that name; a method call ``x.index(...)`` is a list's.
+DOOR_ATTRIBUTES = {"store", "index", "_store", "_index", "raw_store", "raw_index"}
+DOOR_INSIDE = ("memory_core/services/", "memory_core/store/")
+
+
+def door_offenders(rel: str, text: str) -> list[str]:
+    """Attribute reads in file ``rel`` that reach around the services to the store or the index."""
+    if rel.startswith(DOOR_INSIDE):
+        return []
+    tree = ast.parse(text)
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or node.attr not in DOOR_ATTRIBUTES:
+            continue
+        owner = ast.unparse(node.value)
+        if owner == "self" and node.attr in ("store", "index"):
+            continue
+        if node.attr == "index" and (id(node) in called or owner == "s" or owner.endswith("session")):
+            continue
+        found.append((node.lineno, f"{rel}:{node.lineno}: {ast.unparse(node)}"))
+    return [text for _, text in sorted(found)]
+
+
+def test_front_ends_go_through_the_services() -> None:
+    files = [*(ROOT / "memory_core").rglob("*.py"), *(ROOT / "components").glob("*.py"),
+             *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+    offenders = [o for p in files
+                 for o in door_offenders(p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_the_door_scan_catches_a_way_around() -> None:
+    around = ("rows = svc.store.records(conv)\nvectors = services.index\nraw = svc.raw_store()\n"
+              "hidden = svc._store\ngraph = svc.curation.store\n")
+    assert door_offenders("components/x.py", around) == [
+        "components/x.py:1: svc.store", "components/x.py:2: services.index",
+        "components/x.py:3: svc.raw_store", "components/x.py:4: svc._store",
+        "components/x.py:5: svc.curation.store"]
+    fine = ("self.store.records(conv)\nn = session.index\nk = s.index\ni = names.index('a')\n"
+            "rows = svc.curation.records(conv)\n")
+    assert door_offenders("memory_core/cli/x.py", fine) == []
+    assert door_offenders("memory_core/services/x.py", around) == []

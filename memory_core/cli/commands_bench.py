@@ -41,7 +41,7 @@ from memory_core.config import Settings
 from memory_core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from memory_core.services import Services
+    from memory_core.services import MemoryServices
 
 _STARTED = time.perf_counter()
 
@@ -83,10 +83,10 @@ def _cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _turn_tokens(services: Services, conv_id: str) -> tuple[int, int]:
+def _turn_tokens(services: MemoryServices, conv_id: str) -> tuple[int, int]:
     from memory_core.tokens import count_tokens
 
-    turns = services.store.turns(conv_id)
+    turns = services.imports.turns(conv_id)
     return len(turns), sum(count_tokens(t.render()) for t in turns)
 
 
@@ -108,8 +108,6 @@ def _peak_mb() -> float:
 def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given: bool | None = None) -> int:
     from memory_core.backends.offline import OfflineBackend
     from memory_core.construct.events import BuildDone
-    from memory_core.construct.fidelity import fidelity
-    from memory_core.construct.measure import measure
     from memory_core.services import Services
 
     given = home_given if home_given is not None else bool(getattr(args, "home", None))
@@ -137,10 +135,7 @@ def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given:
                 if isinstance(event, BuildDone):
                     stats = dict(event.stats)
             wall, cpu = time.perf_counter() - started, _cpu_s() - cpu
-            row = measure(services.store, conv_id, parser.parse)
-            conv = services.store.load_conversation(conv_id, with_qa=False)
-            row["fidelity"] = fidelity(conv.meta, services.store.records(conv_id), conv.turns,
-                                       services.embedder.embed)
+            row = services.builds.measure(conv_id, parser.parse)
             _, tokens = _turn_tokens(services, conv_id)
             row.update({
                 "wall_s": round(wall, 2),
@@ -204,12 +199,8 @@ def _print(row: dict[str, Any], *, as_json: bool) -> None:
     print("\n".join(lines), flush=True)
 
 
-def _snapshot(services: Services, ids: list[str]) -> dict[str, Any]:
-    store = services.store
-    return {c: (tuple(e.id for e in store.episodes(c)),
-                tuple(sorted(r.id for r in store.records(c, include_inactive=True))),
-                tuple(sorted(v.id for v in store.events(c))),
-                tuple(sorted(e.id for e in store.entities(c)))) for c in ids}
+def _snapshot(services: MemoryServices, ids: list[str]) -> dict[str, Any]:
+    return {c: services.builds.memory_ids(c) for c in ids}
 
 
 def cmd_bench_scale(args: argparse.Namespace, settings: Settings) -> int:
@@ -299,7 +290,6 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
 
     from memory_core.eval.fit import fit_ranker, load_candidates, save_candidates, tokens_needed
     from memory_core.services import Services
-    from memory_core.services.fitting import candidates
 
     files = [f.strip() for f in args.tune.split(",") if f.strip()]
     missing = [f for f in files if not Path(f).exists()]
@@ -310,7 +300,7 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
     targets = _targets(args.target)
     convs = [c.strip() for c in args.convs.split(",") if c.strip()] if args.convs else None
     started = time.perf_counter()
-    services: Services | None = None  # opened only when a file's candidates are not cached
+    services: MemoryServices | None = None  # opened only when a file's candidates are not cached
     try:
         questions = []
         for file in files:
@@ -326,8 +316,8 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
                 raise ConfigError(f"{file}: not candidates of the current features (collect them again)")
             if got is None:
                 services = services or Services.open(replace(settings, backend="offline"))
-                got = list(candidates(services.evaluation, file, limit=args.limit, convs=convs,
-                                      on_progress=_fit_progress))
+                got = list(services.evaluation.fit_candidates(file, limit=args.limit, convs=convs,
+                                                              on_progress=_fit_progress))
                 if cached is not None:
                     save_candidates(cached, got)
             questions += got

@@ -128,13 +128,12 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     services = Services.open(replace(settings, backend=backend))
     progress = Progress(sys.stderr, enabled=not args.quiet)
     try:
-        ids = services.store.conversation_ids() if args.all else [args.conv]
+        ids = services.imports.conversation_ids() if args.all else [args.conv]
         if not ids:
             print("no conversations (import one with: python -m memory_core import FILE)")
             return 0
         if on_cluster:
-            for conv_id in ids:
-                services.store.require_conversation(conv_id)
+            services.imports.require_conversations(ids)
             from memory_core.construct.distributed import connect
 
             client, cluster = connect(workers=args.workers, scheduler=args.scheduler)

@@ -81,11 +81,7 @@ def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
                         if c["built_sessions"] < c["sessions"] or not c["entities"]]
         else:
             conv_ids = [c.strip() for c in args.conv.split(",") if c.strip()]
-            for conv_id in conv_ids:
-                services.store.require_conversation(conv_id)
-        for conv_id in conv_ids:  # the Load page shows them from now on
-            services.store.set_build_status(conv_id, run_id, "queued", stage="waiting for a worker",
-                                            worker="client")
+        services.builds.queue(conv_ids, run_id)  # the Load page shows them from now on
     finally:
         services.close()
     if not conv_ids:

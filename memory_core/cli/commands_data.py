@@ -17,7 +17,7 @@ from memory_core.config import Settings
 from memory_core.errors import ConfigError, StoreError
 
 if TYPE_CHECKING:
-    from memory_core.services import Services
+    from memory_core.services import MemoryServices
     from memory_core.store import Store
 
 # Imports of the heavy layers (services, ingest, store) sit inside the commands: ``list`` and
@@ -53,6 +53,9 @@ def register(sub: Any) -> None:
     p.add_argument("--conv", required=True)
     p.add_argument("--format", dest="fmt", choices=("json", "graphml"), default="json")
     p.add_argument("--out", default="-", help="output file ('-': standard output, JSON only)")
+    p.add_argument("--as-of", default=None, metavar="DAY",
+                   help="graphml: both graphs as they stood on DAY (YYYY-MM-DD), by the rule of the "
+                        "app's 'Memory as of' (said in a session by then, about a time not after it)")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("setup-sample",
@@ -61,7 +64,7 @@ def register(sub: Any) -> None:
 
 
 @contextmanager
-def _services(settings: Settings) -> Iterator[Services]:
+def _services(settings: Settings) -> Iterator[MemoryServices]:
     from memory_core.services import Services
 
     services = Services.open(settings)
@@ -168,12 +171,17 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    from memory_core.as_of import parse_day
+
+    day = None if args.as_of is None else parse_day(args.as_of, what="--as-of")
+    if day is not None and args.fmt != "graphml":
+        raise ConfigError("--as-of: only the graphs are exported as of a day (add --format graphml)")
     with _services(settings) as services:
-        services.store.require_conversation(args.conv)
+        services.imports.require_conversations([args.conv])
         if args.fmt == "graphml":
             if args.out == "-":
                 raise ConfigError("--format graphml needs --out FILE")
-            for path in services.builds.export_graphml(args.conv, Path(args.out)):
+            for path in services.builds.export_graphml(args.conv, Path(args.out), as_of=day):
                 print(f"wrote {path}")
             return 0
         text = json.dumps(services.imports.export_json(args.conv), ensure_ascii=False, indent=2)
@@ -211,7 +219,7 @@ def cmd_setup_sample(args: argparse.Namespace, settings: Settings) -> int:
         raise ConfigError(f"{SAMPLE}: the shipped sample conversation is missing")
     with _services(settings) as services:
         loaded = services.imports.load(SAMPLE)
-        known = set(services.store.conversation_ids())
+        known = set(services.imports.conversation_ids())
         missing = [c for c in loaded.conversations if c.id not in known]
         if missing:
             result = services.imports.save_loaded(Loaded(loaded.format, missing, loaded.warnings),

@@ -42,10 +42,11 @@ def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
                                          why=args.why)
         removed = ", ".join(f"{counts[k]} {k}" for k in SUMMARY if counts.get(k))
         print(f"forgot {what}: {removed or 'nothing derived yet'}")
-        if args.session is not None and services.store.records(args.conv):
+        if args.session is not None and services.curation.records(args.conv):
             for _ in services.builds.build(args.conv):  # recompute the conversation-wide graph
                 pass
-            print(f"recomputed the graph of {args.conv}: {len(services.store.entities(args.conv))} entities")
+            entities = services.imports.stats(args.conv)["entities"]
+            print(f"recomputed the graph of {args.conv}: {entities} entities")
     finally:
         services.close()
     return 0

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_core.config import Settings
 from memory_core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from memory_core.services.evaluating import EvalReport
 
 STRATEGY_HELP = "retrieval strategy (default ensimem; an unknown name is refused with the list)"
 
@@ -100,9 +104,7 @@ def _files(args: argparse.Namespace) -> list[Path]:
 
 
 def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
-    from memory_core.backends import make_judge
-    from memory_core.eval.gap import format_gap
-    from memory_core.eval.metrics import calibration, format_calibration, format_table
+    from memory_core.eval.metrics import format_table
     from memory_core.services import Services
     from memory_core.services.evaluating import CURVE_BUDGETS
 
@@ -110,39 +112,21 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
     paths = _files(args)
     services = Services.open(replace(settings, backend=args.backend or settings.backend))
     try:
-        judge = make_judge(settings, services.store) if args.judge else None
-        summaries = []
-        for path, out in zip(paths, (args.out, _check_out(args.out)), strict=False):
-            report = services.evaluation.evaluate(
-                path,
-                strategy=args.strategy,
-                budget_tokens=args.budget_tokens,
-                judge=judge,
-                on_progress=_progress,
-                convs=args.convs if path == paths[0] else args.check_convs,
-                save_traces=args.save_traces,
-            )
-            if out:
-                Path(out).write_text(report.jsonl(), encoding="utf-8")
-            cap = f", budget {report.budget_tokens} tokens" if report.budget_tokens else ""
-            print(
-                f"{path.name}: strategy {report.strategy}{cap}, backend {report.backend}, "
-                f"conversations {', '.join(report.conv_ids)}, "
-                f"{len(report.rows)} questions in {report.seconds:.1f}s"
-            )
-            print(format_table(report.summary))
-            print("support calibration (right: answer F1 >= 0.5):")
-            print(format_calibration(calibration(report.rows)))
+        judge = services.evaluation.llm_judge() if args.judge else None
+
+        def run(path: Path, tune: bool) -> EvalReport:
+            return services.evaluation.evaluate(
+                path, strategy=args.strategy, budget_tokens=args.budget_tokens, judge=judge,
+                on_progress=_progress, convs=args.convs if tune else args.check_convs,
+                save_traces=args.save_traces)
+
+        def judged(report: EvalReport) -> None:
             if judge is not None:
                 acc = report.summary["overall"].get("judge_accuracy")
                 print(f"judge accuracy: {acc:.3f}" if acc is not None else "judge accuracy: -")
-            if out:
-                print(f"wrote {out}")
-            summaries.append(report.summary)
-        if len(summaries) == 2:
-            print(f"tune {paths[0].name} vs check {paths[1].name} "
-                  "(full-evidence recall, mean tokens, gap in points):")
-            print(format_gap(summaries[0], summaries[1]))
+
+        tune_and_check(args, paths, run, format_table, "full-evidence recall", with_convs=True,
+                       after=judged)
         if args.curve:
             curve = services.evaluation.curve(paths[0], budgets=CURVE_BUDGETS, convs=args.convs,
                                               on_progress=_progress)
@@ -154,9 +138,7 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_eval_longmemeval(args: argparse.Namespace, settings: Settings) -> int:
-    from memory_core.eval.gap import format_gap
     from memory_core.eval.longmemeval import format_table as lme_table
-    from memory_core.eval.metrics import calibration, format_calibration
     from memory_core.services import Services
 
     check_strategy(args.strategy)
@@ -166,29 +148,46 @@ def cmd_eval_longmemeval(args: argparse.Namespace, settings: Settings) -> int:
     types = [t.strip() for t in args.types.split(",") if t.strip()] if args.types else None
     services = Services.open(replace(settings, backend=args.backend or settings.backend))
     try:
-        summaries = []
-        for path, out in zip(paths, (args.out, _check_out(args.out)), strict=False):
-            report = services.evaluation.longmemeval(
+        def run(path: Path, tune: bool) -> EvalReport:
+            return services.evaluation.longmemeval(
                 path, types=types, limit=args.limit, strategy=args.strategy,
                 budget_tokens=args.budget_tokens, on_progress=_lme_progress, save_traces=args.save_traces)
-            if out:
-                Path(out).write_text(report.jsonl(), encoding="utf-8")
-            cap = f", budget {report.budget_tokens} tokens" if report.budget_tokens else ""
-            print(f"{path.name}: strategy {report.strategy}{cap}, backend {report.backend}, "
-                  f"{len(report.rows)} questions in {report.seconds:.1f}s")
-            print(lme_table(report.summary))
-            print("support calibration (right: answer F1 >= 0.5):")
-            print(format_calibration(calibration(report.rows)))
-            if out:
-                print(f"wrote {out}")
-            summaries.append(report.summary)
-        if len(summaries) == 2:
-            print(f"tune {paths[0].name} vs check {paths[1].name} "
-                  "(turn full recall, mean tokens, gap in points):")
-            print(format_gap(summaries[0], summaries[1]))
+
+        tune_and_check(args, paths, run, lme_table, "turn full recall")
     finally:
         services.close()
     return 0
+
+
+def tune_and_check(args: argparse.Namespace, paths: list[Path], run: Callable[[Path, bool], EvalReport],
+                   table: Callable[[dict[str, Any]], str], recall: str, *, with_convs: bool = False,
+                   after: Callable[[EvalReport], None] | None = None) -> None:
+    """Run the tune file (``run(path, True)``) and the ``--check`` file if given, print each
+    report (its table, the support calibration, ``after``), write each run file (``--out``; the
+    check's with ``.check``), then the two side by side with the ``recall`` gap in points."""
+    from memory_core.eval.gap import format_gap
+    from memory_core.eval.metrics import calibration, format_calibration
+
+    summaries = []
+    for i, (path, out) in enumerate(zip(paths, (args.out, _check_out(args.out)), strict=False)):
+        report = run(path, i == 0)
+        if out:
+            Path(out).write_text(report.jsonl(), encoding="utf-8")
+        cap = f", budget {report.budget_tokens} tokens" if report.budget_tokens else ""
+        convs = f"conversations {', '.join(report.conv_ids)}, " if with_convs else ""
+        print(f"{path.name}: strategy {report.strategy}{cap}, backend {report.backend}, "
+              f"{convs}{len(report.rows)} questions in {report.seconds:.1f}s")
+        print(table(report.summary))
+        print("support calibration (right: answer F1 >= 0.5):")
+        print(format_calibration(calibration(report.rows)))
+        if after is not None:
+            after(report)
+        if out:
+            print(f"wrote {out}")
+        summaries.append(report.summary)
+    if len(summaries) == 2:
+        print(f"tune {paths[0].name} vs check {paths[1].name} ({recall}, mean tokens, gap in points):")
+        print(format_gap(summaries[0], summaries[1]))
 
 
 def _lme_progress(event: dict[str, Any]) -> None:

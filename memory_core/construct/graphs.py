@@ -31,12 +31,14 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from memory_core import as_of
+from memory_core.as_of import AsOf
 from memory_core.construct.entities import Canonical, normalise_name
 from memory_core.models import Entity, EntityMerge, Episode, EventFrame, EventLink, GraphEdge, Record
 
@@ -277,10 +279,30 @@ def _graphml_ready(g: nx.Graph) -> nx.Graph:
     return h
 
 
-def write_graphml(store: RelationalStore, conv_id: str, out: Path) -> list[Path]:
-    """Write both graphs. ``out`` ending in ``.graphml`` gives ``<stem>-entities.graphml`` and
-    ``<stem>-events.graphml`` beside it; any other path is a directory that receives
-    ``<conv>-entities.graphml`` and ``<conv>-events.graphml``."""
+AS_OF_PAGE = 1000  # records read per page (the store's largest page)
+
+
+def graph_as_of(store: RelationalStore, conv_id: str, g: nx.Graph, kind: str, day: date) -> AsOf:
+    """``g`` (the conversation's entity or event graph) as it stood on ``day``: the records as
+    of then (any status) by the store's ``as_of`` filter, cut by ``memory_core.as_of``."""
+    then: list[Record] = []
+    page = 1
+    while True:
+        rows, total = store.search_records(conv_id, filters={"as_of": day.isoformat(), "status": "all"},
+                                           page=page, page_size=AS_OF_PAGE)
+        then += rows
+        if len(then) >= total or not rows:
+            break
+        page += 1
+    every = store.records(conv_id, include_inactive=True) if kind == "entity" else []
+    starts = {e.id: e.start_time for e in store.episodes(conv_id)}
+    return as_of.graph_as_of(g, kind, day, records_then=then, records_all=every, episode_start=starts)
+
+
+def write_graphml(store: RelationalStore, conv_id: str, out: Path, *, day: date | None = None) -> list[Path]:
+    """Write both graphs (as they stood on ``day``, when given). ``out`` ending in ``.graphml``
+    gives ``<stem>-entities.graphml`` and ``<stem>-events.graphml`` beside it; any other path is
+    a directory that receives ``<conv>-entities.graphml`` and ``<conv>-events.graphml``."""
     if out.suffix.lower() == ".graphml":
         out.parent.mkdir(parents=True, exist_ok=True)
         stem = out.with_suffix("")
@@ -289,6 +311,11 @@ def write_graphml(store: RelationalStore, conv_id: str, out: Path) -> list[Path]
         out.mkdir(parents=True, exist_ok=True)
         safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in conv_id)
         paths = [out / f"{safe}-entities.graphml", out / f"{safe}-events.graphml"]
-    nx.write_graphml(_graphml_ready(entity_graph(store, conv_id)), paths[0])
-    nx.write_graphml(_graphml_ready(event_graph(store, conv_id)), paths[1])
+    graphs: list[nx.Graph] = [entity_graph(store, conv_id), event_graph(store, conv_id)]
+    if day is not None:
+        kinds = ("entity", "event")
+        graphs = [graph_as_of(store, conv_id, g, kind, day).graph
+                  for g, kind in zip(graphs, kinds, strict=True)]
+    for g, path in zip(graphs, paths, strict=True):
+        nx.write_graphml(_graphml_ready(g), path)
     return paths

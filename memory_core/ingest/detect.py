@@ -46,7 +46,7 @@ from memory_core.ingest import beam, chatgpt, claude, generic, locomo, longmemev
 from memory_core.ingest.common import Context, kind, show
 from memory_core.ingest.reading import (
     JsonShape,
-    Source,
+    Opened,
     bytes_source,
     first_json_item,
     head_text,
@@ -125,7 +125,7 @@ def load_bytes(name: str, data: bytes, *, fmt: str | None = None,
     return _load(source, family, chosen, ctx)
 
 
-def _load(source: Source, family: str, chosen: str | None, ctx: Context) -> Loaded:
+def _load(source: Opened, family: str, chosen: str | None, ctx: Context) -> Loaded:
     data: Any = None
     if family in _JSON_FAMILY and family != "longmemeval":
         data = load_json(read_text(source, ctx), ctx)
@@ -138,7 +138,7 @@ def _load(source: Source, family: str, chosen: str | None, ctx: Context) -> Load
     return Loaded(format=family, conversations=conversations, warnings=ctx.warnings)
 
 
-def _parse(source: Source, family: str, data: Any, ctx: Context) -> list[Conversation]:
+def _parse(source: Opened, family: str, data: Any, ctx: Context) -> list[Conversation]:
     if family == "longmemeval":
         return _keep(longmemeval.read_items(source, ctx), ctx, source)
     if family in _CHAT_EXPORTS:
@@ -207,7 +207,7 @@ def detect_bytes(name: str, data: bytes, *, limits: ImportLimits | None = None) 
 
 # --------------------------------------------------------------------------- helpers
 def _open(path: Path, ctx: Context, chosen: str | None,
-          data: bytes | None = None) -> tuple[Source, str, JsonShape | None]:
+          data: bytes | None = None) -> tuple[Opened, str, JsonShape | None]:
     """Open the file and choose its format family, applying the size limit unless streamed.
 
     The family is final except "json" (LoCoMo or generic: decided on the whole document).
@@ -226,7 +226,7 @@ def _open(path: Path, ctx: Context, chosen: str | None,
     return source, family, shape
 
 
-def _scan_kind(source: Source, ctx: Context, chosen: str | None) -> tuple[str, JsonShape]:
+def _scan_kind(source: Opened, ctx: Context, chosen: str | None) -> tuple[str, JsonShape]:
     """Scan a JSON document (bounded memory) and tell LongMemEval from the other layouts."""
     try:
         shape = scan_json(source, ctx)
@@ -270,7 +270,7 @@ def _may_stream(head: bytes, chosen: str | None) -> bool:
     return head.lstrip()[:1] in (b"[", b"{")
 
 
-def _keep(conversations: Iterable[Conversation], ctx: Context, source: Source,
+def _keep(conversations: Iterable[Conversation], ctx: Context, source: Opened,
           hint: str = "import it with `python -m memory_core import FILE`, which streams it "
                       "item by item") -> list[Conversation]:
     """Keep streamed conversations while what is kept stays under the size limit."""
@@ -294,7 +294,7 @@ def _kept_bytes(conv: Conversation) -> int:
     return sum(len(t.text) + len(t.image_caption or "") + _TURN_OVERHEAD for t in conv.turns)
 
 
-def _stream_longmemeval(source: Source, ctx: Context, total: int,
+def _stream_longmemeval(source: Opened, ctx: Context, total: int,
                         on_progress: Progress | None) -> Streamed:
     ids: list[str] = []
     seen: set[str] = set()
@@ -325,7 +325,7 @@ def _format_name(fmt: str | None, ctx: Context) -> str | None:
     return name
 
 
-def _sniff(source: Source, ctx: Context) -> str:
+def _sniff(source: Opened, ctx: Context) -> str:
     head = head_text(source)
     lines = [line.strip() for line in head.splitlines() if line.strip()]
     first = lines[0] if lines else ""

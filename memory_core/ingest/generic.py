@@ -29,7 +29,7 @@ from memory_core.ingest.common import (
     opt_str,
     show,
 )
-from memory_core.ingest.reading import Source, iter_lines, load_json, max_bytes, open_text
+from memory_core.ingest.reading import Opened, iter_lines, load_json, max_bytes, open_text
 from memory_core.models import Conversation
 
 FIELDS = ("conversation_id", "session", "session_time", "speaker", "text", "turn_id",
@@ -156,7 +156,7 @@ def _conversation_object(ctx: Context, obj: dict[str, Any], where: str, default_
 
 
 # --------------------------------------------------------------------------- JSONL
-def parse_jsonl(source: Source, ctx: Context) -> list[Conversation]:
+def parse_jsonl(source: Opened, ctx: Context) -> list[Conversation]:
     rows = _Rows(ctx, "jsonl")
     for number, line in iter_lines(source):
         if not line.strip():
@@ -171,7 +171,7 @@ def parse_jsonl(source: Source, ctx: Context) -> list[Conversation]:
 
 
 # --------------------------------------------------------------------------- CSV
-def parse_csv(source: Source, ctx: Context) -> list[Conversation]:
+def parse_csv(source: Opened, ctx: Context) -> list[Conversation]:
     csv.field_size_limit(max(csv.field_size_limit(), max_bytes(ctx)))
     rows = _Rows(ctx, "csv")
     with open_text(source, newline="") as f:

@@ -33,7 +33,7 @@ from memory_core.ingest.common import (
     opt_str,
     show,
 )
-from memory_core.ingest.reading import Source, stream_json
+from memory_core.ingest.reading import Opened, stream_json
 from memory_core.models import Conversation, QAItem
 from memory_core.timeexpr import parse_datetime
 
@@ -45,7 +45,7 @@ def looks_like(data: Any) -> bool:
     return isinstance(first, dict) and ("haystack_sessions" in first or "question_id" in first)
 
 
-def read_items(source: Source, ctx: Context, *, per_item_limits: bool = False) -> Iterator[Conversation]:
+def read_items(source: Opened, ctx: Context, *, per_item_limits: bool = False) -> Iterator[Conversation]:
     """The file's items as conversations, one at a time (call ``reading.scan_json`` first).
 
     With ``per_item_limits`` the turn limit (``MNEMOSCOPE_MAX_TURNS``) applies to each item

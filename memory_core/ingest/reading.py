@@ -37,8 +37,9 @@ _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}"]', re.DOTALL)
 
 
 @dataclass(frozen=True)
-class Source:
-    """A file on disk, or an upload held as bytes (``data``; ``path`` is then its name only)."""
+class Opened:
+    """A source opened for reading: a file on disk, or an upload held as bytes (``data``;
+    ``path`` is then its name only), with its size and the codec its text is read with."""
 
     path: Path
     size: int
@@ -49,17 +50,17 @@ class Source:
         return io.BytesIO(self.data) if self.data is not None else self.path.open("rb")
 
 
-def bytes_source(name: str, data: bytes, ctx: Context, *, check_size: bool = True) -> Source:
-    """An upload's bytes as a ``Source`` (the same checks as a file, nothing written to disk)."""
+def bytes_source(name: str, data: bytes, ctx: Context, *, check_size: bool = True) -> Opened:
+    """An upload's bytes as an ``Opened`` file (the same checks as a file, nothing written to disk)."""
     if check_size:
         refuse_size(len(data), ctx)
     if not data:
         raise ctx.error("", "file is empty")
     encoding = _choose_encoding(lambda: io.BytesIO(data), ctx)
-    return Source(path=Path(name), size=len(data), encoding=encoding, data=data)
+    return Opened(path=Path(name), size=len(data), encoding=encoding, data=data)
 
 
-def open_source(path: Path, ctx: Context, *, check_size: bool = True) -> Source:
+def open_source(path: Path, ctx: Context, *, check_size: bool = True) -> Opened:
     """Check the file and choose its encoding; raise ``IngestError`` for anything unusable.
 
     Without ``check_size`` the caller applies the size limit itself (``check_size``), once it
@@ -87,7 +88,7 @@ def open_source(path: Path, ctx: Context, *, check_size: bool = True) -> Source:
         raise ctx.error("", "permission denied") from None
     except OSError as exc:
         raise ctx.error("", f"cannot read: {exc.strerror or exc}") from None
-    return Source(path=path, size=size, encoding=encoding)
+    return Opened(path=path, size=size, encoding=encoding)
 
 
 def max_bytes(ctx: Context) -> int:
@@ -155,25 +156,25 @@ def _check_decodes(opener: Callable[[], BinaryIO], ctx: Context, encoding: str, 
     return None
 
 
-def read_text(source: Source, ctx: Context) -> str:
+def read_text(source: Opened, ctx: Context) -> str:
     """The whole file as text (its size was checked against the limit)."""
     with open_text(source) as f:
         text = f.read(max_bytes(ctx) + 1)
     return text
 
 
-def open_text(source: Source, *, newline: str | None = None) -> TextIO:
+def open_text(source: Opened, *, newline: str | None = None) -> TextIO:
     return io.TextIOWrapper(source.open_raw(), encoding=source.encoding, errors="strict", newline=newline)
 
 
-def iter_lines(source: Source) -> Iterator[tuple[int, str]]:
+def iter_lines(source: Opened) -> Iterator[tuple[int, str]]:
     """(1-based line number, line without its end) — streamed, for JSONL and transcripts."""
     with open_text(source) as f:
         for number, line in enumerate(f, start=1):
             yield number, line.rstrip("\r\n")
 
 
-def head_text(source: Source, chars: int = 65536) -> str:
+def head_text(source: Opened, chars: int = 65536) -> str:
     with open_text(source) as f:
         return f.read(chars)
 
@@ -241,7 +242,7 @@ class JsonShape:
 class _Utf8Reader:
     """The file as UTF-8 bytes for ijson, whatever its encoding; counts the bytes read."""
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Opened) -> None:
         self.position = 0
         self._text: TextIO | None = None
         self._raw = None
@@ -280,7 +281,7 @@ _OPEN = ("start_map", "start_array")
 _CLOSE = ("end_map", "end_array")
 
 
-def scan_json(source: Source, ctx: Context) -> JsonShape:
+def scan_json(source: Opened, ctx: Context) -> JsonShape:
     """Stream the whole document once: refuse bad syntax and deep nesting, count the items.
 
     Memory stays bounded whatever the size; errors name the top-level item (``$[48]``) and
@@ -314,7 +315,7 @@ def scan_json(source: Source, ctx: Context) -> JsonShape:
     return JsonShape(top=top, items=items)
 
 
-def stream_json(source: Source, ctx: Context) -> Iterator[tuple[str, Any]]:
+def stream_json(source: Opened, ctx: Context) -> Iterator[tuple[str, Any]]:
     """The top-level items one at a time: ``("$[i]", item)`` of a list, or ``("$", value)``.
 
     Call ``scan_json`` first: it bounds the nesting that building an item relies on.
@@ -336,14 +337,14 @@ def stream_json(source: Source, ctx: Context) -> Iterator[tuple[str, Any]]:
             index += 1
 
 
-def first_json_item(source: Source, ctx: Context) -> Any:
+def first_json_item(source: Opened, ctx: Context) -> Any:
     """The first item of a top-level list (or the top-level object) — after ``scan_json``."""
     for _, value in stream_json(source, ctx):
         return value
     return []
 
 
-def _first_byte(source: Source) -> bytes:
+def _first_byte(source: Opened) -> bytes:
     with _Utf8Reader(source) as reader:
         while True:
             chunk = reader.read(4096)

@@ -25,7 +25,7 @@ from datetime import datetime
 
 from memory_core.ingest.builder import ConversationBuilder
 from memory_core.ingest.common import Context, show, valid_unicode
-from memory_core.ingest.reading import Source, iter_lines
+from memory_core.ingest.reading import Opened, iter_lines
 from memory_core.models import Conversation
 from memory_core.timeexpr import parse_datetime, search_datetime
 
@@ -134,7 +134,7 @@ class _Reader:
         return self.builder.build()
 
 
-def parse(source: Source, ctx: Context) -> list[Conversation]:
+def parse(source: Opened, ctx: Context) -> list[Conversation]:
     reader = _Reader(ctx)
     for number, line in iter_lines(source):
         reader.line(number, line)

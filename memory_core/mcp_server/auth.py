@@ -28,7 +28,7 @@ import anyio
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memory_core.errors import AccessError
-from memory_core.services import Principal, Services
+from memory_core.services import MemoryServices, Principal
 
 TOKEN_ENV = "MNEMOSCOPE_TOKEN"  # noqa: S105 -- the variable's name, not a secret
 MISSING = ("API token required: send 'Authorization: Bearer <token>' "
@@ -37,7 +37,7 @@ NEEDS_TOKEN = (f"this home needs an API token on the MCP server: set {TOKEN_ENV}
                "environment (python -m memory_core token create --role viewer)")
 
 
-def stdio_principal(services: Services, environ: Mapping[str, str] | None = None) -> Principal:
+def stdio_principal(services: MemoryServices, environ: Mapping[str, str] | None = None) -> Principal:
     """The principal a stdio server runs as (see the module docstring); ``AccessError`` in one
     line when the token is wrong or revoked, or when the home needs a token and none is set."""
     env = os.environ if environ is None else environ
@@ -66,7 +66,7 @@ class BearerGate:
     ``lock`` is the tools' lock: the check reads (and touches) the store, which is driven by one
     call at a time."""
 
-    def __init__(self, app: ASGIApp, services: Services, lock: threading.Lock) -> None:
+    def __init__(self, app: ASGIApp, services: MemoryServices, lock: threading.Lock) -> None:
         self.app = app
         self.services = services
         self.lock = lock

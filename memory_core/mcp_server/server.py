@@ -56,7 +56,7 @@ from memory_core.mcp_server.results import (
     record_out,
     turn_out,
 )
-from memory_core.services import Principal, Services
+from memory_core.services import MemoryServices, Principal
 
 T = TypeVar("T")
 DEFAULT_APP_URL = "http://127.0.0.1:8501"
@@ -108,14 +108,14 @@ class MemoryTools:
     front end ``mcp`` (one call at a time). ``principal``: who stdio calls run as (default: the
     services' own); an HTTP call runs as its request's verified token, and is refused without one."""
 
-    def __init__(self, services: Services, app_url: str = DEFAULT_APP_URL,
+    def __init__(self, services: MemoryServices, app_url: str = DEFAULT_APP_URL,
                  principal: Principal | None = None) -> None:
         self.services = services
         self.app_url = app_url.rstrip("/")
         self.principal = principal or services.principal
         self.lock = threading.Lock()
 
-    def view(self, ctx: Context[Any, Any] | None) -> Services:
+    def view(self, ctx: Context[Any, Any] | None) -> MemoryServices:
         """The services as this call's principal (checked and audited as ``mcp``)."""
         over_http, principal = request_principal(ctx)
         if over_http and principal is None:
@@ -123,7 +123,7 @@ class MemoryTools:
         return self.services.for_principal(principal or self.principal, "mcp")
 
     @contextmanager
-    def _call(self, ctx: Context[Any, Any] | None) -> Iterator[Services]:
+    def _call(self, ctx: Context[Any, Any] | None) -> Iterator[MemoryServices]:
         services = self.view(ctx)
         with self.lock:
             try:
@@ -220,7 +220,7 @@ class _Server(MCPServer[Any]):
             raise
 
 
-def make_server(services: Services, app_url: str = DEFAULT_APP_URL, *,
+def make_server(services: MemoryServices, app_url: str = DEFAULT_APP_URL, *,
                 principal: Principal | None = None) -> MCPServer[Any]:
     """The MCP server over ``services``: six tools (see the module docstring). Over stdio the
     calls run as ``principal`` (default: the services' own); over HTTP serve ``http_app``."""

@@ -16,7 +16,9 @@ the embedded single-user home works as before) and audited with the front end (`
 from ``access.verify_token``); ``access`` holds accounts, sessions, tokens and the audit trail.
 
 The store (DuckDB), the vector index (Chroma, opened on first use), the embedder (its model
-loads on first use) and the backend (``make_backend`` of the settings) are made here once;
+loads on first use) and the backend (``make_backend`` of the settings) are made here once and
+kept private: front ends read and write only through the parts (``api.MemoryServices`` is the
+facade they are typed against; tests reach the store through ``raw_store()``);
 ``with_settings`` makes a view with other settings over the same store, index, embedder and
 query index cache, with its own backend.
 """
@@ -34,6 +36,7 @@ from memory_core.embeddings import Embedder, shared_embedder
 from memory_core.errors import ConfigError
 from memory_core.query.context import IndexCache
 from memory_core.services.access import AccessService, Principal, local_principal
+from memory_core.services.api import MemoryServices
 from memory_core.services.building import BuildService
 from memory_core.services.curation import CurationService
 from memory_core.services.evaluating import EvalService
@@ -50,18 +53,18 @@ class Services:
                  backend: Backend | None = None, principal: Principal | None = None,
                  frontend: str | None = None, access: AccessService | None = None) -> None:
         self.settings = settings
-        self.store: RelationalStore = store if store is not None else Store.open_settings(settings)
-        self.index: VectorStore = index if index is not None else VectorIndex.open_settings(settings)
+        self._store: RelationalStore = store if store is not None else Store.open_settings(settings)
+        self._index: VectorStore = index if index is not None else VectorIndex.open_settings(settings)
         self.embedder: Embedder = (embedder if embedder is not None
                                    else shared_embedder(settings.embed_precision))
         self.backend: Backend = backend if backend is not None else make_backend(
-            settings, self.store, embedder=self.embedder, check_endpoint=False)
-        self.access = access if access is not None else AccessService(self.store, settings.access)
-        imports = ImportService(self.store, self.index, settings)
-        queries = QueryService(self.store, self.index, self.embedder, self.backend, settings,
+            settings, self._store, embedder=self.embedder, check_endpoint=False)
+        self.access = access if access is not None else AccessService(self._store, settings.access)
+        imports = ImportService(self._store, self._index, settings)
+        queries = QueryService(self._store, self._index, self.embedder, self.backend, settings,
                                index_cache if index_cache is not None else IndexCache())
-        builds = BuildService(self.store, self.index, self.embedder, self.backend, queries)
-        curation = CurationService(self.store, self.index, self.embedder, queries)
+        builds = BuildService(self._store, self._index, self.embedder, self.backend, queries)
+        curation = CurationService(self._store, self._index, self.embedder, queries)
         self._raw: dict[str, Any] = {"imports": imports, "queries": queries, "builds": builds,
                                      "curation": curation}
         self._guard(principal or local_principal(), frontend or settings.frontend)
@@ -70,7 +73,7 @@ class Services:
         """(Re)bind the guarded parts to ``principal`` calling through ``frontend``."""
         self.principal = principal
         self.frontend = frontend
-        gate = Gate(principal, frontend, self.access, self.store)
+        gate = Gate(principal, frontend, self.access, self._store)
         raw = self._raw
         self.imports = cast(ImportService, Guarded("imports", raw["imports"], gate))
         self.queries = cast(QueryService, Guarded("queries", raw["queries"], gate))
@@ -78,7 +81,7 @@ class Services:
         self.curation = cast(CurationService, Guarded("curation", raw["curation"], gate))
         # an evaluation imports/builds what the home lacks through the guarded parts; its
         # questions go to the plain query part (the run itself is checked and audited once)
-        evaluation = EvalService(self.store, self.imports, self.builds, raw["queries"], self.settings)
+        evaluation = EvalService(self._store, self.imports, self.builds, raw["queries"], self.settings)
         self.evaluation = cast(EvalService, Guarded("evaluation", evaluation, gate))
 
     def for_principal(self, principal: Principal, frontend: str) -> Services:
@@ -111,13 +114,23 @@ class Services:
         if settings.home.resolve() != self.settings.home.resolve():
             raise ConfigError("with_settings: a view must keep the same home")
         same_backend = (settings.backend, settings.llm) == (self.settings.backend, self.settings.llm)
-        return Services(settings, store=self.store, index=self.index, embedder=self.embedder,
+        return Services(settings, store=self._store, index=self._index, embedder=self.embedder,
                         index_cache=self._raw["queries"].index_cache,
                         backend=self.backend if same_backend else None, principal=self.principal,
                         frontend=self.frontend, access=self.access)
 
     def close(self) -> None:
-        self.store.close()
+        self._store.close()
+
+    def raw_store(self) -> RelationalStore:
+        """The relational store under the facade, for tests and measurement scripts that check
+        what the services wrote. Front ends never call it: ``tests/test_layers.py`` refuses
+        ``.store``, ``.index``, ``raw_store`` and ``raw_index`` outside ``services/`` and ``store/``."""
+        return self._store
+
+    def raw_index(self) -> VectorStore:
+        """The vector index under the facade (see ``raw_store``)."""
+        return self._index
 
 
 def is_loopback(address: str | None) -> bool:
@@ -132,4 +145,8 @@ def is_loopback(address: str | None) -> bool:
         return False
 
 
-__all__ = ["ImportResult", "Principal", "Services", "is_loopback"]
+def _implements(services: Services) -> MemoryServices:
+    return services  # mypy checks here that Services implements the front ends' protocol
+
+
+__all__ = ["ImportResult", "MemoryServices", "Principal", "Services", "is_loopback"]

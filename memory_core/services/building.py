@@ -25,10 +25,12 @@ caches of the conversation are dropped.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memory_core.as_of import parse_day
 from memory_core.construct.events import BuildEvent
 from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder
@@ -38,6 +40,7 @@ from memory_core.services.querying import QueryService
 
 if TYPE_CHECKING:
     import networkx as nx
+    from spacy.tokens import Doc
 
 
 class BuildService:
@@ -81,14 +84,22 @@ class BuildService:
         for conv_id in conv_ids:
             self._check_rebuild(conv_id, rebuild, discard_edits)
         run = run_id or new_run_id()
-        for conv_id in conv_ids:
-            self.store.set_build_status(conv_id, run, "queued", stage="waiting for a worker", worker="client")
+        self.queue(conv_ids, run)
         events = build_on_cluster(self.store, self.index, self.embedder, self.backend, factory, conv_ids,
                                   client=client, rebuild=rebuild,
                                   on_result=lambda conv_id, _: self.queries.invalidate(conv_id))
         yield from self._tracked(events, run, "client", conv_ids)
         for conv_id in conv_ids:
             self.queries.invalidate(conv_id)
+
+    def queue(self, conv_ids: Sequence[str], run_id: str) -> None:
+        """Mark these conversations queued in run ``run_id`` of the build-status table (the Load
+        page shows them waiting before a worker takes them)."""
+        for conv_id in conv_ids:
+            self.store.require_conversation(conv_id)
+        for conv_id in conv_ids:
+            self.store.set_build_status(conv_id, run_id, "queued", stage="waiting for a worker",
+                                        worker="client")
 
     def build_tracked(self, conv_id: str, run_id: str, *, worker: str = "", backend: Backend | None = None,
                       rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]:
@@ -172,17 +183,43 @@ class BuildService:
         self.store.require_conversation(conv_id)
         return event_graph(self.store, conv_id)
 
-    def export_graphml(self, conv_id: str, out_path: str | Path) -> list[Path]:
+    def export_graphml(self, conv_id: str, out_path: str | Path, *,
+                       as_of: date | str | None = None) -> list[Path]:
         """``out.graphml`` -> ``out-entities.graphml`` + ``out-events.graphml``; a directory ->
-        ``<dir>/<conv>-entities.graphml`` + ``<dir>/<conv>-events.graphml``. Returns the paths."""
+        ``<dir>/<conv>-entities.graphml`` + ``<dir>/<conv>-events.graphml``. Returns the paths.
+        ``as_of`` (a day): both graphs as they stood then (``memory_core.as_of``, the rule of the
+        Records page's and the Graphs page's "Memory as of")."""
         from memory_core.construct.graphs import write_graphml
 
+        day = None if as_of is None else parse_day(as_of, what="as_of")
         self.store.require_conversation(conv_id)
-        return write_graphml(self.store, conv_id, Path(out_path))
+        return write_graphml(self.store, conv_id, Path(out_path), day=day)
 
     def build_history(self, conv_id: str) -> list[dict[str, Any]]:
         self.store.require_conversation(conv_id)
         return self.store.builds(conv_id)
+
+    # ------------------------------------------------------------------ measuring (bench)
+    def measure(self, conv_id: str, parse: Callable[[list[str]], list[Doc]] | None = None) -> dict[str, Any]:
+        """What the build made of the conversation, measured (``construct.measure``: episodes,
+        records, coverage, graph) plus the records' fidelity to LoCoMo's observations."""
+        from memory_core.construct.fidelity import fidelity
+        from memory_core.construct.measure import measure
+
+        self.store.require_conversation(conv_id)
+        row = measure(self.store, conv_id, parse)
+        conv = self.store.load_conversation(conv_id, with_qa=False)
+        row["fidelity"] = fidelity(conv.meta, self.store.records(conv_id), conv.turns, self.embedder.embed)
+        return row
+
+    def memory_ids(self, conv_id: str) -> tuple[tuple[str, ...], ...]:
+        """The ids of what the build made (episodes in order; records of any status, events and
+        entities sorted): two builds made the same memory when these are equal."""
+        store = self.store
+        return (tuple(e.id for e in store.episodes(conv_id)),
+                tuple(sorted(r.id for r in store.records(conv_id, include_inactive=True))),
+                tuple(sorted(v.id for v in store.events(conv_id))),
+                tuple(sorted(e.id for e in store.entities(conv_id))))
 
 
 def new_run_id() -> str:

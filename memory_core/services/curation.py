@@ -60,6 +60,30 @@ class CurationService:
                                                 page=page, page_size=page_size)
         return RecordPage(rows=rows, total=total, page=page, page_size=page_size)
 
+    def records(self, conv_id: str, *, episode_id: str | None = None,
+                include_inactive: bool = False) -> list[Record]:
+        """The conversation's records (one episode's with ``episode_id``), active only unless
+        ``include_inactive``: what a page lists beside a transcript or a graph."""
+        self.store.require_conversation(conv_id)
+        return self.store.records(conv_id, episode_id=episode_id, include_inactive=include_inactive)
+
+    def records_by_ids(self, ids: Sequence[str]) -> list[Record]:
+        """These records, in the order asked; an id deleted since it was shown (a graph drawn
+        before an edit, a trace's match) is skipped."""
+        out = []
+        for record_id in ids:
+            try:
+                out.append(self.store.record(record_id))
+            except StoreError:
+                continue
+        return out
+
+    def records_naming(self, conv_id: str, names: Sequence[str]) -> list[Record]:
+        """Records about an entity with one of these names, or naming it as their value
+        ("moved to Paris"): what a graph node's panel lists."""
+        self.store.require_conversation(conv_id)
+        return self.store.records_naming(conv_id, names, as_value=True)
+
     def record_facets(self, conv_id: str, *, as_of: str | None = None) -> dict[str, list[tuple[Any, int]]]:
         """Distinct values with counts for the filter widgets; ``as_of`` (``YYYY-MM-DD``): the
         counts of the memory as it stood on that day (the records ``search_records`` lists then)."""

@@ -13,17 +13,18 @@ import dataclasses
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memory_core.backends import make_backend
+from memory_core.backends import make_backend, make_judge
 from memory_core.config import Settings
 from memory_core.contracts import Backend, RelationalStore
 from memory_core.errors import QueryError
 from memory_core.eval import longmemeval as lme
+from memory_core.eval.fit import Candidates
 from memory_core.eval.locomo import (
     CATEGORY_NAMES,
     SCORED_CATEGORIES,
@@ -46,7 +47,9 @@ from memory_core.eval.run import (
     run_line,
     triage,
 )
+from memory_core.ids import normalise_evidence
 from memory_core.ingest import Loaded, detect_bytes, detect_format
+from memory_core.models import QAItem, Source, SourceLike
 from memory_core.query.strategies import strategy as get_strategy
 from memory_core.query.strategies import strategy_names
 from memory_core.services.building import BuildService
@@ -61,15 +64,9 @@ CURVE_BUDGETS = (500, 1000, 2000, 4000, 8000)
 LOCOMO_STYLE = ("realtalk", "beam")  # layouts besides LoCoMo whose QA is scored as LoCoMo's
 
 
-@dataclass(frozen=True)
-class Upload:
-    """A LoCoMo-layout file held in memory (an upload): read from these bytes, never written."""
-
-    name: str
-    data: bytes
-
-
-Source = str | Path | Upload | Sequence[str]
+# what a run reads its questions from: a file (a path, or an upload's bytes: ``models.Source``)
+# or the ids of conversations already in the home
+EvalSource = SourceLike | Sequence[str]
 
 
 @dataclass
@@ -116,15 +113,15 @@ class EvalService:
         return self._backends[name]
 
     # ------------------------------------------------------------------ preparing the home
-    def gold_questions(self, source: Source, convs: Sequence[str] | str | None = None, *,
+    def gold_questions(self, source: EvalSource, convs: Sequence[str] | str | None = None, *,
                        on_progress: Progress | None = None) -> list[GoldConversation]:
         """Gold questions of the wanted conversations, importing/building what the home lacks.
 
-        ``source`` is a LoCoMo-layout file (a path, or an ``Upload``) or conversation ids
-        already in the home.
+        ``source`` is a LoCoMo-layout file (a ``Source``: a path or an upload) or conversation
+        ids already in the home.
         """
         wanted = _parse_convs(convs)
-        if isinstance(source, Upload) or (isinstance(source, (str, Path)) and Path(source).exists()):
+        if isinstance(source, Source) or (isinstance(source, (str, Path)) and Path(source).exists()):
             name, loaded = self._read(source)
             conversations = loaded.conversations
             if wanted is not None:
@@ -143,14 +140,26 @@ class EvalService:
             self._build_if_needed(g.conv_id, on_progress)
         return gold
 
-    def _read(self, source: Upload | str | Path) -> tuple[str, Loaded]:
+    def _read(self, source: SourceLike) -> tuple[str, Loaded]:
         """The file's conversations, read once by the importer: (name, what it read). A REALTALK
         or BEAM file is read as such (its QA is LoCoMo's); anything else as LoCoMo."""
         detected = self.benchmark_format(source)
         fmt = detected if detected in LOCOMO_STYLE else "locomo"
-        if isinstance(source, Upload):
-            return source.name, self.imports.load_bytes(source.name, source.data, fmt=fmt)
-        return str(source), self.imports.load(source, fmt=fmt)
+        src = Source.of(source)
+        return src.name, self.imports.load(src, fmt=fmt)
+
+    def gold_items(self, conv_id: str) -> list[QAItem]:
+        """The conversation's stored benchmark questions, their evidence normalised against its
+        turns as the evaluator does (what the Ask and Evaluate pages show beside a trace)."""
+        self.store.require_conversation(conv_id)
+        known = {t.id for t in self.store.turns(conv_id)}
+        return [q.model_copy(update={"evidence": tuple(normalise_evidence(q.evidence, known)[0])})
+                for q in self.store.qa_items(conv_id)]
+
+    def llm_judge(self) -> Judge:
+        """The LLM judge (LoCoMo-style CORRECT/WRONG) on the configured endpoint and judge model;
+        its calls are cached and accounted in this home's store."""
+        return make_judge(self.settings, self.store)
 
     def _gold_from_store(self, conv_id: str) -> GoldConversation:
         self.store.require_conversation(conv_id)
@@ -198,7 +207,7 @@ class EvalService:
 
     def evaluate(
         self,
-        source: Source,
+        source: EvalSource,
         *,
         strategy: str | None = None,
         budget_tokens: int | None = None,
@@ -240,7 +249,7 @@ class EvalService:
 
     def curve(
         self,
-        source: Source,
+        source: EvalSource,
         *,
         strategies: Iterable[str] | None = None,
         budgets: Sequence[int] = CURVE_BUDGETS,
@@ -267,16 +276,17 @@ class EvalService:
         return out
 
     # ------------------------------------------------------------------ LongMemEval
-    def benchmark_format(self, source: str | Path | Upload) -> str:
+    def benchmark_format(self, source: SourceLike) -> str:
         """The format the importer detects in a benchmark file or upload ("locomo",
         "longmemeval", …): which evaluation it takes."""
-        if isinstance(source, Upload):
-            return detect_bytes(source.name, source.data, limits=self.settings.limits)
-        return detect_format(source, limits=self.settings.limits)
+        src = Source.of(source)
+        if src.data is not None:
+            return detect_bytes(src.name, src.data, limits=self.settings.limits)
+        return detect_format(src.file, limits=self.settings.limits)
 
     def longmemeval(
         self,
-        path: str | Path | Upload,
+        path: SourceLike,
         *,
         types: Sequence[str] | None = None,
         limit: int | None = None,
@@ -296,14 +306,15 @@ class EvalService:
                           backend=self._backend(backend_name), save=save_traces)
         report = EvalReport(strategy=cfg.name, budget_tokens=budget_tokens, backend=backend_name,
                             line=lme.run_line)
-        name = path.name if isinstance(path, Upload) else str(path)
+        src = Source.of(path)
+        name = src.name
         items: Iterable[tuple[Any, lme.LmeQuestion]]
-        if isinstance(path, Upload):  # an upload: read from its bytes, its questions counted
-            items = lme.read_questions_bytes(path.name, path.data, limits=self.settings.limits,
+        if src.data is not None:  # an upload: read from its bytes, its questions counted
+            items = lme.read_questions_bytes(src.name, src.data, limits=self.settings.limits,
                                              types=types, limit=limit)
             total = len(items)
         else:
-            items = lme.read_questions(path, limits=self.settings.limits, types=types, limit=limit)
+            items = lme.read_questions(src.file, limits=self.settings.limits, types=types, limit=limit)
             total = limit or 0
         for conv, q in items:
             self._import_missing(name, Loaded(format="longmemeval", conversations=[conv]), on_progress)
@@ -318,6 +329,15 @@ class EvalService:
         report.summary = lme.summarise(report.rows)
         report.seconds = time.perf_counter() - started
         return report
+
+    def fit_candidates(self, path: str | Path, *, limit: int | None = None,
+                       convs: Sequence[str] | None = None,
+                       on_progress: Progress | None = None) -> Iterator[Candidates]:
+        """The ranker fit's candidates of a LoCoMo-layout or LongMemEval file, importing and
+        building what the home lacks (``services/fitting.py``)."""
+        from memory_core.services.fitting import candidates
+
+        return candidates(self, path, limit=limit, convs=convs, on_progress=on_progress)
 
     # ------------------------------------------------------------------ triage
     def triage(self, conv_id: str, qid: int, row: dict[str, Any]) -> dict[str, Any]:
@@ -346,5 +366,5 @@ class EvalService:
 # what the app's pages use of the evaluation's plain functions (they reach the library through
 # the services only)
 __all__ = ["ABSTENTION", "CATEGORY_NAMES", "CURVE_BUDGETS", "OUTCOMES", "QUESTION_TYPES", "SCORED_CATEGORIES",
-           "WRONG_F1", "EvalReport", "EvalService", "Source", "Upload", "evidence_missed", "normalise_answer",
+           "WRONG_F1", "EvalReport", "EvalService", "EvalSource", "evidence_missed", "normalise_answer",
            "outcome", "token_f1"]

@@ -41,6 +41,13 @@ class Rule:
     conv: str = "conv_id"  # see the module docstring
     audit: str | None = None  # the audit action written after the call ('read' rows are rate-limited)
     filter: bool = False  # a scoped token sees only its conversation in the result (a list)
+    upload: str | None = None  # the permission instead when the call's ``source`` is an upload
+
+    def needs(self, args: dict[str, Any]) -> str:
+        """The permission this call needs (``upload`` for a ``source`` holding bytes)."""
+        if self.upload is not None and getattr(args.get("source"), "data", None) is not None:
+            return self.upload
+        return self.permission
 
 
 R, A, E = "read", "annotate", "evaluate"
@@ -50,13 +57,12 @@ RULES: dict[str, dict[str, Rule]] = {
         "conversation_ids": Rule(R, "none", filter=True),
         "stats": Rule(R, "conv_id", "read"),
         "conversation": Rule(R, "conv_id", "read"),
-        "load": Rule("import", "free"),  # a path on the server
-        "detect_format": Rule("import", "free"),
-        "preview": Rule("import", "free"),
-        "load_bytes": Rule(E, "free"),  # an upload, read in memory (an evaluation's gold file)
-        "preview_bytes": Rule(E, "free"),
+        "require_conversations": Rule(R, "convs"),
+        # a path on the server needs import; an upload, read in memory, evaluate (a gold file)
+        "load": Rule("import", "free", upload=E),
+        "detect_format": Rule("import", "free", upload=E),
+        "preview": Rule("import", "free", upload=E),
         "import_file": Rule("import", "none", "import"),
-        "import_bytes": Rule("import", "none", "import"),
         "save_streamed": Rule("import", "none", "import"),
         "save_loaded": Rule("import", "none", "import"),
         "forget": Rule("forget", "conv_id", "forget"),
@@ -87,9 +93,13 @@ RULES: dict[str, dict[str, Rule]] = {
         "event_graph": Rule(R, "conv_id", "read"),
         "export_graphml": Rule("export", "conv_id", "export"),
         "build_history": Rule(R, "conv_id", "read"),
+        "queue": Rule("build", "convs"),
+        "measure": Rule(R, "conv_id", "read"), "memory_ids": Rule(R, "conv_id", "read"),
     },
     "curation": {
         "search_records": Rule(R, "conv_id", "read"), "record_facets": Rule(R),
+        "records": Rule(R, "conv_id", "read"), "records_naming": Rule(R, "conv_id", "read"),
+        "records_by_ids": Rule(R, "none", filter=True),
         "edit_log": Rule(R), "record_history": Rule(R, "record"), "cite_counts": Rule(R),
         "review_queue": Rule(R), "supersession": Rule(R), "record_diff": Rule(R, "free"),
         "answer_diff": Rule(R, "free"),
@@ -104,6 +114,8 @@ RULES: dict[str, dict[str, Rule]] = {
         "gold_questions": Rule(E, "convs"), "evaluate": Rule(E, "convs", "evaluate"),
         "curve": Rule(E, "convs", "evaluate"), "benchmark_format": Rule(E, "free"),
         "longmemeval": Rule("import", "none", "evaluate"), "triage": Rule(E, "conv_id", "read"),
+        "gold_items": Rule(R, "conv_id", "read"), "llm_judge": Rule(E, "free"),
+        "fit_candidates": Rule("import", "none", "evaluate"),
     },
 }
 ADMIN_ONLY = Rule("manage", "none")  # a method missing from RULES
@@ -144,11 +156,12 @@ class Gate:
     def check(self, part: str, name: str, rule: Rule, args: dict[str, Any]) -> list[str | None]:
         principal = self.principal
         convs = self.conversations(rule, args)
+        permission = rule.needs(args)
         try:
             for conv in convs or [principal.conv_scope]:
-                if rule.filter and conv is None and principal.can(rule.permission):
+                if rule.filter and conv is None and principal.can(permission):
                     continue  # the result is filtered to the token's conversation
-                principal.require(rule.permission, conv)
+                principal.require(permission, conv)
         except AccessError:
             self.access.record(principal, self.frontend, "refused", convs[0] if convs else None,
                                f"{part}.{name}")
@@ -176,6 +189,11 @@ def _detail(name: str, args: dict[str, Any], result: Any, convs: list[str | None
     if name == "search" and "query" in args:  # an agent's memory search: its words, like a question
         return f"search {args['query']}"
     parts = [name]
+    source = args.get("source")
+    if getattr(source, "data", None) is not None:  # an upload: its name, never its bytes
+        parts.append(f"name={getattr(source, 'name', '')}")
+    elif source is not None:  # a path, or a Source holding one
+        parts.append(f"path={getattr(source, 'path', None) or source}")
     for key in ("record_id", "edit_id", "keep", "merge", "path", "name", "file", "session"):
         if args.get(key) is not None:
             parts.append(f"{key}={args[key]}")
@@ -248,13 +266,19 @@ def _audited_stream(stream: Iterable[Any], done: Callable[[], None]) -> Any:
 
 
 def _only(result: Any, conv_id: str) -> Any:
-    """A listing cut down to one conversation (ids, or dicts with ``id``/``conv_id``)."""
+    """A listing cut down to one conversation (ids, dicts with ``id``/``conv_id``, or objects
+    with a ``conv_id`` such as records)."""
     if not isinstance(result, list):
         return result
     kept = []
     for item in result:
-        key = item if isinstance(item, str) else (item.get("conv_id", item.get("id"))
-                                                  if isinstance(item, dict) else conv_id)
+        key: object
+        if isinstance(item, str):
+            key = item
+        elif isinstance(item, dict):
+            key = item.get("conv_id", item.get("id"))
+        else:
+            key = getattr(item, "conv_id", conv_id)
         if key == conv_id:
             kept.append(item)
     return kept

@@ -13,6 +13,7 @@ traces (``services/growing.py``); the next build does only what is new.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -21,9 +22,18 @@ from typing import Any
 from memory_core.config import Settings
 from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.errors import IngestError, StoreError
-from memory_core.ingest import Loaded, Progress, Streamed, detect_format, load_bytes, load_file, stream_file
+from memory_core.ingest import (
+    Loaded,
+    Progress,
+    Streamed,
+    detect_bytes,
+    detect_format,
+    load_bytes,
+    load_file,
+    stream_file,
+)
 from memory_core.ingest.common import show
-from memory_core.models import Conversation, Record, Turn
+from memory_core.models import Conversation, Record, Source, SourceLike, Turn
 from memory_core.services.growing import Growth, grow, remember_turns
 from memory_core.store.forget import forget
 
@@ -59,12 +69,23 @@ class ImportService:
     def conversation(self, conv_id: str) -> Conversation:
         return self.store.load_conversation(conv_id)
 
-    def turns(self, conv_id: str, ids: list[str]) -> list[Turn]:
-        """The turns of ``conv_id`` with these ids, in dialogue order; an unknown id is an error."""
+    def require_conversations(self, conv_ids: Sequence[str]) -> None:
+        """Every id is a conversation of this home, or the one-line error naming the first
+        that is not (checked before a cluster is started for them)."""
+        for conv_id in conv_ids:
+            self.store.require_conversation(conv_id)
+
+    def turns(self, conv_id: str, ids: Sequence[str] | None = None, *, strict: bool = True) -> list[Turn]:
+        """The turns of ``conv_id`` with these ids (every turn without ``ids``), in dialogue
+        order; an unknown id is an error, or skipped with ``strict=False`` (a record's evidence
+        shown next to it)."""
         self.store.require_conversation(conv_id)
-        found = self.store.turns(conv_id, list(dict.fromkeys(ids)))
-        missing = sorted(set(ids) - {t.id for t in found})
-        if missing:
+        if ids is None:
+            return self.store.turns(conv_id)
+        wanted = list(dict.fromkeys(ids))
+        found = self.store.turns(conv_id, wanted)
+        missing = sorted(set(wanted) - {t.id for t in found})
+        if missing and strict:
             raise StoreError(f"conversation '{conv_id}' has no turn {', '.join(missing[:5])}")
         return found
 
@@ -72,23 +93,29 @@ class ImportService:
         return self.store.record(record_id)
 
     # ------------------------------------------------------------------ importing
-    def load(self, path: str | Path, *, fmt: str | None = None, display: str | None = None) -> Loaded:
-        """Read and validate a file without touching the store."""
-        return load_file(path, fmt=fmt, limits=self.settings.limits, display=display)
+    def load(self, source: SourceLike, *, fmt: str | None = None, display: str | None = None) -> Loaded:
+        """Read and validate a file or an upload (read from memory, no temp file: the same checks
+        and messages) without touching the store."""
+        src = Source.of(source)
+        if src.data is not None:
+            return load_bytes(src.name, src.data, fmt=fmt, limits=self.settings.limits)
+        return load_file(src.file, fmt=fmt, limits=self.settings.limits, display=display)
 
-    def load_bytes(self, name: str, data: bytes, fmt: str | None = None) -> Loaded:
-        """An upload, read from memory (no temp file): same checks and messages as a file."""
-        return load_bytes(name, data, fmt=fmt, limits=self.settings.limits)
+    def detect_format(self, source: SourceLike) -> str:
+        src = Source.of(source)
+        if src.data is not None:
+            return detect_bytes(src.name, src.data, limits=self.settings.limits)
+        return detect_format(src.file, limits=self.settings.limits)
 
-    def detect_format(self, path: str | Path) -> str:
-        return detect_format(path, limits=self.settings.limits)
-
-    def import_file(self, path: str | Path, *, fmt: str | None = None, replace: bool = False,
+    def import_file(self, source: SourceLike, *, fmt: str | None = None, replace: bool = False,
                     on_progress: Progress | None = None) -> ImportResult:
-        """Import every conversation in ``path``: in one transaction, or per batch of items for
-        a streamed benchmark layout (see ``save_streamed``)."""
-        streamed = stream_file(path, fmt=fmt, limits=self.settings.limits, on_progress=on_progress)
-        return self.save_streamed(streamed, replace=replace, file=str(path), on_progress=on_progress)
+        """Import every conversation in ``source``: in one transaction, or per batch of items for
+        a streamed benchmark layout read from a path (see ``save_streamed``)."""
+        src = Source.of(source)
+        if src.data is not None:
+            return self.save_loaded(self.load(src, fmt=fmt), replace=replace, file=src.name)
+        streamed = stream_file(src.file, fmt=fmt, limits=self.settings.limits, on_progress=on_progress)
+        return self.save_streamed(streamed, replace=replace, file=str(src.file), on_progress=on_progress)
 
     def save_streamed(self, streamed: Streamed, *, replace: bool = False, file: str = "",
                       batch: int = 25, on_progress: Progress | None = None) -> ImportResult:
@@ -155,11 +182,6 @@ class ImportService:
         return ImportResult(ids=list(ids), warnings=[*warnings, *self._drop_vectors(replaced)], format=fmt,
                             replaced=replaced)
 
-    def import_bytes(self, name: str, data: bytes, *, fmt: str | None = None,
-                     replace: bool = False) -> ImportResult:
-        """Import an upload: same checks as a file, messages name ``name``."""
-        return self.save_loaded(self.load_bytes(name, data, fmt), replace=replace, file=name)
-
     def save_loaded(self, loaded: Loaded, *, replace: bool = False, file: str = "") -> ImportResult:
         """Save validated conversations atomically (all of the file or nothing)."""
         ids = [c.id for c in loaded.conversations]
@@ -184,15 +206,12 @@ class ImportService:
         audit line without content (``memory_core/store/forget.py``)."""
         return forget(self.store, self.index, conv_id, session=session, who=who, why=why)
 
-    def preview(self, path: str | Path, max_turns: int = 20, *, fmt: str | None = None,
+    def preview(self, source: SourceLike, max_turns: int = 20, *, fmt: str | None = None,
                 display: str | None = None) -> dict[str, Any]:
-        """What an import would bring in (for the Load page) — nothing is written."""
-        loaded = self.load(path, fmt=fmt, display=display)
+        """What an import of a file or an upload would bring in (for the Load page) — nothing is
+        written."""
+        loaded = self.load(source, fmt=fmt, display=display)
         return _preview(loaded, max_turns, self.store.has_conversation)
-
-    def preview_bytes(self, name: str, data: bytes, max_turns: int = 20, *,
-                      fmt: str | None = None) -> dict[str, Any]:
-        return _preview(self.load_bytes(name, data, fmt), max_turns, self.store.has_conversation)
 
     # ------------------------------------------------------------------ export
     def export_json(self, conv_id: str) -> dict[str, Any]:

@@ -166,10 +166,10 @@ class QueryService:
     def trace(self, trace_id: str) -> Trace:
         return self.store.trace(trace_id)
 
-    def traces(self, conv_id: str, *, agents: bool | None = False) -> list[dict[str, Any]]:
-        """Newest first. ``agents``: False — people's questions, True — agent calls (MCP
-        clients; each row names its ``client`` and ``kind``), None — both."""
-        return self.store.traces(conv_id, agents=agents)
+    def traces(self, conv_id: str, *, agents: bool | None = False, limit: int = 200) -> list[dict[str, Any]]:
+        """The newest ``limit``, newest first. ``agents``: False — people's questions, True —
+        agent calls (MCP clients; each row names its ``client`` and ``kind``), None — both."""
+        return self.store.traces(conv_id, limit, agents=agents)
 
 
 MAX_SEARCH = 50

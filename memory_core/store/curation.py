@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from memory_core.as_of import AS_OF_SQL, as_of_params
 from memory_core.errors import StoreError
 from memory_core.models import Edit, Entity, EntityMerge, GraphEdge, Modality, Record, RecordStatus
 from memory_core.store.activity import EDIT_COLUMNS, edit_from_row
@@ -271,25 +272,14 @@ def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, l
 
     as_of = filters.get("as_of")
     if as_of is not None and as_of != "":
-        # the memory as it stood on that day: said in a session up to then, about a time up to then
-        day = _day(as_of)
-        clauses.append("(e.start_time IS NULL OR CAST(e.start_time AS DATE) <= CAST(? AS DATE)) "
-                       "AND (r.valid_time IS NULL OR r.valid_time = '' OR r.valid_time <= ?)")
-        params += [day, day]
+        # the memory as it stood on that day (memory_core.as_of: the one rule, also the graphs')
+        clauses.append(AS_OF_SQL)
+        params += as_of_params(as_of)
 
     for word in _words(query):
         clauses.append(f"strpos({_HAYSTACK}, ?) > 0")
         params.append(word)
     return " AND ".join(clauses), params
-
-
-def _day(value: Any) -> str:
-    """An ISO day ``YYYY-MM-DD`` from a date, a datetime or such a string."""
-    text = value.isoformat() if hasattr(value, "isoformat") else str(value)
-    day = text[:10]
-    if len(day) != 10 or day[4] != "-" or day[7] != "-" or not (day[:4] + day[5:7] + day[8:]).isdigit():
-        raise StoreError(f"records filter 'as_of': expected a date (YYYY-MM-DD), got {value!r}")
-    return day
 
 
 def _words(query: str) -> list[str]:

@@ -15,7 +15,7 @@ def test_agent_calls_listed_and_what_they_were_handed(open_app, app_services) ->
     assert records and searched.kind == "search" and searched.client == "mcp:desk-agent"
     assert [bt.turn_id for bt in searched.buffer] == sorted(
         {t for r in records for t in r.evidence_turn_ids},
-        key=[t.id for t in app_services.store.turns(SAMPLE_ID)].index)  # the handed turns, dialogue order
+        key=[t.id for t in app_services.raw_store().turns(SAMPLE_ID)].index)  # handed turns, dialogue order
 
     at = open_app("pages/ask.py", conv=SAMPLE_ID, timeout=120)
     no_errors(at)

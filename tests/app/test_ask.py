@@ -47,7 +47,7 @@ def test_ask_walk_and_reopen(open_app, app_services) -> None:
     records = [m.record_id for m in trace.matches if m.record_id and m.requirement == with_records[0]]
     follow = widget(at.selectbox, "Follow a matched record to its evidence")
     assert follow.value in records
-    record = app_services.store.record(follow.value)
+    record = app_services.raw_store().record(follow.value)
     body = html_bodies(at)
     assert all(f'id="{anchor_id(t, "rec")}"' in body for t in record.evidence_turn_ids)
     # reopen from the URL in a new session
@@ -72,7 +72,8 @@ def test_the_story_view_tells_answer_records_and_turns_without_scores(open_app, 
     # the records that gave it, as entity · property · value with who said it and when
     matched = [m.record_id for m in trace.matches if m.record_id]
     assert matched, "the sample question matches records"
-    listed = [r for r in app_services.store.records(SAMPLE_ID) if esc(href_record(SAMPLE_ID, r.id)) in body]
+    listed = [r for r in app_services.raw_store().records(SAMPLE_ID)
+              if esc(href_record(SAMPLE_ID, r.id)) in body]
     assert listed and {r.id for r in listed} <= set(matched) and len(listed) <= 3
     assert all(shown(record_line(r)) in shown(body) for r in listed)
     assert any(r.source_speaker and f"said by {r.source_speaker} on " in shown(body) for r in listed)

@@ -27,11 +27,11 @@ def test_grouping_merges_repeats_and_keeps_evaluation_runs_apart() -> None:
 
 def test_a_typed_benchmark_question_is_a_past_question_and_evaluation_runs_are_apart(open_app,
                                                                                      app_services) -> None:
-    gold = app_services.store.qa_items(SAMPLE_ID)[-1]
+    gold = app_services.raw_store().qa_items(SAMPLE_ID)[-1]
     for question, strategy in ((OWN, "bm25"), (OWN.lower(), "ensimem"), (gold.question, "bm25")):
         app_services.queries.ask(SAMPLE_ID, question, strategy=strategy)  # typed by hand
     ran = gold.question.lower()[:30]
-    run = next(q for q in app_services.store.qa_items(SAMPLE_ID) if q.question != gold.question)
+    run = next(q for q in app_services.raw_store().qa_items(SAMPLE_ID) if q.question != gold.question)
     app_services.queries.ask_detailed(SAMPLE_ID, run.question, asked_by="evaluation")  # an evaluation run
     at = open_app("pages/ask.py", conv=SAMPLE_ID)
     no_errors(at)
@@ -54,7 +54,7 @@ def test_a_typed_benchmark_question_is_a_past_question_and_evaluation_runs_are_a
 
 
 def test_a_benchmark_question_shows_its_gold_answer_and_a_short_buffer(open_app, app_services) -> None:
-    gold = next(q for q in app_services.store.qa_items(SAMPLE_ID) if q.answer)
+    gold = next(q for q in app_services.raw_store().qa_items(SAMPLE_ID) if q.answer)
     at = open_app("pages/ask.py", conv=SAMPLE_ID, timeout=120)
     widget(at.text_input, "Question").input(gold.question)
     button(at, "Ask").click().run()
@@ -62,7 +62,7 @@ def test_a_benchmark_question_shows_its_gold_answer_and_a_short_buffer(open_app,
     assert f"the gold answer is: {gold.answer}" in all_text(at).replace("**", "")
     full_trace(at)
     trace = app_services.queries.trace(at.query_params["trace"])
-    first, rest = split(trace, app_services.store.records(SAMPLE_ID))  # all records: an upper bound
+    first, rest = split(trace, app_services.raw_store().records(SAMPLE_ID))  # all records: an upper bound
     keys = key_turns(trace)
     assert set(trace.answer.cited_turn_ids) <= keys
     body = html_bodies(at)

@@ -33,7 +33,7 @@ def test_differences_name_own_turns_same_answers_and_the_right_one() -> None:
 
 
 def test_compare_on_a_benchmark_question_highlights_what_differs(open_app, app_services) -> None:
-    gold = next(q for q in app_services.store.qa_items(SAMPLE_ID) if q.answer and q.evidence)
+    gold = next(q for q in app_services.raw_store().qa_items(SAMPLE_ID) if q.answer and q.evidence)
     at = open_app("pages/ask.py", conv=SAMPLE_ID, timeout=240)
     widget(at.text_input, "Question").input(gold.question)
     button(at, "Ask").click().run()

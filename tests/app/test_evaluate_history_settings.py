@@ -13,7 +13,7 @@ def test_evaluate_the_sample_questions(open_app, app_services) -> None:
     widget(at.selectbox, "Strategy").set_value("bm25").run()
     button(at, "Run evaluation").click().run()
     no_errors(at)
-    scored = [q for q in app_services.store.qa_items(SAMPLE_ID) if q.category in (1, 2, 3, 4)]
+    scored = [q for q in app_services.raw_store().qa_items(SAMPLE_ID) if q.category in (1, 2, 3, 4)]
     assert any(m.label == "Questions" and m.value == str(len(scored)) for m in at.metric)
     assert at.get("plotly_chart")
     table = next(d.value for d in at.dataframe if "evidence found" in d.value.columns)
@@ -46,11 +46,11 @@ def test_history_shows_an_edit_its_diff_and_reverts_it(open_app, app_services) -
     assert "history" in body.split('<ins class="mn-ins">', 1)[1]
     button(at, f"Revert this edit of {record.id}").click().run()
     no_errors(at)
-    assert app_services.store.record(record.id).value == "value for history"  # asks first
+    assert app_services.raw_store().record(record.id).value == "value for history"  # asks first
     assert "Revert “" in all_text(at)
     button(at, f"Yes, revert {record.id}").click().run()
     no_errors(at)
-    assert app_services.store.record(record.id).value == record.value
+    assert app_services.raw_store().record(record.id).value == record.value
     assert "Reverted: tester edited" in all_text(at)
     labels = [b.label for b in at.get("download_button")]
     assert "Corrected records (JSONL)" in labels and "Graphs (GraphML)" in labels
@@ -96,7 +96,7 @@ def test_evaluate_an_uploaded_file_and_draw_the_curve(open_app, app_services) ->
     widget(at.selectbox, "Strategy").set_value("bm25").run()
     button(at, "Run evaluation").click().run()
     no_errors(at)
-    scored = [q for q in app_services.store.qa_items(SAMPLE_ID) if q.category in (1, 2, 3, 4)]
+    scored = [q for q in app_services.raw_store().qa_items(SAMPLE_ID) if q.category in (1, 2, 3, 4)]
     assert any(m.label == "Questions" and m.value == str(len(scored)) for m in at.metric)
     charts = len(at.get("plotly_chart"))
     widget(at.multiselect, "Strategies to compare").set_value(["bm25"]).run()

@@ -19,7 +19,7 @@ from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_erro
 def _forget_the_haystacks(app_services):  # type: ignore[no-untyped-def]
     """The app tests share one home: the haystacks these tests import leave it afterwards."""
     yield
-    for conv_id in app_services.store.conversation_ids():
+    for conv_id in app_services.raw_store().conversation_ids():
         if conv_id.startswith("app-lme"):
             app_services.imports.forget(conv_id, who="tests", why="test done")
 
@@ -98,7 +98,7 @@ def test_triage_filters_by_outcome_and_category(open_app, app_services):
         expected.append("both" if missed and wrong else "missed evidence" if missed
                         else "wrong answer" if wrong else "ok")
     assert list(table["outcome"]) == expected
-    adversarial = sum(1 for q in app_services.store.qa_items(SAMPLE_ID) if q.category == 5)
+    adversarial = sum(1 for q in app_services.raw_store().qa_items(SAMPLE_ID) if q.category == 5)
     assert adversarial and f"Not scored: {adversarial} adversarial question(s)" in all_text(at)
     assert any(o in ("wrong answer", "both") for o in expected), "the sample has wrong answers"
     # the default filter: every question that is not ok

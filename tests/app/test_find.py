@@ -7,7 +7,7 @@ from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, reco
 
 
 def _speakers(app_services) -> list[str]:  # type: ignore[no-untyped-def]
-    return list(app_services.store.load_conversation(SAMPLE_ID).speakers)
+    return list(app_services.raw_store().load_conversation(SAMPLE_ID).speakers)
 
 
 def test_searching_a_speakers_name_no_longer_matches_every_record(open_app, app_services) -> None:
@@ -20,7 +20,7 @@ def test_searching_a_speakers_name_no_longer_matches_every_record(open_app, app_
     assert 0 < found.total < total
     assert f"{found.total} matching records" in all_text(at)
     # every hit says the name in a field a reader sees, or in its evidence turns
-    turns = {t.id: t.text for t in app_services.store.turns(SAMPLE_ID, None)}
+    turns = {t.id: t.text for t in app_services.raw_store().turns(SAMPLE_ID, None)}
     for r in found.rows:
         seen = " ".join([r.entity, r.entity_type, r.property, r.value, r.condition or "",
                          r.valid_time or "", r.valid_time_text or "",

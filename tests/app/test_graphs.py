@@ -39,7 +39,7 @@ def test_entity_graph_opens_on_the_most_connected_entities_and_every_speaker(ope
     for item in data["legend"]:
         assert item["color"] == type_color(item["label"])
     full = app_services.builds.entity_graph(SAMPLE_ID)
-    speakers = app_services.store.load_conversation(SAMPLE_ID).speakers
+    speakers = app_services.raw_store().load_conversation(SAMPLE_ID).speakers
     shown = {n["id"] for n in data["nodes"]}
     names = {full.nodes[n].get("name") for n in shown}
     assert set(speakers) <= names  # every speaker
@@ -106,7 +106,7 @@ def test_the_side_panel_lists_episodes_in_session_order() -> None:
 
 def test_find_a_node_opens_the_side_panel_with_records_and_turns(open_app, app_services) -> None:
     at = open_app("pages/graphs.py", conv=SAMPLE_ID)
-    speaker = app_services.store.load_conversation(SAMPLE_ID).speakers[0]
+    speaker = app_services.raw_store().load_conversation(SAMPLE_ID).speakers[0]
     box = widget(at.selectbox, "Find a node")
     assert speaker in box.options  # offered by name
     g = app_services.builds.entity_graph(SAMPLE_ID)

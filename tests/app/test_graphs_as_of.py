@@ -140,14 +140,14 @@ def test_memory_as_of_hides_later_nodes_and_says_how_many(open_app, app_services
     # the side panel lists only records as of then
     then = {r.id for r in app_services.curation.search_records(
         SAMPLE_ID, filters={"as_of": second.isoformat(), "status": "all"}, page_size=1000).rows}
-    speaker = app_services.store.load_conversation(SAMPLE_ID).speakers[0]
+    speaker = app_services.raw_store().load_conversation(SAMPLE_ID).speakers[0]
     g = app_services.builds.entity_graph(SAMPLE_ID)
     node = next(n for n in g.nodes if g.nodes[n].get("name") == speaker)
     widget(at.selectbox, "Find a node").set_value(node).run()
     no_errors(at)
     listed = set(_record_links(html_bodies(at)))
     assert listed and listed <= then
-    everything = {r.id for r in app_services.store.records_naming(SAMPLE_ID, [speaker])}
+    everything = {r.id for r in app_services.raw_store().records_naming(SAMPLE_ID, [speaker])}
     assert everything - then, "the speaker has records after the second session"
     # the event graph too, with the same date
     at.segmented_control[0].set_value("event").run()

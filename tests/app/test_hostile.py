@@ -82,7 +82,7 @@ def test_hostile_graph_labels_are_escaped(open_app) -> None:
 
 
 def test_the_story_view_of_an_answer_from_hostile_turns_is_inert(open_app, app_services) -> None:
-    speaker = app_services.store.load_conversation(HOSTILE_ID).speakers[0]
+    speaker = app_services.raw_store().load_conversation(HOSTILE_ID).speakers[0]
     trace = app_services.queries.ask(HOSTILE_ID, f"What did {speaker} share?")
     at = open_app("pages/ask.py", conv=HOSTILE_ID, trace=trace.id)
     no_errors(at)

@@ -20,7 +20,7 @@ def _copy(svc, trace, **answer):  # type: ignore[no-untyped-def]
     """A saved copy of ``trace`` (a new id), its answer changed by ``answer``."""
     copy = trace.model_copy(update={"id": f"t-{uuid.uuid4().hex[:12]}",
                                     "answer": trace.answer.model_copy(update=answer)})
-    svc.store.save_trace(copy)
+    svc.raw_store().save_trace(copy)
     return copy
 
 
@@ -30,7 +30,7 @@ def test_changed_means_a_new_answer_or_citation_and_the_view_opens_on_it(open_ap
     # the same answer and citations over another buffer: listed, not changed
     same_after = same_before.model_copy(update={"id": f"t-{uuid.uuid4().hex[:12]}",
                                                 "buffer": same_before.buffer[1:]})
-    svc.store.save_trace(same_after)
+    svc.raw_store().save_trace(same_after)
     moved_before = svc.queries.ask(SAMPLE_ID, "What does Jonas do for work?")
     cited = moved_before.answer.cited_turn_ids
     gained = next(b.turn_id for b in moved_before.buffer if b.turn_id not in cited)

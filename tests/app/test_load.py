@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from memory_core.models import Source
 from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, all_text, button, html_bodies, shown, widget
 
 
@@ -81,7 +82,7 @@ def test_build_and_watch_draws_the_memory_forming(open_app, app_services) -> Non
 
 def test_delete_needs_the_typed_id_then_forgets_the_conversation(open_app, app_services) -> None:
     doc = b'{"turns": [{"speaker": "Ana", "text": "my locker code is quartz-7731"}]}'
-    conv = app_services.imports.import_bytes("forget-me.json", doc).ids[0]
+    conv = app_services.imports.import_file(Source.upload("forget-me.json", doc)).ids[0]
     at = open_app("pages/load.py", conv=conv)
     go = button(at, "Delete for good")
     assert go.disabled
@@ -89,7 +90,7 @@ def test_delete_needs_the_typed_id_then_forgets_the_conversation(open_app, app_s
     assert button(at, "Delete for good").disabled
     widget(at.text_input, "Type the conversation id to confirm").set_value(conv).run()
     button(at, "Delete for good").click().run()
-    assert not app_services.store.has_conversation(conv)
+    assert not app_services.raw_store().has_conversation(conv)
     assert f"Deleted {conv} (" in all_text(at)
-    forgotten = [e for e in app_services.store.edits(conv) if e.action == "forget"]
+    forgotten = [e for e in app_services.raw_store().edits(conv) if e.action == "forget"]
     assert len(forgotten) == 1 and "quartz" not in forgotten[0].model_dump_json()

@@ -15,6 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.audit_view import COLUMNS as AUDIT_COLUMNS
+from memory_core.models import Source
 from tests.app.conftest import ROOT, all_text, button, widget
 
 PASSWORD = "a-long-app-password-9"
@@ -36,7 +37,7 @@ def login_home(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Path:
                            "text": "I bought a blue kayak for the lake."},
                           {"speaker": "Ivo", "dia_id": "D1:2", "text": "I started learning the cello."}]},
             "qa": []}]
-        svc.imports.import_bytes("login.json", json.dumps(data).encode())
+        svc.imports.import_file(Source.upload("login.json", json.dumps(data).encode()))
         for _ in svc.builds.build(CONV):
             pass
     finally:
@@ -71,7 +72,7 @@ def services(login_home: Path) -> Any:
 
 def accounts(svc: Any) -> None:
     for name, role in (("ada", "admin"), ("vic", "viewer")):
-        if svc.store.account(name) is None:
+        if svc.raw_store().account(name) is None:
             svc.access.add_user(name, role, PASSWORD, by=svc.principal, frontend="cli")
 
 
@@ -95,7 +96,7 @@ def log_in(at: AppTest, name: str, password: str) -> AppTest:
 def test_no_admin_no_service_then_login_on_every_deep_link(gated, login_home: Path) -> None:
     at = gated("pages/records.py", conv=CONV)
     text = all_text(at)
-    if services(login_home).store.account("ada") is None:
+    if services(login_home).raw_store().account("ada") is None:
         assert "no admin account yet" in text and SECRET_WORD not in text
     assert not at.text_input  # not even a login form
     accounts(services(login_home))

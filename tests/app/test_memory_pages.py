@@ -75,7 +75,7 @@ def test_edit_a_record_then_a_stale_form_conflicts(open_app, app_services) -> No
     widget(at.text_input, "Why", form="edit:").input("test edit")
     button(at, f"Save changes to {record.id}").click().run()
     no_errors(at)
-    saved = app_services.store.record(record.id)
+    saved = app_services.raw_store().record(record.id)
     assert saved.value == "edited in the app test" and saved.version == record.version + 1
     assert any(e.target_id == record.id and e.why == "test edit"
                for e in app_services.curation.edit_log(SAMPLE_ID))
@@ -86,7 +86,7 @@ def test_edit_a_record_then_a_stale_form_conflicts(open_app, app_services) -> No
     widget(at.text_area, "Value").input("my late change")
     button(at, f"Save changes to {record.id}").click().run()
     assert any(e.value.startswith("Conflict:") for e in at.error)
-    assert app_services.store.record(record.id).value == "changed elsewhere"
+    assert app_services.raw_store().record(record.id).value == "changed elsewhere"
 
 
 def test_mark_wrong_and_add_a_record_from_turns(open_app, app_services) -> None:
@@ -98,7 +98,7 @@ def test_mark_wrong_and_add_a_record_from_turns(open_app, app_services) -> None:
     widget(at.text_input, "Reason").input("not said")
     button(at, f"Mark {record.id} as wrong").click().run()
     no_errors(at)
-    assert app_services.store.record(record.id).status.value == "wrong"
+    assert app_services.raw_store().record(record.id).status.value == "wrong"
     # add a record citing turns of that record's episode
     at.run()
     widget(at.selectbox, "Open record").set_value(record.id).run()

@@ -7,6 +7,7 @@ import pytest
 
 from components.formats import FORMATS, GUIDE_KEY
 from components.loading import sample_files
+from memory_core.models import Source
 from tests.app.conftest import SAMPLE_ID, all_text, no_errors, widget
 
 
@@ -45,6 +46,6 @@ def test_load_lists_only_real_samples_and_documents_each_format(open_app) -> Non
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.key)
 def test_every_format_example_imports_as_shown(fmt, app_services) -> None:  # type: ignore[no-untyped-def]
     for chosen in (fmt.key, None):  # named, and detected from the content
-        found = app_services.imports.preview_bytes(fmt.file_name, fmt.example.encode(), fmt=chosen)
+        found = app_services.imports.preview(Source.upload(fmt.file_name, fmt.example.encode()), fmt=chosen)
         assert found["format"] == fmt.key, found
         assert found["conversations"] and all(c["turns"] >= 2 for c in found["conversations"]), found

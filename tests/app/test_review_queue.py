@@ -45,14 +45,14 @@ def test_review_queue_correct_wrong_next_and_edit(open_app, app_services) -> Non
             f"→ Next {first.id} (n)"} <= {b.label for b in at.button}
     button(at, f"✓ Correct {first.id} (c)").click().run()
     no_errors(at)
-    assert svc.store.record(first.id).confidence == 1.0
+    assert svc.raw_store().record(first.id).confidence == 1.0
     confirm = svc.curation.record_history(first.id)[-1]
     assert (confirm.why, confirm.via) == ("confirmed correct in review queue", "review queue")
     assert _queue_head(at).startswith(f"{second.entity} · {second.property} = ")
 
     button(at, f"✗ Wrong {second.id} (w)").click().run()
     no_errors(at)
-    assert str(svc.store.record(second.id).status.value) == "wrong"
+    assert str(svc.raw_store().record(second.id).status.value) == "wrong"
     assert _queue_head(at).startswith(f"{third.entity} · {third.property} = ")
 
     edits_before = len(svc.curation.record_history(third.id))
@@ -80,7 +80,7 @@ def test_quick_wrong_keeps_the_tab_and_the_record(open_app, app_services) -> Non
     at.run()
     button(at, f"✗ Wrong {record.id}").click().run()
     no_errors(at)
-    assert str(app_services.store.record(record.id).status.value) == "wrong"
+    assert str(app_services.raw_store().record(record.id).status.value) == "wrong"
     assert app_services.curation.record_history(record.id)[-1].via == "browse: open record"
     assert at.session_state[TAB_KEY] == "History"  # the tab stays
     assert widget(at.selectbox, "Open record").value == record.id  # so does the record
@@ -90,7 +90,7 @@ def test_quick_wrong_keeps_the_tab_and_the_record(open_app, app_services) -> Non
     _tab(at, "Mark wrong / delete")
     button(at, f"Restore {record.id}").click().run()
     no_errors(at)
-    assert str(app_services.store.record(record.id).status.value) == "active"
+    assert str(app_services.raw_store().record(record.id).status.value) == "active"
 
 
 def test_after_a_quick_action_or_a_revert_the_editor_saves_without_a_conflict(open_app,
@@ -102,11 +102,11 @@ def test_after_a_quick_action_or_a_revert_the_editor_saves_without_a_conflict(op
     at = open_app("pages/records.py", conv=SAMPLE_ID, record=record.id)
     button(at, f"✓ Correct {record.id}").click().run()
     no_errors(at)
-    assert svc.store.record(record.id).confidence == 1.0
+    assert svc.raw_store().record(record.id).confidence == 1.0
     widget(at.text_area, "Value").input("saved after confirming")
     button(at, f"Save changes to {record.id}").click().run()
     no_errors(at)  # no conflict: the form follows the version the quick action saved
-    assert svc.store.record(record.id).value == "saved after confirming"
+    assert svc.raw_store().record(record.id).value == "saved after confirming"
     _tab(at, "History")
     button(at, f"Revert this edit of {record.id}").click().run()  # the newest edit: the value
     button(at, f"Yes, revert {record.id}").click().run()
@@ -116,8 +116,8 @@ def test_after_a_quick_action_or_a_revert_the_editor_saves_without_a_conflict(op
     widget(at.number_input, "Confidence").set_value(0.5)
     button(at, f"Save changes to {record.id}").click().run()
     no_errors(at)  # nor after a revert made on the page
-    assert svc.store.record(record.id).value == record.value
-    assert svc.store.record(record.id).confidence == 0.5
+    assert svc.raw_store().record(record.id).value == record.value
+    assert svc.raw_store().record(record.id).confidence == 0.5
 
 
 def test_evidence_from_the_turn_picker_and_the_records_own_history_with_revert(open_app,
@@ -136,7 +136,7 @@ def test_evidence_from_the_turn_picker_and_the_records_own_history_with_revert(o
     widget(at.text_input, "Why", form="edit:").input("evidence from the picker")
     button(at, f"Save changes to {record.id}").click().run()
     no_errors(at)
-    assert svc.store.record(record.id).evidence_turn_ids == (other,)
+    assert svc.raw_store().record(record.id).evidence_turn_ids == (other,)
     assert svc.curation.record_history(record.id)[-1].via == "edit form"
 
     # its own history: who, what, before → after; revert asks first
@@ -146,10 +146,10 @@ def test_evidence_from_the_turn_picker_and_the_records_own_history_with_revert(o
     assert f"evidence_turn_ids: {', '.join(record.evidence_turn_ids)} → {other}" in text
     button(at, f"Revert this edit of {record.id}").click().run()
     no_errors(at)
-    assert svc.store.record(record.id).evidence_turn_ids == (other,)
+    assert svc.raw_store().record(record.id).evidence_turn_ids == (other,)
     button(at, f"Yes, revert {record.id}").click().run()
     no_errors(at)
-    assert svc.store.record(record.id).evidence_turn_ids == record.evidence_turn_ids
+    assert svc.raw_store().record(record.id).evidence_turn_ids == record.evidence_turn_ids
     assert widget(at.selectbox, "Open record").value == record.id
 
 
@@ -162,15 +162,15 @@ def test_a_revert_can_be_cancelled(open_app, app_services) -> None:
     button(at, f"Revert this edit of {record.id}").click().run()
     button(at, "Cancel").click().run()
     no_errors(at)
-    assert app_services.store.record(record.id).value == "to be kept"
+    assert app_services.raw_store().record(record.id).value == "to be kept"
     assert not [b for b in at.button if b.label.startswith("Yes, revert")]
     app_services.curation.revert_edit(app_services.curation.record_history(record.id)[-1].id, who="tester")
 
 
 def test_superseded_records_link_to_the_record_superseding_them(open_app, app_services) -> None:
     svc = app_services
-    job = next(r for r in svc.store.records(SAMPLE_ID) if r.property == "occupation")
-    episodes = svc.store.episodes(SAMPLE_ID)
+    job = next(r for r in svc.raw_store().records(SAMPLE_ID) if r.property == "occupation")
+    episodes = svc.raw_store().episodes(SAMPLE_ID)
     later_episode = episodes[-1]  # an annotator notes a later job change
     update = svc.curation.create_record(
         SAMPLE_ID, later_episode.id,
@@ -179,7 +179,7 @@ def test_superseded_records_link_to_the_record_superseding_them(open_app, app_se
     superseded = svc.curation.supersession(SAMPLE_ID)
     assert superseded.get(job.id) == update.id
     old, new = job.id, update.id
-    later = app_services.store.record(new)
+    later = app_services.raw_store().record(new)
     at = open_app("pages/records.py", conv=SAMPLE_ID, record=old)
     no_errors(at)
     body = html_bodies(at)

@@ -17,7 +17,7 @@ def test_a_finished_build_warms_the_question_index(open_app, app_services) -> No
     warmup.wait(HOSTILE_ID, timeout=120)
     # the index in the cache is the one of the memory as built now (the first question reuses it)
     entry = app_services.queries.index_cache._entries[HOSTILE_ID]
-    assert entry.fingerprint == fingerprint(app_services.store, HOSTILE_ID)
+    assert entry.fingerprint == fingerprint(app_services.raw_store(), HOSTILE_ID)
 
 
 def test_opening_ask_warms_the_index_once_per_session(open_app, app_services) -> None:

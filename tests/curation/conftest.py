@@ -10,7 +10,7 @@ from tests.conftest import built_services, filled_home
 
 def fill(services) -> None:  # type: ignore[no-untyped-def]
     """The hand-made conversation, its records indexed, and the graph a build would have made."""
-    load(services.store)
+    load(services.raw_store())
     index_records(services)
     services.curation.refresh_entity_graph("c1")
 

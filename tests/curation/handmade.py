@@ -87,6 +87,7 @@ def load(store) -> None:  # type: ignore[no-untyped-def]
 
 def index_records(services) -> None:  # type: ignore[no-untyped-def]
     recs = [r for rs in records().values() for r in rs]
-    services.index.upsert("records", [r.id for r in recs], services.embedder.embed([r.text() for r in recs]),
-                          [{"conv_id": r.conv_id, "episode_id": r.episode_id, "entity": r.entity,
-                            "property": r.property} for r in recs])
+    vectors = services.embedder.embed([r.text() for r in recs])
+    services.raw_index().upsert("records", [r.id for r in recs], vectors,
+                                [{"conv_id": r.conv_id, "episode_id": r.episode_id, "entity": r.entity,
+                                  "property": r.property} for r in recs])

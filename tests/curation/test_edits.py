@@ -15,7 +15,7 @@ R2 = "c1:S1:E1:R2"  # Ana / uses_medium = watercolour (D1:3)
 
 
 def vector(services, record_id: str):  # type: ignore[no-untyped-def]
-    return services.index.get_vectors("records", [record_id]).get(record_id)
+    return services.raw_index().get_vectors("records", [record_id]).get(record_id)
 
 
 def test_edit_saves_new_version_edit_row_and_vector(built) -> None:  # type: ignore[no-untyped-def]
@@ -23,7 +23,7 @@ def test_edit_saves_new_version_edit_row_and_vector(built) -> None:  # type: ign
     saved = built.curation.edit_record(R2, {"value": "watercolor", "confidence": "0.95"}, who="ana",
                               why="spelling", expected_version=1)
     assert (saved.value, saved.confidence, saved.version) == ("watercolor", 0.95, 2)
-    assert built.store.record(R2) == saved
+    assert built.raw_store().record(R2) == saved
     (edit,) = built.curation.edit_log(CONV)
     assert (edit.action, edit.who, edit.why, edit.target_id) == ("update", "ana", "spelling", R2)
     assert built.curation.record_diff(edit) == [("value", "watercolour", "watercolor"), ("confidence",
@@ -33,7 +33,7 @@ def test_edit_saves_new_version_edit_row_and_vector(built) -> None:  # type: ign
     expected = built.embedder.embed_one(saved.text())
     assert np.allclose(new_vector, expected, atol=1e-5)
     assert not np.allclose(new_vector, old_vector, atol=1e-3)
-    hits = built.index.query("records", expected, k=1, where={"conv_id": CONV})
+    hits = built.raw_index().query("records", expected, k=1, where={"conv_id": CONV})
     assert hits[0].id == R2
 
 
@@ -45,7 +45,7 @@ def test_stale_version_is_a_conflict_naming_the_other_change(built) -> None:  # 
     message = str(caught.value)
     assert "bea" in message and "'watercolour' -> 'gouache'" in message and "version 2" in message
     assert "\n" not in message
-    assert built.store.record(R2).value == "gouache"
+    assert built.raw_store().record(R2).value == "gouache"
     assert len(built.curation.edit_log(CONV)) == 1  # the refused change wrote nothing
 
 
@@ -73,13 +73,13 @@ def test_invalid_edits_are_refused_with_one_line(built, changes, message) -> Non
     with pytest.raises(StoreError, match=message) as caught:
         built.curation.edit_record(R2, changes, who="ana", expected_version=1)
     assert str(caught.value).startswith(f"record '{R2}'") and "\n" not in str(caught.value)
-    assert built.store.record(R2).version == 1 and built.curation.edit_log(CONV) == []
+    assert built.raw_store().record(R2).version == 1 and built.curation.edit_log(CONV) == []
 
 
 def test_edit_needs_who(built) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(StoreError, match="needs who made it"):
         built.curation.edit_record(R2, {"value": "ink"}, who=" ", expected_version=1)
-    assert built.store.record(R2).version == 1
+    assert built.raw_store().record(R2).version == 1
 
 
 def test_evidence_may_move_inside_the_episode(built) -> None:  # type: ignore[no-untyped-def]
@@ -94,7 +94,7 @@ def test_create_record_from_selected_turns(built) -> None:  # type: ignore[no-un
                               ["D1:5"], who="ana", why="missed")
     assert rec.origin == "annotator" and rec.version == 1 and rec.source_speaker == "Ana"
     assert rec.modality.value == "hypothetical" and rec.confidence == 1.0
-    assert built.store.record(rec.id) == rec
+    assert built.raw_store().record(rec.id) == rec
     (edit,) = built.curation.edit_log(CONV)
     assert edit.action == "create" and edit.before is None and edit.after["value"] == "trams"
     assert vector(built, rec.id) is not None
@@ -128,7 +128,7 @@ def test_delete_and_mark_wrong_leave_the_index_and_export(built) -> None:  # typ
     wrong = built.curation.mark_wrong("c1:S1:E1:R3", who="ana")
     assert deleted.status == RecordStatus.DELETED and wrong.status == RecordStatus.WRONG
     assert vector(built, R2) is None and vector(built, "c1:S1:E1:R3") is None
-    assert R2 not in {r.id for r in built.store.records(CONV)}
+    assert R2 not in {r.id for r in built.raw_store().records(CONV)}
     exported = [json.loads(line) for line in built.curation.export_corrected_records(CONV).splitlines()]
     assert len(exported) == 6 and {R2, "c1:S1:E1:R3"}.isdisjoint(r["id"] for r in exported)
     assert exported[0]["id"] == "c1:S1:E1:R1"
@@ -159,15 +159,16 @@ def test_changes_invalidate_query_caches(built) -> None:  # type: ignore[no-unty
 def test_an_edited_record_vector_keeps_the_build_metadata(built) -> None:  # type: ignore[no-untyped-def]
     """Curation writes the same vector metadata as the build (session included)."""
     saved = built.curation.edit_record(R2, {"value": "watercolor"}, who="ana", expected_version=1)
-    session = next(e.session for e in built.store.episodes(CONV) if e.id == saved.episode_id)
-    hits = built.index.query("records", built.embedder.embed_one(saved.text()), k=1, where={"conv_id": CONV})
+    session = next(e.session for e in built.raw_store().episodes(CONV) if e.id == saved.episode_id)
+    hits = built.raw_index().query("records", built.embedder.embed_one(saved.text()), k=1,
+                                   where={"conv_id": CONV})
     assert hits[0].id == R2
     assert hits[0].metadata == {"conv_id": CONV, "episode_id": saved.episode_id, "entity": saved.entity,
                                 "property": saved.property, "session": session}
 
 
 def test_each_edit_says_where_it_was_made(built) -> None:  # type: ignore[no-untyped-def]
-    rec = built.store.record("c1:S1:E1:R2")
+    rec = built.raw_store().record("c1:S1:E1:R2")
     built.curation.edit_record(rec.id, {"value": "gouache"}, who="ana", expected_version=rec.version,
                                via="edit form")
     built.curation.mark_wrong(rec.id, who="ana", via="review queue")
@@ -176,6 +177,6 @@ def test_each_edit_says_where_it_was_made(built) -> None:  # type: ignore[no-unt
     log = built.curation.edit_log(CONV)
     assert [(e.action, e.via) for e in log] == [("update", "edit form"), ("mark_wrong", "review queue"),
                                                 ("revert", "history"), ("delete", "")]
-    assert built.store.edit(edit.id).via == "history"
+    assert built.raw_store().edit(edit.id).via == "history"
     with pytest.raises(StoreError, match=r"'via' .* one line"):
         built.curation.restore_record("c1:S1:E1:R3", who="ana", via="browse\nand more")

@@ -19,7 +19,7 @@ def test_impact_compares_with_the_earlier_trace(built) -> None:  # type: ignore[
     assert report.conv_id == CONV and report.edits_considered == 2
     (row,) = [r for r in report.rows if r.question == QUESTION]
     assert row.before_trace_id == before.id and row.after_trace_id != before.id
-    after = built.store.trace(row.after_trace_id)  # the re-run is a saved trace, reopenable
+    after = built.raw_store().trace(row.after_trace_id)  # the re-run is a saved trace, reopenable
     assert after.question == QUESTION and row.after_answer == after.answer.text
     assert row.before_answer == before.answer.text
     before_records = {m.record_id for m in before.matches if m.record_id}
@@ -46,7 +46,7 @@ def test_impact_includes_qa_questions_and_caps(built) -> None:  # type: ignore[n
     from memory_core.models import QAItem
 
     qa = [QAItem(qid=i, question=f"Question number {i} about Lisbon?") for i in range(5)]
-    built.store.executemany("INSERT INTO qa VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    built.raw_store().executemany("INSERT INTO qa VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                             [[CONV, q.qid, q.question, None, "[]", None, None, None] for q in qa])
     report = built.curation.impact(CONV, cap=3)
     assert len(report.rows) == 3 and all(r.before_trace_id is None for r in report.rows)

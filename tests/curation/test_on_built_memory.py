@@ -12,14 +12,15 @@ SAMPLE = ROOT / "sample_data" / "sample_conversation.json"
 
 
 def graph_state(services, conv: str):  # type: ignore[no-untyped-def]
-    entities = services.store.entities(conv)
+    entities = services.raw_store().entities(conv)
     name = {e.id: e.name for e in entities}
     return (
         sorted((e.id, e.name, e.type, e.aliases, sorted((k, sorted(v)) for k, v in e.attributes.items()))
                for e in entities),
         sorted((name[g.source], name[g.target], g.property, g.record_ids)
-               for g in services.store.edges(conv)),
-        sorted((name.get(m.canonical_id), m.alias, m.reason) for m in services.store.entity_merges(conv)),
+               for g in services.raw_store().edges(conv)),
+        sorted((name.get(m.canonical_id), m.alias, m.reason)
+               for m in services.raw_store().entity_merges(conv)),
     )
 
 
@@ -32,7 +33,7 @@ def sample_home(tmp_path_factory):  # type: ignore[no-untyped-def]
     home = tmp_path_factory.mktemp("built") / "home"
     services = Services(Settings(home=home))
     services.imports.import_file(SAMPLE)
-    (conv,) = services.store.conversation_ids()
+    (conv,) = services.raw_store().conversation_ids()
     for _ in services.builds.build(conv):
         pass
     services.close()
@@ -58,11 +59,11 @@ def built_sample(sample_home, tmp_path, embedder):  # type: ignore[no-untyped-de
 def test_edits_on_a_built_memory_patch_the_graph_consistently(built_sample) -> None:  # type: ignore[no-untyped-def]
     services, conv = built_sample
     built = graph_state(services, conv)
-    importance = {e.id: e.importance for e in services.store.entities(conv)}
+    importance = {e.id: e.importance for e in services.raw_store().entities(conv)}
     services.curation.refresh_entity_graph(conv)  # the patch rules reproduce the build's graph exactly
     assert graph_state(services, conv) == built
-    assert {e.id: e.importance for e in services.store.entities(conv)} == importance
-    records = services.store.records(conv)
+    assert {e.id: e.importance for e in services.raw_store().entities(conv)} == importance
+    records = services.raw_store().records(conv)
     by_entity: dict[str, list] = {}  # type: ignore[type-arg]
     for r in records:
         by_entity.setdefault(r.entity, []).append(r)
@@ -74,16 +75,16 @@ def test_edits_on_a_built_memory_patch_the_graph_consistently(built_sample) -> N
     services.curation.edit_record(first.id, {"value": "a corrected value"}, who="ana",
             expected_version=first.version)
     services.curation.mark_wrong(by_entity[second][0].id, who="ana")
-    episode = services.store.episodes(conv)[0]
+    episode = services.raw_store().episodes(conv)[0]
     services.curation.create_record(conv, episode.id, {"entity": top, "entity_type": "person",
             "property": "likes",
                                               "value": small}, [episode.turn_ids[0]], who="ana")
     merge = services.curation.merge_entities(conv, top, small, who="ana", why="same")
     patched = graph_state(services, conv)
     assert patched != built
-    assert small not in {e.name for e in services.store.entities(conv)}
+    assert small not in {e.name for e in services.raw_store().entities(conv)}
     assert (top, small, "annotator") in patched[2]
-    untouched = [e for e in services.store.entities(conv)
+    untouched = [e for e in services.raw_store().entities(conv)
                  if e.id in importance and e.name not in (top, second)]
     assert any(e.importance == importance[e.id] for e in untouched)  # build scores kept elsewhere
 
@@ -91,7 +92,7 @@ def test_edits_on_a_built_memory_patch_the_graph_consistently(built_sample) -> N
     assert graph_state(services, conv) == patched
 
     services.curation.revert_edit(merge.id, who="ana")
-    assert small in {e.name for e in services.store.entities(conv)}
+    assert small in {e.name for e in services.raw_store().entities(conv)}
     exported = [json.loads(line) for line in services.curation.export_corrected_records(conv).splitlines()]
     assert any(r["value"] == "a corrected value" for r in exported)
     assert all(r["status"] == "active" for r in exported)

@@ -14,6 +14,7 @@ import pytest
 from memory_core.eval.locomo import load_gold
 from memory_core.eval.metrics import evidence_hits, percentile, summarise, token_f1
 from memory_core.ids import normalise_evidence
+from memory_core.models import Source
 from memory_core.tokens import count_tokens
 
 ROW_KEYS = {
@@ -157,7 +158,7 @@ def test_metrics() -> None:
 def test_rows_follow_the_schema(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
     report = services.evaluation.evaluate(tiny, strategy="ensimem")
     assert [r["qid"] for r in report.rows] == [0, 1, 3, 4, 5]
-    turns = {t.id: t for t in services.store.turns("conv-tiny")}
+    turns = {t.id: t for t in services.raw_store().turns("conv-tiny")}
     order = list(turns)
     for row in report.rows:
         assert ROW_KEYS <= set(row)
@@ -224,11 +225,11 @@ def test_token_counts_agree_with_the_scorer_recount(services, tiny: Path, tmp_pa
 def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
     report = services.evaluation.evaluate(tiny, strategy="bm25", budget_tokens=30)
     row = next(r for r in report.rows if r["qid"] == 1)
-    traces_before = len(services.store.traces("conv-tiny"))
+    traces_before = len(services.raw_store().traces("conv-tiny"))
     info = services.evaluation.triage("conv-tiny", 1, row)
-    assert len(services.store.traces("conv-tiny")) == traces_before
+    assert len(services.raw_store().traces("conv-tiny")) == traces_before
     ci = services.queries.conversation_index("conv-tiny")
-    turns = {t.id: t for t in services.store.turns("conv-tiny")}
+    turns = {t.id: t for t in services.raw_store().turns("conv-tiny")}
     got = set(row["dia_ids"])
     assert row["evidence"] == ["D1:5", "D2:1"]
     assert info["evidence"] == [
@@ -257,28 +258,26 @@ def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, 
                                                                       tmp_path: Path, monkeypatch) -> None:
     import tempfile
 
-    from memory_core.services.evaluating import Upload
 
     made: list[str] = []
     real = tempfile.mkdtemp
     monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append("dir") or real(*a, **k))
-    report = services.evaluation.evaluate(Upload("my upload.json", tiny.read_bytes()), strategy="bm25")
+    report = services.evaluation.evaluate(Source.upload("my upload.json", tiny.read_bytes()), strategy="bm25")
     assert made == []
     assert report.conv_ids == ["conv-tiny"] and [r["qid"] for r in report.rows] == [0, 1, 3, 4, 5]
-    assert services.store.load_conversation("conv-tiny").source_name == "my upload.json"
+    assert services.raw_store().load_conversation("conv-tiny").source_name == "my upload.json"
     from_file = services.evaluation.evaluate(tiny, strategy="bm25")  # now in the home: no re-import
     assert [r["dia_ids"] for r in from_file.rows] == [r["dia_ids"] for r in report.rows]
 
 
 def test_a_bad_upload_is_one_line_naming_it(services) -> None:  # type: ignore[no-untyped-def]
     from memory_core.errors import IngestError
-    from memory_core.services.evaluating import Upload
 
     with pytest.raises(IngestError) as err:
-        services.evaluation.evaluate(Upload("bad.json",
+        services.evaluation.evaluate(Source.upload("bad.json",
                                             b'[{"sample_id": "x", "conversation": {"session_1": 5}}]'))
     assert str(err.value).startswith("bad.json: ") and "\n" not in str(err.value)
-    assert services.store.conversation_ids() == []
+    assert services.raw_store().conversation_ids() == []
 
 
 def test_cli_eval_writes_the_run_and_prints_tables(settings, tiny: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -315,3 +314,24 @@ def test_cli_eval_unknown_conversation_is_one_line_error(settings, tiny: Path, c
     code = main(["--home", str(settings.home), "eval", "locomo", str(tiny), "--convs", "99"])
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("error: ") and "99" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_eval_with_check_runs_both_files_and_prints_the_gap(  # type: ignore[no-untyped-def]
+        settings, tiny: Path, tmp_path: Path, capsys) -> None:
+    from memory_core.cli import main
+
+    check = tmp_path / "check.json"
+    check.write_bytes(tiny.read_bytes())  # the held-out file: the same layout under another name
+    out = tmp_path / "run.jsonl"
+    code = main(["--home", str(settings.home), "eval", "locomo", str(tiny), "--check", str(check),
+                 "--convs", "tiny", "--check-convs", "tiny", "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert printed.count("support calibration") == 2
+    gap = f"tune {tiny.name} vs check {check.name} (full-evidence recall, mean tokens, gap in points):"
+    assert gap in printed
+    tune = [json.loads(line) for line in out.read_text().splitlines()]
+    held = [json.loads(line) for line in (tmp_path / "run.check.jsonl").read_text().splitlines()]
+    assert len(tune) == len(held) == 5
+    assert [r["question"] for r in tune] == [r["question"] for r in held]
+    assert f"wrote {out}" in printed and f"wrote {tmp_path / 'run.check.jsonl'}" in printed

@@ -190,7 +190,7 @@ def services(settings: Settings) -> Iterator[Services]:
 def test_questions_are_stored_as_the_conversations_qa(services, chat_dir):
     result = services.imports.import_file(chat_dir)
     assert (result.ids, result.format) == (["beam-100k-7"], "beam")
-    stored = services.store.qa_items("beam-100k-7")
+    stored = services.raw_store().qa_items("beam-100k-7")
     assert [(q.qid, q.evidence, q.category) for q in stored] == [
         (0, ("D1:3",), 4), (1, ("D1:1", "D2:5"), 2), (2, ("D1:4", "D2:5"), 3),
         (3, ("D1:1", "D1:3", "D2:5"), 1)]

@@ -17,7 +17,7 @@ def test_a_realtalk_file_is_evaluated_like_locomo(services, tmp_path: Path) -> N
     report = services.evaluation.evaluate(path, strategy="bm25")
     assert report.conv_ids == ["realtalk-3"]
     assert [(r["qid"], r["category"]) for r in report.rows] == [(0, 2), (1, 1), (2, 3), (3, 2)]
-    stored = services.store.load_conversation("realtalk-3")
+    stored = services.raw_store().load_conversation("realtalk-3")
     assert stored.source_format == "realtalk" and len(stored.qa) == 4
     again = services.evaluation.evaluate(["realtalk-3"], strategy="bm25")  # this conversation's questions
     assert [r["dia_ids"] for r in again.rows] == [r["dia_ids"] for r in report.rows]

@@ -35,7 +35,7 @@ def test_empty_turns_survive_segment_extract_index_and_ask(services: Services, t
     assert [t.id for t in conv.turns][:4] == ["D1:1", "D1:2", "D1:3", "D1:4"]
     empty = {t.id for t in conv.turns if not t.text.strip()}
     assert empty == {"D1:2", "D1:4", "D2:1", "D2:2"}
-    records = services.store.records("empty-1")
+    records = services.raw_store().records("empty-1")
     assert records and not any(set(r.evidence_turn_ids) <= empty for r in records)
     trace = services.queries.ask("empty-1", "What is the name of my cat?")
     assert "D1:1" in {b.turn_id for b in trace.buffer}

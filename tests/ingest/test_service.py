@@ -10,7 +10,7 @@ import pytest
 
 from memory_core.config import ImportLimits, Settings
 from memory_core.errors import IngestError, StoreError
-from memory_core.models import Entity, Episode, EventFrame, Record
+from memory_core.models import Entity, Episode, EventFrame, Record, Source
 from memory_core.services import Services
 from memory_core.services.importing import ImportResult
 from memory_core.store.vectors import CHROMA_DIR, VectorIndex
@@ -44,7 +44,7 @@ def test_import_file_returns_ids_format_and_warnings(svc, write):
     assert isinstance(result, ImportResult)
     assert result.ids == ["a", "b"] and result.format == "locomo" and result.replaced == []
     assert len(result.warnings) == 2  # one unmatched evidence id per conversation
-    assert svc.imports.stats() | {} == svc.store.stats()
+    assert svc.imports.stats() | {} == svc.raw_store().stats()
     assert svc.imports.stats()["conversations"] == 2 and svc.imports.stats("a")["turns"] == 5
     assert svc.imports.conversation("a").qa[0].question == "What is the cat's name?"
     assert [row["id"] for row in svc.imports.list_conversations()] == ["a", "b"]
@@ -56,12 +56,12 @@ def test_a_file_is_one_transaction(svc, write):
     with pytest.raises(IngestError) as err:
         svc.imports.import_file(write("ab.json", [locomo_sample("a"), locomo_sample("b")]))
     assert err.value.where == "conversation 'b'"
-    assert svc.imports.stats() == before and not svc.store.has_conversation("a")
+    assert svc.imports.stats() == before and not svc.raw_store().has_conversation("a")
 
 
 def test_replace_swaps_conversation_and_memory_atomically(svc, write):
     svc.imports.import_file(write("c.json", [locomo_sample("c")]))
-    svc.store.save_session_memory("c", 1, *_memory("c"), backend="offline")
+    svc.raw_store().save_session_memory("c", 1, *_memory("c"), backend="offline")
     assert svc.imports.stats("c")["records"] == 1
     changed = locomo_sample("c")
     changed["conversation"]["session_2"].append({"speaker": "Ben", "dia_id": "D2:3", "text": "New turn."})
@@ -69,7 +69,7 @@ def test_replace_swaps_conversation_and_memory_atomically(svc, write):
     assert result.replaced == ["c"]
     stats = svc.imports.stats("c")
     assert (stats["turns"], stats["episodes"], stats["records"], stats["events"]) == (6, 0, 0, 0)
-    assert svc.store.built_sessions("c") == {}
+    assert svc.raw_store().built_sessions("c") == {}
     assert not (svc.settings.home / CHROMA_DIR).exists()  # no index existed: Chroma is not opened
 
 
@@ -90,16 +90,17 @@ def test_replace_drops_the_old_vectors(settings, write, embedder):
         svc.close()
 
 
-def test_import_bytes_uses_the_upload_name(svc):
+def test_an_upload_is_imported_under_its_name(svc):
     data = json.dumps({"turns": [{"speaker": "Ana", "text": "hi"}]}).encode()
-    result = svc.imports.import_bytes("My Upload.json", data)
+    result = svc.imports.import_file(Source.upload("My Upload.json", data))
     assert result.ids == ["My-Upload"] and result.format == "json"
     with pytest.raises(IngestError) as err:
-        svc.imports.import_bytes("broken.json", b'{"turns": [')
+        svc.imports.import_file(Source.upload("broken.json", b'{"turns": ['))
     assert str(err.value).startswith("broken.json: line 1, column 12: truncated JSON")
-    big = Services(Settings(home=svc.settings.home, limits=ImportLimits(max_file_mb=0.001)), store=svc.store)
+    big = Services(Settings(home=svc.settings.home, limits=ImportLimits(max_file_mb=0.001)),
+                   store=svc.raw_store())
     with pytest.raises(IngestError, match=r"^big\.json: file is 0\.0 MB, over the import limit"):
-        big.imports.import_bytes("big.json", b" " * 2000)
+        big.imports.import_file(Source.upload("big.json", b" " * 2000))
 
 
 def test_an_upload_is_read_from_memory_in_every_encoding(svc, tmp_path, monkeypatch):
@@ -111,10 +112,11 @@ def test_an_upload_is_read_from_memory_in_every_encoding(svc, tmp_path, monkeypa
     monkeypatch.setattr(tempfile, "tempdir", str(spool))
     doc = {"id": "enc", "turns": [{"speaker": "Zoë", "text": "café ☕"}]}
     text = json.dumps(doc, ensure_ascii=False)
-    result = svc.imports.import_bytes("u16.json", codecs.BOM_UTF16_LE + text.encode("utf-16-le"))
+    utf16 = codecs.BOM_UTF16_LE + text.encode("utf-16-le")
+    result = svc.imports.import_file(Source.upload("u16.json", utf16))
     assert result.ids == ["u16"] and any("UTF-16" in w for w in result.warnings)
     legacy = json.dumps({"id": "enc2", "turns": [{"speaker": "Zoë", "text": "café"}]}, ensure_ascii=False)
-    result = svc.imports.import_bytes("cp.json", legacy.encode("cp1252"))
+    result = svc.imports.import_file(Source.upload("cp.json", legacy.encode("cp1252")))
     assert result.ids == ["cp"] and any("cp1252" in w for w in result.warnings)
     assert [t.text for t in svc.imports.conversation("u16").turns] == ["café ☕"]
     assert list(spool.iterdir()) == []
@@ -139,8 +141,8 @@ def test_preview_reads_without_writing(svc, write):
 def test_export_json_has_the_documented_keys(svc, write):
     svc.imports.import_file(write("e.json", [locomo_sample("e")]))
     episodes, records, events = _memory("e")
-    svc.store.save_session_memory("e", 1, episodes, records, events, backend="offline")
-    svc.store.save_graph("e", [Entity(id="e:ana", conv_id="e", name="Ana", type="person")], [], [], [])
+    svc.raw_store().save_session_memory("e", 1, episodes, records, events, backend="offline")
+    svc.raw_store().save_graph("e", [Entity(id="e:ana", conv_id="e", name="Ana", type="person")], [], [], [])
     out = svc.imports.export_json("e")
     json.dumps(out)  # plain JSON values only
     assert set(out) == EXPORT_KEYS

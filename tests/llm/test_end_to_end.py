@@ -41,7 +41,7 @@ def small_services(server: ScriptedServer, llm_settings, tmp_path: Path, embedde
     small = conv.model_copy(update={"sessions": conv.sessions[:2], "qa": ()})
     services = Services(Settings(home=tmp_path / "home", llm=llm_settings, backend="openai"),
                         embedder=embedder)
-    services.store.save_conversation(small)
+    services.raw_store().save_conversation(small)
     yield services
     services.close()
 
@@ -56,7 +56,7 @@ def _build(services: Any, conv_id: str, **kw: Any) -> list[Any]:
 
 def _memory(services: Any, conv_id: str) -> dict[str, Any]:
     """Everything a build writes for a conversation, to compare before and after."""
-    store = services.store
+    store = services.raw_store()
     return {"stats": services.imports.stats(conv_id), "built": store.built_sessions(conv_id),
             "episodes": store.episodes(conv_id), "records": store.records(conv_id, include_inactive=True)}
 
@@ -69,14 +69,14 @@ def test_full_build_ask_and_judged_eval_of_the_sample(server: ScriptedServer, ll
     conv = services.imports.conversation(conv_id)
     with caplog.at_level(logging.DEBUG):
         events = _build(services, conv_id)
-        episodes = services.store.episodes(conv_id)
+        episodes = services.raw_store().episodes(conv_id)
         calls = server.stage_calls()
         assert calls == {"segment": len(conv.sessions), "extract": len(episodes)}
         build = services.builds.build_history(conv_id)[0]
         assert build["backend"] == "openai" and build["finished_at"] is not None
         assert build["cost"]["calls"] == server.calls and build["cost"]["cached"] == 0
         assert build["cost"]["tokens_in"] > 0 and build["cost"]["unpriced_models"] == ["test-model"]
-        records = services.store.records(conv_id)
+        records = services.raw_store().records(conv_id)
         assert records and all(r.origin == "openai" for r in records)
         assert type(events[-1]).__name__ == "BuildDone"
 
@@ -90,7 +90,7 @@ def test_full_build_ask_and_judged_eval_of_the_sample(server: ScriptedServer, ll
         assert trace.cost["calls"] == llm_calls and trace.cost["tokens_in"] > 0  # accounted per trace
         assert services.queries.trace(trace.id).cost == trace.cost
 
-        judge = make_judge(services.settings, services.store)
+        judge = make_judge(services.settings, services.raw_store())
         before = server.stage_calls()
         report = services.evaluation.evaluate(SAMPLE, backend="openai", judge=judge)
         asked = len(report.rows)
@@ -102,7 +102,7 @@ def test_full_build_ask_and_judged_eval_of_the_sample(server: ScriptedServer, ll
     print(f"\nsample build against the scripted server: {calls} calls, "
           f"tokens in/out {build['cost']['tokens_in']:.0f}/{build['cost']['tokens_out']:.0f}; "
           f"eval: {asked} questions, judged accuracy {report.summary['overall']['judge_accuracy']:.2f}")
-    services.store.execute("CHECKPOINT")  # everything on disk before the bytes are searched
+    services.raw_store().execute("CHECKPOINT")  # everything on disk before the bytes are searched
     home = services.settings.home
     leaked = [p for p in home.rglob("*") if p.is_file() and FAKE_KEY.encode() in p.read_bytes()]
     assert leaked == [] and all(FAKE_KEY not in r.getMessage() for r in caplog.records)
@@ -168,4 +168,4 @@ def test_a_failing_build_writes_nothing_and_stops_fast(fault: str, server: Scrip
     assert _memory(services, conv_id) == before
     history = services.builds.build_history(conv_id)[0]
     assert "error" in history["stats"]
-    assert usage(services.store, "build:")["calls"] >= good_calls
+    assert usage(services.raw_store(), "build:")["calls"] >= good_calls

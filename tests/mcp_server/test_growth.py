@@ -24,7 +24,7 @@ def build(services: Any, conv: str = CONV) -> dict[str, Any]:
 
 
 def memory(services: Any, conv: str = CONV) -> tuple[Any, ...]:
-    store = services.store
+    store = services.raw_store()
     return ([s.model_dump() for s in store.sessions(conv)],
             [t.model_dump() for t in store.turns(conv)],
             [e.model_dump() for e in store.episodes(conv)],
@@ -55,8 +55,8 @@ def test_grown_by_whole_sessions_equals_a_full_build(services: Any, tmp_path: Pa
 def test_turns_added_to_the_last_session_rebuild_that_session_only(services: Any, tmp_path: Path) -> None:
     services.imports.import_file(write(tmp_path / "two.json", 2))
     build(services)
-    before = {e.id: e for e in services.store.episodes(CONV, 1)}
-    records_before = {r.id: r for r in services.store.records(CONV) if r.episode_id in before}
+    before = {e.id: e for e in services.raw_store().episodes(CONV, 1)}
+    records_before = {r.id: r for r in services.raw_store().records(CONV) if r.episode_id in before}
     trace = services.queries.ask(CONV, "Where did Anna go hiking?")
     edited = next(iter(records_before.values()))
     services.curation.edit_record(edited.id, {"value": "corrected value"}, who="tester", why="check it stays",
@@ -67,15 +67,15 @@ def test_turns_added_to_the_last_session_rebuild_that_session_only(services: Any
     assert grown[0].session_extended == 2 and grown[0].turn_ids == ["D2:6", "D2:7"]
     stats = build(services)
     assert stats["sessions_built"] == 1
-    assert {e.id: e for e in services.store.episodes(CONV, 1)} == before
-    after = {r.id: r for r in services.store.records(CONV) if r.episode_id in before}
+    assert {e.id: e for e in services.raw_store().episodes(CONV, 1)} == before
+    after = {r.id: r for r in services.raw_store().records(CONV) if r.episode_id in before}
     assert after.keys() == records_before.keys()
     assert after[edited.id].value == "corrected value"  # the annotator's edit stays
-    assert [e.target_id for e in services.store.edits(CONV)] == [edited.id]
+    assert [e.target_id for e in services.raw_store().edits(CONV)] == [edited.id]
     assert services.queries.trace(trace.id).question == trace.question  # and the trace
-    session2 = [t for e in services.store.episodes(CONV, 2) for t in e.turn_ids]
+    session2 = [t for e in services.raw_store().episodes(CONV, 2) for t in e.turn_ids]
     assert session2[-2:] == ["D2:6", "D2:7"]  # the grown session was segmented again, whole
-    assert services.store.built_sessions(CONV) == {1: "offline", 2: "offline"}
+    assert services.raw_store().built_sessions(CONV) == {1: "offline", 2: "offline"}
 
 
 def test_refused_growth_writes_nothing(services: Any, tmp_path: Path) -> None:
@@ -86,7 +86,7 @@ def test_refused_growth_writes_nothing(services: Any, tmp_path: Path) -> None:
         services.imports.append_file(write(tmp_path / "edited.json", 3, edit=(1, 3, "Something else.")))
     with pytest.raises(IngestError, match="not imported yet"):
         services.imports.append_file(write(tmp_path / "other.json", 1, conv_id="someone-else"))
-    record = services.store.records(CONV, episode_id=services.store.episodes(CONV, 2)[0].id)[0]
+    record = services.raw_store().records(CONV, episode_id=services.raw_store().episodes(CONV, 2)[0].id)[0]
     services.curation.edit_record(record.id, {"value": "fixed"}, who="tester",
                                   expected_version=record.version)
     with pytest.raises(IngestError, match="session 2: has 1 annotator edit"):
@@ -105,7 +105,7 @@ def test_remember_appends_a_session_or_the_end_of_the_last(services: Any, tmp_pa
     more = services.imports.remember(CONV, [("Anna", "She loves the tram rides.")], session=2)
     assert more.session_extended == 2 and more.turn_ids == ["D2:3"]
     assert build(services)["sessions_built"] == 1
-    assert [t.id for t in services.store.turns(CONV)][-3:] == ["D2:1", "D2:2", "D2:3"]
+    assert [t.id for t in services.raw_store().turns(CONV)][-3:] == ["D2:1", "D2:2", "D2:3"]
     with pytest.raises(IngestError, match="1 is not the last session"):
         services.imports.remember(CONV, [("Anna", "late")], session=1)
     with pytest.raises(IngestError, match="the text is empty"):

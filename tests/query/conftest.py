@@ -84,7 +84,7 @@ def conversation() -> Conversation:
 @pytest.fixture
 def home(services, conversation):  # type: ignore[no-untyped-def]
     """Services with the conversation imported (not built: retrieval uses fallback windows)."""
-    services.store.save_conversation(conversation)
+    services.raw_store().save_conversation(conversation)
     return services
 
 
@@ -109,7 +109,7 @@ def build_memory(services, conv_id: str = "conv-test") -> None:  # type: ignore[
     """Episodes, records, event frames, entities and vectors, written through the real store/index."""
     from memory_core.models import Entity, Episode, EventFrame, GraphEdge, Record, ThemeType
 
-    store, index, embedder = services.store, services.index, services.embedder
+    store, index, embedder = services.raw_store(), services.raw_index(), services.embedder
     conv = store.load_conversation(conv_id)
     for session in conv.sessions:
         ids = [t.id for t in session.turns]
@@ -194,7 +194,7 @@ def build_memory(services, conv_id: str = "conv-test") -> None:  # type: ignore[
 
 
 def _conversation_and_memory(services) -> None:  # type: ignore[no-untyped-def]
-    services.store.save_conversation(make_conversation())
+    services.raw_store().save_conversation(make_conversation())
     build_memory(services)
 
 

@@ -14,7 +14,7 @@ def _imported(settings, embedder, conversation) -> None:  # type: ignore[no-unty
     from memory_core.services import Services
 
     services = Services(settings, embedder=embedder)
-    services.store.save_conversation(conversation)
+    services.raw_store().save_conversation(conversation)
     services.close()
 
 

@@ -23,7 +23,7 @@ FALSE_PREMISE = "When did Carol move to Munich?"  # she moved to Berlin (D2:6)
 def llm(server: ScriptedServer, built) -> OpenAIBackend:  # type: ignore[no-untyped-def]
     settings = LLMSettings(base_url=server.url, api_key=FAKE_KEY, model="test-model", timeout_s=2.0,
                            max_retries=0)
-    return OpenAIBackend(settings, built.store)
+    return OpenAIBackend(settings, built.raw_store())
 
 
 def test_the_openai_backend_answers_a_false_premise_unknown_without_a_model_call(  # type: ignore[no-untyped-def]

@@ -76,7 +76,7 @@ def test_all_matching_question_keeps_collecting_supporting_episodes(built) -> No
 def test_budget_cap_is_respected_and_counted_like_the_scorer(home, name) -> None:  # type: ignore[no-untyped-def]
     trace = home.queries.ask("conv-test", "Where did Bob go hiking?", strategy=name, budget_tokens=120)
     assert 0 < trace.buffer_tokens <= 120
-    turns = {t.id: t for t in home.store.turns("conv-test")}
+    turns = {t.id: t for t in home.raw_store().turns("conv-test")}
     assert trace.buffer_tokens == sum(count_tokens(turns[b.turn_id].render()) for b in trace.buffer)
     order = [list(turns).index(b.turn_id) for b in trace.buffer]
     assert order == sorted(order)
@@ -93,9 +93,9 @@ def test_every_strategy_returns_a_valid_persisted_trace(built, name) -> None:  #
     assert "D1:1" in buffer_ids
     assert set(trace.answer.cited_turn_ids) <= set(buffer_ids)
     assert {"embed", "plan", "retrieve", "buffer", "answer", "total"} <= set(trace.timings)
-    episodes = {e.id for e in built.store.episodes("conv-test")}
+    episodes = {e.id for e in built.raw_store().episodes("conv-test")}
     assert {e.episode_id for e in trace.episodes} <= episodes
-    records = {r.id for r in built.store.records("conv-test")}
+    records = {r.id for r in built.raw_store().records("conv-test")}
     assert {m.record_id for m in trace.matches if m.record_id} <= records
 
 
@@ -123,7 +123,7 @@ def test_seem_expands_seeds_to_their_whole_episodes(built) -> None:  # type: ign
     trace = built.queries.ask("conv-test", "What did Bob bake for the shop opening?", strategy="seem")
     buffer = {b.turn_id for b in trace.buffer}
     assert "D3:2" in buffer
-    episode = next(e for e in built.store.episodes("conv-test") if "D3:2" in e.turn_ids)
+    episode = next(e for e in built.raw_store().episodes("conv-test") if "D3:2" in e.turn_ids)
     assert set(episode.turn_ids) <= buffer
     assert any(m.kind == MatchKind.EVENT for m in trace.matches)
 
@@ -188,7 +188,7 @@ def test_the_index_cache_keeps_only_the_most_recently_used(home) -> None:  # typ
     from tests.query.conftest import make_conversation
 
     for conv_id in ("conv-b", "conv-c"):
-        home.store.save_conversation(make_conversation(conv_id))
+        home.raw_store().save_conversation(make_conversation(conv_id))
     cache = home.queries.index_cache
     cache.max_entries = 2
     first = home.queries.conversation_index("conv-test")

@@ -36,7 +36,7 @@ def test_opening_a_home_opens_no_vector_index(tmp_path: Path) -> None:
     services = Services.open(Settings(home=tmp_path / "home"))
     try:
         assert services.imports.list_conversations() == []
-        assert services.index.is_open is False  # Chroma starts on first use, not for list/stats
+        assert services.raw_index().is_open is False  # Chroma starts on first use, not for list/stats
         assert not (tmp_path / "home" / "chroma").exists()
         assert isinstance(services.backend, OfflineBackend)
         assert services.backend.embedder is services.embedder  # handed down, not looked up
@@ -48,14 +48,14 @@ def test_views_share_the_home_and_get_their_own_backend_only_when_it_differs(hom
     assert home.with_settings(home.settings) is home
     other_strategy = home.with_settings(dataclasses.replace(home.settings, strategy="bm25"))
     assert other_strategy.queries.settings.strategy == "bm25"
-    assert (other_strategy.store, other_strategy.index, other_strategy.embedder, other_strategy.backend) == (
-        home.store, home.index, home.embedder, home.backend)
+    assert (other_strategy.raw_store(), other_strategy.raw_index(), other_strategy.embedder,
+            other_strategy.backend) == (home.raw_store(), home.raw_index(), home.embedder, home.backend)
     assert other_strategy.queries.index_cache is home.queries.index_cache
     llm = dataclasses.replace(home.settings.llm, base_url="http://127.0.0.1:9/v1")
     openai = home.with_settings(dataclasses.replace(home.settings, backend="openai", llm=llm))
     assert isinstance(openai.backend, OpenAIBackend) and openai.backend is not home.backend
     assert openai.builds.backend is openai.backend and openai.queries.backend is openai.backend
-    assert openai.store is home.store and openai.queries.index_cache is home.queries.index_cache
+    assert openai.raw_store() is home.raw_store() and openai.queries.index_cache is home.queries.index_cache
     with pytest.raises(ConfigError, match="same home"):
         home.with_settings(dataclasses.replace(home.settings, home=home.settings.home / "elsewhere"))
 

@@ -24,14 +24,14 @@ def two_sessions(settings, engine, embedder):  # type: ignore[no-untyped-def]
     browser sessions of one app). PostgreSQL + Chroma server: two connections and two Chroma
     clients, as two app processes have."""
     first = Services(settings, embedder=embedder)
-    load(first.store)
+    load(first.raw_store())
     index_records(first)
     if engine == "duckdb":
-        second = Services(settings, store=first.store, index=first.index, embedder=embedder)
+        second = Services(settings, store=first.raw_store(), index=first.raw_index(), embedder=embedder)
     else:
         second = Services(settings, embedder=embedder)
     yield first, second
-    if second.store is not first.store:
+    if second.raw_store() is not first.raw_store():
         second.close()
     first.close()
 
@@ -59,7 +59,7 @@ def race(calls: list) -> list[object]:  # type: ignore[type-arg]
 @pytest.mark.parametrize("record_id", ["c1:S1:E1:R1", "c1:S1:E2:R1", "c1:S2:E1:R2"])
 def test_same_version_edited_twice_exactly_one_wins(two_sessions, record_id) -> None:  # type: ignore[no-untyped-def]
     ana, bea = two_sessions
-    start = ana.store.record(record_id)
+    start = ana.raw_store().record(record_id)
     results = race([
         lambda: ana.curation.edit_record(record_id, {"value": "from ana"}, who="ana", why="mine",
                                 expected_version=start.version),
@@ -71,7 +71,7 @@ def test_same_version_edited_twice_exactly_one_wins(two_sessions, record_id) -> 
     assert len(wins) == 1 and len(losses) == 1
     assert isinstance(losses[0], ConflictError)
     winner = wins[0]
-    final = ana.store.record(record_id)
+    final = ana.raw_store().record(record_id)
     assert final == winner and final.version == start.version + 1
     message = str(losses[0])
     who = "ana" if winner.value == "from ana" else "bea"
@@ -83,7 +83,7 @@ def test_same_version_edited_twice_exactly_one_wins(two_sessions, record_id) -> 
 
 def test_many_annotators_many_records_nothing_overwritten(two_sessions) -> None:  # type: ignore[no-untyped-def]
     ana, bea = two_sessions
-    ids = [r.id for r in ana.store.records(CONV)]
+    ids = [r.id for r in ana.raw_store().records(CONV)]
     calls = []
     for n, rid in enumerate(ids * 2):
         svc = (ana, bea)[n % 2]
@@ -98,7 +98,7 @@ def test_many_annotators_many_records_nothing_overwritten(two_sessions) -> None:
         wins = [r for r in outcome if not isinstance(r, Exception)]
         assert len(wins) == 1, outcome
         assert all(isinstance(r, ConflictError) for r in outcome if r not in wins)
-        assert ana.store.record(rid).value == wins[0].value  # type: ignore[attr-defined]
+        assert ana.raw_store().record(rid).value == wins[0].value  # type: ignore[attr-defined]
     assert len(ana.curation.edit_log(CONV)) == len(ids)
 
 
@@ -108,7 +108,7 @@ def test_edit_after_reload_succeeds(two_sessions) -> None:  # type: ignore[no-un
     ana.curation.edit_record(rid, {"value": "ink"}, who="ana", expected_version=1)
     with pytest.raises(ConflictError):
         bea.curation.edit_record(rid, {"value": "pencil"}, who="bea", expected_version=1)
-    fresh = bea.store.record(rid)
+    fresh = bea.raw_store().record(rid)
     saved = bea.curation.edit_record(rid, {"value": "pencil"}, who="bea", expected_version=fresh.version)
     assert saved.version == 3
     assert [e.who for e in ana.curation.edit_log(CONV)] == ["ana", "bea"]

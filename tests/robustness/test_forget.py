@@ -69,11 +69,12 @@ def context(path: Path, needles: list[bytes]) -> str:
 
 
 def snapshot(services: Services, conv: str) -> tuple[Any, ...]:
-    store = services.store
+    store = services.raw_store()
     return (store.load_conversation(conv), store.episodes(conv), store.records(conv, include_inactive=True),
             store.entities(conv), store.edges(conv), store.events(conv), len(store.traces(conv)),
             [e.id for e in store.edits(conv)],
-            *(services.index.count(name, {"conv_id": conv}) for name in ("turns", "records", "entities")))
+            *(services.raw_index().count(name, {"conv_id": conv})
+              for name in ("turns", "records", "entities")))
 
 
 @pytest.fixture
@@ -87,13 +88,13 @@ def home(settings, tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
             pass
     services.queries.ask(FORGET, f"What colour is {SECRET}?")
     services.queries.ask(KEEP, "What colour is Miso?")
-    record = services.store.records(FORGET)[0]
+    record = services.raw_store().records(FORGET)[0]
     services.curation.edit_record(record.id, {"value": f"{SECRET} the brave"}, who="ana",
                                   why=f"{SECRET} is brave", expected_version=record.version)
     with llm_scope(FORGET, "build:test"):  # a cached LLM answer quoting the conversation
-        LLMCache(services.store).put("k-forget", ENDPOINT, "m", f'{{"value": "{SECRET}"}}', 5, 3)
+        LLMCache(services.raw_store()).put("k-forget", ENDPOINT, "m", f'{{"value": "{SECRET}"}}', 5, 3)
     with llm_scope(KEEP, "build:test"):
-        LLMCache(services.store).put("k-keep", ENDPOINT, "m", '{"value": "Miso"}', 5, 3)
+        LLMCache(services.raw_store()).put("k-keep", ENDPOINT, "m", '{"value": "Miso"}', 5, 3)
     yield services
     services.close()
 
@@ -115,16 +116,16 @@ def test_forgetting_a_conversation_leaves_its_text_nowhere(home, settings, engin
     before = [f for root in roots for f in files_containing(root, needles)]
     assert before, "the scan must see the word before the delete (else it proves nothing)"
     kept = snapshot(services, KEEP)
-    assert services.store.cached_response("k-forget") is not None
+    assert services.raw_store().cached_response("k-forget") is not None
 
     database = ["--database", settings.database_url] if settings.database_url else []
     command = ["--home", str(settings.home), *database, "delete", "--conv", FORGET, "--yes", "--who", "dpo"]
     assert main(command) == 0
     # a new services object sees the result as another process would
-    services.store.close()
+    services.raw_store().close()
     again = Services(settings, embedder=services.embedder)
     try:
-        assert not again.store.has_conversation(FORGET)
+        assert not again.raw_store().has_conversation(FORGET)
         if engine == "postgres":
             # a Chroma server's SQLite keeps freed pages: the server host vacuums it (docs/scale.md)
             server = request.getfixturevalue("chroma_server")
@@ -136,12 +137,12 @@ def test_forgetting_a_conversation_leaves_its_text_nowhere(home, settings, engin
         left = [(root, f) for root in roots for f in files_containing(root, needles)]
         assert left == [], [context(root / f, needles) for root, f in left]
         for name in ("turns", "records", "entities"):
-            assert again.index.count(name, {"conv_id": FORGET}) == 0
-            got = again.index._collections[name].get(include=["documents", "metadatas"])
+            assert again.raw_index().count(name, {"conv_id": FORGET}) == 0
+            got = again.raw_index()._collections[name].get(include=["documents", "metadatas"])
             assert SECRET.lower() not in json.dumps(got, default=str).lower()
-        assert again.store.cached_response("k-forget") is None
-        assert again.store.cached_response("k-keep") is not None
-        (audit,) = again.store.edits(FORGET)
+        assert again.raw_store().cached_response("k-forget") is None
+        assert again.raw_store().cached_response("k-keep") is not None
+        (audit,) = again.raw_store().edits(FORGET)
         assert (audit.action, audit.who, audit.before) == ("forget", "dpo", None)
         assert SECRET.lower() not in audit.model_dump_json().lower()
         assert audit.after is not None and audit.after["removed"]["turns"] == 5
@@ -153,18 +154,18 @@ def test_forgetting_a_conversation_leaves_its_text_nowhere(home, settings, engin
 def test_forgetting_one_session(home, settings) -> None:  # type: ignore[no-untyped-def]
     services: Services = home
     kept = snapshot(services, KEEP)
-    edited = services.store.edits(FORGET)[0]
+    edited = services.raw_store().edits(FORGET)[0]
     counts = services.imports.forget(FORGET, session=1, who="dpo", why="asked by Ana")
     assert counts["turns"] == 3 and counts["sessions"] == 1
-    assert [t.id for t in services.store.turns(FORGET)] == ["D2:1", "D2:2"]
-    assert services.index.count("turns", {"conv_id": FORGET}) == 2
-    assert all(e.session == 2 for e in services.store.episodes(FORGET))
-    assert services.store.traces(FORGET) == [] and services.store.entities(FORGET) == []
-    emptied = services.store.edit(edited.id)
+    assert [t.id for t in services.raw_store().turns(FORGET)] == ["D2:1", "D2:2"]
+    assert services.raw_index().count("turns", {"conv_id": FORGET}) == 2
+    assert all(e.session == 2 for e in services.raw_store().episodes(FORGET))
+    assert services.raw_store().traces(FORGET) == [] and services.raw_store().entities(FORGET) == []
+    emptied = services.raw_store().edit(edited.id)
     assert (emptied.before, emptied.after) == (None, None)
     for _ in services.builds.build(FORGET):  # the graph is recomputed from what remains
         pass
-    assert services.store.entities(FORGET)
+    assert services.raw_store().entities(FORGET)
     assert snapshot(services, KEEP) == kept
     with pytest.raises(StoreError, match="has no session 7"):
         services.imports.forget(FORGET, session=7, who="dpo")

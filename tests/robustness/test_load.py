@@ -27,7 +27,7 @@ def load_test_module():  # type: ignore[no-untyped-def]
 @pytest.mark.slow  # runs for 10 s by design; test_concurrency.py covers the same edits in the fast lane
 def test_eight_users_ten_seconds(services) -> None:  # type: ignore[no-untyped-def]
     lt = load_test_module()
-    load(services.store)
+    load(services.raw_store())
     index_records(services)
     services.curation.refresh_entity_graph(CONV)
     services.queries.ask(CONV, "Where is Ben going?")  # warm the model and the indexes

@@ -211,7 +211,8 @@ def test_api_key_reaches_no_file_log_trace_export_or_error(guarded, tmp_path: Pa
                              expected_version=record.version)
         (tmp_path / "corrected.jsonl").write_text(services.curation.export_corrected_records("tiny"),
                 encoding="utf-8")
-        traces = [services.store.trace(t["id"]).model_dump_json() for t in services.store.traces("tiny")]
+        store = services.raw_store()
+        traces = [store.trace(t["id"]).model_dump_json() for t in store.traces("tiny")]
     finally:
         services.close()
 

@@ -46,7 +46,7 @@ def test_a_row_per_conversation_the_latest_run_and_unknown_states_refused(store,
 def test_forgetting_a_conversation_removes_its_status_row(services, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     services.imports.import_file(write(tmp_path / "two.json", "s-a", "s-b"))
     for conv in ("s-a", "s-b"):
-        services.store.set_build_status(conv, "run-x", "failed", error=f"{conv}: could not build")
+        services.raw_store().set_build_status(conv, "run-x", "failed", error=f"{conv}: could not build")
     services.imports.forget("s-a", who="test")
     assert [r["conv_id"] for r in services.builds.build_status("run-x")] == ["s-b"]
 
@@ -104,7 +104,7 @@ def test_a_cluster_build_writes_each_conversations_state_as_it_goes(  # type: ig
     final = services.builds.build_status()
     assert [(r["conv_id"], r["state"], r["error"]) for r in final] == [("k-a", "done", ""),
                                                                         ("k-b", "done", "")]
-    assert services.store.built_sessions("k-a") == {1: "offline", 2: "offline"}
+    assert services.raw_store().built_sessions("k-a") == {1: "offline", 2: "offline"}
 
 
 def test_a_failed_cluster_build_shows_its_one_line_error(cluster, services, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -123,7 +123,7 @@ def test_a_failed_cluster_build_shows_its_one_line_error(cluster, services, tmp_
     assert about["error"] == line and "\n" not in line
     [other] = [r for r in rows if r is not about]  # the other one: not built, and why
     assert other["error"] == f"not built: the run stopped ({line})"
-    assert services.store.built_sessions("f-a") == services.store.built_sessions("f-b") == {}
+    assert services.raw_store().built_sessions("f-a") == services.raw_store().built_sessions("f-b") == {}
 
 
 def test_a_worker_building_itself_writes_its_stages(services, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -150,7 +150,7 @@ def test_build_cluster_tasks_write_their_own_rows_on_the_team_engines(  # type: 
     from memory_core.cli.commands_cluster import build_on_worker
 
     services.imports.import_file(write(tmp_path / "one.json", "t-a"))
-    services.store.set_build_status("t-a", "run-team", "queued", worker="client")
+    services.raw_store().set_build_status("t-a", "run-team", "queued", worker="client")
     with Client(cluster) as client:
         result = client.submit(build_on_worker, settings, "t-a", "run-team", pure=False).result()
         workers = set(client.scheduler_info()["workers"])

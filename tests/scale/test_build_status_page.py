@@ -30,10 +30,11 @@ def small_home(tmp_path: Path, embedder: Any) -> Path:
     svc = Services(Settings(home=home), embedder=embedder)
     try:
         svc.imports.import_file(data)
-        svc.store.set_build_status("p-a", "run-page", "building", stage="session 1 (2 to build)",
+        svc.raw_store().set_build_status("p-a", "run-page", "building", stage="session 1 (2 to build)",
                                    worker="tcp://127.0.0.1:4001")
-        svc.store.set_build_status("p-b", "run-page", "queued", stage="waiting for a worker", worker="client")
-        svc.store.set_build_status("p-c", "run-page", "failed",
+        svc.raw_store().set_build_status("p-b", "run-page", "queued", stage="waiting for a worker",
+                                         worker="client")
+        svc.raw_store().set_build_status("p-c", "run-page", "failed",
                                    error="conversation 'p-c': episodes <b>miss</b> turn p-c:s2:t2")
     finally:
         svc.close()
@@ -78,13 +79,13 @@ def test_the_load_page_shows_each_conversation_and_follows_the_run(  # type: ign
     assert shown(error) == "p-c: conversation 'p-c': episodes <b>miss</b> turn p-c:s2:t2"
     # a worker moves on (the app's own services read the same store the workers write)
     svc = _open(str(small_home))
-    svc.store.set_build_status("p-a", "run-page", "done", worker="tcp://127.0.0.1:4001")
-    svc.store.set_build_status("p-b", "run-page", "building", stage="graph", worker="tcp://127.0.0.1:4002")
+    svc.raw_store().set_build_status("p-a", "run-page", "done", worker="tcp://127.0.0.1:4001")
+    svc.raw_store().set_build_status("p-b", "run-page", "building", stage="graph", worker="tcp://127.0.0.1:4002")
     at.run()
     assert [(r["conversation"], r["state"], r["stage"]) for r in _table(at)][:2] == [
         ("p-a", "done", ""), ("p-b", "building", "graph")]
     assert "1 done, 1 building, 0 queued, 1 failed (updating)" in all_text(at)
-    svc.store.set_build_status("p-b", "run-page", "done", worker="tcp://127.0.0.1:4002")
+    svc.raw_store().set_build_status("p-b", "run-page", "done", worker="tcp://127.0.0.1:4002")
     at.run()
     assert "2 done, 0 building, 0 queued, 1 failed" in all_text(at)
     assert "(updating)" not in all_text(at)
@@ -107,7 +108,7 @@ def test_a_run_whose_builder_died_is_not_polled_forever(load_page, small_home: P
     svc = _open(str(small_home))
     long_ago = datetime.now(UTC).replace(tzinfo=None) - timedelta(hours=2)
     for conv in ("p-a", "p-b"):  # still "building"/"queued", but nobody wrote for two hours
-        svc.store.execute("UPDATE build_status SET updated_at = ? WHERE conv_id = ?", [long_ago, conv])
+        svc.raw_store().execute("UPDATE build_status SET updated_at = ? WHERE conv_id = ?", [long_ago, conv])
     at = load_page()
     text = all_text(at)
     assert "0 done, 1 building, 1 queued, 1 failed" in text and "(updating)" not in text
