@@ -13,6 +13,7 @@ from typing import Any
 import streamlit as st
 
 from components.text import md
+from memory_core.record_filter import RecordFilter
 
 # (table column or None, store field, label ascending, label descending); the first is the default
 SORT_FIELDS: tuple[tuple[str | None, str, str, str], ...] = (
@@ -45,7 +46,7 @@ def _facet(facets: dict[str, list[tuple[Any, int]]], name: str) -> list[Any]:
     return [v for v, _ in facets.get(name, []) if v is not None]
 
 
-def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str, Any], str, int]:
+def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, RecordFilter, str, int]:
     """Search box, filters, sort and page size; returns (query, filters, sort, page_size)."""
     top = st.columns([3, 2, 1])
     query = top[0].text_input("Search records", placeholder="words that must all appear, e.g. paris train",
@@ -72,7 +73,7 @@ def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str,
     if before != signature:
         st.session_state["records_signature"] = signature
         st.session_state[PAGE_KEY] = 1
-    return query, filters, sort, page_size
+    return query, RecordFilter.of(filters), sort, page_size
 
 
 MORE_KEY = "records_more_filters"  # conv -> the secondary filters' values (kept while hidden)

@@ -26,6 +26,7 @@ from components.state import write_url
 from components.text import md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
 from memory_core.models import Record
+from memory_core.record_filter import RecordFilter
 from memory_core.services import Services
 
 MODE_KEY = "records_mode"
@@ -184,14 +185,15 @@ def superseded_note(conv: str, record: Record, by: dict[str, str],
 
 
 def queue(svc: Services, conv: str, names: dict[str, Record], superseded: dict[str, str],
-          labels: dict[str, str], *, query: str = "", filters: dict[str, Any] | None = None) -> None:
+          labels: dict[str, str], *, query: str = "", filters: RecordFilter | None = None) -> None:
     """The review queue: one record at a time with correct / wrong / edit / next (keys c w e n),
     over the active records that the search and filters above select (``query``, ``filters``)."""
     done = reviewed(conv)
     counts = cited(svc, conv)
     todo = svc.curation.review_queue(conv, skip=set(done), cited=counts, query=query, filters=filters)
     outcome = {k: sum(1 for v in done.values() if v == k) for k in ("correct", "wrong", "skipped")}
-    scope = "the active records the search and filters above select" if query or filters else \
+    narrowed = bool(query) or (filters is not None and not filters.is_empty())
+    scope = "the active records the search and filters above select" if narrowed else \
         "every active record (narrow it with the search and filters above)"
     st.caption(f"{len(todo)} records to review: {scope}; lowest confidence, then most cited, first · "
                f"this session: {outcome['correct']} correct, {outcome['wrong']} wrong, "

@@ -59,11 +59,11 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("construct", "query"),
     ("store", "llm", "ingest", "embeddings"),
     ("contracts",),
-    ("progress",),  # value types built on the models: build progress events
+    ("progress", "record_filter"),  # value types built on the models: build progress, record filters
     ("__init__", "models", "config", "tokens", "timeexpr", "ids"),  # value types and small utilities
     ("errors", "heap"),
 )
-BOTTOM = {"progress", "models", "errors", "config", "tokens", "timeexpr", "ids", "heap"}
+BOTTOM = {"progress", "record_filter", "models", "errors", "config", "tokens", "timeexpr", "ids", "heap"}
 
 # What each unit may import: only units on lower floors. Units on one floor do not import each
 # other, except where noted.
@@ -87,6 +87,7 @@ ALLOWED: dict[str, set[str]] = {
     "embeddings": {"contracts", *BOTTOM},
     "contracts": set(BOTTOM),
     "progress": {"models", "errors"},
+    "record_filter": {"models", "errors"},
     "__init__": {"config", "errors"},  # re-exports Settings and the error types
     "models": {"errors"},
     "config": {"errors"},
