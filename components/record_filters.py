@@ -11,6 +11,7 @@ from datetime import date
 from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from components.text import md
 from memory_core.record_filter import RecordFilter
@@ -180,7 +181,7 @@ def _day(text: str) -> str | None:
     return date.fromisoformat(text.strip()).isoformat() if text.strip() else None
 
 
-def as_of_filter(where: Any) -> str | None:
+def as_of_filter(where: DeltaGenerator) -> str | None:
     """"Memory as of": a day typed as ``YYYY-MM-DD`` (Enter or leaving the field applies it),
     kept in the URL as ``?as_of=`` like the Graphs page, so the view can be shared."""
     as_of_day()  # the URL's value, when it changed, is the field's
@@ -201,7 +202,7 @@ def as_of_filter(where: Any) -> str | None:
     return day
 
 
-def entity_filter(where: Any, facets: dict[str, list[tuple[Any, int]]]) -> list[str]:
+def entity_filter(where: DeltaGenerator, facets: dict[str, list[tuple[Any, int]]]) -> list[str]:
     """The entity filter (type to get suggestions; any name can be typed), kept in step with
     ``?entity=`` so that a name anywhere in the app links here and the filter can be shared.
 

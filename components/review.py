@@ -16,7 +16,6 @@ selection are kept in session state, not reset.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import streamlit as st
 
@@ -45,7 +44,7 @@ CONFIRMED = 1.0
 MAX_TRACES = 500  # newest saved traces counted for "most cited"
 
 
-def record_name(r: Any) -> str:
+def record_name(r: Record) -> str:
     """A record as people read it: ``entity · property = value``."""
     return f"{shorten(r.entity, 40)} · {shorten(r.property, 40)} = {shorten(r.value, 60)}"
 
