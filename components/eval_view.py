@@ -77,7 +77,7 @@ class Progress:
 def report_to_state(report: EvalReport, benchmark: str = LOCOMO, *, saved: bool = False) -> dict[str, Any]:
     """What the page keeps of a run: its rows, summary, benchmark and whether traces were saved."""
     return {"strategy": report.strategy, "budget_tokens": report.budget_tokens, "backend": report.backend,
-            "rows": [dict(r) for r in report.rows], "summary": dict(report.summary),
+            "rows": report.json_rows(), "summary": dict(report.summary),
             "conv_ids": list(report.conv_ids), "seconds": float(report.seconds),
             "benchmark": benchmark, "saved_traces": saved}
 

@@ -60,10 +60,12 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("store", "llm", "ingest", "embeddings"),
     ("contracts",),
     ("progress", "record_filter"),  # value types built on the models: build progress, record filters
-    ("__init__", "models", "config", "tokens", "timeexpr", "ids"),  # value types and small utilities
+    # value types and small utilities
+    ("__init__", "models", "config", "tokens", "timeexpr", "ids", "eval_rows"),
     ("errors", "heap"),
 )
-BOTTOM = {"progress", "record_filter", "models", "errors", "config", "tokens", "timeexpr", "ids", "heap"}
+BOTTOM = {"progress", "record_filter", "eval_rows", "models", "errors", "config", "tokens", "timeexpr", "ids",
+          "heap"}
 
 # What each unit may import: only units on lower floors. Units on one floor do not import each
 # other, except where noted.
@@ -94,6 +96,7 @@ ALLOWED: dict[str, set[str]] = {
     "tokens": {"errors"},
     "timeexpr": {"errors"},
     "ids": {"errors"},
+    "eval_rows": set(),
     "errors": set(),
     "heap": set(),  # gc housekeeping after long-lived loads (models, the app's services)
 }

@@ -132,7 +132,7 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
             )
             print(format_table(report.summary))
             print("support calibration (right: answer F1 >= 0.5):")
-            print(format_calibration(calibration(report.rows)))
+            print(format_calibration(calibration(report.json_rows())))
             if judge is not None:
                 acc = report.summary["overall"].get("judge_accuracy")
                 print(f"judge accuracy: {acc:.3f}" if acc is not None else "judge accuracy: -")
@@ -178,7 +178,7 @@ def cmd_eval_longmemeval(args: argparse.Namespace, settings: Settings) -> int:
                   f"{len(report.rows)} questions in {report.seconds:.1f}s")
             print(lme_table(report.summary))
             print("support calibration (right: answer F1 >= 0.5):")
-            print(format_calibration(calibration(report.rows)))
+            print(format_calibration(calibration(report.json_rows())))
             if out:
                 print(f"wrote {out}")
             summaries.append(report.summary)

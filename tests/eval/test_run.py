@@ -52,8 +52,9 @@ def test_evaluate_asks_each_question_once_and_rows_carry_their_gold() -> None:
         asked.append(q.qid)
         return ANSWERS[q.qid]
 
-    rows = evaluate([Q1, Q2, Q3], ask, judge=lambda q, gold, answer: gold.lower() in answer.lower(),
-                    on_row=lambda row: seen.append(row["qid"]))
+    typed = evaluate([Q1, Q2, Q3], ask, judge=lambda q, gold, answer: gold.lower() in answer.lower(),
+                     on_row=lambda row: seen.append(row.qid))
+    rows = [r.to_json() for r in typed]
     assert asked == [0, 3, 4] and seen == [0, 3, 4]
     first = rows[0]
     assert {k: first[k] for k in ("conv_id", "qid", "category", "question", "gold", "answer", "dia_ids",
@@ -71,7 +72,8 @@ def test_evaluate_asks_each_question_once_and_rows_carry_their_gold() -> None:
 
 
 def test_summary_scores_recall_from_the_rows_own_gold() -> None:
-    rows = evaluate([Q1, Q2, Q3], lambda q: ANSWERS[q.qid], judge=lambda q, gold, answer: gold in answer)
+    rows = [r.to_json() for r in evaluate([Q1, Q2, Q3], lambda q: ANSWERS[q.qid],
+                                          judge=lambda q, gold, answer: gold in answer)]
     summary = summarise(rows)
     assert (summary["1"]["scored"], summary["1"]["full_recall"], summary["1"]["coverage"]) == (1, 0.0, 0.5)
     assert (summary["2"]["scored"], summary["2"]["full_recall"], summary["2"]["coverage"]) == (1, 1.0, 1.0)
@@ -86,7 +88,7 @@ def test_summary_scores_recall_from_the_rows_own_gold() -> None:
 
 
 def test_triage_reads_the_kept_retrieval() -> None:
-    (row,) = evaluate([Q1], lambda q: ANSWERS[q.qid])
+    (row,) = [r.to_json() for r in evaluate([Q1], lambda q: ANSWERS[q.qid])]
     text = {"D1:2": "A: in Paris", "D1:4": "B: lovely", "D1:3": "A: hello", "D1:5": "B: " + "y" * 200}
     info = triage(row, text, {"D1:2": ["r1", "r7"]})
     assert info == {
@@ -107,7 +109,7 @@ def test_triage_reads_the_kept_retrieval() -> None:
 
 
 def test_run_lines_keep_the_scorer_keys_and_what_triage_needs() -> None:
-    (row,) = evaluate([Q1], lambda q: ANSWERS[q.qid])
+    (row,) = [r.to_json() for r in evaluate([Q1], lambda q: ANSWERS[q.qid])]
     line = run_line(row)
     assert list(line)[:10] == ["conv_id", "qid", "category", "question", "gold", "answer", "dia_ids",
                                "context_tokens", "latency_s", "strategy"]
