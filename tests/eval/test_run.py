@@ -127,3 +127,19 @@ def test_gold_from_qa_renormalises_evidence_and_defaults_category() -> None:
         GoldQuestion(conv_id="c", qid=2, question="r", answer="a", evidence=("D1:1",), category=4),
     ]
     assert [q.qid for q in gold.scored()] == [2]
+
+
+def test_a_typed_row_writes_the_json_row_it_replaced() -> None:
+    """``EvalRow.to_json`` keeps the keys, their order and the values the row dicts had."""
+    (row,) = evaluate([Q1], lambda q: ANSWERS[q.qid], judge=lambda q, gold, answer: True)
+    assert row.qid == 0 and row.judge is True
+    assert [o.turn_id for o in row.outranked_by] == ["D1:3", "D1:5", "D1:1"]
+    data = row.to_json()
+    assert list(data) == ["conv_id", "qid", "category", "question", "gold", "answer", "dia_ids",
+                          "context_tokens", "latency_s", "strategy", "plan_retrieve_s", "budget_tokens",
+                          "backend", "answer_f1", "trace_id", "support", "evidence", "evidence_rank",
+                          "outranked_by", "plan", "judge"]
+    assert data["outranked_by"][0] == {"turn_id": "D1:3", "rank": 1, "score": 0.9}
+    assert data["support"] == "supported" and data["trace_id"] == "t"
+    (unjudged,) = evaluate([Q1], lambda q: ANSWERS[q.qid])
+    assert "judge" not in unjudged.to_json()  # no verdict, no key (as before)
