@@ -6,30 +6,30 @@ dialogue order; the rest of the buffer is one click away ("Show all N turns").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import streamlit as st
 
 from components import data, transcript
+from memory_core.models import BufferTurn, Episode, Record, Trace
 from memory_core.services import MemoryServices
 
 
-def key_turns(trace: Any, records: Sequence[Any] = ()) -> set[str]:
+def key_turns(trace: Trace, records: Sequence[Record] = ()) -> set[str]:
     """Turn ids that explain the answer: cited, matched, or evidence of a matched record."""
     keys = set(trace.answer.cited_turn_ids)
     keys |= {m.turn_id for m in trace.matches if m.turn_id}
-    keys |= {t for r in records for t in getattr(r, "evidence_turn_ids", ())}
+    keys |= {t for r in records for t in r.evidence_turn_ids}
     return keys
 
 
-def split(trace: Any, records: Sequence[Any] = ()) -> tuple[list[Any], list[Any]]:
+def split(trace: Trace, records: Sequence[Record] = ()) -> tuple[list[BufferTurn], list[BufferTurn]]:
     """(key buffer turns, the others), each in buffer (dialogue) order."""
     keys = key_turns(trace, records)
     first = [b for b in trace.buffer if b.turn_id in keys]
     return first, [b for b in trace.buffer if b.turn_id not in keys]
 
 
-def buffer(svc: MemoryServices, trace: Any, episodes: Sequence[Any] = ()) -> None:
+def buffer(svc: MemoryServices, trace: Trace, episodes: Sequence[Episode] = ()) -> None:
     """Draw the key turns; the whole buffer behind a toggle (same anchors, so citations work)."""
     if not trace.buffer:
         st.caption("The buffer is empty.")

@@ -12,17 +12,31 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from components.text import md
 from components.transcript import transcript_html
+from memory_core.models import Episode, Record, Turn
+from memory_core.progress import (
+    BuildDone,
+    BuildEvent,
+    BuildStarted,
+    EntitiesMerged,
+    EpisodeFormed,
+    GraphUpdated,
+    RecordsExtracted,
+    SessionDone,
+    SessionSkipped,
+    SessionStarted,
+)
 
 
 @dataclass
 class _SessionView:
-    turns: list[Any]
-    episodes: list[Any] = field(default_factory=list)
-    records: list[Any] = field(default_factory=list)
-    slot: Any = None
+    turns: list[Turn]
+    episodes: list[Episode] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
+    slot: DeltaGenerator | None = None
 
 
 @dataclass
@@ -51,7 +65,7 @@ class BuildTally:
         return min(1.0, self.turns_done / self.turns_pending)
 
 
-def _counters(slot: Any, tally: BuildTally) -> None:
+def _counters(slot: DeltaGenerator, tally: BuildTally) -> None:
     with slot.container():
         cols = st.columns(6)
         cols[0].metric("Sessions", f"{tally.sessions_done + tally.sessions_skipped}/{tally.sessions_total}")
@@ -68,7 +82,7 @@ def _draw_session(view: _SessionView) -> None:
                                        pending_note="finding episode boundaries…"))
 
 
-def watch(events: Iterable[Any], *, show_transcript: bool = True) -> BuildTally:
+def watch(events: Iterable[BuildEvent], *, show_transcript: bool = True) -> BuildTally:
     """Draw a build live from its event stream; returns the final tally."""
     tally = BuildTally()
     bar = st.progress(0.0, text="Starting the build…")
@@ -80,60 +94,60 @@ def watch(events: Iterable[Any], *, show_transcript: bool = True) -> BuildTally:
     view: _SessionView | None
     _counters(counter_slot, tally)
     for event in events:
-        kind = getattr(event, "kind", "")
         status.write(md(str(event)))
-        if kind == "build_started":
-            tally.sessions_total = event.sessions_total
-            tally.sessions_pending = event.sessions_pending
-            tally.turns_pending = event.turns_pending
-            tally.backend = event.backend
-        elif kind == "session_skipped":
-            tally.sessions_skipped += 1
-        elif kind == "session_started":
-            view = _SessionView(turns=list(event.turns))
-            if show_transcript:
-                view.slot = area.empty()
-            sessions[event.session] = view
-            _draw_session(view)
-        elif kind == "episode_formed":
-            ep = event.episode
-            view = sessions.get(ep.session)
-            episode_session[ep.id] = ep.session
-            tally.episodes += 1
-            if view is not None:
-                view.episodes.append(ep)
+        match event:
+            case BuildStarted():
+                tally.sessions_total = event.sessions_total
+                tally.sessions_pending = event.sessions_pending
+                tally.turns_pending = event.turns_pending
+                tally.backend = event.backend
+            case SessionSkipped():
+                tally.sessions_skipped += 1
+            case SessionStarted():
+                view = _SessionView(turns=list(event.turns))
+                if show_transcript:
+                    view.slot = area.empty()
+                sessions[event.session] = view
                 _draw_session(view)
-        elif kind == "records_extracted":
-            tally.records += len(event.records)
-            tally.events += len(event.events)
-            session = episode_session.get(event.episode_id)
-            view = sessions.get(session) if session is not None else None
-            if view is not None:
-                view.records.extend(event.records)
-                done = next((e for e in view.episodes if e.id == event.episode_id), None)
-                tally.turns_done += len(done.turn_ids) if done is not None else 0
-                _draw_session(view)
-        elif kind == "session_done":
-            tally.sessions_done += 1
-        elif kind == "entities_merged":
-            tally.entities = len(event.entities)
-            tally.merges = len(event.merges)
-        elif kind == "graph_updated":
-            tally.entities, tally.edges = event.entities, event.edges
-            tally.links = event.links
-        elif kind == "build_done":
-            tally.stats = dict(event.stats)
-            tally.turns_done = max(tally.turns_done, tally.turns_pending)
-        bar.progress(tally.progress(), text=_bar_text(tally, kind))
+            case EpisodeFormed():
+                ep = event.episode
+                view = sessions.get(ep.session)
+                episode_session[ep.id] = ep.session
+                tally.episodes += 1
+                if view is not None:
+                    view.episodes.append(ep)
+                    _draw_session(view)
+            case RecordsExtracted():
+                tally.records += len(event.records)
+                tally.events += len(event.events)
+                session = episode_session.get(event.episode_id)
+                view = sessions.get(session) if session is not None else None
+                if view is not None:
+                    view.records.extend(event.records)
+                    done = next((e for e in view.episodes if e.id == event.episode_id), None)
+                    tally.turns_done += len(done.turn_ids) if done is not None else 0
+                    _draw_session(view)
+            case SessionDone():
+                tally.sessions_done += 1
+            case EntitiesMerged():
+                tally.entities = len(event.entities)
+                tally.merges = len(event.merges)
+            case GraphUpdated():
+                tally.entities, tally.edges = event.entities, event.edges
+                tally.links = event.links
+            case BuildDone():
+                tally.stats = dict(event.stats)
+                tally.turns_done = max(tally.turns_done, tally.turns_pending)
+        bar.progress(tally.progress(), text=_bar_text(tally, event))
         _counters(counter_slot, tally)
     status.update(label="Build finished", state="complete")
     return tally
 
 
-def _bar_text(tally: BuildTally, kind: str) -> str:
-    if kind == "build_done":
+def _bar_text(tally: BuildTally, event: BuildEvent) -> str:
+    if isinstance(event, BuildDone):
         return "Done"
-    if kind in ("entities_merged", "graph_updated"):
+    if isinstance(event, EntitiesMerged | GraphUpdated):
         return "Merging entities and drawing the graphs…"
     return f"Reading turns: {tally.turns_done}/{tally.turns_pending}"
 

@@ -10,12 +10,13 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from components import links, plots
 from components.text import esc, md, shorten
 from memory_core.models import Source
 from memory_core.services import MemoryServices
-from memory_core.services.evaluating import OUTCOMES, WRONG_F1, evidence_missed, outcome
+from memory_core.services.evaluating import OUTCOMES, WRONG_F1, EvalReport, evidence_missed, outcome
 
 REPORT_KEY = "eval_report"
 CURVE_KEY = "eval_curve"
@@ -26,7 +27,7 @@ BENCHMARKS = {LOCOMO: "LoCoMo", "realtalk": "REALTALK", "beam": "BEAM", LONGMEME
 """Each layout the page evaluates; all but LongMemEval are scored as LoCoMo is (QA with evidence ids)."""
 
 
-def upload_source(upload: Any) -> Source:
+def upload_source(upload: UploadedFile) -> Source:
     """An uploaded LoCoMo-format file as the evaluation reads it: its name and bytes (never
     written to disk)."""
     return Source.upload(str(upload.name), bytes(upload.getvalue()))
@@ -75,10 +76,10 @@ class Progress:
         self.bar.progress(1.0, text=text)
 
 
-def report_to_state(report: Any, benchmark: str = LOCOMO, *, saved: bool = False) -> dict[str, Any]:
+def report_to_state(report: EvalReport, benchmark: str = LOCOMO, *, saved: bool = False) -> dict[str, Any]:
     """What the page keeps of a run: its rows, summary, benchmark and whether traces were saved."""
     return {"strategy": report.strategy, "budget_tokens": report.budget_tokens, "backend": report.backend,
-            "rows": [dict(r) for r in report.rows], "summary": dict(report.summary),
+            "rows": report.json_rows(), "summary": dict(report.summary),
             "conv_ids": list(report.conv_ids), "seconds": float(report.seconds),
             "benchmark": benchmark, "saved_traces": saved}
 
@@ -166,7 +167,7 @@ def evidence_found(row: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[
     return all(t in got for t in ev)
 
 
-def category_name(category: Any) -> str:
+def category_name(category: int | str | None) -> str:
     """A LoCoMo category code as the chart names it (``4`` -> ``single-hop``); a LongMemEval
     question type is already a name."""
     from memory_core.services.evaluating import CATEGORY_NAMES

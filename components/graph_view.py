@@ -12,6 +12,7 @@ import streamlit as st
 
 from components import graph, graph_as_of, graph_canvas, graph_panel
 from components.text import shorten
+from memory_core.record_filter import RecordFilter
 from memory_core.services import MemoryServices
 
 HEIGHT = 600  # canvas height in pixels
@@ -46,7 +47,7 @@ def _records_as_of(svc: MemoryServices, conv: str, day: date) -> list[Any]:
     out: list[Any] = []
     page = 1
     while True:
-        got = svc.curation.search_records(conv, filters={"as_of": day.isoformat(), "status": "all"},
+        got = svc.curation.search_records(conv, filters=RecordFilter(as_of=day, status="all"),
                                           page=page, page_size=_PAGE)
         out += got.rows
         if len(out) >= got.total or not got.rows:

@@ -17,13 +17,14 @@ starts with our own page name).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 from urllib.parse import urlencode
 
 import streamlit as st
 
 from components import icons
 from components.text import esc, md, shorten
+from memory_core.models import Record
 
 PAGES = {"records": "pages/records.py", "episodes": "pages/episodes.py", "ask": "pages/ask.py",
          "graphs": "pages/graphs.py", "evaluate": "pages/evaluate.py", "history": "pages/history.py"}
@@ -86,7 +87,7 @@ def page_link_entity(conv: str, name: str, count: int | None = None) -> None:
               entity=name)
 
 
-def ids_html(conv: str, kind: str, ids: Any, *, limit: int = 12) -> str:
+def ids_html(conv: str, kind: str, ids: Iterable[str], *, limit: int = 12) -> str:
     """A comma-separated list of id links (``kind``: record, episode or trace)."""
     make = {"record": record_link, "episode": episode_link, "trace": trace_link}[kind]
     items = [str(i) for i in ids]
@@ -99,7 +100,7 @@ def show(html: str) -> None:
     st.html(f'<div class="mn-ep-head">{html}</div>')
 
 
-def record_caption_html(conv: str, record: Any, episode_label: str) -> str:
+def record_caption_html(conv: str, record: Record, episode_label: str) -> str:
     """The open record's id line: the record (a shareable link), its state, its episode (a link)."""
     status = str(getattr(record.status, "value", record.status))
     return " · ".join([record_link(conv, record.id), esc(status), f"version {int(record.version)}",
@@ -107,5 +108,5 @@ def record_caption_html(conv: str, record: Any, episode_label: str) -> str:
                        "episode " + episode_link(conv, record.episode_id, episode_label)])
 
 
-def record_caption(conv: str, record: Any, episode_label: str) -> None:
+def record_caption(conv: str, record: Record, episode_label: str) -> None:
     show(record_caption_html(conv, record, episode_label))

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from memory_core.models import Requirement, SupportLevel
+from memory_core.models import Record, Requirement, SupportLevel
 
 # What the question asks for (the planner's answer target) -> the question word of the sentence.
 ASKS_FOR: dict[str, str] = {
@@ -46,7 +46,7 @@ def requirement_sentence(i: int, r: Requirement, answer_target: str = "value") -
     return f"R{i + 1} · {start}: {body or 'whatever the whole question asks'}"
 
 
-def record_line(record: Any) -> str:
+def record_line(record: Record) -> str:
     """``Maya · takes class · pottery`` (the condition, if any, after a comma)."""
     line = " · ".join(p for p in (str(record.entity), words(record.property), str(record.value)) if p)
     condition = getattr(record, "condition", None)
@@ -72,7 +72,7 @@ def when_text(value: datetime | None) -> str:
     return "" if value is None else f"{value.day} {value:%B %Y}"
 
 
-def said_by(record: Any, turn_time: Mapping[str, datetime | None],
+def said_by(record: Record, turn_time: Mapping[str, datetime | None],
             episode_time: Mapping[str, datetime | None]) -> str:
     """"said by Maya on 3 March 2023" from the record's speaker and its first evidence turn's
     session date (else its episode's start); missing parts are left out."""

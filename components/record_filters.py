@@ -11,8 +11,10 @@ from datetime import date
 from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from components.text import md
+from memory_core.record_filter import RecordFilter
 
 # (table column or None, store field, label ascending, label descending); the first is the default
 SORT_FIELDS: tuple[tuple[str | None, str, str, str], ...] = (
@@ -45,7 +47,7 @@ def _facet(facets: dict[str, list[tuple[Any, int]]], name: str) -> list[Any]:
     return [v for v, _ in facets.get(name, []) if v is not None]
 
 
-def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str, Any], str, int]:
+def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, RecordFilter, str, int]:
     """Search box, filters, sort and page size; returns (query, filters, sort, page_size)."""
     top = st.columns([4, 3, 2])  # the date box keeps 'Memory as of' on one line at 1024 px
     query = top[0].text_input("Search records", placeholder="words that must all appear, e.g. paris train",
@@ -72,7 +74,7 @@ def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, dict[str,
     if before != signature:
         st.session_state["records_signature"] = signature
         st.session_state[PAGE_KEY] = 1
-    return query, filters, sort, page_size
+    return query, RecordFilter.of(filters), sort, page_size
 
 
 MORE_KEY = "records_more_filters"  # conv -> the secondary filters' values (kept while hidden)
@@ -179,7 +181,7 @@ def _day(text: str) -> str | None:
     return date.fromisoformat(text.strip()).isoformat() if text.strip() else None
 
 
-def as_of_filter(where: Any) -> str | None:
+def as_of_filter(where: DeltaGenerator) -> str | None:
     """"Memory as of": a day typed as ``YYYY-MM-DD`` (Enter or leaving the field applies it),
     kept in the URL as ``?as_of=`` like the Graphs page, so the view can be shared."""
     as_of_day()  # the URL's value, when it changed, is the field's
@@ -200,7 +202,7 @@ def as_of_filter(where: Any) -> str | None:
     return day
 
 
-def entity_filter(where: Any, facets: dict[str, list[tuple[Any, int]]]) -> list[str]:
+def entity_filter(where: DeltaGenerator, facets: dict[str, list[tuple[Any, int]]]) -> list[str]:
     """The entity filter (type to get suggestions; any name can be typed), kept in step with
     ``?entity=`` so that a name anywhere in the app links here and the filter can be shared.
 

@@ -20,6 +20,8 @@ from components.data import records_frame_rows
 from components.record_filters import CHANGED_KEY, HEADER_SORT, PAGE_KEY, sort_by_header
 from components.state import query_param, sync_pick, write_url
 from components.text import shorten
+from memory_core.models import Record
+from memory_core.services import MemoryServices
 
 PICK_KEY = "record_pick"
 
@@ -117,7 +119,7 @@ def row_payload(rows: Sequence[Any], labels: dict[str, str], superseded: dict[st
             "sort": {"column": sorted_by, "descending": sort.startswith("-")} if sorted_by else None}
 
 
-def _row_action(svc: Any, conv: str) -> None:
+def _row_action(svc: MemoryServices, conv: str) -> None:
     """A click in the table (a widget callback, before the rerun): open the row's record, or
     confirm / mark wrong / restore it through the same curation calls as the review buttons."""
     state: Any = st.session_state.get(ROWS_KEY)
@@ -134,8 +136,8 @@ def _row_action(svc: Any, conv: str) -> None:
         review.act(svc, conv, record_id, str(kind), int(value.get("version") or 0), review.VIA_TABLE)
 
 
-def table(rows: Sequence[Any], labels: dict[str, str], *, svc: Any, conv: str,
-          superseded: dict[str, str] | None = None, names: dict[str, Any] | None = None,
+def table(rows: Sequence[Record], labels: dict[str, str], *, svc: MemoryServices, conv: str,
+          superseded: dict[str, str] | None = None, names: dict[str, Record] | None = None,
           sort: str = "episode") -> None:
     """Draw one page of records with ✓ / ✗ (↺ for a wrong or deleted record) on every row;
     a click on a row opens it in the "Open record" box below (``st.session_state["record_pick"]``);

@@ -16,7 +16,6 @@ selection are kept in session state, not reset.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import streamlit as st
 
@@ -26,6 +25,7 @@ from components.state import write_url
 from components.text import md, shorten
 from memory_core.errors import ConflictError, MnemoscopeError
 from memory_core.models import Record
+from memory_core.record_filter import RecordFilter
 from memory_core.services import MemoryServices
 
 MODE_KEY = "records_mode"
@@ -44,7 +44,7 @@ CONFIRMED = 1.0
 MAX_TRACES = 500  # newest saved traces counted for "most cited"
 
 
-def record_name(r: Any) -> str:
+def record_name(r: Record) -> str:
     """A record as people read it: ``entity · property = value``."""
     return f"{shorten(r.entity, 40)} · {shorten(r.property, 40)} = {shorten(r.value, 60)}"
 
@@ -185,14 +185,15 @@ def superseded_note(conv: str, record: Record, by: dict[str, str],
 
 
 def queue(svc: MemoryServices, conv: str, names: dict[str, Record], superseded: dict[str, str],
-          labels: dict[str, str], *, query: str = "", filters: dict[str, Any] | None = None) -> None:
+          labels: dict[str, str], *, query: str = "", filters: RecordFilter | None = None) -> None:
     """The review queue: one record at a time with correct / wrong / edit / next (keys c w e n),
     over the active records that the search and filters above select (``query``, ``filters``)."""
     done = reviewed(conv)
     counts = cited(svc, conv)
     todo = svc.curation.review_queue(conv, skip=set(done), cited=counts, query=query, filters=filters)
     outcome = {k: sum(1 for v in done.values() if v == k) for k in ("correct", "wrong", "skipped")}
-    scope = "the active records the search and filters above select" if query or filters else \
+    narrowed = bool(query) or (filters is not None and not filters.is_empty())
+    scope = "the active records the search and filters above select" if narrowed else \
         "every active record (narrow it with the search and filters above)"
     st.caption(f"{len(todo)} records to review: {scope}; lowest confidence, then most cited, first · "
                f"this session: {outcome['correct']} correct, {outcome['wrong']} wrong, "

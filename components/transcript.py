@@ -18,6 +18,7 @@ from components import links
 from components.state import current_conv
 from components.text import anchor_id, esc
 from components.theme import kind_colors
+from memory_core.models import BufferTurn, Episode, Record, Turn
 
 Span = tuple[int, int, str]  # start, end, label (character offsets into the turn text)
 
@@ -34,7 +35,7 @@ class TurnView:
     caption: str | None = None
 
     @classmethod
-    def of(cls, turn: Any) -> TurnView:
+    def of(cls, turn: Turn | BufferTurn) -> TurnView:
         tid = getattr(turn, "id", None) or getattr(turn, "turn_id", "")
         return cls(
             id=str(tid), speaker=str(turn.speaker), text=str(turn.text or ""), session=int(turn.session),
@@ -65,7 +66,7 @@ def highlight_html(text: str, spans: Iterable[Span] = ()) -> str:
     return "".join(out)
 
 
-def record_chip(record: Any, conv: str | None = None) -> str:
+def record_chip(record: Record, conv: str | None = None) -> str:
     """A record beside its evidence turn; with ``conv`` a link that opens the record."""
     modality = getattr(record, "modality", None)
     mod = f" [{esc(getattr(modality, 'value', modality))}]" if modality and str(
@@ -101,11 +102,11 @@ def turn_html(turn: TurnView, *, spans: Sequence[Span] = (), records: Sequence[A
     )
 
 
-def episode_kind(episode: Any) -> str:
+def episode_kind(episode: Episode) -> str:
     return str(getattr(episode.theme_type, "value", episode.theme_type))
 
 
-def episode_head(episode: Any) -> str:
+def episode_head(episode: Episode) -> str:
     theme = ", ".join(str(t) for t in episode.theme[:5]) or "—"
     kind = episode_kind(episode)
     color, _ = kind_colors(kind)  # the kind's colour, as the timeline's legend shows it

@@ -20,7 +20,7 @@ can mix them per stage (e.g. offline segmentation + LLM extraction).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -46,6 +46,7 @@ from memory_core.models import (
     Trace,
     Turn,
 )
+from memory_core.record_filter import RecordFilter
 
 STAGES = ("segment", "extract", "plan", "answer")
 
@@ -327,7 +328,7 @@ class RelationalStore(AccessRepository, Protocol):
         conv_id: str,
         *,
         query: str = "",
-        filters: Mapping[str, Any] | None = None,
+        filters: RecordFilter | None = None,
         sort: str = "episode",
         page: int = 1,
         page_size: int = 50,

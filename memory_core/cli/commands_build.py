@@ -17,8 +17,8 @@ from memory_core.config import Settings
 from memory_core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from memory_core.construct.events import BuildEvent
     from memory_core.contracts import Backend
+    from memory_core.progress import BuildEvent
 
 
 def register(sub: Any) -> None:
@@ -81,36 +81,46 @@ class Progress:
 
     def feed(self, events: Iterable[BuildEvent]) -> None:
         """Draw the bar; on stdout, each conversation's summary line and its stage timings."""
+        from memory_core.progress import (
+            BuildDone,
+            BuildStarted,
+            ConversationQueued,
+            EntitiesMerged,
+            EpisodeFormed,
+            GraphUpdated,
+            RecordsExtracted,
+            SessionDone,
+            SessionStarted,
+        )
+
         turns_of: dict[str, int] = {}
         for event in events:
-            kind = event.kind
-            if kind == "conversation_queued":
-                self._draw(f"{event}", milestone=True)
-            elif kind == "build_started":
-                self.total, self.done = getattr(event, "turns_pending", 0), 0
-                self._draw(f"{event.conv_id}: starting")
-            elif kind == "session_started":
-                self._draw(f"{event.conv_id} session {getattr(event, 'session', '?')}")
-            elif kind == "episode_formed":
-                episode = getattr(event, "episode", None)
-                if episode is not None:
-                    turns_of[episode.id] = len(episode.turn_ids)
-            elif kind == "records_extracted":
-                self.done += turns_of.get(getattr(event, "episode_id", ""), 0)
-                self._draw(f"{event.conv_id}: {getattr(event, 'episode_id', '')}")
-            elif kind == "session_done":
-                self._draw(f"{event.conv_id} session {getattr(event, 'session', '?')} done", milestone=True)
-            elif kind in ("entities_merged", "graph_updated"):
-                self._draw(f"{event.conv_id}: graph", milestone=kind == "graph_updated")
-            elif kind == "build_done":
-                self.done = self.total
-                self._draw(f"{event.conv_id}: done", milestone=True)
-                self.finish()
-                stats = dict(getattr(event, "stats", {}))
-                print(str(event), file=sys.stdout)
-                stages = ", ".join(f"{k} {v:.1f}s" for k, v in stats.get("stages", {}).items())
-                if stages:
-                    print(f"  stages: {stages}", file=sys.stdout)
+            match event:
+                case ConversationQueued():
+                    self._draw(f"{event}", milestone=True)
+                case BuildStarted():
+                    self.total, self.done = event.turns_pending, 0
+                    self._draw(f"{event.conv_id}: starting")
+                case SessionStarted():
+                    self._draw(f"{event.conv_id} session {event.session}")
+                case EpisodeFormed():
+                    turns_of[event.episode.id] = len(event.episode.turn_ids)
+                case RecordsExtracted():
+                    self.done += turns_of.get(event.episode_id, 0)
+                    self._draw(f"{event.conv_id}: {event.episode_id}")
+                case SessionDone():
+                    self._draw(f"{event.conv_id} session {event.session} done", milestone=True)
+                case EntitiesMerged() | GraphUpdated():
+                    self._draw(f"{event.conv_id}: graph", milestone=isinstance(event, GraphUpdated))
+                case BuildDone():
+                    self.done = self.total
+                    self._draw(f"{event.conv_id}: done", milestone=True)
+                    self.finish()
+                    stats = dict(event.stats)
+                    print(str(event), file=sys.stdout)
+                    stages = ", ".join(f"{k} {v:.1f}s" for k, v in stats.get("stages", {}).items())
+                    if stages:
+                        print(f"  stages: {stages}", file=sys.stdout)
         self.finish()
 
 

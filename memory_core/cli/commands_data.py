@@ -23,8 +23,6 @@ if TYPE_CHECKING:
 # Imports of the heavy layers (services, ingest, store) sit inside the commands: ``list`` and
 # ``stats`` are run often, in a new process each, and must not pay for the build and query code.
 
-_QUIET_EVENTS = {"session_started", "episode_formed", "records_extracted", "entities_merged",
-                 "graph_updated"}
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "sample_conversation.json"
 
 
@@ -214,7 +212,15 @@ def write_atomic(path: Path, text: str) -> None:
 
 def cmd_setup_sample(args: argparse.Namespace, settings: Settings) -> int:
     from memory_core.ingest import Loaded
+    from memory_core.progress import (
+        EntitiesMerged,
+        EpisodeFormed,
+        GraphUpdated,
+        RecordsExtracted,
+        SessionStarted,
+    )
 
+    quiet = (SessionStarted, EpisodeFormed, RecordsExtracted, EntitiesMerged, GraphUpdated)
     if not SAMPLE.is_file():
         raise ConfigError(f"{SAMPLE}: the shipped sample conversation is missing")
     with _services(settings) as services:
@@ -235,7 +241,7 @@ def cmd_setup_sample(args: argparse.Namespace, settings: Settings) -> int:
                 continue
             print(f"building {row['id']}: {todo} of {row['sessions']} sessions to build", flush=True)
             for event in services.builds.build(row["id"]):
-                if event.kind in _QUIET_EVENTS:
+                if isinstance(event, quiet):
                     continue  # one line per session (plus start and end), not per episode
                 print(str(event), flush=True)
     return 0

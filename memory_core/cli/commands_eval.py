@@ -179,7 +179,7 @@ def tune_and_check(args: argparse.Namespace, paths: list[Path], run: Callable[[P
               f"{convs}{len(report.rows)} questions in {report.seconds:.1f}s")
         print(table(report.summary))
         print("support calibration (right: answer F1 >= 0.5):")
-        print(format_calibration(calibration(report.rows)))
+        print(format_calibration(calibration(report.json_rows())))
         if after is not None:
             after(report)
         if out:

@@ -41,6 +41,7 @@ from memory_core import as_of
 from memory_core.as_of import AsOf
 from memory_core.construct.entities import Canonical, normalise_name
 from memory_core.models import Entity, EntityMerge, Episode, EventFrame, EventLink, GraphEdge, Record
+from memory_core.record_filter import RecordFilter
 
 if TYPE_CHECKING:
     from memory_core.contracts import RelationalStore
@@ -288,7 +289,7 @@ def graph_as_of(store: RelationalStore, conv_id: str, g: nx.Graph, kind: str, da
     then: list[Record] = []
     page = 1
     while True:
-        rows, total = store.search_records(conv_id, filters={"as_of": day.isoformat(), "status": "all"},
+        rows, total = store.search_records(conv_id, filters=RecordFilter(as_of=day, status="all"),
                                            page=page, page_size=AS_OF_PAGE)
         then += rows
         if len(then) >= total or not rows:

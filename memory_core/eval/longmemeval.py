@@ -30,13 +30,13 @@ from typing import Any
 
 from memory_core.config import ImportLimits
 from memory_core.eval.metrics import group_metrics
-from memory_core.eval.run import Asked, answer_fields, ranking_facts
+from memory_core.eval.run import Asked, row_of
 from memory_core.eval.run import run_line as base_run_line
+from memory_core.eval_rows import SESSION_KS, EvalRow, LmeFacts
 from memory_core.ingest import load_bytes, stream_file
 from memory_core.ingest.longmemeval import is_abstention
 from memory_core.models import Conversation
 
-SESSION_KS = (5, 10)
 RUN_EXTRAS = ("abstention", "abstained", "question_date", "answer_sessions", "session_ranking",
               *(f"session_recall_all@{k}" for k in SESSION_KS))
 ABSTENTION = "abstention"
@@ -135,35 +135,22 @@ def is_abstention_answer(answer: str) -> bool:
     return bool(_UNKNOWN.search(answer or ""))
 
 
-def make_row(q: LmeQuestion, asked: Asked) -> dict[str, Any]:
-    trace = asked.trace
-    fields = answer_fields(trace, q.answer)
-    dia_ids = fields["dia_ids"]
-    sessions = session_ranking(asked.ranking, dia_ids)
-    row: dict[str, Any] = {
-        "conv_id": q.conv_id,
-        "qid": 0,
-        "category": q.question_type,
-        "question": q.question,
-        **fields,
-        "evidence": list(q.evidence),
-        "abstention": q.abstention,
-        "question_date": q.question_date,
-        "answer_sessions": list(q.answer_sessions),
-        "session_ranking": sessions[:max(SESSION_KS)],
-        **ranking_facts(q.evidence, dia_ids, asked.ranking),
-        "plan": trace.plan.model_dump(mode="json"),
-    }
-    for k in SESSION_KS:
-        row[f"session_recall_all@{k}"] = (recall_all_at(sessions, q.answer_sessions, k)
-                                          if q.answer_sessions and not q.abstention else None)
-    if q.abstention:
-        row["abstained"] = is_abstention_answer(trace.answer.text)
-    return row
+def make_row(q: LmeQuestion, asked: Asked) -> EvalRow:
+    sessions = session_ranking(asked.ranking, [b.turn_id for b in asked.trace.buffer])
+    facts = LmeFacts(
+        abstention=q.abstention,
+        question_date=q.question_date,
+        answer_sessions=list(q.answer_sessions),
+        session_ranking=sessions[:max(SESSION_KS)],
+        session_recall={k: (recall_all_at(sessions, q.answer_sessions, k)
+                            if q.answer_sessions and not q.abstention else None) for k in SESSION_KS},
+        abstained=is_abstention_answer(asked.trace.answer.text) if q.abstention else None,
+    )
+    return row_of(q.conv_id, 0, q.question_type, q.question, q.answer, q.evidence, asked, lme=facts)
 
 
 def evaluate(questions: Iterable[LmeQuestion], ask: AskLme, *,
-             on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+             on_row: Callable[[EvalRow], None] | None = None) -> list[EvalRow]:
     """One row per question, in order."""
     rows = []
     for q in questions:

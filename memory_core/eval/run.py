@@ -1,22 +1,24 @@
 """Evaluation as plain functions: ask each gold question once, keep one row per question.
 
-    evaluate(questions, ask, judge=None, on_row=None) -> rows
+    evaluate(questions, ask, judge=None, on_row=None) -> rows (``EvalRow``, memory_core/eval_rows.py)
     triage(row, turn_text, cited_by) -> why the row's gold evidence was (not) retrieved
 
 ``ask`` is given by the caller (the services ask the conversation's index; a test can hand in
 anything that returns an ``Asked``). Each row carries its gold evidence and what triage needs
 from that one retrieval — the rank of every gold turn in the fused ranking and the turns that
-outranked the missing ones — so triage never asks the question again.
+outranked the missing ones — so triage never asks the question again. Triage, the outcome
+checks and the run-file line read a row's JSON form (``EvalRow.to_json()``, or a line read back).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from memory_core.eval.locomo import GoldQuestion
 from memory_core.eval.metrics import evidence_hits, token_f1
+from memory_core.eval_rows import EvalRow, LmeFacts, Outranked
 from memory_core.models import SupportLevel, Trace
 
 Judge = Callable[[str, str, str], bool]
@@ -52,22 +54,33 @@ def ranking_facts(evidence: Sequence[str], retrieved: Iterable[str],
     return {"evidence_rank": {t: rank.get(t) for t in evidence}, "outranked_by": outranked[:OUTRANKED_SHOWN]}
 
 
-def answer_fields(trace: Trace, gold: str) -> dict[str, Any]:
-    """The run-file fields every benchmark row takes from its trace (answer, buffer, timings)."""
-    return {
-        "gold": gold,
-        "answer": trace.answer.text,
-        "dia_ids": [b.turn_id for b in trace.buffer],
-        "context_tokens": trace.buffer_tokens,
-        "latency_s": round(trace.timings.get("total", 0.0), 5),
-        "strategy": trace.strategy,
-        "plan_retrieve_s": round(trace.timings.get("plan_retrieve", 0.0), 5),
-        "budget_tokens": trace.budget_tokens,
-        "backend": trace.backend,
-        "answer_f1": round(token_f1(trace.answer.text, gold), 4),
-        "trace_id": trace.id,  # the trace to open (when the run saved its traces)
-        "support": support_level(trace).value,
-    }
+def row_of(conv_id: str, qid: int, category: int | str, question: str, gold: str, evidence: Sequence[str],
+           asked: Asked, *, lme: LmeFacts | None = None) -> EvalRow:
+    """A benchmark row: the question, and what its trace (answer, buffer, timings) and the
+    retrieval's ranking say about it."""
+    trace = asked.trace
+    dia_ids = [b.turn_id for b in trace.buffer]
+    facts = ranking_facts(evidence, dia_ids, asked.ranking)
+    return EvalRow(
+        conv_id=conv_id, qid=qid, category=category, question=question,
+        gold=gold,
+        answer=trace.answer.text,
+        dia_ids=dia_ids,
+        context_tokens=trace.buffer_tokens,
+        latency_s=round(trace.timings.get("total", 0.0), 5),
+        strategy=trace.strategy,
+        plan_retrieve_s=round(trace.timings.get("plan_retrieve", 0.0), 5),
+        budget_tokens=trace.budget_tokens,
+        backend=trace.backend,
+        answer_f1=round(token_f1(trace.answer.text, gold), 4),
+        trace_id=trace.id,  # the trace to open (when the run saved its traces)
+        support=support_level(trace).value,
+        evidence=list(evidence),
+        evidence_rank=facts["evidence_rank"],
+        outranked_by=[Outranked(**o) for o in facts["outranked_by"]],
+        plan=trace.plan.model_dump(mode="json"),
+        lme=lme,
+    )
 
 
 def support_level(trace: Trace) -> SupportLevel:
@@ -77,30 +90,19 @@ def support_level(trace: Trace) -> SupportLevel:
     return SupportLevel.SUPPORTED if trace.answer.supported else SupportLevel.UNKNOWN
 
 
-def make_row(q: GoldQuestion, asked: Asked) -> dict[str, Any]:
-    trace = asked.trace
-    fields = answer_fields(trace, q.answer)
-    return {
-        "conv_id": q.conv_id,
-        "qid": q.qid,
-        "category": q.category,
-        "question": q.question,
-        **fields,
-        "evidence": list(q.evidence),
-        **ranking_facts(q.evidence, fields["dia_ids"], asked.ranking),
-        "plan": trace.plan.model_dump(mode="json"),
-    }
+def make_row(q: GoldQuestion, asked: Asked) -> EvalRow:
+    return row_of(q.conv_id, q.qid, q.category, q.question, q.answer, q.evidence, asked)
 
 
 def evaluate(questions: Iterable[GoldQuestion], ask: Ask, *, judge: Judge | None = None,
-             on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+             on_row: Callable[[EvalRow], None] | None = None) -> list[EvalRow]:
     """One row per question, in order; ``judge(question, gold, answer)`` grades answers too."""
     rows = []
     for q in questions:
         asked = ask(q)
         row = make_row(q, asked)
         if judge is not None:
-            row["judge"] = bool(judge(q.question, q.answer, asked.trace.answer.text))
+            row = replace(row, judge=bool(judge(q.question, q.answer, asked.trace.answer.text)))
         rows.append(row)
         if on_row is not None:
             on_row(row)
@@ -184,4 +186,5 @@ def run_line(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 __all__ = ["OUTCOMES", "WRONG_F1", "Ask", "Asked", "Judge", "add_judge_accuracy", "answer_wrong", "evaluate",
-           "evidence_missed", "make_row", "outcome", "ranking_facts", "run_line", "support_level", "triage"]
+           "evidence_missed", "make_row", "outcome", "ranking_facts", "row_of", "run_line", "support_level",
+           "triage"]

@@ -56,6 +56,7 @@ from memory_core.mcp_server.results import (
     record_out,
     turn_out,
 )
+from memory_core.progress import BuildDone
 from memory_core.services import MemoryServices, Principal
 
 T = TypeVar("T")
@@ -181,8 +182,8 @@ class MemoryTools:
                                        when=when)
             stats: dict[str, Any] = {}
             for event in s.builds.build(conversation):
-                if event.kind == "build_done":
-                    stats = dict(getattr(event, "stats", {}))
+                if isinstance(event, BuildDone):
+                    stats = dict(event.stats)
             counts = s.imports.stats(conversation)
         index = grown.session_extended if grown.session_extended is not None else grown.sessions_added[0]
         return RememberResult(conversation=conversation, session=index,

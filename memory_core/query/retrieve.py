@@ -37,7 +37,7 @@ from memory_core.models import EpisodeChoice, Match, MatchKind, Plan, ReasoningT
 from memory_core.query.context import ConversationIndex
 from memory_core.query.ranker import Ranker, load_ranker, size_class
 from memory_core.query.scoring import Scored, minmax, score_turns
-from memory_core.query.strategies import StrategyConfig
+from memory_core.query.strategies import Method, StrategyConfig
 
 SUPPORTED = 0.6  # a requirement counts as supported by a turn at or above this support
 PARTIAL = 0.3  # an all-matching question keeps taking new episodes supported at least this much
@@ -350,12 +350,12 @@ def select_glong(
     now: datetime | None = None,
 ) -> Retrieval:
     """Anchor entities -> 1-hop records -> 0.5 semantic + 0.3 importance + 0.2 recency."""
-    w_sem, w_imp, w_rec = cfg.glong_weights
+    w_sem, w_imp, w_rec = cfg.glong.weights
     named = {(r.entity or "").split("'")[0].lower() for r in plan.requirements if r.entity}
     anchors: dict[str, float] = {n: 1.0 for n in named if n}
     if ci.entities and ci.entity_vecs.shape[0]:
         sims = ci.entity_vecs @ qvec
-        for k in np.argsort(-sims)[: cfg.anchors]:
+        for k in np.argsort(-sims)[: cfg.glong.anchors]:
             e = ci.entities[int(k)]
             for name in (e.name, *e.aliases):
                 anchors.setdefault(name.lower(), float(sims[k]))
@@ -382,7 +382,7 @@ def select_glong(
                 _recency(
                     now or ci.last_time,
                     ci.episodes[ci.record_episode[r]].start_time if ci.record_episode[r] >= 0 else None,
-                    cfg.recency_lambda,
+                    cfg.glong.recency_lambda,
                 )
                 for r in idx
             ]
@@ -410,7 +410,7 @@ def select_glong(
     else:  # no graph yet: the anchors are the named speakers, their turns the 1-hop neighbourhood
         sem = minmax(ci.turn_vecs @ qvec)
         when = now or ci.last_time
-        rec_t = np.array([_recency(when, t.session_time, cfg.recency_lambda) for t in ci.turns])
+        rec_t = np.array([_recency(when, t.session_time, cfg.glong.recency_lambda) for t in ci.turns])
         mask = (
             np.array([t.speaker.lower() in anchors for t in ci.turns])
             if anchors
@@ -444,7 +444,7 @@ def select_seem(
     """Seed passages -> event frames citing them -> all their source turns -> their episodes."""
     picker = _Picker(ci, budget_tokens)
     order = [int(p) for p in np.argsort(-scored.fused, kind="stable")]
-    seeds = order[: cfg.seeds]
+    seeds = order[: cfg.seem.seeds]
     matches: list[Match] = []
     seed_ids = {ci.turns[p].id for p in seeds}
     frames = [v for v in ci.events if seed_ids & set(v.source_turn_ids)]
@@ -491,16 +491,17 @@ def retrieve(
     now: datetime | None = None,
 ) -> Retrieval:
     """``now``: when the question is asked (default: the conversation's last session)."""
-    if cfg.method == "full":
+    if cfg.method is Method.FULL:
         return select_full(ci, budget_tokens)
     scored = score_turns(ci, plan, qvec, cfg, now)
     ranker = load_ranker(cfg.ranker_file) if cfg.fusion == "fitted" else None
     if ranker is not None:
         return select_fitted(ci, plan, scored, ranker, budget_tokens)
-    if cfg.method == "ranked":
-        return select_ranked(ci, plan, scored, cfg, budget_tokens)
-    if cfg.method == "glong":
-        return select_glong(ci, plan, qvec, scored, cfg, budget_tokens, now=now)
-    if cfg.method == "seem":
-        return select_seem(ci, plan, scored, cfg, budget_tokens)
+    match cfg.method:
+        case Method.RANKED:
+            return select_ranked(ci, plan, scored, cfg, budget_tokens)
+        case Method.GLONG:
+            return select_glong(ci, plan, qvec, scored, cfg, budget_tokens, now=now)
+        case Method.SEEM:
+            return select_seem(ci, plan, scored, cfg, budget_tokens)
     return select_coverage(ci, plan, scored, cfg, budget_tokens)

@@ -28,7 +28,7 @@ from memory_core.models import Match, MatchKind, Plan, Requirement
 from memory_core.query.context import ConversationIndex
 from memory_core.query.families import question_families
 from memory_core.query.ranker import fitted_scores, load_ranker, size_class, turn_features
-from memory_core.query.strategies import StrategyConfig
+from memory_core.query.strategies import Method, StrategyConfig
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, terms, words
 from memory_core.timeexpr import question_dates, session_near
 
@@ -192,7 +192,7 @@ def score_turns(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: Strate
         record_scores = {"lexical": rec_lex, "dense": rec_dense, "dense_raw": rec_dense_raw}
         channels["record_lexical"] = records_to_turns(ci, rec_lex)
         channels["record_dense"] = records_to_turns(ci, rec_dense)
-        if cfg.w_structured > 0 or cfg.method in ("ensimem", "glong"):
+        if cfg.w_structured > 0 or cfg.method in (Method.ENSIMEM, Method.GLONG):
             structured = structured_scores(ci, plan, keyword_stems, families=cfg.families)
             for i in range(len(plan.requirements)):
                 structured_turns[i] = records_to_turns(ci, structured[i])

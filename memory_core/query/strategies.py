@@ -1,7 +1,8 @@
 """Retrieval strategies as declarative configs with named presets.
 
-A strategy is data: which method assembles the buffer, how the per-turn channels are
-weighted, which boosts apply, and the evidence budget each reasoning type gets. New presets
+A strategy is data: which ``Method`` assembles the buffer (with that method's own settings:
+``GlongSettings``, ``SeemSettings``), how the per-turn channels are weighted, which boosts
+apply, and the evidence budget each reasoning type gets. New presets
 are new entries in ``PRESETS``; ``strategy(name)`` looks one up.
 
     ensimem  requirement-aware: structured record matching (entity x property family) + BM25
@@ -23,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from types import MappingProxyType
 
 from memory_core.errors import QueryError
@@ -50,10 +52,32 @@ _DEFAULT_BUDGETS: Mapping[str, Budget] = MappingProxyType(
 )
 
 
+class Method(StrEnum):
+    """How a strategy assembles the buffer (``retrieve`` dispatches on it)."""
+
+    ENSIMEM = "ensimem"  # requirement-aware coverage selection
+    GLONG = "glong"  # anchor entities + 1-hop expansion, reranked (``GlongSettings``)
+    SEEM = "seem"  # seed passages -> event frames -> episodes (``SeemSettings``)
+    RANKED = "ranked"  # the top of one ranking (the BM25 / dense baselines)
+    FULL = "full"  # every turn
+
+
+@dataclass(frozen=True)
+class GlongSettings:
+    anchors: int = 5  # anchor entities taken from the question
+    weights: tuple[float, float, float] = (0.5, 0.3, 0.2)  # semantic, importance, recency
+    recency_lambda: float = 1e-7  # per second
+
+
+@dataclass(frozen=True)
+class SeemSettings:
+    seeds: int = 5  # seed passages the expansion starts from
+
+
 @dataclass(frozen=True)
 class StrategyConfig:
     name: str
-    method: str  # "ensimem" | "glong" | "seem" | "ranked" | "full"
+    method: Method
     description: str
     # per-turn channel weights (each channel min-max normalised to [0, 1] first)
     w_lexical: float = 0.0
@@ -81,12 +105,8 @@ class StrategyConfig:
     # per reasoning type stops the selection (the hand weights when no ranker file exists)
     fusion: str = "hand"
     ranker_file: str | None = None
-    # glong
-    anchors: int = 5
-    glong_weights: tuple[float, float, float] = (0.5, 0.3, 0.2)
-    recency_lambda: float = 1e-7  # per second
-    # seem
-    seeds: int = 5
+    glong: GlongSettings = GlongSettings()  # used by Method.GLONG only
+    seem: SeemSettings = SeemSettings()  # used by Method.SEEM only
 
     def budget_for(self, reasoning: ReasoningType, scope: Scope) -> Budget:
         b = self.budgets.get(reasoning.value)
@@ -99,7 +119,7 @@ class StrategyConfig:
 
 _ENSIMEM = StrategyConfig(
     name="ensimem",
-    method="ensimem",
+    method=Method.ENSIMEM,
     description="requirement-aware structured + lexical + dense retrieval, coverage-stopped",
     w_lexical=0.40,
     w_dense=0.40,
@@ -139,7 +159,7 @@ PRESETS: Mapping[str, StrategyConfig] = MappingProxyType(
         ),
         "glong": StrategyConfig(
             name="glong",
-            method="glong",
+            method=Method.GLONG,
             description="anchor entities + 1-hop expansion, 0.5 semantic + 0.3 importance + 0.2 recency",
             w_lexical=0.5,
             w_dense=0.5,
@@ -148,23 +168,23 @@ PRESETS: Mapping[str, StrategyConfig] = MappingProxyType(
         ),
         "seem": StrategyConfig(
             name="seem",
-            method="seem",
+            method=Method.SEEM,
             description="seed passages -> event frames -> reverse provenance expansion",
             w_lexical=0.5,
             w_dense=0.5,
-            seeds=4,
+            seem=SeemSettings(seeds=4),
         ),
         "bm25": StrategyConfig(
-            name="bm25", method="ranked", description="BM25 over turns, top 40", w_lexical=1.0, top_k=40
+            name="bm25", method=Method.RANKED, description="BM25 over turns, top 40", w_lexical=1.0, top_k=40
         ),
         "dense": StrategyConfig(
             name="dense",
-            method="ranked",
+            method=Method.RANKED,
             description="MiniLM cosine over turns, top 40",
             w_dense=1.0,
             top_k=40,
         ),
-        "full": StrategyConfig(name="full", method="full", description="the whole conversation"),
+        "full": StrategyConfig(name="full", method=Method.FULL, description="the whole conversation"),
     }
 )
 

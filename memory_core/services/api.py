@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     import networkx as nx
     from spacy.tokens import Doc
 
-    from memory_core.construct.events import BuildEvent
+    from memory_core.progress import BuildEvent
+    from memory_core.record_filter import RecordFilter
     from memory_core.curation.results import ImpactReport, ImpactRow, RecordPage
     from memory_core.embeddings import Embedder
     from memory_core.eval.fit import Candidates
@@ -137,7 +138,7 @@ class BuildsApi(Protocol):
 class CurationApi(Protocol):
     """``Services.curation`` (CurationService)."""
 
-    def search_records(self, conv_id: str, *, query: str = "", filters: Mapping[str, Any] | None = None,
+    def search_records(self, conv_id: str, *, query: str = "", filters: RecordFilter | None = None,
                        sort: str = "episode", page: int = 1, page_size: int = 50) -> RecordPage: ...
     def record_facets(self, conv_id: str, *, as_of: str | None = None) -> dict[str, list[tuple[Any, int]]]:
         ...
@@ -150,7 +151,7 @@ class CurationApi(Protocol):
     def cite_counts(self, conv_id: str, *, limit: int = 500) -> dict[str, int]: ...
     def review_queue(self, conv_id: str, *, skip: Collection[str] = (),
                      cited: Mapping[str, int] | None = None, query: str = "",
-                     filters: Mapping[str, Any] | None = None) -> list[Record]: ...
+                     filters: RecordFilter | None = None) -> list[Record]: ...
     def supersession(self, conv_id: str) -> dict[str, str]: ...
     @staticmethod
     def record_diff(edit: Edit) -> list[tuple[str, Any, Any]]: ...

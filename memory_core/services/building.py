@@ -1,7 +1,7 @@
 """Building memory: stream a conversation's build, list episodes, graphs, GraphML, history.
 
     BuildService(store, index, embedder, backend, queries)
-    build(conv_id, backend=None, rebuild=False)  -> iterator of BuildEvent (see construct/events.py)
+    build(conv_id, backend=None, rebuild=False)  -> iterator of BuildEvent (see memory_core/progress.py)
     build_all(...)                               -> the same for every imported conversation
     episodes / entity_graph / event_graph        -> what the build made, for the UI
     export_graphml(conv_id, out)                 -> both graphs as GraphML files
@@ -31,11 +31,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory_core.as_of import parse_day
-from memory_core.construct.events import BuildEvent
 from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder
 from memory_core.errors import BuildError, ConfigError, MnemoscopeError
 from memory_core.models import Episode
+from memory_core.progress import (
+    BuildDone,
+    BuildEvent,
+    BuildStarted,
+    ConversationQueued,
+    EntitiesMerged,
+    SessionDone,
+    SessionStarted,
+)
 from memory_core.services.querying import QueryService
 
 if TYPE_CHECKING:
@@ -128,8 +136,8 @@ class BuildService:
         current = ""
         try:
             for event in events:
-                if event.kind in ("build_started", "build_done"):  # the conversation being committed
-                    current = event.conv_id if event.kind == "build_started" else ""
+                if isinstance(event, BuildStarted | BuildDone):  # the conversation being committed
+                    current = event.conv_id if isinstance(event, BuildStarted) else ""
                 update = _status_of(event, pending)
                 if update is not None and not self.store.in_transaction():
                     state, stage = update
@@ -240,20 +248,20 @@ def one_line(error: BaseException | str) -> str:
 
 def _status_of(event: BuildEvent, pending: dict[str, int]) -> tuple[str, str] | None:
     """The (state, stage) an event moves its conversation to, or None (no visible change)."""
-    kind = event.kind
-    if kind == "conversation_queued":
-        pending[event.conv_id] = int(getattr(event, "sessions_pending", 0))
-        return "queued", "sent to the cluster"
-    if kind == "build_started":
-        pending[event.conv_id] = int(getattr(event, "sessions_pending", 0))
-        return "building", "starting"
-    if kind in ("session_started", "session_done"):
-        total = pending.get(event.conv_id)
-        of = f" ({total} to build)" if total else ""
-        saved = " saved" if kind == "session_done" else ""
-        return "building", f"session {getattr(event, 'session', '?')}{saved}{of}"
-    if kind == "entities_merged":
-        return "building", "graph"
-    if kind == "build_done":
-        return "done", ""
+    match event:
+        case ConversationQueued():
+            pending[event.conv_id] = event.sessions_pending
+            return "queued", "sent to the cluster"
+        case BuildStarted():
+            pending[event.conv_id] = event.sessions_pending
+            return "building", "starting"
+        case SessionStarted() | SessionDone():
+            total = pending.get(event.conv_id)
+            of = f" ({total} to build)" if total else ""
+            saved = " saved" if isinstance(event, SessionDone) else ""
+            return "building", f"session {event.session}{saved}{of}"
+        case EntitiesMerged():
+            return "building", "graph"
+        case BuildDone():
+            return "done", ""
     return None

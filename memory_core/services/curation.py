@@ -9,7 +9,8 @@ before, after, why) and writes the records' vectors; then the entity graph is pa
 (``queries.invalidate``). The merge and revert algorithms are pure functions in
 ``curation.merging``; this part reads, validates, and writes what they return.
 
-    page = services.curation.search_records(conv, query="paint", filters={"session": 2}, sort="-confidence")
+    page = services.curation.search_records(conv, query="paint", filters=RecordFilter(session=(2,)),
+                                            sort="-confidence")
     rec = services.curation.edit_record(rec.id, {"value": "oil paint"}, who="ana", why="typo",
                                         expected_version=rec.version)
     services.curation.revert_edit(edit.id, who="ana")
@@ -36,6 +37,7 @@ from memory_core.curation.results import ImpactReport, ImpactRow, RecordPage
 from memory_core.embeddings import Embedder
 from memory_core.errors import ConflictError, MnemoscopeError, StoreError
 from memory_core.models import Edit, Episode, Record, RecordStatus
+from memory_core.record_filter import RecordFilter
 from memory_core.services.querying import QueryService
 
 log = logging.getLogger(__name__)
@@ -52,7 +54,7 @@ class CurationService:
         self.queries = queries
 
     # ------------------------------------------------------------------ reading
-    def search_records(self, conv_id: str, *, query: str = "", filters: Mapping[str, Any] | None = None,
+    def search_records(self, conv_id: str, *, query: str = "", filters: RecordFilter | None = None,
                        sort: str = "episode", page: int = 1, page_size: int = 50) -> RecordPage:
         """A page (1-based) of records; see ``CurationStore.search_records`` for filters."""
         self.store.require_conversation(conv_id)
@@ -108,13 +110,13 @@ class CurationService:
 
     def review_queue(self, conv_id: str, *, skip: Collection[str] = (),
                      cited: Mapping[str, int] | None = None, query: str = "",
-                     filters: Mapping[str, Any] | None = None) -> list[Record]:
+                     filters: RecordFilter | None = None) -> list[Record]:
         """Active records to review: lowest confidence, then most cited (``cited``, else
         ``cite_counts``), then most important first; ``skip``: ids already reviewed;
         ``query`` / ``filters``: only the records ``search_records`` would list for them."""
         self.store.require_conversation(conv_id)
         counts = self.cite_counts(conv_id) if cited is None else cited
-        if not query and not filters:
+        if not query and (filters is None or filters.is_empty()):
             return review.review_queue(self.store.records(conv_id), counts, skip)
         rows: list[Record] = []
         page, total = 1, 1

@@ -47,6 +47,7 @@ from memory_core.eval.run import (
     run_line,
     triage,
 )
+from memory_core.eval_rows import EvalRow
 from memory_core.ids import normalise_evidence
 from memory_core.ingest import Loaded, detect_bytes, detect_format
 from memory_core.models import QAItem, Source, SourceLike
@@ -71,18 +72,25 @@ EvalSource = SourceLike | Sequence[str]
 
 @dataclass
 class EvalReport:
+    """A run: one ``EvalRow`` per question (``memory_core.eval_rows``) and the summary per
+    category (or question type) and overall."""
+
     strategy: str
     budget_tokens: int | None
     backend: str
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[EvalRow] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
     conv_ids: list[str] = field(default_factory=list)
     seconds: float = 0.0
     line: Callable[[Mapping[str, Any]], dict[str, Any]] = run_line  # a row's run-file line
 
+    def json_rows(self) -> list[dict[str, Any]]:
+        """The rows as JSON objects (what the metrics, triage and the app read)."""
+        return [row.to_json() for row in self.rows]
+
     def jsonl(self) -> str:
         """The run file: one line per row, in the benchmark's own line layout."""
-        out = [json.dumps(self.line(row), ensure_ascii=False) for row in self.rows]
+        out = [json.dumps(self.line(row), ensure_ascii=False) for row in self.json_rows()]
         return "\n".join(out) + ("\n" if out else "")
 
 
@@ -230,20 +238,21 @@ class EvalService:
 
         done = 0
 
-        def progress(row: dict[str, Any]) -> None:
+        def progress(row: EvalRow) -> None:
             nonlocal done
             done += 1  # report.rows grows per conversation, after its questions
             if on_progress:
                 on_progress({"stage": "question", "done": done, "total": total,
-                             "conv_id": row["conv_id"], "qid": row["qid"]})
+                             "conv_id": row.conv_id, "qid": row.qid})
 
         for g in gold:
             self.queries.warm(g.conv_id)  # index building is a one-off cost, not a question's latency
             report.rows.extend(evaluate(g.scored(), lambda q: ask(q.conv_id, q.question), judge=judge,
                                         on_row=progress))
-        report.summary = summarise(report.rows)
+        rows = report.json_rows()
+        report.summary = summarise(rows)
         if judge is not None:
-            add_judge_accuracy(report.summary, report.rows)
+            add_judge_accuracy(report.summary, rows)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -326,7 +335,7 @@ class EvalService:
             if on_progress:
                 on_progress({"stage": "question", "done": len(report.rows), "total": total,
                              "conv_id": conv.id, "qid": 0})
-        report.summary = lme.summarise(report.rows)
+        report.summary = lme.summarise(report.json_rows())
         report.seconds = time.perf_counter() - started
         return report
 
@@ -340,12 +349,13 @@ class EvalService:
         return candidates(self, path, limit=limit, convs=convs, on_progress=on_progress)
 
     # ------------------------------------------------------------------ triage
-    def triage(self, conv_id: str, qid: int, row: dict[str, Any]) -> dict[str, Any]:
+    def triage(self, conv_id: str, qid: int, row: EvalRow | Mapping[str, Any]) -> dict[str, Any]:
         """Why a question missed, from its evaluation row (the retrieval it kept): gold turns,
         whether records cite them, whether they were retrieved, and what outranked them.
 
         A row read back from an older run file without gold evidence takes it from the home.
         """
+        row = row.to_json() if isinstance(row, EvalRow) else dict(row)
         if "evidence" not in row:
             gold = self._gold_from_store(conv_id)
             question = next((q for q in gold.questions if q.qid == qid), None)
@@ -366,5 +376,5 @@ class EvalService:
 # what the app's pages use of the evaluation's plain functions (they reach the library through
 # the services only)
 __all__ = ["ABSTENTION", "CATEGORY_NAMES", "CURVE_BUDGETS", "OUTCOMES", "QUESTION_TYPES", "SCORED_CATEGORIES",
-           "WRONG_F1", "EvalReport", "EvalService", "EvalSource", "evidence_missed", "normalise_answer",
-           "outcome", "token_f1"]
+           "WRONG_F1", "EvalReport", "EvalRow", "EvalService", "EvalSource", "evidence_missed",
+           "normalise_answer", "outcome", "token_f1"]

@@ -5,18 +5,19 @@ A search is one parameterised statement over ``records`` joined to its episode (
 and dialogue order). Sort keys come from a whitelist that maps a public name to a fixed SQL
 expression, so no user text ever becomes SQL.
 
-    store.search_records(conv_id, query="melanie paint", filters={"session": 3},
+    store.search_records(conv_id, query="melanie paint", filters=RecordFilter(session=(3,)),
                          sort="-confidence", page=2, page_size=50) -> (records, total)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from memory_core.as_of import AS_OF_SQL, as_of_params
 from memory_core.errors import StoreError
-from memory_core.models import Edit, Entity, EntityMerge, GraphEdge, Modality, Record, RecordStatus
+from memory_core.models import Edit, Entity, EntityMerge, GraphEdge, Record
+from memory_core.record_filter import ALL_STATUSES, RecordFilter
 from memory_core.store.activity import EDIT_COLUMNS, edit_from_row
 from memory_core.store.base import StoreBase, loads
 from memory_core.store.memory import edge_row, entity_row, merge_row, record_from_row
@@ -48,8 +49,6 @@ SORT_FIELDS: dict[str, str] = {
 }
 DEFAULT_SORT = "episode"
 
-FILTER_KEYS = ("entity", "entity_type", "property", "modality", "status", "min_confidence",
-               "session", "episode_id", "origin", "as_of")
 MAX_PAGE_SIZE = 1000
 MAX_QUERY_WORDS = 8
 
@@ -78,25 +77,25 @@ class CurationStore(StoreBase):
         conv_id: str,
         *,
         query: str = "",
-        filters: Mapping[str, Any] | None = None,
+        filters: RecordFilter | None = None,
         sort: str = DEFAULT_SORT,
         page: int = 1,
         page_size: int = 50,
     ) -> tuple[list[Record], int]:
         """One page (1-based) of the records matching ``query`` and ``filters``, and the total.
 
-        ``filters`` keys: entity (exact, case-insensitive), entity_type, property, modality,
-        status (a value, a list, or ``"all"``; default: every status but deleted),
-        min_confidence, session, episode_id, origin, as_of (a date: only records said in a
-        session up to that day and whose valid time is not after it — the memory as of then).
-        Values may be a single value or a list; empty values are ignored. ``sort`` is a name
-        from ``SORT_FIELDS``, ``-`` for descending.
+        ``filters``: a ``RecordFilter`` (``memory_core.record_filter``; ``RecordFilter.of`` reads
+        loose input) — entity (exact, case-insensitive), entity_type, property, modality, status
+        (default: every status but deleted; ``"all"``), min_confidence, session, episode_id,
+        origin, as_of (only records said in a session up to that day and whose valid time is not
+        after it — the memory as of then). ``sort`` is a name from ``SORT_FIELDS``, ``-`` for
+        descending.
         """
         if page < 1:
             raise StoreError(f"records page: page must be 1 or more, got {page}")
         if not 1 <= page_size <= MAX_PAGE_SIZE:
             raise StoreError(f"records page: page_size must be 1..{MAX_PAGE_SIZE}, got {page_size}")
-        where, params = _where(conv_id, query, filters or {})
+        where, params = _where(conv_id, query, filters or RecordFilter())
         order = _order_by(sort)
         evidence = ""
         if _words(query):
@@ -114,7 +113,7 @@ class CurationStore(StoreBase):
                       as_of: str | None = None) -> dict[str, list[tuple[Any, int]]]:
         """Distinct values with counts for the filter widgets (non-deleted records); with
         ``as_of`` (a day) only the records of the memory as it stood then, like ``search_records``."""
-        where, params = _where(conv_id, "", {"as_of": as_of} if as_of else {})
+        where, params = _where(conv_id, "", RecordFilter.of({"as_of": as_of}))
         facets: dict[str, list[tuple[Any, int]]] = {}
         for name, expr, order in (
             ("entity_type", "r.entity_type", "n DESC, v"),
@@ -203,45 +202,26 @@ class CurationStore(StoreBase):
 
 
 # ---------------------------------------------------------------------------- helpers
-def _values(key: str, raw: Any) -> list[Any]:
-    if raw is None or raw == "":
-        return []
-    if isinstance(raw, str | int | float):
-        return [raw]
-    if isinstance(raw, Sequence | set | frozenset):
-        return [v for v in raw if v is not None and v != ""]
-    raise StoreError(f"records filter '{key}': expected a value or a list, got {type(raw).__name__}")
-
-
-def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
-    unknown = sorted(set(filters) - set(FILTER_KEYS))
-    if unknown:
-        raise StoreError(f"records filter: unknown key '{unknown[0]}' (known: {', '.join(FILTER_KEYS)})")
+def _where(conv_id: str, query: str, filters: RecordFilter) -> tuple[str, list[Any]]:
     clauses = ["r.conv_id = ?"]
     params: list[Any] = [conv_id]
 
-    status = _values("status", filters.get("status"))
-    if status == ["all"]:
+    if filters.status == ALL_STATUSES:
         pass
-    elif status:
-        for s in status:
-            _check_enum("status", s, RecordStatus)
+    elif filters.status:
         clauses.append("r.status = ANY(?)")
-        params.append([str(s) for s in status])
+        params.append([str(s) for s in filters.status])
     else:
         clauses.append("r.status <> 'deleted'")
 
-    for s in _values("modality", filters.get("modality")):
-        _check_enum("modality", s, Modality)
-    for key, column, lower in (
-        ("entity", "r.entity", True),
-        ("entity_type", "r.entity_type", True),
-        ("property", "r.property", True),
-        ("modality", "r.modality", False),
-        ("episode_id", "r.episode_id", False),
-        ("origin", "r.origin", False),
+    for values, column, lower in (
+        (filters.entity, "r.entity", True),
+        (filters.entity_type, "r.entity_type", True),
+        (filters.property, "r.property", True),
+        (tuple(str(m) for m in filters.modality), "r.modality", False),
+        (filters.episode_id, "r.episode_id", False),
+        (filters.origin, "r.origin", False),
     ):
-        values = [str(v) for v in _values(key, filters.get(key))]
         if not values:
             continue
         if lower:
@@ -249,32 +229,20 @@ def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, l
             params.append([v.lower() for v in values])
         else:
             clauses.append(f"{column} = ANY(?)")
-            params.append(values)
+            params.append(list(values))
 
-    sessions = _values("session", filters.get("session"))
-    if sessions:
-        try:
-            clauses.append("e.session = ANY(?)")
-            params.append([int(s) for s in sessions])
-        except (TypeError, ValueError):
-            raise StoreError(
-                f"records filter 'session': expected session numbers, got {sessions!r}") from None
+    if filters.session:
+        clauses.append("e.session = ANY(?)")
+        params.append(list(filters.session))
 
-    min_conf = filters.get("min_confidence")
-    if min_conf is not None and min_conf != "":
-        try:
-            threshold = float(min_conf)
-        except (TypeError, ValueError):
-            raise StoreError(
-                f"records filter 'min_confidence': expected a number, got {min_conf!r}") from None
+    if filters.min_confidence is not None:
         clauses.append("r.confidence >= ?")
-        params.append(threshold)
+        params.append(filters.min_confidence)
 
-    as_of = filters.get("as_of")
-    if as_of is not None and as_of != "":
+    if filters.as_of is not None:
         # the memory as it stood on that day (memory_core.as_of: the one rule, also the graphs')
         clauses.append(AS_OF_SQL)
-        params += as_of_params(as_of)
+        params += as_of_params(filters.as_of)
 
     for word in _words(query):
         clauses.append(f"strpos({_HAYSTACK}, ?) > 0")
@@ -284,12 +252,6 @@ def _where(conv_id: str, query: str, filters: Mapping[str, Any]) -> tuple[str, l
 
 def _words(query: str) -> list[str]:
     return [w for w in (query or "").lower().split() if w][:MAX_QUERY_WORDS]
-
-
-def _check_enum(key: str, value: Any, enum: type[Modality] | type[RecordStatus]) -> None:
-    allowed = [m.value for m in enum]
-    if str(value) not in allowed:
-        raise StoreError(f"records filter '{key}': unknown value {value!r} (known: {', '.join(allowed)})")
 
 
 def _order_by(sort: str) -> str:

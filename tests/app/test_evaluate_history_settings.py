@@ -22,7 +22,7 @@ def test_evaluate_the_sample_questions(open_app, app_services) -> None:
     # the same run through the services: the page counts exactly the questions whose gold
     # evidence was not all retrieved, and triages the first of them
     report = app_services.evaluation.evaluate([SAMPLE_ID], strategy="bm25")
-    expected = sum(1 for r in report.rows if r["evidence"] and not set(r["evidence"]) <= set(r["dia_ids"]))
+    expected = sum(1 for r in report.rows if r.evidence and not set(r.evidence) <= set(r.dia_ids))
     assert missed == expected > 0
     assert f"{missed - int((table['outcome'] == 'both').sum())} missed evidence" in all_text(at)
     assert "Gold evidence turns" in all_text(at)

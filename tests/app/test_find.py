@@ -3,7 +3,10 @@ with ``?entity=``, and names/ids linking to their objects."""
 
 from __future__ import annotations
 
+from memory_core.record_filter import RecordFilter
 from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, record_rows, shown, widget
+
+as_filter = RecordFilter.of  # loose test input -> the typed filter
 
 
 def _speakers(app_services) -> list[str]:  # type: ignore[no-untyped-def]
@@ -35,7 +38,8 @@ def test_entity_link_opens_the_records_about_that_entity(open_app, app_services)
     no_errors(at)
     picker = widget(at.multiselect, "Entity")
     assert [v.lower() for v in picker.value] == [name.lower()]
-    expected = app_services.curation.search_records(SAMPLE_ID, filters={"entity": name}, page_size=1).total
+    expected = app_services.curation.search_records(SAMPLE_ID, filters=as_filter({"entity": name}),
+                                                    page_size=1).total
     assert expected > 0 and f"{expected} matching records" in all_text(at)
     assert {e.lower() for e in record_rows(at)["entity"]} == {name.lower()}
     # the user's own choice goes back to the URL (shareable)
@@ -77,7 +81,7 @@ def test_memory_as_of_a_date_hides_later_records(open_app, app_services) -> None
     day = convo.sessions[1].time.date()  # after the second session
     total = app_services.curation.search_records(SAMPLE_ID, page_size=1).total
     search = app_services.curation.search_records
-    then = search(SAMPLE_ID, filters={"as_of": day.isoformat()}, page_size=1).total
+    then = search(SAMPLE_ID, filters=as_filter({"as_of": day.isoformat()}), page_size=1).total
     assert 0 < then < total
     at = open_app("pages/records.py", conv=SAMPLE_ID)
     widget(at.text_input, "Memory as of").input(day.isoformat()).run()

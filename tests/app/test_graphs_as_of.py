@@ -10,8 +10,11 @@ from datetime import date, datetime
 import networkx as nx
 
 from components.graph_as_of import entity_graph_as_of, event_graph_as_of, graph_as_of, said_by
+from memory_core.record_filter import RecordFilter
 from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, widget
 from tests.app.test_graphs import canvas_data
+
+as_filter = RecordFilter.of  # loose test input -> the typed filter
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,7 @@ def test_memory_as_of_hides_later_nodes_and_says_how_many(open_app, app_services
     assert f"Memory as of {second.isoformat()}: {hidden} of {before[0]} nodes" in caption
     # the side panel lists only records as of then
     then = {r.id for r in app_services.curation.search_records(
-        SAMPLE_ID, filters={"as_of": second.isoformat(), "status": "all"}, page_size=1000).rows}
+        SAMPLE_ID, filters=as_filter({"as_of": second.isoformat(), "status": "all"}), page_size=1000).rows}
     speaker = app_services.raw_store().load_conversation(SAMPLE_ID).speakers[0]
     g = app_services.builds.entity_graph(SAMPLE_ID)
     node = next(n for n in g.nodes if g.nodes[n].get("name") == speaker)

@@ -6,7 +6,10 @@ import json
 
 from components import graph, links
 from components.text import shorten
+from memory_core.record_filter import RecordFilter
 from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, record_rows, widget
+
+as_filter = RecordFilter.of  # loose test input -> the typed filter
 
 
 def test_episodes_timeline_bands_and_selection(open_app, app_services) -> None:
@@ -26,7 +29,7 @@ def test_episodes_timeline_bands_and_selection(open_app, app_services) -> None:
     picker.set_value(second.id).run()
     no_errors(at)
     assert at.subheader[0].value.startswith("S")
-    records = app_services.curation.search_records(SAMPLE_ID, filters={"episode_id": second.id},
+    records = app_services.curation.search_records(SAMPLE_ID, filters=as_filter({"episode_id": second.id}),
             page_size=200)
     (table,) = [json.loads(c.proto.json) for c in at.get("bidi_component")
                 if "mnemoscope.sort_table" in c.proto.component_name]
@@ -111,7 +114,7 @@ def test_mark_wrong_and_add_a_record_from_turns(open_app, app_services) -> None:
     widget(at.text_input, "Value", form="create:").set_value("unit tests")
     button(at, "Add record").click().run()
     no_errors(at)
-    made = app_services.curation.search_records(SAMPLE_ID, filters={"entity": "Test entity"}).rows
+    made = app_services.curation.search_records(SAMPLE_ID, filters=as_filter({"entity": "Test entity"})).rows
     assert len(made) == 1 and made[0].evidence_turn_ids == (episode.turn_ids[0],)
     assert made[0].origin == "annotator"
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 
 from components.review import MODE_KEY, TAB_KEY
+from memory_core.record_filter import RecordFilter
 from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, all_text, button, no_errors, record_rows, shown, widget
+
+as_filter = RecordFilter.of  # loose test input -> the typed filter
 
 
 def _table(at):  # type: ignore[no-untyped-def]
@@ -61,7 +64,7 @@ def test_review_queue_honours_the_browse_filters(open_app, app_services) -> None
     svc = app_services
     name = svc.curation.record_facets(SAMPLE_ID)["entity"][0][0]
     everyone = svc.curation.review_queue(SAMPLE_ID)
-    theirs = svc.curation.review_queue(SAMPLE_ID, filters={"entity": [name]})
+    theirs = svc.curation.review_queue(SAMPLE_ID, filters=as_filter({"entity": [name]}))
     assert theirs and len(theirs) < len(everyone)
     assert {r.entity.lower() for r in theirs} == {name.lower()}
     assert [r.id for r in theirs] == [r.id for r in everyone if r.entity.lower() == name.lower()]
@@ -79,7 +82,7 @@ def test_review_queue_honours_the_browse_filters(open_app, app_services) -> None
     # a text search narrows it too
     word = theirs[0].value.split()[0]
     widget(at.text_input, "Search records").input(word).run()
-    found = svc.curation.review_queue(SAMPLE_ID, query=word, filters={"entity": [name]})
+    found = svc.curation.review_queue(SAMPLE_ID, query=word, filters=as_filter({"entity": [name]}))
     assert f"{len(found)} records to review" in all_text(at)
 
 
@@ -116,7 +119,7 @@ def test_secondary_filters_are_drawn_only_when_open_and_always_applied(open_app,
     widget(at.multiselect, "Property").set_value([prop]).run()
     _more(at)
     widget(at.selectbox, "Rows per page").set_value(25).run()
-    expected = svc.curation.search_records(SAMPLE_ID, filters={"property": [prop]}, page_size=25)
+    expected = svc.curation.search_records(SAMPLE_ID, filters=as_filter({"property": [prop]}), page_size=25)
     assert expected.total > 25
     assert list(record_rows(at)["id"]) == [r.id for r in expected.rows]
     _more(at, False)  # closed: still applied, and the label says so
@@ -127,7 +130,7 @@ def test_secondary_filters_are_drawn_only_when_open_and_always_applied(open_app,
     assert "More filters set: property, page size" in all_text(at)
     # the review queue covers them too
     at.button_group[0].set_value("Review queue").run()
-    queue = svc.curation.review_queue(SAMPLE_ID, filters={"property": [prop]})
+    queue = svc.curation.review_queue(SAMPLE_ID, filters=as_filter({"property": [prop]}))
     assert f"{len(queue)} records to review: the active records the search and filters above select" in \
         all_text(at)
     at.button_group[0].set_value("Browse").run()

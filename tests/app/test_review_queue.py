@@ -13,7 +13,10 @@ import re
 from components import links
 from components.review import KEYS, MODE_KEY, TAB_KEY, record_name
 from components.text import esc
+from memory_core.record_filter import RecordFilter
 from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_errors, record_rows, shown, widget
+
+as_filter = RecordFilter.of  # loose test input -> the typed filter
 
 TURN_LABEL = re.compile(r"^\S+ · [^:]+: .+")
 
@@ -96,8 +99,8 @@ def test_quick_wrong_keeps_the_tab_and_the_record(open_app, app_services) -> Non
 def test_after_a_quick_action_or_a_revert_the_editor_saves_without_a_conflict(open_app,
                                                                              app_services) -> None:
     svc = app_services
-    record = svc.curation.search_records(SAMPLE_ID, filters={"min_confidence": 0.0}, sort="confidence",
-                                         page_size=19).rows[18]
+    record = svc.curation.search_records(SAMPLE_ID, filters=as_filter({"min_confidence": 0.0}),
+                                         sort="confidence", page_size=19).rows[18]
     assert record.confidence < 1.0
     at = open_app("pages/records.py", conv=SAMPLE_ID, record=record.id)
     button(at, f"✓ Correct {record.id}").click().run()

@@ -7,6 +7,7 @@ import pytest
 from curation.handmade import CONV
 from memory_core.errors import ConflictError, StoreError
 from memory_core.models import RecordStatus
+from memory_core.record_filter import RecordFilter
 
 R2 = "c1:S1:E1:R2"
 
@@ -23,7 +24,7 @@ def test_merge_repoints_entity_and_relation_values(built) -> None:  # type: igno
     assert (taught.entity, taught.version) == ("Melanie", 2)
     assert (friend.entity, friend.value, friend.version) == ("Ana", "Melanie", 2)
     assert built.raw_store().record("c1:S2:E1:R2").version == 1  # already Melanie: untouched
-    assert built.curation.search_records(CONV, filters={"entity": "Mel"}).total == 0
+    assert built.curation.search_records(CONV, filters=RecordFilter.of({"entity": "Mel"})).total == 0
     merges = built.raw_store().entity_merges(CONV)
     melanie = next(e for e in built.raw_store().entities(CONV) if e.name == "Melanie")
     assert [(m.canonical_id, m.alias, m.reason) for m in merges] == [(melanie.id, "Mel", "annotator")]

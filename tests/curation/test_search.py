@@ -7,6 +7,9 @@ import pytest
 from curation.handmade import CONV, load
 from memory_core.errors import StoreError
 from memory_core.models import RecordStatus
+from memory_core.record_filter import RecordFilter
+
+as_filter = RecordFilter.of  # loose test input -> the typed filter
 
 
 @pytest.fixture
@@ -35,15 +38,17 @@ def test_pagination_splits_without_overlap(loaded) -> None:
 
 
 def test_filters_combine(loaded) -> None:
-    rows, total = loaded.search_records(CONV, filters={"entity": "ben", "session": 1})
+    rows, total = loaded.search_records(CONV, filters=as_filter({"entity": "ben", "session": 1}))
     assert ids(rows) == ["c1:S1:E2:R1"] and total == 1
-    rows, _ = loaded.search_records(CONV, filters={"modality": "planned"})
+    rows, _ = loaded.search_records(CONV, filters=as_filter({"modality": "planned"}))
     assert ids(rows) == ["c1:S1:E2:R1"]
-    rows, _ = loaded.search_records(CONV, filters={"property": ["paints", "taught"], "min_confidence": 0.6})
+    typed = RecordFilter(property=("paints", "taught"), min_confidence=0.6)
+    rows, _ = loaded.search_records(CONV, filters=typed)
     assert ids(rows) == ["c1:S1:E1:R1", "c1:S2:E1:R2"]
-    rows, _ = loaded.search_records(CONV, filters={"entity_type": "place", "property": None, "session": ""})
+    loose = {"entity_type": "place", "property": None, "session": ""}  # empty values filter nothing
+    rows, _ = loaded.search_records(CONV, filters=as_filter(loose))
     assert ids(rows) == ["c1:S1:E2:R2"]
-    rows, _ = loaded.search_records(CONV, filters={"episode_id": "c1:S2:E1"})
+    rows, _ = loaded.search_records(CONV, filters=as_filter({"episode_id": "c1:S2:E1"}))
     assert ids(rows) == ["c1:S2:E1:R1", "c1:S2:E1:R2"]
 
 
@@ -64,7 +69,7 @@ def test_free_text_never_matches_ids_or_the_speaker(loaded) -> None:
     # every record's source speaker is Ana: only records about Ana, or naming her, match
     rows, _ = loaded.search_records(CONV, query="ana")
     assert ids(rows) == ["c1:S1:E1:R1", "c1:S1:E1:R2", "c1:S1:E1:R3", "c1:S1:E1:R4", "c1:S2:E1:R2"]
-    rows, total = loaded.search_records(CONV, query="trams lovely", filters={"entity": "lisbon"})
+    rows, total = loaded.search_records(CONV, query="trams lovely", filters=as_filter({"entity": "lisbon"}))
     assert ids(rows) == ["c1:S1:E2:R2"] and total == 1  # value + evidence words, with a filter
 
 
@@ -72,13 +77,13 @@ def test_as_of_shows_the_memory_as_it_stood_that_day(loaded) -> None:
     from datetime import date
 
     # session 1 is 2023-05-08, session 2 2023-06-01; one record is about July 2023 (a plan)
-    rows, _ = loaded.search_records(CONV, filters={"as_of": date(2023, 5, 20)})
+    rows, _ = loaded.search_records(CONV, filters=as_filter({"as_of": date(2023, 5, 20)}))
     assert ids(rows) == ["c1:S1:E1:R1", "c1:S1:E1:R2", "c1:S1:E1:R3", "c1:S1:E1:R4", "c1:S1:E2:R2"]
-    assert loaded.search_records(CONV, filters={"as_of": "2023-06-01"})[1] == 7  # session 2 counts
-    assert loaded.search_records(CONV, filters={"as_of": "2023-07-31"})[1] == 8  # the plan's month
-    assert loaded.search_records(CONV, filters={"as_of": "2023-05-01"})[1] == 0  # before anything
+    assert loaded.search_records(CONV, filters=as_filter({"as_of": "2023-06-01"}))[1] == 7  # session 2 counts
+    assert loaded.search_records(CONV, filters=as_filter({"as_of": "2023-07-31"}))[1] == 8  # the plan's month
+    assert loaded.search_records(CONV, filters=as_filter({"as_of": "2023-05-01"}))[1] == 0  # before anything
     with pytest.raises(StoreError, match="as_of"):
-        loaded.search_records(CONV, filters={"as_of": "last spring"})
+        loaded.search_records(CONV, filters=as_filter({"as_of": "last spring"}))
 
 
 def test_sort_ascending_descending_with_stable_ties(loaded) -> None:
@@ -99,9 +104,9 @@ def test_status_filter_hides_deleted_by_default(loaded) -> None:
     rec = loaded.record("c1:S1:E1:R3")
     loaded.update_record(rec.model_copy(update={"status": RecordStatus.WRONG}), expected_version=1)
     assert loaded.search_records(CONV)[1] == 7
-    assert ids(loaded.search_records(CONV, filters={"status": "deleted"})[0]) == ["c1:S1:E1:R2"]
-    assert loaded.search_records(CONV, filters={"status": "all"})[1] == 8
-    assert ids(loaded.search_records(CONV, filters={"status": ["wrong"]})[0]) == ["c1:S1:E1:R3"]
+    assert ids(loaded.search_records(CONV, filters=as_filter({"status": "deleted"}))[0]) == ["c1:S1:E1:R2"]
+    assert loaded.search_records(CONV, filters=as_filter({"status": "all"}))[1] == 8
+    assert ids(loaded.search_records(CONV, filters=as_filter({"status": ["wrong"]}))[0]) == ["c1:S1:E1:R3"]
 
 
 @pytest.mark.parametrize(
@@ -119,6 +124,8 @@ def test_status_filter_hides_deleted_by_default(loaded) -> None:
 )
 def test_bad_arguments_get_one_line_errors(loaded, kwargs, message) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(StoreError, match=message) as caught:
+        if "filters" in kwargs:  # loose input is checked where it becomes a RecordFilter
+            kwargs = {**kwargs, "filters": RecordFilter.of(kwargs["filters"])}
         loaded.search_records(CONV, **kwargs)
     assert "\n" not in str(caught.value)
 
@@ -132,7 +139,7 @@ def test_facets_count_values(loaded) -> None:
 
 def test_facets_as_of_a_day_count_the_memory_then(loaded) -> None:
     then = loaded.record_facets(CONV, as_of="2023-05-31")  # after session 1, before session 2
-    listed, total = loaded.search_records(CONV, filters={"as_of": "2023-05-31"}, page_size=100)
+    listed, total = loaded.search_records(CONV, filters=as_filter({"as_of": "2023-05-31"}), page_size=100)
     assert dict(then["session"]) == {1: 5}  # Ben's July trip (valid 2023-07) is not yet memory
     assert dict(then["entity"]) == {"Ana": 3, "Mel": 1, "Lisbon": 1} and total == 5
     assert sum(n for _, n in then["entity"]) == len(listed)

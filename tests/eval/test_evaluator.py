@@ -157,10 +157,10 @@ def test_metrics() -> None:
 
 def test_rows_follow_the_schema(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
     report = services.evaluation.evaluate(tiny, strategy="ensimem")
-    assert [r["qid"] for r in report.rows] == [0, 1, 3, 4, 5]
+    assert [r["qid"] for r in report.json_rows()] == [0, 1, 3, 4, 5]
     turns = {t.id: t for t in services.raw_store().turns("conv-tiny")}
     order = list(turns)
-    for row in report.rows:
+    for row in report.json_rows():
         assert ROW_KEYS <= set(row)
         assert row["conv_id"] == "conv-tiny" and row["strategy"] == "ensimem"
         assert row["category"] in (1, 2, 3, 4)
@@ -178,9 +178,9 @@ def test_budget_and_judge(services, tiny: Path) -> None:  # type: ignore[no-unty
         return gold.lower() in answer.lower()
 
     report = services.evaluation.evaluate(tiny, strategy="bm25", budget_tokens=40, judge=judge)
-    assert all(r["context_tokens"] <= 40 for r in report.rows)
-    assert all(isinstance(r["judge"], bool) for r in report.rows)
-    expected = sum(r["judge"] for r in report.rows) / len(report.rows)
+    assert all(r["context_tokens"] <= 40 for r in report.json_rows())
+    assert all(isinstance(r["judge"], bool) for r in report.json_rows())
+    expected = sum(r["judge"] for r in report.json_rows()) / len(report.json_rows())
     assert report.summary["overall"]["judge_accuracy"] == pytest.approx(expected)
 
 
@@ -224,7 +224,7 @@ def test_token_counts_agree_with_the_scorer_recount(services, tiny: Path, tmp_pa
 
 def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
     report = services.evaluation.evaluate(tiny, strategy="bm25", budget_tokens=30)
-    row = next(r for r in report.rows if r["qid"] == 1)
+    row = next(r for r in report.json_rows() if r["qid"] == 1)
     traces_before = len(services.raw_store().traces("conv-tiny"))
     info = services.evaluation.triage("conv-tiny", 1, row)
     assert len(services.raw_store().traces("conv-tiny")) == traces_before
@@ -250,7 +250,7 @@ def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None: 
     missing = [row["evidence_rank"][t] for t in row["evidence"] if t not in got]
     assert all(o["rank"] < max(missing) and o["turn_id"] not in row["evidence"] for o in row["outranked_by"])
     # a row read back from a run file triages the same (gold evidence and ranks travel with it)
-    line = json.loads(report.jsonl().splitlines()[[r["qid"] for r in report.rows].index(1)])
+    line = json.loads(report.jsonl().splitlines()[[r["qid"] for r in report.json_rows()].index(1)])
     assert services.evaluation.triage("conv-tiny", 1, line) == info
 
 
@@ -264,10 +264,10 @@ def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, 
     monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append("dir") or real(*a, **k))
     report = services.evaluation.evaluate(Source.upload("my upload.json", tiny.read_bytes()), strategy="bm25")
     assert made == []
-    assert report.conv_ids == ["conv-tiny"] and [r["qid"] for r in report.rows] == [0, 1, 3, 4, 5]
+    assert report.conv_ids == ["conv-tiny"] and [r["qid"] for r in report.json_rows()] == [0, 1, 3, 4, 5]
     assert services.raw_store().load_conversation("conv-tiny").source_name == "my upload.json"
     from_file = services.evaluation.evaluate(tiny, strategy="bm25")  # now in the home: no re-import
-    assert [r["dia_ids"] for r in from_file.rows] == [r["dia_ids"] for r in report.rows]
+    assert [r["dia_ids"] for r in from_file.json_rows()] == [r["dia_ids"] for r in report.json_rows()]
 
 
 def test_a_bad_upload_is_one_line_naming_it(services) -> None:  # type: ignore[no-untyped-def]

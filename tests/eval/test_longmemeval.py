@@ -63,7 +63,7 @@ def test_rows_and_summary_per_type_with_abstentions_apart() -> None:
         "c": Asked(_trace(["D3:3"], "May 2023", 30)),
         "d_abs": Asked(_trace(["D1:1"], "Unknown", 40)),
     }
-    rows = evaluate(questions, lambda q: asked[q.conv_id])
+    rows = [r.to_json() for r in evaluate(questions, lambda q: asked[q.conv_id])]
     a, b, _, d = rows
     assert (a["conv_id"], a["qid"], a["category"], a["dia_ids"], a["context_tokens"]) == (
         "a", 0, "multi-session", ["D1:1", "D4:2"], 100)

@@ -52,8 +52,9 @@ def test_evaluate_asks_each_question_once_and_rows_carry_their_gold() -> None:
         asked.append(q.qid)
         return ANSWERS[q.qid]
 
-    rows = evaluate([Q1, Q2, Q3], ask, judge=lambda q, gold, answer: gold.lower() in answer.lower(),
-                    on_row=lambda row: seen.append(row["qid"]))
+    typed = evaluate([Q1, Q2, Q3], ask, judge=lambda q, gold, answer: gold.lower() in answer.lower(),
+                     on_row=lambda row: seen.append(row.qid))
+    rows = [r.to_json() for r in typed]
     assert asked == [0, 3, 4] and seen == [0, 3, 4]
     first = rows[0]
     assert {k: first[k] for k in ("conv_id", "qid", "category", "question", "gold", "answer", "dia_ids",
@@ -71,7 +72,8 @@ def test_evaluate_asks_each_question_once_and_rows_carry_their_gold() -> None:
 
 
 def test_summary_scores_recall_from_the_rows_own_gold() -> None:
-    rows = evaluate([Q1, Q2, Q3], lambda q: ANSWERS[q.qid], judge=lambda q, gold, answer: gold in answer)
+    rows = [r.to_json() for r in evaluate([Q1, Q2, Q3], lambda q: ANSWERS[q.qid],
+                                          judge=lambda q, gold, answer: gold in answer)]
     summary = summarise(rows)
     assert (summary["1"]["scored"], summary["1"]["full_recall"], summary["1"]["coverage"]) == (1, 0.0, 0.5)
     assert (summary["2"]["scored"], summary["2"]["full_recall"], summary["2"]["coverage"]) == (1, 1.0, 1.0)
@@ -86,7 +88,7 @@ def test_summary_scores_recall_from_the_rows_own_gold() -> None:
 
 
 def test_triage_reads_the_kept_retrieval() -> None:
-    (row,) = evaluate([Q1], lambda q: ANSWERS[q.qid])
+    (row,) = [r.to_json() for r in evaluate([Q1], lambda q: ANSWERS[q.qid])]
     text = {"D1:2": "A: in Paris", "D1:4": "B: lovely", "D1:3": "A: hello", "D1:5": "B: " + "y" * 200}
     info = triage(row, text, {"D1:2": ["r1", "r7"]})
     assert info == {
@@ -107,7 +109,7 @@ def test_triage_reads_the_kept_retrieval() -> None:
 
 
 def test_run_lines_keep_the_scorer_keys_and_what_triage_needs() -> None:
-    (row,) = evaluate([Q1], lambda q: ANSWERS[q.qid])
+    (row,) = [r.to_json() for r in evaluate([Q1], lambda q: ANSWERS[q.qid])]
     line = run_line(row)
     assert list(line)[:10] == ["conv_id", "qid", "category", "question", "gold", "answer", "dia_ids",
                                "context_tokens", "latency_s", "strategy"]
@@ -125,3 +127,19 @@ def test_gold_from_qa_renormalises_evidence_and_defaults_category() -> None:
         GoldQuestion(conv_id="c", qid=2, question="r", answer="a", evidence=("D1:1",), category=4),
     ]
     assert [q.qid for q in gold.scored()] == [2]
+
+
+def test_a_typed_row_writes_the_json_row_it_replaced() -> None:
+    """``EvalRow.to_json`` keeps the keys, their order and the values the row dicts had."""
+    (row,) = evaluate([Q1], lambda q: ANSWERS[q.qid], judge=lambda q, gold, answer: True)
+    assert row.qid == 0 and row.judge is True
+    assert [o.turn_id for o in row.outranked_by] == ["D1:3", "D1:5", "D1:1"]
+    data = row.to_json()
+    assert list(data) == ["conv_id", "qid", "category", "question", "gold", "answer", "dia_ids",
+                          "context_tokens", "latency_s", "strategy", "plan_retrieve_s", "budget_tokens",
+                          "backend", "answer_f1", "trace_id", "support", "evidence", "evidence_rank",
+                          "outranked_by", "plan", "judge"]
+    assert data["outranked_by"][0] == {"turn_id": "D1:3", "rank": 1, "score": 0.9}
+    assert data["support"] == "supported" and data["trace_id"] == "t"
+    (unjudged,) = evaluate([Q1], lambda q: ANSWERS[q.qid])
+    assert "judge" not in unjudged.to_json()  # no verdict, no key (as before)

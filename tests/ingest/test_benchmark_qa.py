@@ -16,11 +16,11 @@ def test_a_realtalk_file_is_evaluated_like_locomo(services, tmp_path: Path) -> N
     assert services.evaluation.benchmark_format(str(path)) == "realtalk"
     report = services.evaluation.evaluate(path, strategy="bm25")
     assert report.conv_ids == ["realtalk-3"]
-    assert [(r["qid"], r["category"]) for r in report.rows] == [(0, 2), (1, 1), (2, 3), (3, 2)]
+    assert [(r["qid"], r["category"]) for r in report.json_rows()] == [(0, 2), (1, 1), (2, 3), (3, 2)]
     stored = services.raw_store().load_conversation("realtalk-3")
     assert stored.source_format == "realtalk" and len(stored.qa) == 4
     again = services.evaluation.evaluate(["realtalk-3"], strategy="bm25")  # this conversation's questions
-    assert [r["dia_ids"] for r in again.rows] == [r["dia_ids"] for r in report.rows]
+    assert [r["dia_ids"] for r in again.json_rows()] == [r["dia_ids"] for r in report.json_rows()]
     assert report.summary["overall"]["n"] == 4
 
 
@@ -33,4 +33,4 @@ def test_a_beam_directory_is_evaluated_with_its_probing_questions(services, tmp_
     assert services.evaluation.benchmark_format(str(root)) == "beam"
     report = services.evaluation.evaluate(str(root), strategy="bm25")
     assert report.conv_ids == ["beam-100k-2"]
-    assert [(r["qid"], r["category"]) for r in report.rows] == [(0, 4), (1, 2), (2, 3), (3, 1)]
+    assert [(r["qid"], r["category"]) for r in report.json_rows()] == [(0, 4), (1, 2), (2, 3), (3, 1)]

@@ -18,6 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from memory_core.record_filter import RecordFilter
+
+as_filter = RecordFilter.of  # loose test input -> the typed filter
+
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = [
     "<script>alert('x')</script>",
@@ -333,8 +337,8 @@ def test_hostile_text_is_stored_and_searched_as_data(store) -> None:  # type: ig
     record = Record(id="r'1", conv_id=evil, episode_id=episode.id, entity=evil, entity_type="person",
                     property="says", value=evil, evidence_turn_ids=("D1:1",))
     store.save_session_memory(evil, 1, [episode], [record], [], backend="offline")
-    rows, total = store.search_records(evil, query=evil, filters={"entity": evil, "property": ["says"]},
-                                       sort="-value")
+    rows, total = store.search_records(evil, query=evil, sort="-value",
+                                       filters=RecordFilter(entity=(evil,), property=("says",)))
     assert total == 1 and rows[0].value == evil
     assert store.stats(evil)["records"] == 1 and store.turns(evil)[0].text == evil
 
