@@ -106,10 +106,10 @@ def _peak_mb() -> float:
 
 
 def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given: bool | None = None) -> int:
-    from memory_core.backends.offline import OfflineBackend
-    from memory_core.construct.events import BuildDone
-    from memory_core.construct.fidelity import fidelity
-    from memory_core.construct.measure import measure
+    from memory_core.backends.offline.backend import OfflineBackend
+    from memory_core.construct.progress import BuildDone
+    from memory_core.eval.build_figures import measure
+    from memory_core.eval.fidelity import fidelity
     from memory_core.services import Services
 
     given = home_given if home_given is not None else bool(getattr(args, "home", None))

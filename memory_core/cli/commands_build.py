@@ -17,7 +17,7 @@ from memory_core.config import Settings
 from memory_core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from memory_core.construct.events import BuildEvent
+    from memory_core.construct.progress import BuildEvent
     from memory_core.contracts import Backend
 
 
@@ -41,7 +41,7 @@ def register(sub: Any) -> None:
 
 def offline_worker_backend() -> Backend:
     """What a cluster worker builds with: the offline backend (models load once per worker)."""
-    from memory_core.backends.offline import OfflineBackend
+    from memory_core.backends.offline.backend import OfflineBackend
     from memory_core.embeddings import shared_embedder
 
     return OfflineBackend(embedder=shared_embedder())

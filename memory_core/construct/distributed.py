@@ -39,8 +39,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from memory_core.construct.embedcache import TextEmbedder
-from memory_core.construct.events import BuildEvent, ConversationQueued
 from memory_core.construct.pipeline import ComputedConversation, build_conversation, compute_conversation
+from memory_core.construct.progress import BuildEvent, ConversationQueued
 from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder, shared_embedder
 from memory_core.errors import BuildError, ConfigError

@@ -1,7 +1,7 @@
 """The build: a conversation's sessions -> episodes, records, events -> graphs, streamed.
 
 ``build_conversation(store, index, embedder, conv_id, backend)`` is a generator of the
-progress events of ``memory_core.construct.events``. It works with any ``Backend``:
+progress events of ``memory_core.construct.progress``. It works with any ``Backend``:
 
 1. sessions already built (``store.built_sessions``) are skipped unless ``rebuild``; their
    vectors are checked (Chroma counts against DuckDB) and re-indexed when some are missing.
@@ -40,7 +40,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from memory_core.construct.embedcache import TextEmbedder, embed_texts, seed_vectors
-from memory_core.construct.events import (
+from memory_core.construct.graph_refresh import index_entities, refresh_graph
+from memory_core.construct.progress import (
     BuildDone,
     BuildEvent,
     BuildStarted,
@@ -52,7 +53,6 @@ from memory_core.construct.events import (
     SessionSkipped,
     SessionStarted,
 )
-from memory_core.construct.graph_refresh import index_entities, refresh_graph
 from memory_core.contracts import Backend, ConversationInfo, Extraction, RelationalStore, VectorStore
 from memory_core.errors import BuildError, MnemoscopeError
 from memory_core.ids import turn_vector_id

@@ -16,8 +16,8 @@ likely enjoy a Puccini opera?") are not checked.
 from __future__ import annotations
 
 from memory_core import timeexpr
+from memory_core.backends.offline.planner import answer_target
 from memory_core.models import Answer, BufferTurn, SupportLevel
-from memory_core.query.planner import answer_target
 from memory_core.query.text import STOPWORDS, stem, word_spans, words
 
 UNKNOWN = "Unknown"

@@ -1,7 +1,7 @@
 """Building memory: stream a conversation's build, list episodes, graphs, GraphML, history.
 
     BuildService(store, index, embedder, backend, queries)
-    build(conv_id, backend=None, rebuild=False)  -> iterator of BuildEvent (see construct/events.py)
+    build(conv_id, backend=None, rebuild=False)  -> iterator of BuildEvent (see construct/progress.py)
     build_all(...)                               -> the same for every imported conversation
     episodes / entity_graph / event_graph        -> what the build made, for the UI
     export_graphml(conv_id, out)                 -> both graphs as GraphML files
@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_core.construct.events import BuildEvent
+from memory_core.construct.progress import BuildEvent
 from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder
 from memory_core.errors import BuildError, ConfigError, MnemoscopeError

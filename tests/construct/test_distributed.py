@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from engines import free_port
 
-from memory_core.backends.offline import OfflineBackend
+from memory_core.backends.offline.backend import OfflineBackend
 from memory_core.cli.commands_build import offline_worker_backend
 from memory_core.construct.distributed import build_on_cluster
 from memory_core.construct.pipeline import ComputedConversation, build_conversation

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from memory_core.backends.offline.planner import plan_question
 from memory_core.models import MatchKind, ReasoningType, Scope, Trace
 from memory_core.query.buffer import highlight_terms
-from memory_core.query.planner import plan_question
 from memory_core.query.qembed import embed_question
 from memory_core.query.retrieve import retrieve
 from memory_core.query.strategies import PRESETS, Budget
