@@ -23,7 +23,8 @@ from engines import free_port
 from memory_core.backends.offline.backend import OfflineBackend
 from memory_core.cli.commands_build import offline_worker_backend
 from memory_core.construct.distributed import build_on_cluster
-from memory_core.construct.pipeline import ComputedConversation, build_conversation
+from memory_core.construct.pipeline import build_conversation
+from memory_core.construct.sessions import ComputedConversation
 from memory_core.models import Conversation
 from memory_core.store import Store
 from memory_core.store.vectors import VectorIndex
