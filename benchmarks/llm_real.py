@@ -227,7 +227,7 @@ def main() -> int:
     args = parser.parse_args()
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from memory_core.backends.openai_backend import OpenAIBackend
+    from memory_core.backends.openai.backend import OpenAIBackend
     from memory_core.config import LLMSettings, Settings
     from memory_core.llm import llm_scope
     from memory_core.store import Store

@@ -159,6 +159,41 @@ def test_imports_only_run_down_a_floor() -> None:
     assert offenders == []
 
 
+# Rooms inside the backends floor: each backend is a package of its own (backends/offline: the
+# segmenter, rule extractor, planner and answerer; backends/openai: the backend and its
+# prompts). Neither imports the other; only the factory and the per-stage mix see both.
+BACKEND_ROOMS = ("offline", "openai")
+
+
+def room_offenders(rel: str, text: str) -> list[str]:
+    """Imports in backend room ``rel`` (``memory_core/backends/<room>/...``) of another room."""
+    room = rel.split("/")[2]
+    others = [f"memory_core.backends.{r}" for r in BACKEND_ROOMS if r != room]
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        modules = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                   else [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+        if isinstance(node, ast.ImportFrom) and node.module == "memory_core.backends":
+            modules += [f"memory_core.backends.{a.name}" for a in node.names]
+        found += [f"{rel}:{node.lineno}: backends/{room} imports {m}" for m in modules
+                  if any(m == o or m.startswith(o + ".") for o in others)]
+    return found
+
+
+def test_each_backend_is_a_room_of_its_own() -> None:
+    base = ROOT / "memory_core" / "backends"
+    assert all((base / room / "__init__.py").exists() for room in BACKEND_ROOMS)
+    offenders = [o for room in BACKEND_ROOMS for p in (base / room).rglob("*.py")
+                 for o in room_offenders(p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8"))]
+    assert offenders == []
+    crossing = ("from memory_core.backends.openai.prompts import plan\n"
+                "from memory_core.backends import offline\n")
+    assert room_offenders("memory_core/backends/offline/x.py", crossing) == [
+        "memory_core/backends/offline/x.py:1: backends/offline imports memory_core.backends.openai.prompts"]
+    assert room_offenders("memory_core/backends/openai/x.py", crossing) == [
+        "memory_core/backends/openai/x.py:2: backends/openai imports memory_core.backends.offline"]
+
+
 def test_the_import_scan_catches_an_upward_import() -> None:
     upward = ("from memory_core.models import Plan\n\n"
               "def embedder():\n    from memory_core.services.base import shared\n    return shared()\n")

@@ -51,7 +51,7 @@ def make_backend(settings: Settings, store: RelationalStore | None = None, *,
 
 def make_judge(settings: Settings, store: RelationalStore | None = None) -> Callable[[str, str, str], bool]:
     """The LLM judge (LoCoMo-style CORRECT/WRONG) on the configured endpoint and judge model."""
-    from memory_core.backends.openai_backend import OpenAIBackend
+    from memory_core.backends.openai.backend import OpenAIBackend
 
     _check_endpoint(settings)
     return OpenAIBackend(settings.llm, store).judge
@@ -60,12 +60,12 @@ def make_judge(settings: Settings, store: RelationalStore | None = None) -> Call
 def _instantiate(name: str, settings: Settings, store: RelationalStore | None, embedder: Embedder,
                  check_endpoint: bool) -> Backend:
     if name == "openai":
-        from memory_core.backends.openai_backend import OpenAIBackend
+        from memory_core.backends.openai.backend import OpenAIBackend
 
         if check_endpoint:
             _check_endpoint(settings)
         return OpenAIBackend(settings.llm, store)
-    from memory_core.backends.offline import OfflineBackend
+    from memory_core.backends.offline.backend import OfflineBackend
 
     return OfflineBackend(embedder=embedder)
 

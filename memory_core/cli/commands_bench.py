@@ -106,7 +106,7 @@ def _peak_mb() -> float:
 
 
 def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given: bool | None = None) -> int:
-    from memory_core.backends.offline import OfflineBackend
+    from memory_core.backends.offline.backend import OfflineBackend
     from memory_core.progress import BuildDone
     from memory_core.services import Services
 

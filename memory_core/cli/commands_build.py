@@ -41,7 +41,7 @@ def register(sub: Any) -> None:
 
 def offline_worker_backend() -> Backend:
     """What a cluster worker builds with: the offline backend (models load once per worker)."""
-    from memory_core.backends.offline import OfflineBackend
+    from memory_core.backends.offline.backend import OfflineBackend
     from memory_core.embeddings import shared_embedder
 
     return OfflineBackend(embedder=shared_embedder())

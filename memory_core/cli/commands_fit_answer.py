@@ -2,7 +2,7 @@
 
 Imports and builds what the home lacks, asks every scored question of the (tune) files once,
 fits the answer model on the options their evidence offers (``eval.answer_fit``) and writes
-its parameters (default: ``memory_core/query/answer_model.json``, which the offline answer
+its parameters (default: ``memory_core/backends/offline/answer_model.json``, which the offline answer
 loads at start). ``--cache`` keeps the asked questions in a JSON-lines file: a later run with
 the same cache refits without asking again.
 """
@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memory_core.backends.offline.answer_model import MODEL_PATH
 from memory_core.config import Settings
-from memory_core.query.answer_model import MODEL_PATH
 
 if TYPE_CHECKING:
     from memory_core.eval.answer_fit import Sample
@@ -33,7 +33,7 @@ def register(which: Any) -> None:
 
 
 def cmd_fit_answer(args: argparse.Namespace, settings: Settings) -> int:
-    from memory_core.backends.offline import OfflineBackend
+    from memory_core.backends.offline.backend import OfflineBackend
     from memory_core.embeddings import shared_embedder
     from memory_core.eval.answer_fit import Sample, fit_answer_model
 

@@ -4,7 +4,7 @@
         -> iterator of BuildEvent (ConversationQueued per conversation, then each
            conversation's usual stream, in the order the workers finish)
 
-One task per conversation: a worker runs ``pipeline.compute_conversation`` — model load,
+One task per conversation: a worker runs ``sessions.compute_conversation`` — model load,
 embeddings, segment + extract per pending session, the vectors of the records and of the
 entity names the graph will compare — on the conversation it is sent (a pydantic
 ``Conversation``) with a backend it makes itself (``factory()``, once per worker process; no
@@ -39,8 +39,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from memory_core.construct.embedcache import TextEmbedder
-from memory_core.construct.events import BuildEvent, ConversationQueued
-from memory_core.construct.pipeline import ComputedConversation, build_conversation, compute_conversation
+from memory_core.construct.pipeline import build_conversation
+from memory_core.construct.progress import BuildEvent, ConversationQueued
+from memory_core.construct.sessions import ComputedConversation, compute_conversation
 from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder, shared_embedder
 from memory_core.errors import BuildError, ConfigError

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory_core.construct.pipeline import record_metadata
+from memory_core.construct.indexing import record_metadata
 from memory_core.contracts import VectorStore
 from memory_core.embeddings import Embedder
 from memory_core.models import Record, RecordStatus

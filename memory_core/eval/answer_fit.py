@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memory_core.backends.offline.answer_model import AnswerModel, calibrate, featurise, fit
+from memory_core.backends.offline.answering import Candidate, Parse, candidates, covered, options
+from memory_core.backends.offline.compose import Choice, Embed
 from memory_core.eval.metrics import token_f1
 from memory_core.models import BufferTurn, Plan, Record
-from memory_core.query.answer_model import AnswerModel, calibrate, featurise, fit
-from memory_core.query.answering import Candidate, Parse, candidates, covered, options
-from memory_core.query.compose import Choice, Embed
 
 RIGHT = 0.5  # token-F1 from which an answer counts as right
 PRECISION = 0.9  # share of supported answers that must be right on the tune files

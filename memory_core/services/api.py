@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     import networkx as nx
     from spacy.tokens import Doc
 
-    from memory_core.progress import BuildEvent
-    from memory_core.record_filter import RecordFilter
     from memory_core.curation.results import ImpactReport, ImpactRow, RecordPage
     from memory_core.embeddings import Embedder
     from memory_core.eval.fit import Candidates
@@ -41,8 +39,10 @@ if TYPE_CHECKING:
     from memory_core.eval.run import Judge
     from memory_core.ingest import Loaded, Streamed
     from memory_core.ingest import Progress as ImportProgress
+    from memory_core.progress import BuildEvent
     from memory_core.query.context import ConversationIndex
     from memory_core.query.retrieve import Retrieval
+    from memory_core.record_filter import RecordFilter
     from memory_core.services.access import Principal
     from memory_core.services.evaluating import EvalReport, EvalSource
     from memory_core.services.evaluating import Progress as EvalProgress

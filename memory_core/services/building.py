@@ -209,10 +209,10 @@ class BuildService:
 
     # ------------------------------------------------------------------ measuring (bench)
     def measure(self, conv_id: str, parse: Callable[[list[str]], list[Doc]] | None = None) -> dict[str, Any]:
-        """What the build made of the conversation, measured (``construct.measure``: episodes,
+        """What the build made of the conversation, measured (``eval.build_figures``: episodes,
         records, coverage, graph) plus the records' fidelity to LoCoMo's observations."""
-        from memory_core.construct.fidelity import fidelity
-        from memory_core.construct.measure import measure
+        from memory_core.eval.build_figures import measure
+        from memory_core.eval.fidelity import fidelity
 
         self.store.require_conversation(conv_id)
         row = measure(self.store, conv_id, parse)

@@ -67,7 +67,7 @@ class QueryService:
     def warm(self, conv_id: str) -> None:
         """Build the conversation's in-memory index and embed its property vocabulary now, so the
         first question is not slower than the rest."""
-        from memory_core.query.planner import align_property
+        from memory_core.backends.offline.planner import align_property
 
         ci = self.conversation_index(conv_id)
         vocabulary = ci.vocabulary()

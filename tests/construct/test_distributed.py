@@ -20,10 +20,12 @@ from typing import Any
 import pytest
 from engines import free_port
 
-from memory_core.backends.offline import OfflineBackend
+from memory_core.backends.offline.backend import OfflineBackend
 from memory_core.cli.commands_build import offline_worker_backend
 from memory_core.construct.distributed import build_on_cluster
-from memory_core.construct.pipeline import ComputedConversation, build_conversation
+from memory_core.construct.pipeline import build_conversation
+from memory_core.construct.sessions import ComputedConversation, compute_conversation
+from memory_core.errors import BuildError
 from memory_core.models import Conversation
 from memory_core.store import Store
 from memory_core.store.vectors import VectorIndex
@@ -143,6 +145,23 @@ def test_an_in_process_cluster_build_equals_the_serial_build(serial: dict[str, d
     assert all("worker_segment" in e.stats["stages"] for e in done)
     for conv_id in ("c1", "c2", "c3"):
         assert snapshot(store, index, conv_id) == serial[conv_id]
+    store.close()
+
+
+def test_a_worker_result_for_other_sessions_is_refused_before_anything_is_written(
+        tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """The replayed source commits only what the worker computed for exactly the sessions this
+    build finds pending: a result for session 1 alone, given to a build with both sessions
+    pending, is one clear error and leaves no build, episode or vector behind."""
+    store, index = fresh(tmp_path)  # c1, c2, c3 imported, nothing built
+    conv = conversations()[0]
+    partial = compute_conversation(conv, [1], [], OfflineBackend(embedder=embedder), embedder)
+    with pytest.raises(BuildError, match=r"conversation 'c1': the worker's result is for other pending "
+                                         r"sessions \(\[1\] vs \[1, 2\]\); build it again"):
+        list(build_conversation(store, index, embedder, "c1", OfflineBackend(embedder=embedder),
+                                computed=partial))
+    assert store.builds("c1") == [] and store.episodes("c1") == []
+    assert store.built_sessions("c1") == {} and index.count("turns", where={"conv_id": "c1"}) == 0
     store.close()
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memory_core.backends.offline import OfflineBackend
+from memory_core.backends.offline.backend import OfflineBackend
 from memory_core.contracts import ConversationInfo
 from memory_core.embeddings import Embedder
 from memory_core.models import Record
@@ -314,7 +314,7 @@ def test_the_parse_cache_is_bounded_by_text_length(embedder: Embedder,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Parsed long turns are large: the cache between stages keeps a bounded amount of text, so a
     process building many long haystacks does not grow without end."""
-    from memory_core.backends import offline
+    from memory_core.backends.offline import backend as offline
 
     monkeypatch.setattr(offline, "_DOC_CACHE_CHARS", 1_000)
     fresh = OfflineBackend(embedder=embedder)

@@ -7,7 +7,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from memory_core.backends.offline import OfflineBackend
+from memory_core.backends.offline.backend import OfflineBackend
 from memory_core.construct.graphs import entity_graph, event_graph, write_graphml
 from memory_core.construct.pipeline import build_conversation
 from memory_core.store import Store

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from memory_core.backends.offline import OfflineBackend
-from memory_core.construct.clauses import is_noise_word
+from memory_core.backends.offline.backend import OfflineBackend
+from memory_core.backends.offline.clauses import is_noise_word
+from memory_core.backends.offline.frames import clean_value, is_raw_utterance, speakers_named
+from memory_core.backends.offline.nlp import get_nlp, normalise_text
+from memory_core.backends.offline.segment import key_phrases
 from memory_core.construct.entities import canonicalise
-from memory_core.construct.frames import clean_value, is_raw_utterance, speakers_named
-from memory_core.construct.nlp import get_nlp, normalise_text
-from memory_core.construct.segment import key_phrases
 from memory_core.contracts import ConversationInfo
 from memory_core.embeddings import Embedder
 from memory_core.models import Record

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from memory_core.backends.offline import OfflineBackend
+from memory_core.backends.offline.backend import OfflineBackend
 from memory_core.construct.pipeline import build_conversation
 from memory_core.contracts import BackendBase, ConversationInfo, Extraction
 from memory_core.errors import BuildError

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memory_core.backends.offline import OfflineBackend
-from memory_core.construct.segment import find_spans, is_acknowledgement, is_greeting
+from memory_core.backends.offline.backend import OfflineBackend
+from memory_core.backends.offline.segment import find_spans, is_acknowledgement, is_greeting
 from memory_core.models import ThemeType, Turn
 from tests.construct.dialogues import INFO, TWO_THEMES, session
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from memory_core.backends import make_backend, make_judge
-from memory_core.backends.openai_backend import OpenAIBackend
+from memory_core.backends.openai.backend import OpenAIBackend
 from memory_core.config import Settings
 from memory_core.contracts import ConversationInfo, Vocabulary
 from memory_core.errors import ConfigError, LLMError

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from memory_core.backends.prompts import judge as judge_prompt
+from memory_core.backends.openai.prompts import judge as judge_prompt
 from memory_core.config import LLMSettings
 from memory_core.errors import ConfigError, LLMError
 from memory_core.llm import LLMClient, cache_key, llm_scope, request_structured, usage
@@ -284,7 +284,7 @@ def test_a_reply_cut_off_at_the_token_limit_keeps_its_complete_part() -> None:
 
 
 def test_truncated_reply_is_used_without_a_second_call(server: ScriptedServer, llm_settings) -> None:
-    from memory_core.backends.prompts import plan as plan_prompt
+    from memory_core.backends.openai.prompts import plan as plan_prompt
 
     full = json.dumps({"requirements": [{"entity": "Ana", "property": "likes"},
                                         {"entity": "Bo", "property": "owns"}], "keywords": ["x"]})
@@ -324,7 +324,7 @@ def test_parameters_a_reasoning_model_refuses_are_adapted_once(server: ScriptedS
 
 
 def test_the_schema_sent_requires_every_key_and_lists_fixed_vocabularies() -> None:
-    from memory_core.backends.prompts import plan as plan_prompt
+    from memory_core.backends.openai.prompts import plan as plan_prompt
     from memory_core.llm.parsing import endpoint_schema
 
     schema = endpoint_schema(plan_prompt.PlanReply)

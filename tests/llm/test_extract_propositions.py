@@ -7,8 +7,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from memory_core.backends.openai_backend import OpenAIBackend
-from memory_core.backends.prompts import extract
+from memory_core.backends.openai.backend import OpenAIBackend
+from memory_core.backends.openai.prompts import extract
 from memory_core.contracts import ConversationInfo
 from memory_core.models import Episode, Turn
 from tests.llm.conftest import Reply, ScriptedServer, first_user, stage_of

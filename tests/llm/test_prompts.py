@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory_core.backends.prompts import answer, extract, judge, plan, segment
+from memory_core.backends.openai.prompts import answer, extract, judge, plan, segment
 from memory_core.contracts import ConversationInfo, Vocabulary
 from memory_core.models import BufferTurn, Episode, Modality, Plan, ReasoningType, Scope, Session, Turn
 

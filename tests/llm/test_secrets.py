@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.backends.openai_backend import OpenAIBackend
+from memory_core.backends.openai.backend import OpenAIBackend
 from memory_core.config import Settings
 from memory_core.contracts import ConversationInfo, Vocabulary
 from memory_core.errors import LLMError

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory_core.construct.nlp import parse_many
+from memory_core.backends.offline.answer_model import AnswerModel, calibrate, fit
+from memory_core.backends.offline.answering import extractive_answer
+from memory_core.backends.offline.constituents import constituents
+from memory_core.backends.offline.nlp import parse_many
+from memory_core.backends.offline.planner import plan_question
 from memory_core.contracts import Vocabulary
 from memory_core.embeddings import shared_embedder
 from memory_core.models import BufferTurn, Modality, Plan, Record, Requirement, SupportLevel, Turn
-from memory_core.query.answer_model import AnswerModel, calibrate, fit
-from memory_core.query.answering import extractive_answer
 from memory_core.query.buffer import buffer_turn
-from memory_core.query.constituents import constituents
 from memory_core.query.grounding import grade
-from memory_core.query.planner import plan_question
 
 EMBED = shared_embedder().embed
 VOCAB = Vocabulary(speakers=("Nadia", "Tomas"), entities=(("Biscuit", "animal"),), properties=("learns",))
@@ -103,7 +103,7 @@ def test_a_model_answer_is_supported_only_when_its_words_are_in_the_cited_turns(
 
 
 def test_sentences_do_not_end_after_an_abbreviation_or_an_initial() -> None:
-    from memory_core.query.answering import sentences
+    from memory_core.backends.offline.answering import sentences
 
     said = "We played at the Blue Gull, a bar in St. Ives. It was packed! Dr. Okafor came. J. Mbeki too."
     assert sentences(said) == ["We played at the Blue Gull, a bar in St. Ives.", "It was packed!",

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory_core.construct.nlp import parse_many
+from memory_core.backends.offline.answering import extractive_answer
+from memory_core.backends.offline.compose import category_head, vague_phrase
+from memory_core.backends.offline.nlp import parse_many
+from memory_core.backends.offline.planner import plan_question
 from memory_core.contracts import Vocabulary
 from memory_core.embeddings import shared_embedder
 from memory_core.models import BufferTurn, SupportLevel, Turn
-from memory_core.query.answering import extractive_answer
 from memory_core.query.buffer import buffer_turn
-from memory_core.query.compose import category_head, vague_phrase
-from memory_core.query.planner import plan_question
 from memory_core.query.premise import unmentioned
 
 EMBED = shared_embedder().embed

@@ -6,11 +6,12 @@ from dataclasses import replace
 
 import pytest
 
+from memory_core.backends.offline.planner import plan_question
 from memory_core.contracts import Vocabulary
 from memory_core.models import MatchKind, ReasoningType, Scope
 from memory_core.query.families import property_families, question_families, value_families
-from memory_core.query.planner import asks_for_list, plan_question
 from memory_core.query.qembed import embed_question
+from memory_core.query.question_form import asks_for_list
 from memory_core.query.retrieve import record_order, retrieve
 from memory_core.query.scoring import requirement_families
 from memory_core.query.strategies import PRESETS

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from memory_core.backends.offline.planner import find_entities, plan_question
 from memory_core.contracts import Vocabulary
 from memory_core.models import ReasoningType, Scope
-from memory_core.query.planner import find_entities, plan_question
 
 VOCAB = Vocabulary(
     speakers=("Alice", "Bob"),

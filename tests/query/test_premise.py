@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.backends.openai_backend import OpenAIBackend
+from memory_core.backends.openai.backend import OpenAIBackend
 from memory_core.config import LLMSettings
 from memory_core.models import SupportLevel
 from tests.llm.conftest import FAKE_KEY, ScriptedServer

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memory_core.backends.offline.planner import plan_question
 from memory_core.errors import QueryError
 from memory_core.eval.fit import (
     MIN_BUDGET,
@@ -21,7 +22,6 @@ from memory_core.eval.fit import (
     save_candidates,
     tokens_needed,
 )
-from memory_core.query.planner import plan_question
 from memory_core.query.qembed import embed_question
 from memory_core.query.ranker import FEATURES, OTHER, Ranker, load_ranker, read_ranker
 from memory_core.query.retrieve import retrieve

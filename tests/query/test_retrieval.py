@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from memory_core.backends.offline.planner import plan_question
 from memory_core.models import MatchKind, ReasoningType, Scope, Trace
 from memory_core.query.buffer import highlight_terms
-from memory_core.query.planner import plan_question
 from memory_core.query.qembed import embed_question
 from memory_core.query.retrieve import retrieve
 from memory_core.query.strategies import PRESETS, Budget
@@ -208,7 +208,7 @@ def test_context_neighbours_are_short_turns_only() -> None:
 
     import numpy as np
 
-    from memory_core.query.retrieve import CONTEXT_TOKENS, window
+    from memory_core.query.selection import CONTEXT_TOKENS, window
 
     tokens = np.array([20, 30, CONTEXT_TOKENS + 400, 25, 40, 10])
     ci = SimpleNamespace(turns=list(range(6)), turn_episode=np.array([0, 0, 0, 0, 0, 1]), turn_tokens=tokens)

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.backends.offline import OfflineBackend
-from memory_core.backends.openai_backend import OpenAIBackend
+from memory_core.backends.offline.answering import extractive_answer
+from memory_core.backends.offline.backend import OfflineBackend
+from memory_core.backends.offline.planner import plan_question
+from memory_core.backends.openai.backend import OpenAIBackend
 from memory_core.config import Settings
 from memory_core.errors import ConfigError
-from memory_core.query.answering import extractive_answer
 from memory_core.query.buffer import build_buffer
 from memory_core.query.pipeline import matched_records
-from memory_core.query.planner import plan_question
 from memory_core.query.premise import unmentioned
 from memory_core.query.qembed import embed_question
 from memory_core.query.retrieve import retrieve

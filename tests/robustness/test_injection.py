@@ -376,7 +376,7 @@ def test_nothing_is_unpickled_or_evaluated() -> None:
     '```json\n{"records": {"entity": "x"}}\n```', "[1, 2, 3]",
 ])
 def test_malformed_llm_replies_are_refused(reply: str) -> None:
-    from memory_core.backends.prompts.plan import PlanReply
+    from memory_core.backends.openai.prompts.plan import PlanReply
     from memory_core.llm.parsing import parse_reply
 
     with pytest.raises(ValueError, match=r"\S"):
@@ -384,7 +384,7 @@ def test_malformed_llm_replies_are_refused(reply: str) -> None:
 
 
 def test_llm_plan_with_unusable_parts_is_repaired_or_refused() -> None:
-    from memory_core.backends.prompts.plan import PlanReply, to_plan
+    from memory_core.backends.openai.prompts.plan import PlanReply, to_plan
 
     bad = PlanReply.model_validate({"reasoning_type": "<b>guess</b>", "scope": "everything",
                                     "requirements": [{"entity": "", "property": ""},
@@ -399,7 +399,7 @@ def test_llm_plan_with_unusable_parts_is_repaired_or_refused() -> None:
 
 
 def test_llm_records_outside_their_episode_or_ungrounded_are_dropped() -> None:
-    from memory_core.backends.prompts.extract import ExtractReply, to_extraction
+    from memory_core.backends.openai.prompts.extract import ExtractReply, to_extraction
     from memory_core.contracts import ConversationInfo
     from memory_core.models import Episode, Turn
 

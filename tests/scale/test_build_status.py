@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from memory_core.backends.offline import OfflineBackend
+from memory_core.backends.offline.backend import OfflineBackend
 from memory_core.contracts import ConversationInfo
 from memory_core.embeddings import shared_embedder
 from memory_core.errors import BuildError, StoreError

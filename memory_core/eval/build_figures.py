@@ -11,8 +11,8 @@ import statistics
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memory_core.construct.fidelity import observations
 from memory_core.contracts import RelationalStore
+from memory_core.eval.fidelity import observations
 from memory_core.timeexpr import normalise
 
 if TYPE_CHECKING:

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from memory_core.backends.offline.clauses import is_noise_word
 from memory_core.construct import lexicon
-from memory_core.construct.clauses import is_noise_word
 from memory_core.models import Episode, Session, ThemeType, Turn
 
 if TYPE_CHECKING:

@@ -1,12 +1,12 @@
 """Offline question planning: question -> Plan (answer target, reasoning type, scope,
 requirements aligned with the home's own vocabulary, time condition, hops, keywords).
 
-Rules, not a model: the question's wording decides the reasoning type and scope; entity
-mentions are found among the conversation's speakers and entities (exact, possessive and
-fuzzy matches); the remaining content words form the property, aligned to the record
-property vocabulary by fuzzy string match and, when an embedder is given, by embedding
-similarity. Relative time ("last year", "in May 2023") is kept as a condition, never
-resolved here.
+Rules, not a model: the question's wording decides the answer target, reasoning type and
+scope (``memory_core.query.question_form``); entity mentions are found among the
+conversation's speakers and entities (exact, possessive and fuzzy matches); the remaining
+content words form the property, aligned to the record property vocabulary by fuzzy string
+match and, when an embedder is given, by embedding similarity. Relative time ("last year",
+"in May 2023") is kept as a condition, never resolved here.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import numpy as np
 from rapidfuzz import fuzz
 
 from memory_core.contracts import ASSISTANT_ROLES, USER_ROLES, Vocabulary
-from memory_core.models import Plan, ReasoningType, Requirement, Scope
+from memory_core.models import Plan, ReasoningType, Requirement
 from memory_core.query.qembed import embed_question
+from memory_core.query.question_form import answer_target, reasoning_type
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, content_words, fold, stem, words
 from memory_core.timeexpr import MONTH_ALT
 
@@ -38,95 +39,11 @@ _TIME_CONDITION_RE = re.compile(
     r"|(?:" + MONTH_ALT + r")\s+\d{1,2}(?:st|nd|rd|th)?,?\s*\d{4})",
     re.IGNORECASE,
 )
-
-_TEMPORAL_RE = re.compile(
-    r"^\s*(?:when|what\s+(?:year|month|date|day|time|week)|which\s+(?:year|month|date|day|week)|"
-    r"how\s+long|since\s+when|how\s+many\s+(?:years|months|weeks|days|times\s+a))\b|\b(?:how\s+long\s+ago|"
-    r"what\s+date|which\s+(?:year|month))\b",
-    re.IGNORECASE,
-)
-_COUNT_RE = re.compile(
-    r"\bhow\s+(?:many|often|much)\b|\b(?:the\s+)?total\s+(?:number|amount|count|cost|sum)\b"
-    r"|^\s*what\s+(?:is|was)\s+the\s+number\s+of\b",
-    re.IGNORECASE,
-)
-_COMPARISON_RE = re.compile(
-    r"\b(?:both|in\s+common|same|similar|differ|different|difference|compare|compared|more\s+than|"
-    r"less\s+than|either|neither|share)\b",
-    re.IGNORECASE,
-)
 # the counting operator of an aggregation question: no content word ("the total number of siblings")
 _OPERATOR_RE = re.compile(
     r"\b(?:the\s+)?total\s+(?:number|amount|count|sum)(?:\s+of)?\b|\bthe\s+number\s+of\b|\btotal\b",
     re.IGNORECASE,
 )
-# hypothetical mood: a modal verb or a hedge word asks for an inference, not a stated fact
-_OPEN_RE = re.compile(
-    r"\b(?:would|might|could|likely|unlikely|probably|possibly|perhaps)\b"
-    r"|\bif\s+\w+\s+(?:had|hadn't|hadn’t|were|weren't|weren’t|did|didn't|didn’t)\b",
-    re.IGNORECASE,
-)
-_REPORTED = frozenset({"say", "says", "said", "tell", "tells", "told", "promise", "promised", "thought"})
-
-
-def is_hypothetical(question: str) -> bool:
-    """A modal, a hedge or a counterfactual asks for an inference; a modal in reported speech
-    ("what she said she would buy") reports a stated fact instead."""
-    for m in _OPEN_RE.finditer(question):
-        before = words(question[: m.start()])[-3:]
-        if m.group(0).lower() in ("would", "might", "could") and _REPORTED & set(before):
-            continue
-        return True
-    return False
-
-
-_AUXILIARY = r"(?:is|are|was|were|has|have|had|did|does|do|can|will|would|might)"
-# "what/which <up to three words> <auxiliary>": the words before the verb are the answer's
-# category; a plural head ("what LGBTQ+ events has ...", "in what ways is ...") asks for a list
-_CATEGORY_RE = re.compile(
-    r"\b(?:what|which)\s+((?:[\w+\-/]+\s+){0,2}?[\w+\-/]+)\s+" + _AUXILIARY + r"\b", re.IGNORECASE
-)
-
-
-def _plural(word: str) -> bool:
-    w = fold(word)
-    return len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is", "ous", "'s"))
-
-
-def asks_for_list(question: str) -> bool:
-    """A plural answer category ("what books has ...", "what types of ...") or "list/all the"."""
-    if re.search(r"\b(?:list|all\s+the)\b", question, re.IGNORECASE):
-        return True
-    # "what are (some of) X's <plural>": the subject after the verb is the category
-    after = re.match(r"\s*(?:what|which)\s+(?:are|were)\s+((?:[\w'’+\-/]+\s*){1,5})", question, re.IGNORECASE)
-    if after and any(_plural(w) for w in after.group(1).split()[:5]):
-        return True
-    for m in _CATEGORY_RE.finditer(question):
-        head = m.group(1).split()
-        if head[0].lower() in ("kind", "kinds", "type", "types", "sort", "sorts") and len(head) > 1:
-            return _plural(head[0])
-        if _plural(head[-1].split("/")[0]):
-            return True
-    return False
-
-
-# question forms whose answer is gathered from several turns even with one person named:
-# a reason or a manner ("why did ...", "what inspired ...", "how did ... <verb>" — the
-# decision and what led to it are told across turns), a habit ("what ... does X make/do")
-# or an experience summed over time ("what has X painted") — the present tense and the
-# perfect ask about every occasion.
-# states are held, not done on occasions: "what job does Bob have?" asks for one fact
-_STATIVE = (
-    r"(?:have|has|own|owns|need|needs|mean|means|know|knows|call|calls|name|names"
-    r"|seem|seems|look|looks|weigh|cost|stand|stands)"
-)
-_GATHERING_RE = re.compile(
-    r"^\s*(?:why\b|how\s+(?:did|does|do|has|have)\b(?!.*\bfeel)"
-    r"|what\s+(?:inspired|motivated|prompted|caused|led|made|drove|pushed)\b"
-    r"|what\b(?:\s+\w+){0,3}?\s+(?:does|do|has|have)\s+[A-Z]\w*(?:['’]s)?\s+(?!" + _STATIVE + r"\b)\w+)",
-    re.IGNORECASE,
-)
-_BOOLEAN_RE = re.compile(r"^\s*(?:did|does|do|is|are|was|were|has|have|had|can|will)\b", re.IGNORECASE)
 _RELATION_WORDS = frozenset(
     """
     daughter son kids kid children child husband wife partner mom mother dad father parents brother
@@ -141,44 +58,6 @@ _FIRST_PERSON_RE = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b
 _YOU_SAID_RE = re.compile(
     r"\byou\s+(?:\w+ly\s+)?(?:said|told|gave|wrote|made|came up with|\w+ed)\b", re.IGNORECASE
 )
-
-
-def answer_target(question: str) -> str:
-    q = question.strip().lower()
-    if _TEMPORAL_RE.search(q):
-        return "time"
-    if _COUNT_RE.search(q):
-        return "count"
-    if q.startswith("where") or re.search(r"\bwhere\b", q):
-        return "location"
-    if q.startswith("who") or re.search(r"\bwhose\b", q):
-        return "entity"
-    if q.startswith("why") or (q.startswith("how did") and "feel" not in q):
-        return "explanation"
-    if is_hypothetical(q):
-        return "likelihood"
-    if _BOOLEAN_RE.search(q):
-        return "boolean"
-    if asks_for_list(question):
-        return "list"
-    return "value"
-
-
-def reasoning_type(question: str, n_entities: int) -> tuple[ReasoningType, Scope]:
-    q = question.strip()
-    if _TEMPORAL_RE.search(q):
-        if _COUNT_RE.search(q) and re.search(r"\btimes\b", q, re.IGNORECASE):
-            return ReasoningType.AGGREGATION, Scope.ALL
-        return ReasoningType.TEMPORAL, Scope.POINT
-    if _COMPARISON_RE.search(q) and (n_entities >= 2 or re.search(r"\bboth\b|\bin\s+common\b", q, re.I)):
-        return ReasoningType.COMPARISON, Scope.ALL
-    if is_hypothetical(q):
-        return ReasoningType.OPEN_DOMAIN, Scope.ALL
-    if _COUNT_RE.search(q) or asks_for_list(q):
-        return ReasoningType.AGGREGATION, Scope.ALL
-    if n_entities >= 2 or _GATHERING_RE.search(q):
-        return ReasoningType.MULTI_HOP, Scope.ALL
-    return ReasoningType.POINT, Scope.POINT
 
 
 def find_entities(question: str, vocabulary: Vocabulary) -> list[tuple[str, str, tuple[int, int]]]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from memory_core.backends.prompts.common import (
+from memory_core.backends.openai.prompts.common import (
     FIRST_PERSON,
     Ids,
     Messages,

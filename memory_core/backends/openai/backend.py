@@ -25,11 +25,11 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel
 
-from memory_core.backends.prompts import answer as answer_prompt
-from memory_core.backends.prompts import extract as extract_prompt
-from memory_core.backends.prompts import judge as judge_prompt
-from memory_core.backends.prompts import plan as plan_prompt
-from memory_core.backends.prompts import segment as segment_prompt
+from memory_core.backends.openai.prompts import answer as answer_prompt
+from memory_core.backends.openai.prompts import extract as extract_prompt
+from memory_core.backends.openai.prompts import judge as judge_prompt
+from memory_core.backends.openai.prompts import plan as plan_prompt
+from memory_core.backends.openai.prompts import segment as segment_prompt
 from memory_core.config import LLMSettings
 from memory_core.contracts import BackendBase, ConversationInfo, Extraction, RelationalStore, Vocabulary
 from memory_core.errors import LLMError

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from memory_core import timeexpr
-from memory_core.construct import clauses
-from memory_core.construct.drafts import Draft, ExtractState
+from memory_core.backends.offline import clauses
+from memory_core.backends.offline.drafts import Draft, ExtractState
 from memory_core.models import Modality, Turn
 
 if TYPE_CHECKING:

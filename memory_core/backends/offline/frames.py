@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memory_core.construct import clauses
-from memory_core.construct.drafts import Draft, ExtractState
-from memory_core.construct.propositions import DISCOURSE
-from memory_core.construct.subjects import possessor
+from memory_core.backends.offline import clauses
+from memory_core.backends.offline.drafts import Draft, ExtractState
+from memory_core.backends.offline.propositions import DISCOURSE
+from memory_core.backends.offline.subjects import possessor
 from memory_core.contracts import ASSISTANT_ROLES, Extraction
 from memory_core.models import EventFrame, Record, Turn
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
-from memory_core.backends.prompts.common import Ids, Messages, Reply, Text, known
+from memory_core.backends.openai.prompts.common import Ids, Messages, Reply, Text, known
 from memory_core.llm.parsing import Checked
 from memory_core.models import Answer, BufferTurn, Plan, Record, SupportLevel
 from memory_core.query.grounding import grade

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memory_core.construct import clauses, lexicon
-from memory_core.construct.aliases import speaker_alias
-from memory_core.construct.drafts import VAGUE_NOUNS, ExtractState, Mention, Subject
+from memory_core.backends.offline import clauses
+from memory_core.backends.offline.aliases import speaker_alias
+from memory_core.backends.offline.drafts import VAGUE_NOUNS, ExtractState, Mention, Subject
+from memory_core.construct import lexicon
 from memory_core.contracts import ConversationInfo
 from memory_core.models import Turn
 

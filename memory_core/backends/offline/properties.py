@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from memory_core.construct import clauses, lexicon
-from memory_core.construct.drafts import TRIVIAL_VERBS, Draft, ExtractState, Subject, conf
+from memory_core.backends.offline import clauses
+from memory_core.backends.offline.drafts import TRIVIAL_VERBS, Draft, ExtractState, Subject, conf
+from memory_core.backends.offline.subjects import name_of, possessor
+from memory_core.construct import lexicon
 from memory_core.construct.lexicon import Prop
-from memory_core.construct.subjects import name_of, possessor
 from memory_core.models import Turn
 
 if TYPE_CHECKING:

@@ -1,12 +1,12 @@
 """The offline backend: local embeddings + spaCy + rules. No key, no network.
 
     segment(session, info)         TextTiling over MiniLM turn embeddings + dialogue rules
-                                   (memory_core.construct.segment)
+                                   (memory_core.backends.offline.segment)
     extract(episode, turns, info)  spaCy clauses -> records + event frames
-                                   (memory_core.construct.extract)
-    plan(question, vocabulary)     memory_core.query.planner.plan_question
+                                   (memory_core.backends.offline.extract)
+    plan(question, vocabulary)     memory_core.backends.offline.planner.plan_question
     answer(question, plan, buffer, unmentioned=...)
-                                   memory_core.query.answering.extractive_answer
+                                   memory_core.backends.offline.answering.extractive_answer
 
 Parsed turns are kept in a small per-instance cache between ``segment`` and ``extract`` so a
 session is parsed once. The spaCy model loads once per process; the embedder is given by the
@@ -21,10 +21,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memory_core.construct import nlp
+from memory_core.backends.offline import nlp
+from memory_core.backends.offline.extract import extract_episode
+from memory_core.backends.offline.segment import segment_session
 from memory_core.construct.embedcache import embed_texts
-from memory_core.construct.extract import extract_episode
-from memory_core.construct.segment import segment_session
 from memory_core.contracts import BackendBase, ConversationInfo, Extraction, Vocabulary
 from memory_core.models import Answer, BufferTurn, Episode, Plan, Record, Session, Turn
 
@@ -104,13 +104,13 @@ class OfflineBackend(BackendBase):
         return extract_episode(episode, turns, docs, info)
 
     def plan(self, question: str, vocabulary: Vocabulary) -> Plan:
-        from memory_core.query.planner import plan_question
+        from memory_core.backends.offline.planner import plan_question
 
         return plan_question(question, vocabulary, embedder=self.embedder)
 
     def answer(self, question: str, plan: Plan, buffer: list[BufferTurn], *,
                unmentioned: tuple[str, ...], records: Sequence[Record] = ()) -> Answer:
-        from memory_core.query.answering import extractive_answer
+        from memory_core.backends.offline.answering import extractive_answer
 
         return extractive_answer(question, plan, buffer, unmentioned=unmentioned, records=records,
                                  parse=self.parse, embed=self.embedder.embed)

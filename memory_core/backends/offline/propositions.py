@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memory_core.construct import clauses, lexicon
+from memory_core.backends.offline import clauses
+from memory_core.construct import lexicon
 
 if TYPE_CHECKING:
     from spacy.tokens import Token

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory_core.query.constituents import KINDS
+from memory_core.backends.offline.constituents import KINDS
 
 MODEL_PATH = Path(__file__).with_name("answer_model.json")
 # dependency labels of a piece's head with a feature of their own (the rest count as "other")

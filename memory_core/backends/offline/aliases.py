@@ -35,8 +35,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from memory_core.construct import clauses, lexicon
-from memory_core.construct.drafts import Draft, conf
+from memory_core.backends.offline import clauses
+from memory_core.backends.offline.drafts import Draft, conf
+from memory_core.construct import lexicon
 from memory_core.models import Turn
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
 
-from memory_core.backends.prompts.common import Messages, Reply, Text, Texts, choice, norm_label
+from memory_core.backends.openai.prompts.common import Messages, Reply, Text, Texts, choice, norm_label
 from memory_core.contracts import Vocabulary
 from memory_core.llm.parsing import Checked
 from memory_core.models import Plan, ReasoningType, Requirement, Scope

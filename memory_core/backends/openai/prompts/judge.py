@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from memory_core.backends.prompts.common import Messages, Reply, Text, choice
+from memory_core.backends.openai.prompts.common import Messages, Reply, Text, choice
 from memory_core.llm.parsing import Checked
 
 SYSTEM = (

@@ -33,10 +33,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Record, Requirement, SupportLevel
-from memory_core.query.answer_model import AnswerModel, default_model, featurise
-from memory_core.query.buffer import highlight_terms
-from memory_core.query.compose import (
+from memory_core.backends.offline.answer_model import AnswerModel, default_model, featurise
+from memory_core.backends.offline.compose import (
     DURATION_RE,
     Choice,
     Embed,
@@ -48,6 +46,8 @@ from memory_core.query.compose import (
     time_options,
     with_head_similarity,
 )
+from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Record, Requirement, SupportLevel
+from memory_core.query.buffer import highlight_terms
 from memory_core.query.premise import UNKNOWN, unmentioned_answer
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
 

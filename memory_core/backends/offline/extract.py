@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memory_core.construct import clauses, lexicon
-from memory_core.construct.aliases import find_aliases, named_kinds
-from memory_core.construct.drafts import (
+from memory_core.backends.offline import clauses
+from memory_core.backends.offline.aliases import find_aliases, named_kinds
+from memory_core.backends.offline.drafts import (
     PRONOUN_VALUES,
     TRIVIAL_VERBS,
     Draft,
@@ -37,11 +37,9 @@ from memory_core.construct.drafts import (
     Subject,
     conf,
 )
-from memory_core.construct.entities import GOES_BY
-from memory_core.construct.frames import finish
-from memory_core.construct.lexicon import Prop
-from memory_core.construct.properties import property_of, value_of
-from memory_core.construct.propositions import (
+from memory_core.backends.offline.frames import finish
+from memory_core.backends.offline.properties import property_of, value_of
+from memory_core.backends.offline.propositions import (
     advice_text,
     complement,
     is_imperative,
@@ -50,7 +48,7 @@ from memory_core.construct.propositions import (
     verb_property,
     view_text,
 )
-from memory_core.construct.subjects import (
+from memory_core.backends.offline.subjects import (
     conjunct_subjects,
     name_of,
     other_speaker,
@@ -59,7 +57,10 @@ from memory_core.construct.subjects import (
     resolve,
     subject_for,
 )
-from memory_core.construct.timing import attach_times
+from memory_core.backends.offline.valid_time import attach_times
+from memory_core.construct import lexicon
+from memory_core.construct.entities import GOES_BY
+from memory_core.construct.lexicon import Prop
 from memory_core.contracts import ConversationInfo, Extraction
 from memory_core.models import Episode, Modality, Turn
 

@@ -20,9 +20,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memory_core import timeexpr
+from memory_core.backends.offline.answer_model import Option
+from memory_core.backends.offline.constituents import Constituent, constituents
 from memory_core.models import BufferTurn, Plan, Record
-from memory_core.query.answer_model import Option
-from memory_core.query.constituents import Constituent, constituents
 from memory_core.query.families import property_families, question_families, word_families
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import numpy as np
     from spacy.tokens import Doc
 
-    from memory_core.query.answering import Candidate
+    from memory_core.backends.offline.answering import Candidate
 
 TIME_SENTENCES = 3  # time expressions are looked for in the best few sentences
 Embed = Callable[[list[str]], "np.ndarray"]  # texts -> L2-normalised vectors

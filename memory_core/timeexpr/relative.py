@@ -1,0 +1,122 @@
+"""Relative time in a turn, resolved for the offline answer's wording.
+
+``TIME_RE`` / ``resolve`` / ``find_and_resolve``: relative time in a turn, resolved against the
+turn's session date: "yesterday" said on 8 May 2023 -> "7 May 2023"; "last year" on 12 July
+2023 -> "2022"; "two weeks ago" -> "the week of 24 April 2023" (phrases dateparser does not
+produce). ``fmt_day`` and ``format_iso`` write dates the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+
+from memory_core.timeexpr.months import MONTH_NAMES, NUMBER_WORDS, WEEKDAYS, month_shift
+
+TIME_RE = re.compile(
+    r"\b(?:yesterday|today|tonight|this\s+morning|this\s+afternoon|this\s+evening|last\s+night|"
+    r"(?:last|this|next|past)\s+(?:week(?:end)?|month|year|summer|winter|spring|fall|autumn|"
+    + "|".join(WEEKDAYS)
+    + r")|"
+    r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a\s+couple\s+of|a\s+few|few|several)\s+"
+    r"(?:days?|weeks?|months?|years?)\s+ago|"
+    r"(?:in|on|since|during)\s+(?:" + "|".join(MONTH_NAMES)
+    + r")(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|"
+    r"(?:in|since|during)\s+(?:19|20)\d{2}|"
+    r"\d{1,2}\s+(?:" + "|".join(MONTH_NAMES) + r"),?\s+\d{4}|"
+    r"(?:" + "|".join(WEEKDAYS) + r"))\b",
+    re.IGNORECASE,
+)
+
+
+def fmt_day(d: date) -> str:
+    return f"{d.day} {d.strftime('%B')} {d.year}"
+
+
+def resolve(expression: str, when: datetime | date) -> str:
+    """Normalise one time expression against the session date ``when``."""
+    d = when.date() if isinstance(when, datetime) else when
+    e = " ".join(expression.lower().split())
+    if e == "yesterday" or e == "last night":
+        return fmt_day(d - timedelta(days=1))
+    if (
+        e in ("today", "tonight")
+        or e.startswith("this morning")
+        or e.startswith("this afternoon")
+        or e.startswith("this evening")
+    ):
+        return fmt_day(d)
+    m = re.fullmatch(r"(last|this|next|past) (\w+)", e)
+    if m:
+        rel, unit = m.groups()
+        step = {"last": -1, "past": -1, "this": 0, "next": 1}[rel]
+        if unit == "year":
+            return str(d.year + step)
+        if unit == "month":
+            y, mo = month_shift(d, step)
+            return f"{MONTH_NAMES[mo - 1].capitalize()} {y}"
+        if unit == "week":
+            return f"the week {'before' if step < 0 else 'after' if step > 0 else 'of'} {fmt_day(d)}"
+        if unit == "weekend":
+            return f"the weekend {'before' if step < 0 else 'after' if step > 0 else 'of'} {fmt_day(d)}"
+        if unit in WEEKDAYS:
+            target = WEEKDAYS.index(unit)
+            if step < 0:
+                back = (d.weekday() - target) % 7 or 7
+                return fmt_day(d - timedelta(days=back))
+            fwd = (target - d.weekday()) % 7 or 7
+            return fmt_day(d + timedelta(days=fwd))
+        if unit in ("summer", "winter", "spring", "fall", "autumn"):
+            return f"{unit} {d.year + step}"
+    m = re.fullmatch(r"(.+?) (day|week|month|year)s? ago", e)
+    if m:
+        qty, unit = m.groups()
+        qty = qty.replace("a couple of", "couple").replace("a few", "few")
+        n = int(qty) if qty.isdigit() else NUMBER_WORDS.get(qty.split()[-1], 1)
+        vague = qty.split()[-1] in ("few", "several", "couple")
+        if unit == "day":
+            return fmt_day(d - timedelta(days=n))
+        if unit == "week":
+            return f"the week of {fmt_day(d - timedelta(weeks=n))}"
+        if unit == "month":
+            y, mo = month_shift(d, -n)
+            return f"{MONTH_NAMES[mo - 1].capitalize()} {y}"
+        if vague:
+            return f"{qty} years before {d.year}"
+        return str(d.year - n)
+    m = re.fullmatch(r"(?:in|on|since|during) (\w+)(?: (\d{1,2})(?:st|nd|rd|th)?)?(?:,? (\d{4}))?", e)
+    if m and m.group(1) in MONTH_NAMES:
+        mo = MONTH_NAMES.index(m.group(1)) + 1
+        y = int(m.group(3)) if m.group(3) else (d.year if mo <= d.month else d.year - 1)
+        if m.group(2):
+            return f"{int(m.group(2))} {MONTH_NAMES[mo - 1].capitalize()} {y}"
+        return f"{MONTH_NAMES[mo - 1].capitalize()} {y}"
+    m = re.fullmatch(r"(?:in|since|during) ((?:19|20)\d{2})", e)
+    if m:
+        return m.group(1)
+    if e in WEEKDAYS:  # a bare weekday mostly refers to the latest one before the session
+        back = (d.weekday() - WEEKDAYS.index(e)) % 7 or 7
+        return fmt_day(d - timedelta(days=back))
+    return expression
+
+
+def find_and_resolve(text: str, when: datetime | date | None) -> list[tuple[str, str]]:
+    """(expression, normalised) for each time expression in ``text``."""
+    out = []
+    for m in TIME_RE.finditer(text):
+        expr = m.group(0)
+        out.append((expr, resolve(expr, when) if when is not None else expr))
+    return out
+
+
+def format_iso(iso: str) -> str:
+    """ "2023-05-07" -> "7 May 2023", "2023-04" -> "April 2023", "2022" -> "2022"."""
+    parts = iso.split("-")
+    try:
+        if len(parts) == 3:
+            return fmt_day(date(int(parts[0]), int(parts[1]), int(parts[2])))
+        if len(parts) == 2:
+            return f"{MONTH_NAMES[int(parts[1]) - 1].capitalize()} {int(parts[0])}"
+    except (ValueError, IndexError):
+        return iso
+    return iso
