@@ -38,6 +38,7 @@ from memory_core.models import (
     Trace,
     Turn,
 )
+from memory_core.record_filter import RecordFilter
 from memory_core.services.access import Principal, local_principal
 
 CONV = "fake-garden"
@@ -214,7 +215,7 @@ class FakeCuration(_Part):
     def __init__(self, data: _Data) -> None:
         self._data = data
 
-    def _listed(self, query: str, filters: Mapping[str, Any] | None) -> list[Record]:
+    def _listed(self, query: str, filters: RecordFilter | None) -> list[Record]:
         words = _words(query)
         rows = []
         for r in self._data.records.values():
@@ -222,15 +223,15 @@ class FakeCuration(_Part):
                 continue
             if words and not words & _words(f"{r.entity} {r.property} {r.value}"):
                 continue
-            wanted = dict(filters or {})
-            if wanted.get("entity") and r.entity not in wanted["entity"]:
+            wanted = filters or RecordFilter()
+            if wanted.entity and r.entity not in wanted.entity:
                 continue
-            if wanted.get("session") and self._data.session_of(r) not in set(wanted["session"]):
+            if wanted.session and self._data.session_of(r) not in set(wanted.session):
                 continue
             rows.append(r)
         return rows
 
-    def search_records(self, conv_id: str, *, query: str = "", filters: Mapping[str, Any] | None = None,
+    def search_records(self, conv_id: str, *, query: str = "", filters: RecordFilter | None = None,
                        sort: str = "episode", page: int = 1, page_size: int = 50) -> RecordPage:
         rows = self._listed(query, filters)
         key = sort.lstrip("-")
@@ -267,7 +268,7 @@ class FakeCuration(_Part):
 
     def review_queue(self, conv_id: str, *, skip: Collection[str] = (),
                      cited: Mapping[str, int] | None = None, query: str = "",
-                     filters: Mapping[str, Any] | None = None) -> list[Record]:
+                     filters: RecordFilter | None = None) -> list[Record]:
         rows = [r for r in self._listed(query, filters)
                 if r.status == RecordStatus.ACTIVE and r.id not in skip]
         return sorted(rows, key=lambda r: (r.confidence, -(cited or {}).get(r.id, 0)))

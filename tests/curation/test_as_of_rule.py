@@ -13,6 +13,7 @@ import pytest
 from curation.handmade import CONV, S1, S2, load
 from memory_core.as_of import parse_day, said_by
 from memory_core.errors import StoreError
+from memory_core.record_filter import RecordFilter
 
 # valid times of every granularity, set on the hand-made records (in record order)
 VALID_TIMES = ("2023", "2023-05-08", "2023-05-20", None, "2023-07", "", "2023-06-01", "2024-01")
@@ -39,7 +40,7 @@ def test_the_records_filter_and_the_graph_rule_agree_on_every_day(varied) -> Non
     start = {e.id: e.start_time for e in varied.episodes(CONV)}
     counted = set()
     for day in _days():
-        rows, n = varied.search_records(CONV, filters={"as_of": day}, page_size=100)
+        rows, n = varied.search_records(CONV, filters=RecordFilter.of({"as_of": day}), page_size=100)
         by_rule = [r.id for r in every if said_by(day, start[r.episode_id], r.valid_time)]
         assert [r.id for r in rows] == by_rule and n == len(by_rule), day
         counted.add(n)
@@ -59,8 +60,8 @@ def test_graphml_as_of_a_day_keeps_only_what_the_filter_lists_then(built, tmp_pa
     now = [nx.read_graphml(p) for p in built.builds.export_graphml(CONV, tmp_path / "now.graphml")]
     then = [nx.read_graphml(p)
             for p in built.builds.export_graphml(CONV, tmp_path / "then.graphml", as_of=day)]
-    listed = {r.id for r in built.curation.search_records(CONV, filters={"as_of": day.isoformat(),
-                                                                          "status": "all"}).rows}
+    listed = {r.id for r in built.curation.search_records(CONV, filters=RecordFilter(
+        as_of=day, status="all")).rows}
     cited = {i for _, _, a in then[0].edges(data=True) for i in json.loads(a.get("record_ids") or "[]")}
     assert cited and cited <= listed
     assert then[0].number_of_edges() < now[0].number_of_edges()
