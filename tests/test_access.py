@@ -109,7 +109,7 @@ def test_unlisted_service_method_needs_admin(services: Services) -> None:
     from memory_core.services.guard import RULES
 
     for part, rules in RULES.items():  # every public method of every part has a rule
-        inner = services._raw.get(part) or type(services.evaluation._inner)  # type: ignore[attr-defined]
+        inner = services._raw.get(part) or type(services.evaluation._inner)
         methods = {n for n in dir(inner) if not n.startswith("_") and callable(getattr(inner, n))}
         assert methods - set(rules) == set(), (part, methods - set(rules))
 

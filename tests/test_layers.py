@@ -109,6 +109,8 @@ def _memory_core_imports(text: str) -> list[tuple[int, str]]:
     """(line, unit) of every memory_core import, at any depth (function-level ones included)."""
     found = []
     for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            continue
         modules: list[str] = []
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]

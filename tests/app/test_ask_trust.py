@@ -43,7 +43,7 @@ def test_a_typed_benchmark_question_is_a_past_question_and_evaluation_runs_are_a
     mine = next(e for e in at.expander if e.label.startswith("Past questions"))
 
     def said(link: object) -> str:
-        return shown(str(link.proto.label)).lower()  # type: ignore[attr-defined]
+        return shown(str(link.proto.label)).lower()
 
     assert any(said(p).startswith(ran) for p in mine.get("page_link"))  # typed: the user's own
     assert any(said(p).startswith(run.question.lower()[:30]) for p in bench[0].get("page_link"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, record_rows, shown, widget
 
 
-def _speakers(app_services) -> list[str]:  # type: ignore[no-untyped-def]
+def _speakers(app_services) -> list[str]:
     return list(app_services.store.load_conversation(SAMPLE_ID).speakers)
 
 

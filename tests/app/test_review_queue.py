@@ -18,13 +18,13 @@ from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_erro
 TURN_LABEL = re.compile(r"^\S+ · [^:]+: .+")
 
 
-def _tab(at, name: str) -> None:  # type: ignore[no-untyped-def]
+def _tab(at, name: str) -> None:
     """Open a tab of the record (only the open tab is drawn)."""
     at.session_state[TAB_KEY] = name
     at.run()
 
 
-def _queue_head(at) -> str:  # type: ignore[no-untyped-def]
+def _queue_head(at) -> str:
     return shown(at.subheader[0].value)
 
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engines import free_port
 
 from memory_core.backends.offline import OfflineBackend
 from memory_core.cli.commands_build import offline_worker_backend
@@ -28,6 +27,7 @@ from memory_core.models import Conversation
 from memory_core.store import Store
 from memory_core.store.vectors import VectorIndex
 from tests.construct.dialogues import HIKING, POTTERY, TWO_THEMES, conversation, session
+from tests.engines import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,7 +59,7 @@ def snapshot(store: Store, index: VectorIndex, conv_id: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def serial(tmp_path_factory: pytest.TempPathFactory, embedder) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
+def serial(tmp_path_factory: pytest.TempPathFactory, embedder) -> dict[str, dict[str, Any]]:
     """The reference: every conversation built locally, one after the other."""
     store = Store(":memory:")
     index = VectorIndex(tmp_path_factory.mktemp("serial") / "chroma")
@@ -95,7 +95,7 @@ def fresh(tmp_path: Path) -> tuple[Store, VectorIndex]:
 
 @pytest.mark.slow  # two worker processes load the models (~20 s); the fast lane: the in-process build
 def test_a_local_cluster_build_equals_the_serial_build(cluster: Any, serial: dict[str, dict[str, Any]],
-                                                       tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+                                                       tmp_path: Path, embedder) -> None:
     from distributed import Client
 
     store, index = fresh(tmp_path)
@@ -125,7 +125,7 @@ def test_a_local_cluster_build_equals_the_serial_build(cluster: Any, serial: dic
 
 
 def test_an_in_process_cluster_build_equals_the_serial_build(serial: dict[str, dict[str, Any]],
-                                                            tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+                                                            tmp_path: Path, embedder) -> None:
     """The fast lane's cluster build: the same submit / compute_task / commit path on a Dask
     cluster whose scheduler and worker are threads of this process (no worker processes to
     start; the process cluster above runs in ``make test``)."""
@@ -148,7 +148,7 @@ def test_an_in_process_cluster_build_equals_the_serial_build(serial: dict[str, d
 
 @pytest.mark.slow  # kills a worker mid-build; the fast lane keeps the in-process cluster build
 def test_a_worker_killed_mid_build_costs_only_a_rerun(cluster: Any, serial: dict[str, dict[str, Any]],
-                                                      tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+                                                      tmp_path: Path, embedder) -> None:
     from distributed import Client
 
     store, index = fresh(tmp_path)

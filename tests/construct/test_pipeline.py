@@ -23,12 +23,12 @@ def index(tmp_path: Path) -> VectorIndex:
 
 
 @pytest.fixture
-def backend(embedder) -> OfflineBackend:  # type: ignore[no-untyped-def]
+def backend(embedder) -> OfflineBackend:
     return OfflineBackend(embedder=embedder)
 
 
 @pytest.fixture
-def built(store: Store, index: VectorIndex, embedder, backend: OfflineBackend) -> list[Any]:  # type: ignore[no-untyped-def]
+def built(store: Store, index: VectorIndex, embedder, backend: OfflineBackend) -> list[Any]:
     store.save_conversation(conversation("c1", [session(1, TWO_THEMES), session(2, HIKING)]))
     return list(build_conversation(store, index, embedder, "c1", backend))
 
@@ -38,7 +38,7 @@ def kinds(events: list[Any]) -> list[str]:
 
 
 def vector_counts(index: VectorIndex, conv_id: str) -> tuple[int, int, int]:
-    return tuple(index.count(c, where={"conv_id": conv_id}) for c in ("turns", "records", "entities"))  # type: ignore[return-value]
+    return tuple(index.count(c, where={"conv_id": conv_id}) for c in ("turns", "records", "entities"))
 
 
 def test_events_stream_in_order_and_everything_is_stored(built: list[Any], store: Store,
@@ -77,7 +77,7 @@ def test_events_stream_in_order_and_everything_is_stored(built: list[Any], store
     assert history[0]["finished_at"] is not None and history[0]["stats"]["records"] == len(records)
 
 
-def test_rerun_skips_and_rebuild_replaces(built: list[Any], store: Store, index: VectorIndex, embedder,  # type: ignore[no-untyped-def]
+def test_rerun_skips_and_rebuild_replaces(built: list[Any], store: Store, index: VectorIndex, embedder,
                                          backend: OfflineBackend) -> None:
     records = [r.id for r in store.records("c1")]
     again = list(build_conversation(store, index, embedder, "c1", backend))
@@ -89,7 +89,7 @@ def test_rerun_skips_and_rebuild_replaces(built: list[Any], store: Store, index:
     assert vector_counts(index, "c1") == (19, len(records), len(store.entities("c1")))
 
 
-def test_a_new_session_builds_alone(built: list[Any], store: Store, index: VectorIndex, embedder,  # type: ignore[no-untyped-def]
+def test_a_new_session_builds_alone(built: list[Any], store: Store, index: VectorIndex, embedder,
                                     backend: OfflineBackend) -> None:
     before = {r.id: r for r in store.records("c1") if r.episode_id.startswith("c1:S1:")}
     store.add_sessions("c1", [session(3, POTTERY)])
@@ -103,7 +103,7 @@ def test_a_new_session_builds_alone(built: list[Any], store: Store, index: Vecto
     assert index.count("turns", where={"conv_id": "c1"}) == 23
 
 
-def test_missing_vectors_are_repaired_on_rerun(built: list[Any], store: Store, index: VectorIndex, embedder,  # type: ignore[no-untyped-def]
+def test_missing_vectors_are_repaired_on_rerun(built: list[Any], store: Store, index: VectorIndex, embedder,
                                               backend: OfflineBackend) -> None:
     lost = [r.id for r in store.records("c1") if r.episode_id.startswith("c1:S2:")]
     index.delete("records", ids=lost)
@@ -114,7 +114,7 @@ def test_missing_vectors_are_repaired_on_rerun(built: list[Any], store: Store, i
     assert vector_counts(index, "c1")[:2] == (19, len(store.records("c1")))
 
 
-def test_an_interrupted_build_keeps_whole_sessions(store: Store, index: VectorIndex, embedder,  # type: ignore[no-untyped-def]
+def test_an_interrupted_build_keeps_whole_sessions(store: Store, index: VectorIndex, embedder,
                                                    backend: OfflineBackend) -> None:
     store.save_conversation(conversation("c2", [session(1, TWO_THEMES), session(2, HIKING)]))
     stream = build_conversation(store, index, embedder, "c2", backend)
@@ -165,7 +165,7 @@ class _Broken(BackendBase):
     ("outside-evidence", "cites turns outside its episode: D1:1"),
     ("empty-property", "empty entity or property"),
 ])
-def test_invalid_backend_output_is_rejected_and_nothing_is_written(  # type: ignore[no-untyped-def]
+def test_invalid_backend_output_is_rejected_and_nothing_is_written(
         store: Store, index: VectorIndex, embedder, backend: OfflineBackend,
         fault: str, message: str) -> None:
     store.save_conversation(conversation("c3", [session(1, TWO_THEMES), session(2, HIKING)]))

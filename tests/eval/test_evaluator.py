@@ -154,7 +154,7 @@ def test_metrics() -> None:
     assert summary["overall"]["tokens_mean"] == 20 and summary["overall"]["answer_f1"] == 0.5
 
 
-def test_rows_follow_the_schema(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
+def test_rows_follow_the_schema(services, tiny: Path) -> None:
     report = services.evaluation.evaluate(tiny, strategy="ensimem")
     assert [r["qid"] for r in report.rows] == [0, 1, 3, 4, 5]
     turns = {t.id: t for t in services.store.turns("conv-tiny")}
@@ -172,7 +172,7 @@ def test_rows_follow_the_schema(services, tiny: Path) -> None:  # type: ignore[n
     assert report.summary["overall"]["scored"] == 4  # qid 4 has no gold evidence
 
 
-def test_budget_and_judge(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
+def test_budget_and_judge(services, tiny: Path) -> None:
     def judge(question: str, gold: str, answer: str) -> bool:
         return gold.lower() in answer.lower()
 
@@ -183,7 +183,7 @@ def test_budget_and_judge(services, tiny: Path) -> None:  # type: ignore[no-unty
     assert report.summary["overall"]["judge_accuracy"] == pytest.approx(expected)
 
 
-def _score_py(scorer: Path, data: Path, run: Path, recount: bool) -> dict:  # type: ignore[type-arg]
+def _score_py(scorer: Path, data: Path, run: Path, recount: bool) -> dict:
     cmd = [sys.executable, str(scorer), "--data", str(data), "--run", str(run), "--json"]
     if recount:
         cmd.append("--recount")
@@ -192,7 +192,7 @@ def _score_py(scorer: Path, data: Path, run: Path, recount: bool) -> dict:  # ty
 
 
 @pytest.mark.parametrize("strategy", ["ensimem", "bm25"])
-def test_recall_agrees_with_the_bench_scorer(services, tiny: Path, tmp_path: Path, strategy: str,  # type: ignore[no-untyped-def]
+def test_recall_agrees_with_the_bench_scorer(services, tiny: Path, tmp_path: Path, strategy: str,
                                              bench: Callable[[str], Path]) -> None:
     scorer = bench("score.py")
     report = services.evaluation.evaluate(tiny, strategy=strategy, budget_tokens=60)
@@ -211,7 +211,7 @@ def test_recall_agrees_with_the_bench_scorer(services, tiny: Path, tmp_path: Pat
 
 @pytest.mark.skipif(importlib.util.find_spec("tiktoken") is None,
                     reason="the bench scorer recounts with tiktoken, which is not installed")
-def test_token_counts_agree_with_the_scorer_recount(services, tiny: Path, tmp_path: Path,  # type: ignore[no-untyped-def]
+def test_token_counts_agree_with_the_scorer_recount(services, tiny: Path, tmp_path: Path,
                                                     bench: Callable[[str], Path]) -> None:
     scorer = bench("score.py")
     report = services.evaluation.evaluate(tiny, strategy="full")
@@ -221,7 +221,7 @@ def test_token_counts_agree_with_the_scorer_recount(services, tiny: Path, tmp_pa
     assert theirs["overall"]["recount_tokens_mean"] == theirs["overall"]["tokens_mean"]
 
 
-def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
+def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None:
     report = services.evaluation.evaluate(tiny, strategy="bm25", budget_tokens=30)
     row = next(r for r in report.rows if r["qid"] == 1)
     traces_before = len(services.store.traces("conv-tiny"))
@@ -253,7 +253,7 @@ def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None: 
     assert services.evaluation.triage("conv-tiny", 1, line) == info
 
 
-def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, tiny: Path,  # type: ignore[no-untyped-def]
+def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, tiny: Path,
                                                                       tmp_path: Path, monkeypatch) -> None:
     import tempfile
 
@@ -270,7 +270,7 @@ def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, 
     assert [r["dia_ids"] for r in from_file.rows] == [r["dia_ids"] for r in report.rows]
 
 
-def test_a_bad_upload_is_one_line_naming_it(services) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_upload_is_one_line_naming_it(services) -> None:
     from memory_core.errors import IngestError
     from memory_core.services.evaluating import Upload
 
@@ -281,7 +281,7 @@ def test_a_bad_upload_is_one_line_naming_it(services) -> None:  # type: ignore[n
     assert services.store.conversation_ids() == []
 
 
-def test_cli_eval_writes_the_run_and_prints_tables(settings, tiny: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_eval_writes_the_run_and_prints_tables(settings, tiny: Path, tmp_path: Path, capsys) -> None:
     from memory_core.cli import main
 
     out = tmp_path / "run.jsonl"
@@ -309,7 +309,7 @@ def test_cli_eval_writes_the_run_and_prints_tables(settings, tiny: Path, tmp_pat
     assert len(rows) == 5 and all(r["context_tokens"] <= 80 for r in rows)
 
 
-def test_cli_eval_unknown_conversation_is_one_line_error(settings, tiny: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_eval_unknown_conversation_is_one_line_error(settings, tiny: Path, capsys) -> None:
     from memory_core.cli import main
 
     code = main(["--home", str(settings.home), "eval", "locomo", str(tiny), "--convs", "99"])

@@ -28,7 +28,7 @@ def _client(settings: LLMSettings, store: Store | None = None) -> tuple[LLMClien
 
 
 def _chat(client: LLMClient, **kw: object) -> str:
-    return client.chat(stage="test", item="item 1", model="test-model", messages=MESSAGES, **kw).text  # type: ignore[arg-type]
+    return client.chat(stage="test", item="item 1", model="test-model", messages=MESSAGES, **kw).text
 
 
 def test_plain_call_reaches_the_server_with_our_parameters(server: ScriptedServer, llm_settings) -> None:

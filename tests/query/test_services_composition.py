@@ -44,7 +44,7 @@ def test_opening_a_home_opens_no_vector_index(tmp_path: Path) -> None:
         services.close()
 
 
-def test_views_share_the_home_and_get_their_own_backend_only_when_it_differs(home) -> None:  # type: ignore[no-untyped-def]
+def test_views_share_the_home_and_get_their_own_backend_only_when_it_differs(home) -> None:
     assert home.with_settings(home.settings) is home
     other_strategy = home.with_settings(dataclasses.replace(home.settings, strategy="bm25"))
     assert other_strategy.queries.settings.strategy == "bm25"
@@ -60,7 +60,7 @@ def test_views_share_the_home_and_get_their_own_backend_only_when_it_differs(hom
         home.with_settings(dataclasses.replace(home.settings, home=home.settings.home / "elsewhere"))
 
 
-def test_the_offline_backend_plans_and_answers_like_the_rules(built) -> None:  # type: ignore[no-untyped-def]
+def test_the_offline_backend_plans_and_answers_like_the_rules(built) -> None:
     """The question path always goes through the backend; offline, that is exactly the rule
     planner and the extractive answer over the same retrieval."""
     ci = built.queries.conversation_index("conv-test")

@@ -77,7 +77,7 @@ def snapshot(services: Services, conv: str) -> tuple[Any, ...]:
 
 
 @pytest.fixture
-def home(settings, tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
+def home(settings, tmp_path: Path, embedder):
     data = tmp_path / "two.json"
     data.write_text(json.dumps([sample(FORGET, SECRET), sample(KEEP, "Miso")]))
     services = Services(settings, embedder=embedder)
@@ -98,7 +98,7 @@ def home(settings, tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
     services.close()
 
 
-def test_forgetting_a_conversation_leaves_its_text_nowhere(home, settings, engine, request,  # type: ignore[no-untyped-def]
+def test_forgetting_a_conversation_leaves_its_text_nowhere(home, settings, engine, request,
                                                             monkeypatch) -> None:
     services: Services = home
     if settings.chroma_url:  # the CLI finds the Chroma server as a user's shell would
@@ -150,7 +150,7 @@ def test_forgetting_a_conversation_leaves_its_text_nowhere(home, settings, engin
         again.close()
 
 
-def test_forgetting_one_session(home, settings) -> None:  # type: ignore[no-untyped-def]
+def test_forgetting_one_session(home, settings) -> None:
     services: Services = home
     kept = snapshot(services, KEEP)
     edited = services.store.edits(FORGET)[0]

@@ -54,7 +54,7 @@ class _Calls(ast.NodeVisitor):
         self.generic_visit(node)
         self.stack.pop()
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Call(self, node: ast.Call) -> None:
         self.calls.append((self.stack[0] if self.stack else "<module>", node))
@@ -322,7 +322,7 @@ def test_only_the_store_opens_duckdb() -> None:
     assert offenders == []
 
 
-def test_hostile_text_is_stored_and_searched_as_data(store) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_text_is_stored_and_searched_as_data(store) -> None:
     from memory_core.models import Conversation, Episode, Record, Session, Turn
 
     evil = "x'); DROP TABLE records; --"

@@ -47,7 +47,7 @@ def run_and_kill(home: Path, args: list[str], when: Callable[[str], bool], delay
 
     def pump() -> None:
         assert proc.stderr is not None
-        while chunk := proc.stderr.read1(4096):  # type: ignore[attr-defined]
+        while chunk := proc.stderr.read1(4096):
             seen.append(chunk.decode("utf-8", "replace"))
 
     reader = threading.Thread(target=pump, daemon=True)
@@ -100,7 +100,7 @@ def half_built(store: Store, conv_id: str) -> list[str]:
     return problems
 
 
-def export_invariants(export: dict) -> list[str]:  # type: ignore[type-arg]
+def export_invariants(export: dict) -> list[str]:
     """Issue 3: every turn in exactly one episode, no episode crosses a session, every record
     cites >= 1 turn inside its own episode and has an entity and a property."""
     problems = []

@@ -60,7 +60,7 @@ def _table(at: AppTest) -> list[dict[str, Any]]:
     return list(frame.value[["conversation", "state", "stage", "error"]].to_dict("records"))
 
 
-def test_the_load_page_shows_each_conversation_and_follows_the_run(  # type: ignore[no-untyped-def]
+def test_the_load_page_shows_each_conversation_and_follows_the_run(
         load_page, small_home: Path) -> None:
     from components.services import _open
 
@@ -91,7 +91,7 @@ def test_the_load_page_shows_each_conversation_and_follows_the_run(  # type: ign
     assert not at.exception
 
 
-def test_no_cluster_run_no_section(load_page, small_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_no_cluster_run_no_section(load_page, small_home: Path) -> None:
     from components.services import _open
 
     svc = _open(str(small_home))
@@ -101,7 +101,7 @@ def test_no_cluster_run_no_section(load_page, small_home: Path) -> None:  # type
     assert "Cluster build" not in [s.value for s in at.subheader]
 
 
-def test_a_run_whose_builder_died_is_not_polled_forever(load_page, small_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_run_whose_builder_died_is_not_polled_forever(load_page, small_home: Path) -> None:
     from components.services import _open
 
     svc = _open(str(small_home))
