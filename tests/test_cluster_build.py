@@ -11,15 +11,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
-from robustness.test_forget import sample
 
 from memory_core.cli import main
 from memory_core.config import Settings
 from memory_core.services import Services
 from memory_core.store import Store
 from tests.engines import free_port
+from tests.robustness.test_forget import sample
 
 ROOT = Path(__file__).resolve().parents[1]
 CONVS = ("c-a", "c-b", "c-c")
@@ -97,7 +98,7 @@ def test_a_worker_killed_mid_build_costs_only_a_rerun(pg_cluster, chroma_server,
     workers = [subprocess.Popen([dask, "worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1", "--no-nanny",
                                  "--no-dashboard"], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
                for _ in range(2)]
-    build = None
+    build: subprocess.Popen[str] | None = None
     try:
         command = [sys.executable, "-m", "memory_core", "--home", home, "build-cluster", "--all",
                    "--scheduler", f"tcp://127.0.0.1:{port}"]
@@ -115,7 +116,8 @@ def test_a_worker_killed_mid_build_costs_only_a_rerun(pg_cluster, chroma_server,
         assert build.returncode == 0, err
         assert "3 of 3 conversations built" in out
     finally:
-        for proc in (build, *workers, scheduler):
+        procs: list[subprocess.Popen[Any] | None] = [build, *workers, scheduler]
+        for proc in procs:
             if proc is not None and proc.poll() is None:
                 proc.terminate()
                 try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from memory_core.contracts import ConversationInfo
@@ -14,7 +15,7 @@ INFO = ConversationInfo("t", SPEAKERS)
 Line = tuple[str, str] | tuple[str, str, str]
 
 
-def session(index: int, lines: list[Line], when: datetime = MONDAY) -> Session:
+def session(index: int, lines: Sequence[Line], when: datetime = MONDAY) -> Session:
     turns = []
     for i, line in enumerate(lines):
         caption = line[2] if len(line) > 2 else None

@@ -22,6 +22,7 @@ import pytest
 from memory_core.backends.offline import OfflineBackend
 from memory_core.cli.commands_build import offline_worker_backend
 from memory_core.construct.distributed import build_on_cluster
+from memory_core.construct.events import BuildDone
 from memory_core.construct.pipeline import ComputedConversation, build_conversation
 from memory_core.models import Conversation
 from memory_core.store import Store
@@ -114,7 +115,7 @@ def test_a_local_cluster_build_equals_the_serial_build(cluster: Any, serial: dic
         assert mine.count("session_done") == 2 and "episode_formed" in mine
         assert snapshot(store, index, conv_id) == serial[conv_id]
     assert all(str(os.getpid()) not in w.rsplit(":", 1)[-1] for w in workers_used.values())
-    done = [e for e in events if e.kind == "build_done"]
+    done = [e for e in events if isinstance(e, BuildDone)]
     assert all("worker_segment" in e.stats["stages"] for e in done)  # the work happened on the workers
     # a second run has nothing pending: built locally, sessions skipped, nothing queued
     with Client(cluster) as client:
@@ -139,7 +140,7 @@ def test_an_in_process_cluster_build_equals_the_serial_build(serial: dict[str, d
             ["c1", "c2", "c3"], client=client))
     kinds = [e.kind for e in events]
     assert kinds[:3] == ["conversation_queued"] * 3 and kinds.count("build_done") == 3
-    done = [e for e in events if e.kind == "build_done"]
+    done = [e for e in events if isinstance(e, BuildDone)]
     assert all("worker_segment" in e.stats["stages"] for e in done)
     for conv_id in ("c1", "c2", "c3"):
         assert snapshot(store, index, conv_id) == serial[conv_id]

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -261,7 +262,11 @@ def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, 
 
     made: list[str] = []
     real = tempfile.mkdtemp
-    monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append("dir") or real(*a, **k))
+    def mkdtemp(*a: Any, **k: Any) -> str:
+        made.append("dir")
+        return real(*a, **k)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp)
     report = services.evaluation.evaluate(Upload("my upload.json", tiny.read_bytes()), strategy="bm25")
     assert made == []
     assert report.conv_ids == ["conv-tiny"] and [r["qid"] for r in report.rows] == [0, 1, 3, 4, 5]

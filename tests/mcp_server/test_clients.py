@@ -72,7 +72,8 @@ async def drive(client: Client) -> None:
     for name, tool in by_name.items():
         assert tool.output_schema is not None, name
         assert tool.annotations is not None and tool.annotations.read_only_hint is (name != "remember"), name
-    assert by_name["remember"].annotations.destructive_hint is False
+    remember = by_name["remember"].annotations
+    assert remember is not None and remember.destructive_hint is False
     assert set(by_name["ask"].input_schema["properties"]) == {"conversation", "question", "as_of"}
     assert by_name["search_memory"].input_schema["properties"]["limit"]["maximum"] == 50
 

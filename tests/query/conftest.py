@@ -9,7 +9,7 @@ import pytest
 from memory_core.models import Conversation, Session, Turn
 from tests.conftest import built_services, filled_home
 
-SESSIONS = [
+SESSIONS: list[tuple[datetime, list[tuple[str, ...]]]] = [
     (
         datetime(2023, 5, 8, 13, 56),
         [

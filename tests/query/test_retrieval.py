@@ -205,13 +205,16 @@ def test_context_neighbours_are_short_turns_only() -> None:
     """A candidate brings its neighbours in as context, but a long neighbour (an assistant's page
     of advice beside the user's one-line fact) would spend the budget: it keeps its own rank."""
     from types import SimpleNamespace
+    from typing import cast
 
     import numpy as np
 
+    from memory_core.query.context import ConversationIndex
     from memory_core.query.retrieve import CONTEXT_TOKENS, window
 
     tokens = np.array([20, 30, CONTEXT_TOKENS + 400, 25, 40, 10])
-    ci = SimpleNamespace(turns=list(range(6)), turn_episode=np.array([0, 0, 0, 0, 0, 1]), turn_tokens=tokens)
+    ci = cast(ConversationIndex, SimpleNamespace(  # the three fields window reads
+        turns=list(range(6)), turn_episode=np.array([0, 0, 0, 0, 0, 1]), turn_tokens=tokens))
     assert window(ci, 1, 1) == [1, 0]  # turn 2 is long: left out
     assert window(ci, 3, 1) == [3, 4]
     assert window(ci, 4, 1) == [4, 3]  # turn 5 is in another episode

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.errors import ConflictError
+from memory_core.models import Record
 from memory_core.services import Services
 from tests.curation.handmade import CONV, index_records, load
 from tests.engines import another_process_holding
@@ -66,7 +67,7 @@ def test_same_version_edited_twice_exactly_one_wins(two_sessions, record_id) -> 
         lambda: bea.curation.edit_record(record_id, {"value": "from bea", "confidence": 0.2}, who="bea",
                                 expected_version=start.version),
     ])
-    wins = [r for r in results if not isinstance(r, Exception)]
+    wins = [r for r in results if isinstance(r, Record)]
     losses = [r for r in results if isinstance(r, Exception)]
     assert len(wins) == 1 and len(losses) == 1
     assert isinstance(losses[0], ConflictError)
@@ -95,7 +96,7 @@ def test_many_annotators_many_records_nothing_overwritten(two_sessions) -> None:
     for rid, result in zip(ids * 2, results, strict=True):
         by_record.setdefault(rid, []).append(result)
     for rid, outcome in by_record.items():
-        wins = [r for r in outcome if not isinstance(r, Exception)]
+        wins = [r for r in outcome if isinstance(r, Record)]
         assert len(wins) == 1, outcome
         assert all(isinstance(r, ConflictError) for r in outcome if r not in wins)
         assert ana.store.record(rid).value == wins[0].value

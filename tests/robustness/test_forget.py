@@ -22,6 +22,7 @@ from memory_core.errors import StoreError
 from memory_core.llm.accounting import llm_scope
 from memory_core.llm.cache import LLMCache
 from memory_core.services import Services
+from memory_core.store.vectors import VectorIndex
 
 SECRET = "Zorbulixa"
 FORGET, KEEP = "forget-me", "keep-me"
@@ -137,6 +138,7 @@ def test_forgetting_a_conversation_leaves_its_text_nowhere(home, settings, engin
         assert left == [], [context(root / f, needles) for root, f in left]
         for name in ("turns", "records", "entities"):
             assert again.index.count(name, {"conv_id": FORGET}) == 0
+            assert isinstance(again.index, VectorIndex)
             got = again.index._collections[name].get(include=["documents", "metadatas"])
             assert SECRET.lower() not in json.dumps(got, default=str).lower()
         assert again.store.cached_response("k-forget") is None

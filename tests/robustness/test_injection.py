@@ -150,10 +150,11 @@ def markup(html: str) -> _Markup:
 
 def test_transcript_and_answer_html_escape_every_hostile_string() -> None:
     from types import SimpleNamespace
+    from typing import cast
 
     from components.trace_view import answer_html
     from components.transcript import transcript_html
-    from memory_core.models import Answer, Episode, Record, Turn
+    from memory_core.models import Answer, Episode, Record, Trace, Turn
 
     turns = [Turn(id=f"D1:{i + 1}", session=1, index=i, speaker=h, text=h, image_caption=h,
                   session_time=datetime(2023, 5, 8)) for i, h in enumerate(HOSTILE)]
@@ -169,7 +170,8 @@ def test_transcript_and_answer_html_escape_every_hostile_string() -> None:
     shown = "".join(parsed.text)
     assert all(h in shown for h in HOSTILE[:6])  # shown as text, exactly as typed
 
-    trace = SimpleNamespace(answer=Answer(text=HOSTILE[0] + HOSTILE[1], cited_turn_ids=(HOSTILE[3],)))
+    answer = Answer(text=HOSTILE[0] + HOSTILE[1], cited_turn_ids=(HOSTILE[3],))
+    trace = cast(Trace, SimpleNamespace(answer=answer))  # answer_html reads the answer only
     parsed = markup(answer_html(trace))
     assert "script" not in parsed.tags and "img" not in parsed.tags and parsed.bad_attrs == []
 

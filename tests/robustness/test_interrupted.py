@@ -88,14 +88,14 @@ def half_built(store: Store, conv_id: str) -> list[str]:
         if sorted(covered) != sorted(sessions[s]):
             problems.append(f"session {s} is marked built but its episodes do not cover its turns once")
     for r in store.records(conv_id, include_inactive=True):
-        e = by_id.get(r.episode_id)
-        if e is None or e.session not in built:
+        own = by_id.get(r.episode_id)
+        if own is None or own.session not in built:
             problems.append(f"record {r.id} outside a built session")
-        elif not r.evidence_turn_ids or not set(r.evidence_turn_ids) <= set(e.turn_ids):
+        elif not r.evidence_turn_ids or not set(r.evidence_turn_ids) <= set(own.turn_ids):
             problems.append(f"record {r.id} cites turns outside its episode")
     for v in store.events(conv_id):
-        e = by_id.get(v.episode_id)
-        if e is None or e.session not in built:
+        own = by_id.get(v.episode_id)
+        if own is None or own.session not in built:
             problems.append(f"event {v.id} outside a built session")
     return problems
 

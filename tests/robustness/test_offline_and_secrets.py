@@ -122,8 +122,8 @@ def guarded(tmp_path: Path):
             assert done.returncode == 0, f"{args}: {done.stderr[-3000:]}"
         return done
 
-    run.log = log
-    run.source = source
+    setattr(run, "log", log)  # the fixture hands out the runner with its helpers
+    setattr(run, "source", source)
     return run
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from memory_core.store import Store
 from tests.app.conftest import all_text, shown
 from tests.robustness.test_forget import sample
 
@@ -78,6 +79,7 @@ def test_the_load_page_shows_each_conversation_and_follows_the_run(
     assert shown(error) == "p-c: conversation 'p-c': episodes <b>miss</b> turn p-c:s2:t2"
     # a worker moves on (the app's own services read the same store the workers write)
     svc = _open(str(small_home))
+    assert isinstance(svc.store, Store)  # the SQL store, written to directly
     svc.store.set_build_status("p-a", "run-page", "done", worker="tcp://127.0.0.1:4001")
     svc.store.set_build_status("p-b", "run-page", "building", stage="graph", worker="tcp://127.0.0.1:4002")
     at.run()
