@@ -100,7 +100,7 @@ def test_home_with_many_conversations_pages_and_filters(tmp_path, monkeypatch) -
     from memory_core.services import Services
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from many_conversations import sample  # small LoCoMo-layout conversations
+    from many_conversations import sample  # type: ignore[import-not-found]  # on sys.path above
 
     n = PAGE_ROWS + 12
     data = tmp_path / "many.json"

@@ -21,6 +21,7 @@ from memory_core.query.qembed import embed_question
 from memory_core.query.retrieve import retrieve
 from memory_core.query.strategies import strategy
 from memory_core.services import Services
+from memory_core.store.vectors import VectorIndex
 
 QUESTIONS = [
     "What breed is Biscuit?",
@@ -36,6 +37,7 @@ def test_opening_a_home_opens_no_vector_index(tmp_path: Path) -> None:
     services = Services.open(Settings(home=tmp_path / "home"))
     try:
         assert services.imports.list_conversations() == []
+        assert isinstance(services.index, VectorIndex)
         assert services.index.is_open is False  # Chroma starts on first use, not for list/stats
         assert not (tmp_path / "home" / "chroma").exists()
         assert isinstance(services.backend, OfflineBackend)

@@ -49,7 +49,7 @@ class _Calls(ast.NodeVisitor):
         self.stack: list[str] = []
         self.calls: list[tuple[str, ast.Call]] = []
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.stack.append(node.name)
         self.generic_visit(node)
         self.stack.pop()
