@@ -3,6 +3,7 @@ written, and the next run finishes with the build's export invariants (issue 3).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -46,7 +47,7 @@ def run_and_kill(home: Path, args: list[str], when: Callable[[str], bool], delay
     seen: list[str] = []
 
     def pump() -> None:
-        assert proc.stderr is not None
+        assert isinstance(proc.stderr, io.BufferedReader)  # a pipe, read as it comes
         while chunk := proc.stderr.read1(4096):
             seen.append(chunk.decode("utf-8", "replace"))
 
@@ -201,7 +202,7 @@ def test_import_killed_mid_way_is_all_or_nothing(tmp_path: Path) -> None:
     def writing(_: str) -> bool:  # the one import transaction has started writing
         return db.stat().st_size > base_size or (home / f"{DB_FILE}.wal").exists()
 
-    outcomes = []
+    outcomes: list[object] = []
     for delay in (0.0, 0.25, 0.6):
         base_size = db.stat().st_size
         try:

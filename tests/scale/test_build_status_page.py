@@ -79,7 +79,6 @@ def test_the_load_page_shows_each_conversation_and_follows_the_run(
     assert shown(error) == "p-c: conversation 'p-c': episodes <b>miss</b> turn p-c:s2:t2"
     # a worker moves on (the app's own services read the same store the workers write)
     svc = _open(str(small_home))
-    assert isinstance(svc.store, Store)  # the SQL store, written to directly
     svc.store.set_build_status("p-a", "run-page", "done", worker="tcp://127.0.0.1:4001")
     svc.store.set_build_status("p-b", "run-page", "building", stage="graph", worker="tcp://127.0.0.1:4002")
     at.run()
@@ -108,8 +107,10 @@ def test_a_run_whose_builder_died_is_not_polled_forever(load_page, small_home: P
 
     svc = _open(str(small_home))
     long_ago = datetime.now(UTC).replace(tzinfo=None) - timedelta(hours=2)
+    store = svc.store
+    assert isinstance(store, Store)  # the SQL store, written to directly
     for conv in ("p-a", "p-b"):  # still "building"/"queued", but nobody wrote for two hours
-        svc.store.execute("UPDATE build_status SET updated_at = ? WHERE conv_id = ?", [long_ago, conv])
+        store.execute("UPDATE build_status SET updated_at = ? WHERE conv_id = ?", [long_ago, conv])
     at = load_page()
     text = all_text(at)
     assert "0 done, 1 building, 1 queued, 1 failed" in text and "(updating)" not in text
