@@ -44,7 +44,7 @@ lint: setup-dev
 	$(VENV)/bin/ruff check memory_core components pages app.py tests benchmarks
 
 typecheck: setup-dev
-	$(VENV)/bin/mypy memory_core components pages app.py
+	$(VENV)/bin/mypy memory_core components pages app.py tests
 
 # The fast lane (aimed under 3 minutes): lint, types, every test not marked slow or browser
 # (what it leaves out: README, "Tests and benchmarks"; `make test` runs everything).

@@ -67,7 +67,7 @@ def bench() -> Callable[[str], Path]:
 
 
 @pytest.fixture(scope="session")
-def embedder():  # type: ignore[no-untyped-def]
+def embedder():
     from memory_core.embeddings import shared_embedder
 
     return shared_embedder()
@@ -83,7 +83,7 @@ def store(database_url: str | None) -> Iterator[object]:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, database_url: str | None, chroma_url: str | None):  # type: ignore[no-untyped-def]
+def settings(tmp_path: Path, database_url: str | None, chroma_url: str | None):
     from memory_core.config import Settings
 
     return Settings(home=tmp_path / "home", database_url=database_url, chroma_url=chroma_url)
@@ -122,7 +122,7 @@ def built_services(request: pytest.FixtureRequest, settings: Any, embedder: Any,
 
 
 @pytest.fixture
-def services(settings, embedder):  # type: ignore[no-untyped-def]
+def services(settings, embedder):
     from memory_core.services import Services
 
     s = Services(settings, embedder=embedder)

@@ -231,7 +231,7 @@ def chroma_url(engine: str, request: pytest.FixtureRequest) -> str | None:
 
 
 @pytest.fixture
-def open_store(engine: str, database_url: str | None, tmp_path: Path):  # type: ignore[no-untyped-def]
+def open_store(engine: str, database_url: str | None, tmp_path: Path):
     """open_store(read_only=False) -> a new connection to this test's database: the home's
     DuckDB file, or this test's PostgreSQL database."""
     from memory_core.store import Store

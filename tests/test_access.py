@@ -17,6 +17,7 @@ from memory_core.config import AccessSettings
 from memory_core.errors import AccessError
 from memory_core.models import Source
 from memory_core.services import Principal, Services
+from memory_core.store import Store
 
 CONV = "tiny-1"
 OTHER = "tiny-2"
@@ -111,7 +112,7 @@ def test_unlisted_service_method_needs_admin(services: Services) -> None:
     from memory_core.services.guard import RULES
 
     for part, rules in RULES.items():  # every public method of every part has a rule
-        inner = services._raw.get(part) or type(services.evaluation._inner)  # type: ignore[attr-defined]
+        inner = services._raw.get(part) or type(getattr(services.evaluation, "_inner"))  # the guarded part
         methods = {n for n in dir(inner) if not n.startswith("_") and callable(getattr(inner, n))}
         assert methods - set(rules) == set(), (part, methods - set(rules))
 
@@ -220,11 +221,13 @@ def test_audit_trail_has_each_action_class_and_survives_forgetting(services: Ser
 
 
 def _all_text(svc: Services) -> str:
-    tables = [r[0] for r in svc.raw_store().all(
+    store = svc.raw_store()
+    assert isinstance(store, Store)  # the SQL store, read whole
+    tables = [r[0] for r in store.all(
         "SELECT table_name FROM information_schema.tables WHERE table_schema IN ('main', 'public')")]
     out = []
     for table in tables:
-        out.append(json.dumps(svc.raw_store().all(f"SELECT * FROM {table}"), default=str))
+        out.append(json.dumps(store.all(f"SELECT * FROM {table}"), default=str))
     return "\n".join(out)
 
 

@@ -11,15 +11,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
-from engines import free_port
-from robustness.test_forget import sample
 
 from memory_core.cli import main
 from memory_core.config import Settings
 from memory_core.services import Services
 from memory_core.store import Store
+from tests.engines import free_port
+from tests.robustness.test_forget import sample
 
 ROOT = Path(__file__).resolve().parents[1]
 CONVS = ("c-a", "c-b", "c-c")
@@ -32,14 +33,14 @@ def ids(services: Services, conv: str) -> tuple[list[str], list[str], list[str]]
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+def data(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("cluster") / "three.json"
     path.write_text(json.dumps([sample("c-a", "Miso"), sample("c-b", "Pixel"), sample("c-c", "Toast")]))
     return path
 
 
 @pytest.fixture(scope="module")
-def serial(pg_cluster, chroma_server, data, tmp_path_factory, embedder):  # type: ignore[no-untyped-def]
+def serial(pg_cluster, chroma_server, data, tmp_path_factory, embedder):
     """The ids a serial build makes."""
     name = pg_cluster.fresh()
     settings = Settings(home=tmp_path_factory.mktemp("serial"), database_url=pg_cluster.url(name),
@@ -55,7 +56,7 @@ def serial(pg_cluster, chroma_server, data, tmp_path_factory, embedder):  # type
     return expected
 
 
-def check(pg_cluster, url: str, chroma: str, home: Path, serial, embedder) -> None:  # type: ignore[no-untyped-def]
+def check(pg_cluster, url: str, chroma: str, home: Path, serial, embedder) -> None:
     built = Services(Settings(home=home, database_url=url, chroma_url=chroma), embedder=embedder)
     try:
         assert {conv: ids(built, conv) for conv in CONVS} == serial
@@ -66,7 +67,7 @@ def check(pg_cluster, url: str, chroma: str, home: Path, serial, embedder) -> No
 
 
 @pytest.mark.slow
-def test_two_local_workers_build_what_a_serial_build_builds(pg_cluster, chroma_server, data, serial, tmp_path,  # type: ignore[no-untyped-def]
+def test_two_local_workers_build_what_a_serial_build_builds(pg_cluster, chroma_server, data, serial, tmp_path,
                                                             embedder, monkeypatch, capsys) -> None:
     name, chroma = pg_cluster.fresh(), chroma_server.fresh()
     monkeypatch.setenv("MNEMOSCOPE_CHROMA_URL", chroma)
@@ -79,7 +80,7 @@ def test_two_local_workers_build_what_a_serial_build_builds(pg_cluster, chroma_s
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_build_costs_only_a_rerun(pg_cluster, chroma_server, data, serial, tmp_path,  # type: ignore[no-untyped-def]
+def test_a_worker_killed_mid_build_costs_only_a_rerun(pg_cluster, chroma_server, data, serial, tmp_path,
                                                       embedder) -> None:
     name, chroma = pg_cluster.fresh(), chroma_server.fresh()
     url = pg_cluster.url(name)
@@ -97,7 +98,7 @@ def test_a_worker_killed_mid_build_costs_only_a_rerun(pg_cluster, chroma_server,
     workers = [subprocess.Popen([dask, "worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1", "--no-nanny",
                                  "--no-dashboard"], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
                for _ in range(2)]
-    build = None
+    build: subprocess.Popen[str] | None = None
     try:
         command = [sys.executable, "-m", "memory_core", "--home", home, "build-cluster", "--all",
                    "--scheduler", f"tcp://127.0.0.1:{port}"]
@@ -115,7 +116,8 @@ def test_a_worker_killed_mid_build_costs_only_a_rerun(pg_cluster, chroma_server,
         assert build.returncode == 0, err
         assert "3 of 3 conversations built" in out
     finally:
-        for proc in (build, *workers, scheduler):
+        procs: list[subprocess.Popen[Any] | None] = [build, *workers, scheduler]
+        for proc in procs:
             if proc is not None and proc.poll() is None:
                 proc.terminate()
                 try:
@@ -129,6 +131,6 @@ def test_a_worker_killed_mid_build_costs_only_a_rerun(pg_cluster, chroma_server,
     pg_cluster.drop(name)
 
 
-def test_build_cluster_needs_the_servers(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_build_cluster_needs_the_servers(tmp_path: Path, capsys) -> None:
     assert main(["--home", str(tmp_path), "build-cluster", "--all", "--workers", "2"]) == 1
     assert "build-cluster: workers share the home through servers" in capsys.readouterr().err

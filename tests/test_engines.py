@@ -9,14 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from engines import free_port
-from test_store import conversation, memory
 
 from memory_core.config import Settings
 from memory_core.errors import ConfigError, StoreError
 from memory_core.models import GraphEdge
 from memory_core.store import Store, VectorIndex
 from memory_core.store.engines import _pg, redact
+from tests.engines import free_port
+from tests.test_store import conversation, memory
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,7 +64,7 @@ def test_cli_database_down(tmp_path: Path) -> None:
     assert bad.stderr.strip() == "error: --database: expected a postgresql://… URL, got 'sqlite://…'"
 
 
-def test_a_dropped_connection_is_a_clear_error(pg_cluster) -> None:  # type: ignore[no-untyped-def]
+def test_a_dropped_connection_is_a_clear_error(pg_cluster) -> None:
     name = pg_cluster.fresh()
     store = Store(pg_cluster.url(name))
     store.save_conversation(conversation())

@@ -116,6 +116,8 @@ def _memory_core_imports(text: str) -> list[tuple[int, str]]:
     """(line, unit) of every memory_core import, at any depth (function-level ones included)."""
     found = []
     for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            continue
         modules: list[str] = []
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
@@ -171,8 +173,10 @@ def room_offenders(rel: str, text: str) -> list[str]:
     others = [f"memory_core.backends.{r}" for r in BACKEND_ROOMS if r != room]
     found = []
     for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            continue
         modules = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                   else [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+                   else [node.module] if node.module else [])
         if isinstance(node, ast.ImportFrom) and node.module == "memory_core.backends":
             modules += [f"memory_core.backends.{a.name}" for a in node.names]
         found += [f"{rel}:{node.lineno}: backends/{room} imports {m}" for m in modules

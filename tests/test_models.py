@@ -35,12 +35,12 @@ def test_record_text_names_every_qualifier():
 def test_models_are_frozen_and_strict():
     turn = Turn(id="D1:1", session=1, index=0, speaker="Ana", text="hi")
     with pytest.raises(ValidationError):
-        turn.text = "changed"  # type: ignore[misc]
+        turn.text = "changed"  # type: ignore[misc]  # the point: frozen at run time
     with pytest.raises(ValidationError):
         Turn(id="D1:1", session=1, index=0, speaker="Ana", colour="red")  # type: ignore[call-arg]
     with pytest.raises(ValidationError):
         Record(id="r", conv_id="c", episode_id="e", entity="A", entity_type="t", property="p", value="v",
-               modality="sometimes")  # type: ignore[arg-type]
+               modality="sometimes")
 
 
 def test_defaults_and_enum_values():

@@ -6,7 +6,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from engines import another_process_holding
 
 from memory_core.errors import ConflictError, StoreError
 from memory_core.models import (
@@ -27,6 +26,7 @@ from memory_core.models import (
 )
 from memory_core.store import Store
 from memory_core.store.schema import SCHEMA_VERSION
+from tests.engines import another_process_holding
 
 T1 = datetime(2023, 5, 8, 13, 56)
 

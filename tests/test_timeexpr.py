@@ -83,8 +83,8 @@ def test_relative_question_dates_count_back_from_the_asking_day(phrase: str, fir
     ("a few days ago", "2023-05", "month"),
     ("last year", "2022", "year"),
 ])
-def test_normalise_spans_against_the_session(text: str, iso: str, granularity: str) -> None:
-    assert t.normalise(text, MONDAY) == t.TimeValue(iso, text, granularity)  # type: ignore[arg-type]
+def test_normalise_spans_against_the_session(text: str, iso: str, granularity: t.Granularity) -> None:
+    assert t.normalise(text, MONDAY) == t.TimeValue(iso, text, granularity)
 
 
 def test_normalise_refuses_durations_and_needs_a_year_without_a_session() -> None:

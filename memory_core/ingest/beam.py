@@ -24,14 +24,14 @@ question whose ids name no message is set aside in ``meta["qa_unresolved"]`` wit
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memory_core.ingest.builder import ConversationBuilder
+from memory_core.ingest.builder import ConversationBuilder, question_items, read_date, warn_set_aside
 from memory_core.ingest.common import (
     Context,
     answer_text,
+    first_item,
     get_dict,
     get_int,
     get_list,
@@ -42,7 +42,6 @@ from memory_core.ingest.common import (
 )
 from memory_core.ingest.reading import load_json, open_source, read_text
 from memory_core.models import Conversation, QAItem
-from memory_core.timeexpr import parse_datetime
 
 FORMAT = "beam"
 QUESTIONS = ("probing_questions/probing_questions.json", "probing_questions.json")
@@ -60,7 +59,7 @@ _SPEAKERS = ("user", "assistant")
 
 
 def looks_like(data: Any) -> bool:
-    first = data[0] if isinstance(data, list) and data else data
+    first = first_item(data)
     return isinstance(first, dict) and "batch_number" in first and isinstance(first.get("turns"), list)
 
 
@@ -118,7 +117,7 @@ def _batch(ctx: Context, builder: ConversationBuilder, value: Any, where: str, p
             anchor = opt_str(ctx, message["time_anchor"], anchor_where)
         if anchor is not None:
             break
-    date = _date(anchor) if anchor else None
+    date = read_date(anchor, "%B-%d-%Y", anchor.replace("-", " ")) if anchor else None
     if anchor and date is None:
         ctx.warn(anchor_where, f"cannot read the time anchor {show(anchor)}; batch {number} has no date")
     builder.session(number, anchor or "", anchor_where, time=date, resolved=True)
@@ -139,13 +138,6 @@ def _message(ctx: Context, builder: ConversationBuilder, session: int, raw: Any,
     turn_id = builder.add_turn(session, role, text, where=where, turn_id=f"D{session}:{mid + 1}",
                                keep_empty=True)
     messages[mid] = turn_id
-
-
-def _date(text: str) -> datetime | None:
-    try:
-        return datetime.strptime(text.strip(), "%B-%d-%Y")
-    except ValueError:
-        return parse_datetime(text.replace("-", " "))
 
 
 # --------------------------------------------------------------------------- questions
@@ -179,9 +171,7 @@ def _read_questions(ctx: Context, path: Path,
         if qtype not in CATEGORIES:
             left_out[qtype] = len(listed)
             continue
-        for i, value in enumerate(listed):
-            qw = f"{type_where}[{i}]"
-            item = get_dict(qctx, value, qw, "a question object")
+        for i, qw, item in question_items(qctx, listed, type_where):
             ids = _chat_ids(qctx, item.get("source_chat_ids"), key_path(qw, "source_chat_ids"))
             missing = [m for m in ids if m not in messages]
             if not ids or missing:
@@ -202,8 +192,8 @@ def _read_questions(ctx: Context, path: Path,
         ctx.warn(_shown(path), f"left out {sum(left_out.values())} question(s) without turn evidence "
                             f"to score: {counts}")
     if unresolved:
-        ctx.warn(_shown(path), f"{len(unresolved)} question(s) whose source_chat_ids name no message of "
-                            "the chat were set aside (meta qa_unresolved)")
+        warn_set_aside(ctx, _shown(path), len(unresolved),
+                       "whose source_chat_ids name no message of the chat")
     meta: dict[str, Any] = {"beam_types": types, "questions_file": _shown(path)}
     if unresolved:
         meta["qa_unresolved"] = unresolved

@@ -8,7 +8,7 @@ and no time). Turns may arrive in any session order; inside a session file order
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -24,6 +24,7 @@ from memory_core.ingest.common import (
     get_str,
     key_path,
     opt_str,
+    required,
     show,
 )
 from memory_core.models import Conversation, QAItem, Session, Turn
@@ -161,12 +162,8 @@ def parse_qa(ctx: Context, items: list[Any], where: str,
     """
     out: list[QAItem] = []
     unmatched: dict[str, list[str]] = {}
-    for qid, value in enumerate(items):
-        qw = f"{where}[{qid}]"
-        item = get_dict(ctx, value, qw, "a question object")
-        if "question" not in item:
-            raise ctx.error(key_path(qw, "question"), "missing")
-        question = get_str(ctx, item["question"], key_path(qw, "question"))
+    for qid, qw, item in question_items(ctx, items, where):
+        question = get_str(ctx, required(ctx, item, "question", qw), key_path(qw, "question"))
         raw = item.get("evidence") or []
         raw_list = [raw] if isinstance(raw, str) else get_list(ctx, raw, key_path(qw, "evidence"))
         tokens = [get_str(ctx, e, f"{key_path(qw, 'evidence')}[{k}]", numbers=True)
@@ -199,3 +196,25 @@ def warn_unmatched(ctx: Context, where: str, conv_id: str, unmatched: dict[str, 
                        for q, toks in list(unmatched.items())[:4])
     total = sum(len(v) for v in unmatched.values())
     ctx.warn(where, f"{total} evidence id(s) name no turn of {show(conv_id)} and were skipped: {listed}")
+
+
+def question_items(ctx: Context, items: list[Any], where: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """``(index, json path, question object)`` for each item of a list of questions."""
+    for i, value in enumerate(items):
+        qw = f"{where}[{i}]"
+        yield i, qw, get_dict(ctx, value, qw, "a question object")
+
+
+def warn_set_aside(ctx: Context, where: str, count: int, why: str, named: str = "") -> None:
+    """One warning for the questions kept out of QA (in ``meta["qa_unresolved"]``)."""
+    ctx.warn(where, f"{count} question(s) {why} were set aside (meta qa_unresolved)"
+                    + (f": {named}" if named else ""))
+
+
+def read_date(text: str, layout: str, loose: str | None = None) -> datetime | None:
+    """A date written in the format's own ``layout`` (strptime), else read loosely (``loose``
+    if given: the text reworded for ``parse_datetime``); None if neither reads it."""
+    try:
+        return datetime.strptime(text.strip(), layout)
+    except ValueError:
+        return parse_datetime(text if loose is None else loose)

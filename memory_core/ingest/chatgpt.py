@@ -29,8 +29,18 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from memory_core.ingest.chats import SPEAKERS, Chat, assemble, unix_time
-from memory_core.ingest.common import Context, get_dict, get_list, get_str, key_path, kind, opt_str, show
+from memory_core.ingest.chats import SPEAKERS, Chat, assemble, messages, said, unix_time
+from memory_core.ingest.common import (
+    Context,
+    first_item,
+    get_dict,
+    get_list,
+    get_str,
+    key_path,
+    kind,
+    opt_str,
+    show,
+)
 from memory_core.models import Conversation
 
 FORMAT = "chatgpt"
@@ -39,19 +49,16 @@ _NOT_SAID = ("thoughts", "reasoning_recap", "user_editable_context", "model_edit
 
 
 def looks_like(data: Any) -> bool:
-    first = data[0] if isinstance(data, list) and data else data
+    first = first_item(data)
     return isinstance(first, dict) and isinstance(first.get("mapping"), dict) and (
         "current_node" in first or "title" in first)
 
 
 def parse(chats: Iterable[tuple[str, Any]], ctx: Context) -> Conversation:
     """The export's chats (``(json path, chat)`` pairs, streamed or not) as one conversation."""
-    conv, drafts = assemble(ctx, chats, _chat, fmt=FORMAT, app="chatgpt")
-    branches = sum(c.extra["other_branch_messages"] for c in drafts)
-    if branches:
-        ctx.warn("", f"{branches} message(s) on branches not shown last (edits, regenerations) "
-                     "were not imported")
-    return conv
+    return assemble(ctx, chats, _chat, fmt=FORMAT, app="chatgpt", tally=(
+        "other_branch_messages", "message(s) on branches not shown last (edits, regenerations) were "
+                                 "not imported"))
 
 
 # --------------------------------------------------------------------------- one chat
@@ -63,9 +70,8 @@ def _chat(ctx: Context, value: Any, where: str, position: int, skipped: Counter[
     draft = Chat(where, position, title, chat_id,
                  unix_time(ctx, chat.get("create_time"), key_path(where, "create_time")), "create_time")
     mapping_where = key_path(where, "mapping")
-    if "mapping" not in chat:
-        raise ctx.error(mapping_where, "missing (a chat's messages)")
-    mapping = get_dict(ctx, chat["mapping"], mapping_where, "an object of message nodes")
+    mapping = get_dict(ctx, messages(ctx, chat, "mapping", where), mapping_where,
+                       "an object of message nodes")
     nodes = {nid: get_dict(ctx, node, key_path(mapping_where, nid), "a message node")
              for nid, node in mapping.items()}
     path = _branch(ctx, chat, nodes, where, mapping_where)
@@ -185,12 +191,7 @@ def _message(ctx: Context, value: Any, where: str,
             skipped[f"{ctype} part(s)"] += 1
             return None
         texts.append(body)
-    text = "\n\n".join(texts) or None
-    caption = "; ".join(captions) or None
-    if text is None and caption is None:
-        skipped["message(s) without text"] += 1
-        return None
-    return role, text, caption
+    return said(role, texts, "; ".join(captions) or None, skipped)
 
 
 def _part(ctx: Context, part: dict[str, Any], where: str, texts: list[str], captions: list[str],

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memory_core.ingest.builder import ConversationBuilder
-from memory_core.ingest.common import Context, key_path, kind, show
+from memory_core.ingest.common import Context, key_path, kind, listed, required, show
 from memory_core.models import Conversation
 
 SPEAKERS = ("user", "assistant")
@@ -44,9 +44,13 @@ def conversation_id(ctx: Context, app: str) -> str:
     return app if ctx.stem.lower() == "conversations" else ctx.stem
 
 
-def assemble(ctx: Context, chats: Iterable[tuple[str, Any]], read: ReadChat, *, fmt: str,
-             app: str) -> tuple[Conversation, list[Chat]]:
-    """Read every chat with ``read`` and build the one conversation (or refuse the file)."""
+def assemble(ctx: Context, chats: Iterable[tuple[str, Any]], read: ReadChat, *, fmt: str, app: str,
+             tally: tuple[str, str] | None = None) -> Conversation:
+    """Read every chat with ``read`` and build the one conversation (or refuse the file).
+
+    ``tally`` is ``(key, note)``: the chats' ``extra[key]`` counts are summed and, if any, reported
+    in one warning ``"<sum> <note>"``.
+    """
     skipped: Counter[str] = Counter()
     drafts: list[Chat] = []
     empty: list[str] = []
@@ -75,11 +79,30 @@ def assemble(ctx: Context, chats: Iterable[tuple[str, Any]], read: ReadChat, *, 
             builder.add_turn(number, speaker, text, where=where, caption=caption)
         meta_chats.append({"session": number, "title": chat.title, "id": chat.chat_id, **chat.extra})
     if empty:
-        listed = ", ".join(empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
-        ctx.warn("", f"{len(empty)} chat(s) with no user or assistant text were skipped: {listed}")
+        ctx.warn("", f"{len(empty)} chat(s) with no user or assistant text were skipped: "
+                     f"{listed(empty, 5)}")
     if skipped:
         ctx.warn("", f"skipped {sum(skipped.values())} message part(s): {parts}")
-    return builder.build(speakers=SPEAKERS, meta={"chats": meta_chats}), drafts
+    conv = builder.build(speakers=SPEAKERS, meta={"chats": meta_chats})
+    counted = sum(c.extra[tally[0]] for c in drafts) if tally else 0
+    if tally and counted:
+        ctx.warn("", f"{counted} {tally[1]}")
+    return conv
+
+
+def messages(ctx: Context, chat: dict[str, Any], key: str, where: str) -> Any:
+    """The chat's messages (under ``key``), refused in one line when absent."""
+    return required(ctx, chat, key, where, "missing (a chat's messages)")
+
+
+def said(speaker: str, texts: list[str], caption: str | None,
+         skipped: Counter[str]) -> tuple[str, str | None, str | None] | None:
+    """(speaker, text, caption) of a message with text or a caption; else None, counted."""
+    text = "\n\n".join(texts) or None
+    if text is None and caption is None:
+        skipped["message(s) without text"] += 1
+        return None
+    return speaker, text, caption
 
 
 def unix_time(ctx: Context, value: Any, where: str) -> datetime | None:

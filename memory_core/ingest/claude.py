@@ -23,8 +23,17 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from memory_core.ingest.chats import Chat, assemble, iso_time
-from memory_core.ingest.common import Context, get_dict, get_list, get_str, key_path, kind, opt_str
+from memory_core.ingest.chats import Chat, assemble, iso_time, messages, said
+from memory_core.ingest.common import (
+    Context,
+    first_item,
+    get_dict,
+    get_list,
+    get_str,
+    key_path,
+    kind,
+    opt_str,
+)
 from memory_core.models import Conversation
 
 FORMAT = "claude"
@@ -32,18 +41,15 @@ _SENDERS = {"human": "user", "user": "user", "assistant": "assistant"}
 
 
 def looks_like(data: Any) -> bool:
-    first = data[0] if isinstance(data, list) and data else data
+    first = first_item(data)
     return isinstance(first, dict) and isinstance(first.get("chat_messages"), list)
 
 
 def parse(chats: Iterable[tuple[str, Any]], ctx: Context) -> Conversation:
     """The export's chats (``(json path, chat)`` pairs, streamed or not) as one conversation."""
-    conv, drafts = assemble(ctx, chats, _chat, fmt=FORMAT, app="claude")
-    attached = sum(c.extra["attachments"] for c in drafts)
-    if attached:
-        ctx.warn("", f"{attached} attached file(s) are named in their turn's caption; their "
-                     "contents were not imported")
-    return conv
+    return assemble(ctx, chats, _chat, fmt=FORMAT, app="claude", tally=(
+        "attachments", "attached file(s) are named in their turn's caption; their contents were "
+                       "not imported"))
 
 
 def _chat(ctx: Context, value: Any, where: str, position: int, skipped: Counter[str]) -> Chat:
@@ -51,13 +57,12 @@ def _chat(ctx: Context, value: Any, where: str, position: int, skipped: Counter[
     title = opt_str(ctx, chat.get("name"), key_path(where, "name")) or "(untitled)"
     chat_id = opt_str(ctx, chat.get("uuid"), key_path(where, "uuid"), numbers=True)
     messages_where = key_path(where, "chat_messages")
-    if "chat_messages" not in chat:
-        raise ctx.error(messages_where, "missing (a chat's messages)")
-    messages = get_list(ctx, chat["chat_messages"], messages_where, "a list of messages")
+    listed = get_list(ctx, messages(ctx, chat, "chat_messages", where), messages_where,
+                      "a list of messages")
     time = iso_time(ctx, chat.get("created_at"), key_path(where, "created_at"))
     time_key = "created_at"
     draft = Chat(where, position, title, chat_id, time, time_key, extra={"attachments": 0})
-    for i, raw in enumerate(messages):
+    for i, raw in enumerate(listed):
         message_where = f"{messages_where}[{i}]"
         message = get_dict(ctx, raw, message_where, "a message object")
         if draft.time is None and "created_at" in message:
@@ -80,12 +85,7 @@ def _message(ctx: Context, message: dict[str, Any], where: str, skipped: Counter
     texts = _blocks(ctx, message, where, skipped)
     names = _attached(ctx, message, where)
     draft.extra["attachments"] += len(names)
-    text = "\n\n".join(texts) or None
-    caption = f"attached: {', '.join(names)}" if names else None
-    if text is None and caption is None:
-        skipped["message(s) without text"] += 1
-        return None
-    return speaker, text, caption
+    return said(speaker, texts, f"attached: {', '.join(names)}" if names else None, skipped)
 
 
 def _blocks(ctx: Context, message: dict[str, Any], where: str, skipped: Counter[str]) -> list[str]:

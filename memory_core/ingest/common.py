@@ -1,4 +1,5 @@
-"""What every importer shares: the per-file context, limits, warnings and value checks.
+"""What every importer shares: the per-file context, limits, warnings, value checks and the
+pieces of layout several formats use (``session_N`` keys, LoCoMo-style turns, required keys).
 
 An importer never raises anything but ``IngestError`` for bad input. It reports *where*
 with a JSON path (``$[0].conversation.session_3[4].speaker``), a line (``line 7``) or a CSV
@@ -19,6 +20,7 @@ from memory_core.errors import IngestError
 MAX_WARNINGS = 50  # more than this are counted, not listed
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+SESSION_KEY = re.compile(r"^session_(\d+)$")  # LoCoMo's and REALTALK's lists of turns
 
 
 class Context:
@@ -103,6 +105,22 @@ def kind(value: Any) -> str:
     return type(value).__name__
 
 
+def first_item(data: Any) -> Any:
+    """What a format check looks at: the first item of a non-empty list, else the value itself."""
+    return data[0] if isinstance(data, list) and data else data
+
+
+def numbered(base: str, i: int, count: int) -> str:
+    """The id of item ``i`` of ``count`` read from one file: ``base``, or ``base-<i+1>`` if several."""
+    return base if count == 1 else f"{base}-{i + 1}"
+
+
+def listed(items: list[str], limit: int, sep: str = ", ") -> str:
+    """The first ``limit`` items joined, then how many more were not shown."""
+    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    return sep.join(items[:limit]) + more
+
+
 def top_level_items(ctx: Context, data: Any, *, noun: str, expected: str) -> list[tuple[str, Any]]:
     """A list of objects or one object, each with its JSON path ("$[3]" or "$")."""
     if isinstance(data, list):
@@ -119,6 +137,32 @@ def key_path(path: str, key: str) -> str:
 
 
 # --------------------------------------------------------------------------- value checks
+def required(ctx: Context, obj: dict[str, Any], key: str, where: str, what: str = "missing") -> Any:
+    """``obj[key]``, or an error at ``where.key`` (``what``) when the key is absent."""
+    if key not in obj:
+        raise ctx.error(key_path(where, key), what)
+    return obj[key]
+
+
+def session_keys(obj: dict[str, Any]) -> list[tuple[int, str]]:
+    """The ``session_N`` keys of an object as ``(N, key)``, in N order."""
+    return sorted((int(m.group(1)), k) for k in obj if (m := SESSION_KEY.match(k)))
+
+
+def turn_fields(ctx: Context, turn: dict[str, Any], where: str,
+                text_key: str = "text") -> tuple[str, str | None, str | None]:
+    """A LoCoMo-style turn's speaker (required), text and ``blip_caption``."""
+    speaker = get_str(ctx, required(ctx, turn, "speaker", where), key_path(where, "speaker"))
+    text = opt_str(ctx, turn.get(text_key), key_path(where, text_key))
+    caption = opt_str(ctx, turn.get("blip_caption"), key_path(where, "blip_caption"))
+    return speaker, text, caption
+
+
+def named_speakers(ctx: Context, obj: dict[str, Any], keys: tuple[str, ...], where: str) -> list[str]:
+    """The speakers named under ``keys`` (absent or empty names left out)."""
+    return [name for k in keys if (name := opt_str(ctx, obj.get(k), key_path(where, k)))]
+
+
 def valid_unicode(ctx: Context, text: str, where: str) -> str:
     """Refuse lone surrogates (``\\ud800`` escapes): they cannot be stored as UTF-8."""
     try:

@@ -43,7 +43,7 @@ from typing import Any
 from memory_core.config import ImportLimits
 from memory_core.errors import IngestError
 from memory_core.ingest import beam, chatgpt, claude, generic, locomo, longmemeval, realtalk, text
-from memory_core.ingest.common import Context, kind, show
+from memory_core.ingest.common import Context, first_item, kind, show
 from memory_core.ingest.reading import (
     JsonShape,
     Opened,
@@ -358,7 +358,7 @@ def _json_kind(data: Any, ctx: Context) -> str:
     for name, looks_like in _SHAPES:
         if looks_like(data):
             return name
-    first = data[0] if isinstance(data, list) and data else data
+    first = first_item(data)
     if isinstance(first, dict) and ("turns" in first or set(first) & set(generic.FIELDS)):
         return "json"
     if isinstance(data, list) and not data:

@@ -15,34 +15,36 @@ their index in the full list as ``qid``; evidence ids are normalised (see
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from memory_core.ingest.builder import ConversationBuilder, parse_qa, warn_unmatched
 from memory_core.ingest.common import (
     Context,
+    first_item,
     get_dict,
     get_id,
     get_list,
-    get_str,
     key_path,
+    named_speakers,
+    numbered,
     opt_str,
+    session_keys,
     top_level_items,
+    turn_fields,
 )
 from memory_core.models import Conversation
 
 FORMAT = "locomo"
-_SESSION = re.compile(r"^session_(\d+)$")
 _META_KEYS = ("observation", "session_summary", "event_summary")
 
 
 def looks_like(data: Any) -> bool:
-    first = data[0] if isinstance(data, list) and data else data
+    first = first_item(data)
     if not isinstance(first, dict):
         return False
     if isinstance(first.get("conversation"), dict) or "sample_id" in first:
         return True
-    return "speaker_a" in first or any(_SESSION.match(k) for k in first)
+    return "speaker_a" in first or bool(session_keys(first))
 
 
 def parse(data: Any, ctx: Context) -> list[Conversation]:
@@ -56,7 +58,7 @@ def _sample(ctx: Context, value: Any, where: str, i: int, count: int) -> Convers
     if "conversation" in sample:
         body_where = key_path(where, "conversation")
         body = get_dict(ctx, sample["conversation"], body_where)
-    elif "speaker_a" in sample or any(_SESSION.match(k) for k in sample):
+    elif "speaker_a" in sample or session_keys(sample):
         body_where, body = where, sample  # flat per-conversation layout
     else:
         raise ctx.error(where, "missing 'conversation' (a LoCoMo sample has sample_id, conversation, qa)")
@@ -65,10 +67,9 @@ def _sample(ctx: Context, value: Any, where: str, i: int, count: int) -> Convers
     else:
         stem = ctx.stem
         conv_id = f"conv-{stem}" if stem.isdigit() else stem
-        conv_id = conv_id if count == 1 else f"{conv_id}-{i + 1}"
+        conv_id = numbered(conv_id, i, count)
     builder = ConversationBuilder(ctx, conv_id, FORMAT, where)
-    sessions = sorted((int(m.group(1)), k) for k in body if (m := _SESSION.match(k)))
-    for number, key in sessions:
+    for number, key in session_keys(body):
         if number < 1:
             raise ctx.error(key_path(body_where, key), "session numbers start at 1")
         date_key = f"{key}_date_time"
@@ -78,7 +79,7 @@ def _sample(ctx: Context, value: Any, where: str, i: int, count: int) -> Convers
         turns = get_list(ctx, body[key], key_path(body_where, key), "a list of turns")
         for j, raw in enumerate(turns):
             _turn(ctx, builder, number, raw, f"{key_path(body_where, key)}[{j}]")
-    speakers = [opt_str(ctx, body.get(k), key_path(body_where, k)) or "" for k in ("speaker_a", "speaker_b")]
+    speakers = named_speakers(ctx, body, ("speaker_a", "speaker_b"), body_where)
     qa_where = key_path(where, "qa")
     raw_qa = sample.get("qa", [])
     qa, unmatched = parse_qa(ctx, get_list(ctx, raw_qa, qa_where), qa_where, builder.turn_ids)
@@ -86,16 +87,12 @@ def _sample(ctx: Context, value: Any, where: str, i: int, count: int) -> Convers
     if unmatched:
         meta["unmatched_evidence"] = unmatched
         warn_unmatched(ctx, qa_where, conv_id, unmatched)
-    return builder.build(speakers=[s for s in speakers if s], qa=qa, meta=meta)
+    return builder.build(speakers=speakers, qa=qa, meta=meta)
 
 
 def _turn(ctx: Context, builder: ConversationBuilder, session: int, value: Any, where: str) -> None:
     turn = get_dict(ctx, value, where, "a turn object")
-    if "speaker" not in turn:
-        raise ctx.error(key_path(where, "speaker"), "missing")
-    speaker = get_str(ctx, turn["speaker"], key_path(where, "speaker"))
-    text = opt_str(ctx, turn.get("text"), key_path(where, "text"))
-    caption = opt_str(ctx, turn.get("blip_caption"), key_path(where, "blip_caption"))
+    speaker, text, caption = turn_fields(ctx, turn, where)
     url_where = key_path(where, "img_url")
     raw_url = turn.get("img_url")
     if isinstance(raw_url, list):

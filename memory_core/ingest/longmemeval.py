@@ -25,12 +25,14 @@ from memory_core.ingest.builder import ConversationBuilder
 from memory_core.ingest.common import (
     Context,
     answer_text,
+    first_item,
     get_dict,
     get_id,
     get_list,
     get_str,
     key_path,
     opt_str,
+    required,
     show,
 )
 from memory_core.ingest.reading import Opened, stream_json
@@ -41,7 +43,7 @@ FORMAT = "longmemeval"
 
 
 def looks_like(data: Any) -> bool:
-    first = data[0] if isinstance(data, list) and data else data
+    first = first_item(data)
     return isinstance(first, dict) and ("haystack_sessions" in first or "question_id" in first)
 
 
@@ -69,9 +71,8 @@ def item_conversation(ctx: Context, value: Any, where: str) -> Conversation:
     item = get_dict(ctx, value, where, "a LongMemEval item object")
     conv_id = get_id(ctx, item.get("question_id"), key_path(where, "question_id"), "question_id")
     sessions_where = key_path(where, "haystack_sessions")
-    if "haystack_sessions" not in item:
-        raise ctx.error(sessions_where, "missing")
-    sessions = get_list(ctx, item["haystack_sessions"], sessions_where, "a list of sessions")
+    sessions = get_list(ctx, required(ctx, item, "haystack_sessions", where), sessions_where,
+                        "a list of sessions")
     dates_where = key_path(where, "haystack_dates")
     dates = get_list(ctx, item.get("haystack_dates") or [], dates_where)
     if dates and len(dates) != len(sessions):
@@ -91,16 +92,12 @@ def item_conversation(ctx: Context, value: Any, where: str) -> Conversation:
         for j, raw_turn in enumerate(turns):
             tw = f"{sw}[{j}]"
             turn = get_dict(ctx, raw_turn, tw, "a turn object")
-            if "role" not in turn:
-                raise ctx.error(key_path(tw, "role"), "missing")
-            role = get_str(ctx, turn["role"], key_path(tw, "role"))
+            role = get_str(ctx, required(ctx, turn, "role", tw), key_path(tw, "role"))
             content = opt_str(ctx, turn.get("content"), key_path(tw, "content"))
             tid = builder.add_turn(k + 1, role, content, where=tw, keep_empty=True)
             if turn.get("has_answer") is True:
                 evidence.append(tid)
-    question_where = key_path(where, "question")
-    if "question" not in item:
-        raise ctx.error(question_where, "missing")
+    question = get_str(ctx, required(ctx, item, "question", where), key_path(where, "question"))
     qdate_where = key_path(where, "question_date")
     qdate = opt_str(ctx, item.get("question_date"), qdate_where)
     qtime = parse_datetime(qdate) if qdate else None
@@ -108,7 +105,7 @@ def item_conversation(ctx: Context, value: Any, where: str) -> Conversation:
         ctx.warn(qdate_where, f"cannot read the question date {show(qdate)}")
     qa = QAItem(
         qid=0,
-        question=get_str(ctx, item["question"], question_where),
+        question=question,
         answer=answer_text(ctx, item.get("answer"), key_path(where, "answer")),
         evidence=tuple(evidence),
         question_time=qtime,

@@ -21,27 +21,36 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Any
 
 from memory_core.ids import canonical_turn_id, evidence_tokens
-from memory_core.ingest.builder import ConversationBuilder, parse_qa
+from memory_core.ingest.builder import (
+    ConversationBuilder,
+    parse_qa,
+    question_items,
+    read_date,
+    warn_set_aside,
+)
 from memory_core.ingest.common import (
+    SESSION_KEY,
     Context,
+    first_item,
     get_dict,
     get_id,
     get_list,
-    get_str,
     key_path,
+    listed,
+    named_speakers,
+    numbered,
     opt_str,
+    session_keys,
     show,
     top_level_items,
+    turn_fields,
 )
 from memory_core.models import Conversation
-from memory_core.timeexpr import parse_datetime
 
 FORMAT = "realtalk"
-_SESSION = re.compile(r"^session_(\d+)$")
 _DIA = re.compile(r"^D:?(\d+):(\d+)$")
 _RANGE = re.compile(r"^D:?(\d+):(\d+)\s*-\s*(?:D:?(\d+):)?(\d+)$")
 _FILE = re.compile(r"^chat_(\d+)(?:_|$)", re.IGNORECASE)
@@ -50,14 +59,14 @@ _MAX_RANGE = 200  # turns one evidence range may name
 
 
 def looks_like(data: Any) -> bool:
-    first = data[0] if isinstance(data, list) and data else data
+    first = first_item(data)
     if not isinstance(first, dict):
         return False
     name = first.get("name")
     if isinstance(name, dict) and "speaker_1" in name:
         return True
     for key, value in first.items():
-        if _SESSION.match(key) and isinstance(value, list) and value:
+        if SESSION_KEY.match(key) and isinstance(value, list) and value:
             return isinstance(value[0], dict) and "clean_text" in value[0]
     return False
 
@@ -65,14 +74,14 @@ def looks_like(data: Any) -> bool:
 def parse(data: Any, ctx: Context) -> list[Conversation]:
     chats = top_level_items(ctx, data, noun="REALTALK chats", expected="a REALTALK chat object")
     base = f"realtalk-{int(m.group(1))}" if (m := _FILE.match(ctx.stem)) else ctx.stem
-    return [_chat(ctx, value, where, base if len(chats) == 1 else f"{base}-{i + 1}")
+    return [_chat(ctx, value, where, numbered(base, i, len(chats)))
             for i, (where, value) in enumerate(chats)]
 
 
 def _chat(ctx: Context, value: Any, where: str, conv_id: str) -> Conversation:
     chat = get_dict(ctx, value, where, "a REALTALK chat object")
     builder = ConversationBuilder(ctx, conv_id, FORMAT, where)
-    keys = sorted((int(m.group(1)), k) for k in chat if (m := _SESSION.match(k)))
+    keys = session_keys(chat)
     if not keys:
         raise ctx.error(where, "no session_N lists of turns")
     turn_times: dict[str, str] = {}
@@ -88,8 +97,7 @@ def _chat(ctx: Context, value: Any, where: str, conv_id: str) -> Conversation:
         ctx.warn(where, f"{', '.join(renumbered[:5])}{' …' if len(renumbered) > 5 else ''} hold turns "
                         "of other D numbers: sessions follow the dia_id's D number")
     names = get_dict(ctx, chat.get("name") or {}, key_path(where, "name"))
-    speakers = [opt_str(ctx, names.get(k), key_path(key_path(where, "name"), k)) or ""
-                for k in ("speaker_1", "speaker_2")]
+    speakers = named_speakers(ctx, names, ("speaker_1", "speaker_2"), key_path(where, "name"))
     qa_where = key_path(where, "qa")
     resolved, unresolved = _questions(ctx, get_list(ctx, chat.get("qa") or [], qa_where), qa_where,
                                       builder.turn_ids)
@@ -100,12 +108,10 @@ def _chat(ctx: Context, value: Any, where: str, conv_id: str) -> Conversation:
         meta["events"] = events
     if unresolved:
         meta["qa_unresolved"] = unresolved
-        listed = "; ".join(f"qa[{u['index']}] {', '.join(show(t) for t in u['unmatched'])}"
-                           for u in unresolved[:4]) + (f" and {len(unresolved) - 4} more"
-                                                       if len(unresolved) > 4 else "")
-        ctx.warn(qa_where, f"{len(unresolved)} question(s) whose evidence is no turn of the file were "
-                           f"set aside (meta qa_unresolved): {listed}")
-    return builder.build(speakers=[s for s in speakers if s], qa=qa, meta=meta)
+        named = [f"qa[{u['index']}] {', '.join(show(t) for t in u['unmatched'])}" for u in unresolved]
+        warn_set_aside(ctx, qa_where, len(unresolved), "whose evidence is no turn of the file",
+                       listed(named, 4, "; "))
+    return builder.build(speakers=speakers, qa=qa, meta=meta)
 
 
 def _turn(ctx: Context, builder: ConversationBuilder, value: Any, where: str,
@@ -122,12 +128,7 @@ def _turn(ctx: Context, builder: ConversationBuilder, value: Any, where: str,
     session, turn_id = int(m.group(1)), canonical_turn_id(raw_id)
     if session < 1:
         raise ctx.error(dia_where, "session numbers start at 1")
-    if "speaker" not in turn:
-        raise ctx.error(key_path(where, "speaker"), "missing")
-    speaker = get_str(ctx, turn["speaker"], key_path(where, "speaker"))
-    text_key = "clean_text" if "clean_text" in turn else "text"
-    text = opt_str(ctx, turn.get(text_key), key_path(where, text_key))
-    caption = opt_str(ctx, turn.get("blip_caption"), key_path(where, "blip_caption"))
+    speaker, text, caption = turn_fields(ctx, turn, where, "clean_text" if "clean_text" in turn else "text")
     urls = turn.get("img_url")
     url = None
     if isinstance(urls, list) and urls:
@@ -136,7 +137,7 @@ def _turn(ctx: Context, builder: ConversationBuilder, value: Any, where: str,
         url = opt_str(ctx, urls, key_path(where, "img_url"))
     date_where = key_path(where, "date_time")
     date_text = opt_str(ctx, turn.get("date_time"), date_where)
-    date = _date(date_text) if date_text else None
+    date = read_date(date_text, _DATE) if date_text else None
     if date_text and date is None:
         ctx.warn(date_where, f"cannot read the date {show(date_text)}")
     if session not in dated:  # a session's date is its first turn's
@@ -149,13 +150,6 @@ def _turn(ctx: Context, builder: ConversationBuilder, value: Any, where: str,
     return session
 
 
-def _date(text: str) -> datetime | None:
-    try:
-        return datetime.strptime(text.strip(), _DATE)
-    except ValueError:
-        return parse_datetime(text)
-
-
 # --------------------------------------------------------------------------- questions
 def _questions(ctx: Context, items: list[Any], where: str,
                known: set[str]) -> tuple[list[tuple[int, dict[str, Any]]], list[dict[str, Any]]]:
@@ -163,9 +157,7 @@ def _questions(ctx: Context, items: list[Any], where: str,
     and the set-aside ones (with their index and the tokens naming no turn)."""
     resolved: list[tuple[int, dict[str, Any]]] = []
     unresolved: list[dict[str, Any]] = []
-    for i, value in enumerate(items):
-        qw = f"{where}[{i}]"
-        item = get_dict(ctx, value, qw, "a question object")
+    for i, qw, item in question_items(ctx, items, where):
         raw = item.get("evidence") or []
         raw_list = [raw] if isinstance(raw, str) else get_list(ctx, raw, key_path(qw, "evidence"))
         ids, missing = _expand(str(e) for e in raw_list)

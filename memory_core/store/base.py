@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from memory_core.errors import StoreError
 from memory_core.store.engines import DIALECT_SQL, Engine, open_engine
@@ -58,7 +58,7 @@ class StoreBase:
         with self._lock:
             self._engine.close()
 
-    def __enter__(self) -> StoreBase:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

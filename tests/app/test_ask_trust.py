@@ -4,6 +4,8 @@ cited and matched turns first."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from components.buffer_view import key_turns, split
 from components.past_questions import group, normalise
 from components.past_questions import split as split_questions
@@ -42,8 +44,8 @@ def test_a_typed_benchmark_question_is_a_past_question_and_evaluation_runs_are_a
     assert len(bench) == 1
     mine = next(e for e in at.expander if e.label.startswith("Past questions"))
 
-    def said(link: object) -> str:
-        return shown(str(link.proto.label)).lower()  # type: ignore[attr-defined]
+    def said(link: Any) -> str:  # a Streamlit test element (untyped)
+        return shown(str(link.proto.label)).lower()
 
     assert any(said(p).startswith(ran) for p in mine.get("page_link"))  # typed: the user's own
     assert any(said(p).startswith(run.question.lower()[:30]) for p in bench[0].get("page_link"))

@@ -10,7 +10,7 @@ from components import timeline
 from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, no_errors, widget
 
 
-def _timeline(at) -> dict:  # type: ignore[no-untyped-def, type-arg]
+def _timeline(at) -> dict:
     found = [c for c in at.get("bidi_component") if "mnemoscope.episode_timeline" in c.proto.component_name]
     assert len(found) == 1, "one timeline on the page"
     return json.loads(found[0].proto.json)

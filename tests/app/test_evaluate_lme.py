@@ -16,7 +16,7 @@ from tests.app.conftest import SAMPLE_ID, all_text, button, html_bodies, no_erro
 
 
 @pytest.fixture(autouse=True)
-def _forget_the_haystacks(app_services):  # type: ignore[no-untyped-def]
+def _forget_the_haystacks(app_services):
     """The app tests share one home: the haystacks these tests import leave it afterwards."""
     yield
     for conv_id in app_services.raw_store().conversation_ids():

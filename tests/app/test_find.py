@@ -9,7 +9,7 @@ from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, reco
 as_filter = RecordFilter.of  # loose test input -> the typed filter
 
 
-def _speakers(app_services) -> list[str]:  # type: ignore[no-untyped-def]
+def _speakers(app_services) -> list[str]:
     return list(app_services.raw_store().load_conversation(SAMPLE_ID).speakers)
 
 

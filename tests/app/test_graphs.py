@@ -18,7 +18,7 @@ from components.text import shorten
 from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, widget
 
 
-def canvas_data(at) -> dict:  # type: ignore[no-untyped-def]
+def canvas_data(at) -> dict:
     found = at.get("bidi_component")
     assert len(found) == 1, "one graph canvas"
     proto = found[0].proto

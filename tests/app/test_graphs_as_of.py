@@ -120,7 +120,7 @@ def test_said_by_follows_the_records_filter() -> None:
 
 
 # ------------------------------------------------------------------ the page
-def _counts(at) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def _counts(at) -> tuple[int, int]:
     data = canvas_data(at)
     return len(data["nodes"]), len(data["edges"])
 

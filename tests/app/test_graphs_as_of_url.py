@@ -13,12 +13,12 @@ from tests.app.conftest import SAMPLE_ID, no_errors, shown, widget
 from tests.app.test_graphs import canvas_data
 
 
-def _second_day(app_services) -> date:  # type: ignore[no-untyped-def]
+def _second_day(app_services) -> date:
     episodes = app_services.builds.episodes(SAMPLE_ID)
     return sorted(e.start_time for e in episodes if e.start_time is not None)[1].date()
 
 
-def _param(at, name: str) -> str | None:  # type: ignore[no-untyped-def]
+def _param(at, name: str) -> str | None:
     """A query parameter as the app left it (AppTest keeps lists for values the app set)."""
     value = at.query_params.get(name)
     return value[-1] if isinstance(value, list) and value else value or None

@@ -86,7 +86,7 @@ def test_empty_home_invites_to_load(tmp_path, monkeypatch) -> None:
     assert any("Load one first" in i.value for i in at.info)
 
 
-def test_home_with_many_conversations_pages_and_filters(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_home_with_many_conversations_pages_and_filters(tmp_path, monkeypatch) -> None:
     """Beyond one page the Home table has a filter on the id and a pager (the front page stays
     usable with hundreds of haystacks)."""
     import json
@@ -100,7 +100,7 @@ def test_home_with_many_conversations_pages_and_filters(tmp_path, monkeypatch) -
     from memory_core.services import Services
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from many_conversations import sample  # small LoCoMo-layout conversations
+    from many_conversations import sample  # type: ignore[import-not-found]  # on sys.path above
 
     n = PAGE_ROWS + 12
     data = tmp_path / "many.json"

@@ -16,7 +16,7 @@ OUR_TAGS = ("<a class=\"mn-cite\"", "<a class=\"mn-link\"", "<a class=\"mn-chip\
 OUR_HREFS = ("#", "records?", "episodes?", "ask?", "?conv=")  # ?conv= : Home opening a conversation
 
 
-def _markdown_sinks(at) -> list[str]:  # type: ignore[no-untyped-def]
+def _markdown_sinks(at) -> list[str]:
     values: list[str] = []
     for kind in ("title", "header", "subheader", "markdown", "caption", "success", "info", "warning",
                  "error"):
@@ -26,7 +26,7 @@ def _markdown_sinks(at) -> list[str]:  # type: ignore[no-untyped-def]
     return values
 
 
-def assert_inert(at, where: str = "", forbidden: tuple[str, ...] = ("<script", "](javascript:")) -> str:  # type: ignore[no-untyped-def]
+def assert_inert(at, where: str = "", forbidden: tuple[str, ...] = ("<script", "](javascript:")) -> str:
     """No raw tag but our own links in the HTML we build, no link elsewhere than our pages, and
     no Markdown sink holding a ``forbidden`` string; returns the HTML."""
     body = html_bodies(at)

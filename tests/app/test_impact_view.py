@@ -16,7 +16,7 @@ from memory_core.curation.results import ImpactReport
 from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, widget
 
 
-def _copy(svc, trace, **answer):  # type: ignore[no-untyped-def]
+def _copy(svc, trace, **answer):
     """A saved copy of ``trace`` (a new id), its answer changed by ``answer``."""
     copy = trace.model_copy(update={"id": f"t-{uuid.uuid4().hex[:12]}",
                                     "answer": trace.answer.model_copy(update=answer)})

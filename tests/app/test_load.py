@@ -8,7 +8,7 @@ from memory_core.models import Source
 from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, all_text, button, html_bodies, shown, widget
 
 
-def _pick_sample(at, name: str):  # type: ignore[no-untyped-def]
+def _pick_sample(at, name: str):
     box = widget(at.selectbox, "Sample file")
     assert name in box.options, box.options
     return box.set_value(name).run()

@@ -78,7 +78,7 @@ def test_evaluate_gives_the_question_and_the_answer_wide_columns() -> None:
 def test_home_number_headers_sit_over_their_numbers() -> None:
     html = html_table.table_html(("name", "turns"), [{"name": "a", "turns": 3}, {"name": "b", "turns": 12}])
     heads = re.findall(r'<th style="([^"]*)">([^<]*)</th>', html)
-    align = {name: re.search(r"text-align:(\w+)", style).group(1) for style, name in heads}  # type: ignore[union-attr]
+    align = {name: m.group(1) for style, name in heads if (m := re.search(r"text-align:(\w+)", style))}
     assert align == {"name": "left", "turns": "right"}
 
 

@@ -15,7 +15,7 @@ from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, all_text, button, no_error
 as_filter = RecordFilter.of  # loose test input -> the typed filter
 
 
-def _table(at):  # type: ignore[no-untyped-def]
+def _table(at):
     found = [c for c in at.get("bidi_component") if c.proto.component_name == "mnemoscope.record_rows"]
     assert len(found) == 1
     return found[0].proto
@@ -100,7 +100,7 @@ def test_only_the_open_tab_is_drawn(open_app) -> None:
     assert button(at, "Merge entities")
 
 
-def _more(at, is_open: bool = True) -> None:  # type: ignore[no-untyped-def]
+def _more(at, is_open: bool = True) -> None:
     """Open (or close) the "More filters" expander for the next run (AppTest keeps no expander
     state of its own between runs, a browser does)."""
     at.session_state["records_more_open"] = is_open

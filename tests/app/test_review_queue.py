@@ -21,13 +21,13 @@ as_filter = RecordFilter.of  # loose test input -> the typed filter
 TURN_LABEL = re.compile(r"^\S+ · [^:]+: .+")
 
 
-def _tab(at, name: str) -> None:  # type: ignore[no-untyped-def]
+def _tab(at, name: str) -> None:
     """Open a tab of the record (only the open tab is drawn)."""
     at.session_state[TAB_KEY] = name
     at.run()
 
 
-def _queue_head(at) -> str:  # type: ignore[no-untyped-def]
+def _queue_head(at) -> str:
     return shown(at.subheader[0].value)
 
 

@@ -13,7 +13,7 @@ HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", '" onmou
            "[x](javascript:alert(4))", "\u202eevil"]
 
 
-def _tables(at) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
+def _tables(at) -> list[dict]:
     return [json.loads(c.proto.json) for c in at.get("bidi_component")
             if "mnemoscope.sort_table" in c.proto.component_name]
 

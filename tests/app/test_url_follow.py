@@ -7,7 +7,7 @@ from __future__ import annotations
 from tests.app.conftest import SAMPLE_ID, no_errors, widget
 
 
-def _url(at, name: str) -> str:  # type: ignore[no-untyped-def]
+def _url(at, name: str) -> str:
     value = at.query_params.get(name)
     return value[0] if isinstance(value, list) else str(value)
 

@@ -17,8 +17,12 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Dialog, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data" / "sample_conversation.json"
@@ -136,7 +140,7 @@ def fresh_app(fresh_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 
 @pytest.fixture(scope="session")
-def chromium() -> Iterator[object]:
+def chromium() -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
@@ -148,24 +152,24 @@ def chromium() -> Iterator[object]:
 
 
 @pytest.fixture
-def page(chromium: object) -> Iterator[object]:
+def page(chromium: Browser) -> Iterator[Page]:
     """A fresh browser page; every JavaScript dialog is recorded in ``page.dialogs``."""
-    context = chromium.new_context(viewport={"width": 1400, "height": 1000})  # type: ignore[attr-defined]
+    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
     dialogs: list[str] = []
 
-    def _on_dialog(dialog: object) -> None:
-        dialogs.append(dialog.message)  # type: ignore[attr-defined]
-        dialog.dismiss()  # type: ignore[attr-defined]
+    def _on_dialog(dialog: Dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
 
     pg.on("dialog", _on_dialog)
-    pg.dialogs = dialogs  # type: ignore[attr-defined]
+    setattr(pg, "dialogs", dialogs)  # the tests read page.dialogs (Page has no such field)
     pg.set_default_timeout(30_000)
     yield pg
     context.close()
 
 
-def shot(page: object, name: str, max_height: int = 7000) -> Path:
+def shot(page: Page, name: str, max_height: int = 7000) -> Path:
     """Save a screenshot of the whole page for a human to look at.
 
     Streamlit scrolls inside its main container, so the viewport is stretched to the content's
@@ -173,37 +177,38 @@ def shot(page: object, name: str, max_height: int = 7000) -> Path:
     """
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
-    size = page.viewport_size  # type: ignore[attr-defined]
-    height = page.evaluate(  # type: ignore[attr-defined]
+    size = page.viewport_size
+    assert size is not None  # the context sets a viewport
+    height = page.evaluate(
         "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
         "[data-testid=\"stMainBlockContainer\"]')].map(e => e.scrollHeight), 0)")
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"],  # type: ignore[attr-defined]
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"],
                                                                   min(int(height) + 80, max_height))})
-    page.wait_for_timeout(300)  # type: ignore[attr-defined]
-    page.screenshot(path=str(path))  # type: ignore[attr-defined]
-    page.set_viewport_size(size)  # type: ignore[attr-defined]
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
     return path
 
 
-def wait_ready(page: object, timeout: float = 60_000) -> None:
+def wait_ready(page: Page, timeout: float = 60_000) -> None:
     """Wait until Streamlit has finished the current script run and drawn lazy elements."""
-    page.wait_for_selector(  # type: ignore[attr-defined]
+    page.wait_for_selector(
         '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
-    page.wait_for_function(  # type: ignore[attr-defined]
+    page.wait_for_function(
         "() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
         timeout=timeout)
 
 
-def choose(page: object, label: str, option: str) -> None:
+def choose(page: Page, label: str, option: str) -> None:
     """Pick ``option`` (its visible text, or a prefix of it) in the Streamlit selectbox labelled ``label``."""
-    page.get_by_role("combobox", name=label, exact=True).click()  # type: ignore[attr-defined]
-    page.get_by_role("option").filter(has_text=option).first.click()  # type: ignore[attr-defined]
+    page.get_by_role("combobox", name=label, exact=True).click()
+    page.get_by_role("option").filter(has_text=option).first.click()
     wait_ready(page)
 
 
-def goto(page: object, url: str) -> float:
+def goto(page: Page, url: str) -> float:
     """Open ``url`` and wait for the first complete render; returns the seconds it took."""
     start = time.perf_counter()
-    page.goto(url)  # type: ignore[attr-defined]
+    page.goto(url)
     wait_ready(page)
     return time.perf_counter() - start

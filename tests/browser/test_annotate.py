@@ -14,12 +14,12 @@ from tests.browser.conftest import SAMPLE_ID, goto, wait_ready
 pytestmark = pytest.mark.browser
 
 
-def _picker_text(page) -> str:  # type: ignore[no-untyped-def]
+def _picker_text(page) -> str:
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Open record").first
     return str(box.evaluate("e => (e.querySelector('input') || {}).value || e.innerText"))
 
 
-def test_save_refreshes_the_picker_and_the_tab_survives_actions(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_save_refreshes_the_picker_and_the_tab_survives_actions(built_app: str, page) -> None:
     goto(page, f"{built_app}/records?conv={SAMPLE_ID}")
     form = page.locator('[data-testid="stForm"]').first
     for value in ("first saved value", "second saved value"):  # the second save is the one that went stale

@@ -14,13 +14,13 @@ from tests.browser.conftest import SAMPLE_ID, goto, shot, wait_ready
 pytestmark = pytest.mark.browser
 
 
-def _graph_ready(page, kind: str) -> None:  # type: ignore[no-untyped-def]
+def _graph_ready(page, kind: str) -> None:
     page.wait_for_function(
         "(k) => { const g = globalThis.mnGraphs && globalThis.mnGraphs[k];"
         " return !!g && g.stats.layoutMs !== null; }", arg=kind, timeout=60_000)
 
 
-def _click_at(page, point: dict) -> None:  # type: ignore[no-untyped-def, type-arg]
+def _click_at(page, point: dict) -> None:
     page.mouse.move(point["x"], point["y"])
     page.wait_for_timeout(200)
     page.mouse.click(point["x"], point["y"])
@@ -28,7 +28,7 @@ def _click_at(page, point: dict) -> None:  # type: ignore[no-untyped-def, type-a
     wait_ready(page)
 
 
-def _on_screen(page, kind: str, what: str, ids: list[str]) -> tuple[str, dict]:  # type: ignore[no-untyped-def, type-arg]
+def _on_screen(page, kind: str, what: str, ids: list[str]) -> tuple[str, dict]:
     """The first node/edge whose point is inside the canvas (and the viewport)."""
     size = page.viewport_size
     for item in ids:
@@ -38,7 +38,7 @@ def _on_screen(page, kind: str, what: str, ids: list[str]) -> tuple[str, dict]: 
     raise AssertionError(f"no {what} on screen")
 
 
-def test_clicking_graph_nodes_and_edges_opens_the_side_panel(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_clicking_graph_nodes_and_edges_opens_the_side_panel(built_app: str, page) -> None:
     page.set_viewport_size({"width": 1400, "height": 1600})
     goto(page, f"{built_app}/graphs?conv={SAMPLE_ID}")
     _graph_ready(page, "entity")
@@ -70,7 +70,7 @@ def test_clicking_graph_nodes_and_edges_opens_the_side_panel(built_app: str, pag
     assert page.dialogs == []
 
 
-def test_a_timeline_point_changes_the_episode(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_a_timeline_point_changes_the_episode(built_app: str, page) -> None:
     goto(page, f"{built_app}/episodes?conv={SAMPLE_ID}")
     heading = page.locator("h3").first
     before = heading.inner_text()
@@ -87,7 +87,7 @@ def test_a_timeline_point_changes_the_episode(built_app: str, page) -> None:  # 
     shot(page, "clicks-timeline")
 
 
-def test_record_chips_and_speaker_names_open_their_objects(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_record_chips_and_speaker_names_open_their_objects(built_app: str, page) -> None:
     goto(page, f"{built_app}/episodes?conv={SAMPLE_ID}")
     chip = page.locator("a.mn-chip").first
     title = chip.get_attribute("title") or ""

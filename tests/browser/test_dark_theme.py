@@ -40,15 +40,15 @@ def _luminance(rgb: list[float]) -> float:
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
-def _dark(locator) -> bool:  # type: ignore[no-untyped-def]
+def _dark(locator) -> bool:
     return _luminance(locator.evaluate(_SEEN_BACKGROUND)) < 0.3
 
 
-def _light_text(locator) -> bool:  # type: ignore[no-untyped-def]
+def _light_text(locator) -> bool:
     return _luminance(locator.evaluate(_COLOR)) > 0.6
 
 
-def test_records_table_follows_the_dark_theme(dark_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_records_table_follows_the_dark_theme(dark_app: str, page) -> None:
     goto(page, f"{dark_app}/records?conv={SAMPLE_ID}")
     app = page.locator('[data-testid="stApp"]')
     assert _dark(app), "the app runs in the dark theme"
@@ -67,7 +67,7 @@ def test_records_table_follows_the_dark_theme(dark_app: str, page) -> None:  # t
     assert path.stat().st_size > 10_000
 
 
-def test_episodes_page_follows_the_dark_theme(dark_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_episodes_page_follows_the_dark_theme(dark_app: str, page) -> None:
     goto(page, f"{dark_app}/episodes?conv={SAMPLE_ID}")
     dot = page.locator(".mn-tl .mn-tl-point").first
     expect(dot).to_be_visible()
@@ -88,7 +88,7 @@ def test_episodes_page_follows_the_dark_theme(dark_app: str, page) -> None:  # t
     assert path.stat().st_size > 10_000
 
 
-def test_home_html_table_follows_the_dark_theme(dark_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_home_html_table_follows_the_dark_theme(dark_app: str, page) -> None:
     """``st.html`` content gets no ``--st-*`` properties: the light table takes its colours from
     the text colour the page gives it (``currentColor``)."""
     goto(page, f"{dark_app}/?conv={SAMPLE_ID}")

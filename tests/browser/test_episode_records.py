@@ -12,11 +12,11 @@ from tests.browser.conftest import SAMPLE_ID, choose, goto, shot, wait_ready
 pytestmark = pytest.mark.browser
 
 
-def _table(page):  # type: ignore[no-untyped-def]
+def _table(page):
     return page.locator("table").filter(has=page.locator("th", has_text="valid time")).first
 
 
-def _column(page, index: int) -> list[str]:  # type: ignore[no-untyped-def]
+def _column(page, index: int) -> list[str]:
     return [t.strip() for t in _table(page).locator(f"tbody tr td:nth-child({index + 1})").all_inner_texts()]
 
 
@@ -24,7 +24,7 @@ def _numbers(texts: list[str]) -> list[float]:
     return [float(t) for t in texts if t]
 
 
-def test_clicking_a_header_sorts_the_episode_records(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_clicking_a_header_sorts_the_episode_records(built_app: str, page) -> None:
     goto(page, f"{built_app}/episodes?conv={SAMPLE_ID}")
     table = _table(page)
     expect(table.locator("tbody tr").first).to_be_visible()

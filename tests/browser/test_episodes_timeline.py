@@ -12,7 +12,7 @@ from tests.browser.conftest import SAMPLE_ID, goto, shot, wait_ready
 pytestmark = pytest.mark.browser
 
 
-def test_clicking_a_timeline_dot_selects_its_episode(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_clicking_a_timeline_dot_selects_its_episode(built_app: str, page) -> None:
     goto(page, f"{built_app}/episodes?conv={SAMPLE_ID}")
     dots = page.locator(".mn-tl .mn-tl-point")
     expect(dots.first).to_be_visible()
@@ -51,7 +51,7 @@ _FOCUSED_DOT = """() => {
 }"""
 
 
-def test_the_timeline_works_by_keyboard(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_the_timeline_works_by_keyboard(built_app: str, page) -> None:
     """Tab reaches the chosen episode's dot (one tab stop), Left/Right move between dots, Enter
     and Space select as a click does; the dots are named buttons and the chosen one is pressed."""
     goto(page, f"{built_app}/episodes?conv={SAMPLE_ID}")

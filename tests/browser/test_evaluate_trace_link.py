@@ -23,7 +23,7 @@ def _sample_questions() -> set[str]:
     return {str(q["question"]).strip() for conv in data for q in conv.get("qa", [])}
 
 
-def _question_grid(page):  # type: ignore[no-untyped-def]
+def _question_grid(page):
     """The per-question table: the data grid with "question" and "gold" columns (the grid only
     names the columns on screen: "trace", the last, appears once it is scrolled to)."""
     grids = page.locator('[data-testid="stDataFrame"]')
@@ -40,7 +40,7 @@ def _question_grid(page):  # type: ignore[no-untyped-def]
     raise AssertionError("no per-question table")
 
 
-def _find_link(page, grid) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+def _find_link(page, grid) -> tuple[float, float]:
     """Scroll the grid to its last column and move the mouse along the first row until the pointer
     is a hand (over the link text); returns that point."""
     grid.scroll_into_view_if_needed()
@@ -63,7 +63,7 @@ def _find_link(page, grid) -> tuple[float, float]:  # type: ignore[no-untyped-de
     raise AssertionError("no link under the pointer in the first row")
 
 
-def test_an_evaluation_row_opens_its_trace_on_ask(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_an_evaluation_row_opens_its_trace_on_ask(built_app: str, page) -> None:
     page.set_viewport_size({"width": 1500, "height": 1100})
     goto(page, f"{built_app}/evaluate?conv={SAMPLE_ID}")
     choose(page, "Strategy", "bm25")

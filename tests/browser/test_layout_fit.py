@@ -21,7 +21,7 @@ _WIDTHS = "e => [e.scrollWidth, e.clientWidth]"
 
 
 @pytest.fixture(params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def sized(request: pytest.FixtureRequest, chromium) -> Iterator[tuple[object, tuple[int, int]]]:  # type: ignore[no-untyped-def]
+def sized(request: pytest.FixtureRequest, chromium) -> Iterator[tuple[object, tuple[int, int]]]:
     width, height = request.param
     context = chromium.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
@@ -30,7 +30,7 @@ def sized(request: pytest.FixtureRequest, chromium) -> Iterator[tuple[object, tu
     context.close()
 
 
-def test_home_conversations_table_needs_no_sideways_scroll(built_app: str, sized) -> None:  # type: ignore[no-untyped-def]
+def test_home_conversations_table_needs_no_sideways_scroll(built_app: str, sized) -> None:
     page, size = sized
     goto(page, f"{built_app}/?conv={SAMPLE_ID}")
     box = page.locator(".mn-table").first
@@ -43,7 +43,7 @@ def test_home_conversations_table_needs_no_sideways_scroll(built_app: str, sized
         assert {"questions", "entities", "events", "format"} <= set(headers), headers
 
 
-def test_records_headers_and_buttons_are_whole(built_app: str, sized) -> None:  # type: ignore[no-untyped-def]
+def test_records_headers_and_buttons_are_whole(built_app: str, sized) -> None:
     page, size = sized
     goto(page, f"{built_app}/records?conv={SAMPLE_ID}")
     expect(page.locator(".mn-rows tbody tr").first).to_be_visible()

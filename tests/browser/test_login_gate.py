@@ -20,7 +20,7 @@ TURN = "Long time no chat"  # a phrase of the sample's first turn
 
 
 def test_deep_link_while_logged_out_shows_only_the_login(built_template: Path, tmp_path: Path,
-                                                        page) -> None:  # type: ignore[no-untyped-def]
+                                                        page) -> None:
     home = tmp_path / "home"
     shutil.copytree(built_template, home)
     subprocess.run([sys.executable, "-m", "memory_core", "--home", str(home), "user", "add", "ada", "--role",

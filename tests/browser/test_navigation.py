@@ -25,7 +25,7 @@ def nav_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def test_first_request_deep_link_goes_through_the_frame(nav_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_first_request_deep_link_goes_through_the_frame(nav_app: str, page) -> None:
     goto(page, f"{nav_app}/records?conv={HOSTILE_ID}")
     expect(page.get_by_role("heading", name="Records", exact=True)).to_be_visible()
     sidebar = page.locator('[data-testid="stSidebar"]')
@@ -36,7 +36,7 @@ def test_first_request_deep_link_goes_through_the_frame(nav_app: str, page) -> N
     assert page.url.endswith(f"/records?conv={HOSTILE_ID}")
 
 
-def test_every_url_path_opens_its_page(nav_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_every_url_path_opens_its_page(nav_app: str, page) -> None:
     for path, title in PATHS.items():
         goto(page, f"{nav_app}/{path}?conv={HOSTILE_ID}")
         expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible()

@@ -20,7 +20,7 @@ PAGES = ["", "load", "episodes", "records", "graphs", "ask", "evaluate", "histor
 LOCAL_SCHEMES = ("data", "blob", "about", "chrome-extension")
 
 
-def test_a_walk_through_every_page_stays_on_the_apps_host(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_a_walk_through_every_page_stays_on_the_apps_host(built_app: str, page) -> None:
     own = urlsplit(built_app).netloc
     seen: list[str] = []
     page.on("request", lambda request: seen.append(request.url))

@@ -18,16 +18,16 @@ _UNCOVERED = """(sel) => {
 }"""
 
 
-def _jump(page, cite) -> dict:  # type: ignore[no-untyped-def]
+def _jump(page, cite) -> dict:
     target = cite.get_attribute("href")
     assert target and target.startswith("#turn-")
     cite.click()
     page.wait_for_function(f"() => location.hash === '{target}'")
     page.wait_for_timeout(400)  # the scroll settles
-    return page.evaluate(_UNCOVERED, target)  # type: ignore[no-any-return]
+    return page.evaluate(_UNCOVERED, target)
 
 
-def test_a_citation_lands_on_its_turn_below_the_header(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_a_citation_lands_on_its_turn_below_the_header(built_app: str, page) -> None:
     page.set_viewport_size({"width": 1440, "height": 900})
     goto(page, f"{built_app}/ask?conv={SAMPLE_ID}")
     page.get_by_label("Question").fill("Where does Maya's sister live?")
@@ -48,7 +48,7 @@ def test_a_citation_lands_on_its_turn_below_the_header(built_app: str, page) -> 
     assert page.dialogs == []
 
 
-def test_the_graph_canvas_is_above_the_fold(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_the_graph_canvas_is_above_the_fold(built_app: str, page) -> None:
     page.set_viewport_size({"width": 1440, "height": 900})
     for kind in ("entity", "event"):
         goto(page, f"{built_app}/graphs?conv={SAMPLE_ID}")

@@ -17,16 +17,16 @@ pytestmark = pytest.mark.browser
 ROW = "table tbody tr"
 
 
-def _picker_text(page) -> str:  # type: ignore[no-untyped-def]
+def _picker_text(page) -> str:
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Open record").first
     return str(box.evaluate("e => (e.querySelector('input') || {}).value || e.innerText"))
 
 
-def _row(page, record_id: str):  # type: ignore[no-untyped-def]
+def _row(page, record_id: str):
     return page.locator(f'{ROW}[data-id="{record_id}"]')
 
 
-def test_row_buttons_mark_wrong_restore_confirm_and_open(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_row_buttons_mark_wrong_restore_confirm_and_open(built_app: str, page) -> None:
     goto(page, f"{built_app}/records?conv={SAMPLE_ID}")
     rows = page.locator(f'{ROW}[data-status="active"]')
     expect(rows.first).to_be_visible(timeout=60_000)
@@ -71,7 +71,7 @@ def test_row_buttons_mark_wrong_restore_confirm_and_open(built_app: str, page) -
     expect(_row(page, other).locator("td.mn-conf")).to_have_text("1.00")
 
 
-def test_more_filters_open_apply_and_stay_applied_when_closed(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_more_filters_open_apply_and_stay_applied_when_closed(built_app: str, page) -> None:
     goto(page, f"{built_app}/records?conv={SAMPLE_ID}")
     expect(page.locator(ROW).first).to_be_visible(timeout=60_000)
     assert page.locator(ROW).count() == 50
@@ -97,7 +97,7 @@ def test_more_filters_open_apply_and_stay_applied_when_closed(built_app: str, pa
     expect(page.locator(ROW)).to_have_count(25)
 
 
-def test_a_click_on_a_header_sorts_the_records_and_again_the_other_way(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_a_click_on_a_header_sorts_the_records_and_again_the_other_way(built_app: str, page) -> None:
     goto(page, f"{built_app}/records?conv={SAMPLE_ID}")
     expect(page.locator(ROW).first).to_be_visible(timeout=60_000)
     heads = [str(t).strip() for t in page.locator("table thead th").all_inner_texts()]

@@ -17,17 +17,19 @@ pytestmark = pytest.mark.browser
 ROW = "table tbody tr"
 
 
-def _query(page) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
+def _query(page) -> dict[str, list[str]]:
     return parse_qs(urlparse(page.url).query)
 
 
-def _total(page) -> int:  # type: ignore[no-untyped-def]
+def _total(page) -> int:
     text = page.get_by_text(re.compile(r"\d+ matching records")).first.inner_text()
-    return int(re.search(r"(\d+) matching records", text).group(1))  # type: ignore[union-attr]
+    match = re.search(r"(\d+) matching records", text)
+    assert match is not None, text
+    return int(match.group(1))
 
 
 @pytest.mark.parametrize("size", [(1440, 900), (1024, 768)])
-def test_the_records_table_fits_the_window(built_app: str, chromium, size) -> None:  # type: ignore[no-untyped-def]
+def test_the_records_table_fits_the_window(built_app: str, chromium, size) -> None:
     context = chromium.new_context(viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
     page.set_default_timeout(60_000)
@@ -48,7 +50,7 @@ def test_the_records_table_fits_the_window(built_app: str, chromium, size) -> No
         context.close()
 
 
-def test_jon_and_enter_picks_one_name_not_every_match(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_jon_and_enter_picks_one_name_not_every_match(built_app: str, page) -> None:
     goto(page, f"{built_app}/records?conv={SAMPLE_ID}")
     expect(page.locator(ROW).first).to_be_visible(timeout=60_000)
     box = page.get_by_role("combobox", name="Entity")
@@ -64,7 +66,7 @@ def test_jon_and_enter_picks_one_name_not_every_match(built_app: str, page) -> N
     shot(page, "records-entity-jon-enter")
 
 
-def test_memory_as_of_applies_on_enter_and_is_in_the_url(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_memory_as_of_applies_on_enter_and_is_in_the_url(built_app: str, page) -> None:
     goto(page, f"{built_app}/records?conv={SAMPLE_ID}")
     expect(page.locator(ROW).first).to_be_visible(timeout=60_000)
     before = _total(page)
@@ -83,7 +85,7 @@ def test_memory_as_of_applies_on_enter_and_is_in_the_url(built_app: str, page) -
     shot(page, "records-as-of-enter")
 
 
-def test_edit_from_the_review_queue_brings_the_editor_into_view(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_edit_from_the_review_queue_brings_the_editor_into_view(built_app: str, page) -> None:
     goto(page, f"{built_app}/records?conv={SAMPLE_ID}")
     page.get_by_role("radio", name="Review queue").click()
     wait_ready(page)

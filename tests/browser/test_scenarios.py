@@ -13,7 +13,7 @@ from tests.browser.conftest import HOSTILE, SAMPLE_ID, choose, goto, shot, wait_
 pytestmark = pytest.mark.browser
 
 
-def _graph_nodes(page, kind: str = "entity") -> int:  # type: ignore[no-untyped-def]
+def _graph_nodes(page, kind: str = "entity") -> int:
     """Nodes drawn by vis-network on the graph canvas (a custom component, no iframe)."""
     return int(page.wait_for_function(
         "(k) => { const g = globalThis.mnGraphs && globalThis.mnGraphs[k];"
@@ -21,7 +21,7 @@ def _graph_nodes(page, kind: str = "entity") -> int:  # type: ignore[no-untyped-
         timeout=60_000).json_value())
 
 
-def test_build_live_then_see_episodes_and_records(fresh_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_build_live_then_see_episodes_and_records(fresh_app: str, page) -> None:
     goto(page, f"{fresh_app}/load?conv={SAMPLE_ID}")
     page.get_by_text("Rebuild sessions that are already built").click()
     wait_ready(page)
@@ -47,7 +47,7 @@ def test_build_live_then_see_episodes_and_records(fresh_app: str, page) -> None:
     assert page.dialogs == []
 
 
-def test_ask_and_walk_to_the_highlighted_turn(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_ask_and_walk_to_the_highlighted_turn(built_app: str, page) -> None:
     goto(page, f"{built_app}/ask?conv={SAMPLE_ID}")
     page.get_by_label("Question").fill("Where does Maya's sister live?")
     page.get_by_role("button", name="Ask", exact=True).click()
@@ -82,7 +82,7 @@ def test_ask_and_walk_to_the_highlighted_turn(built_app: str, page) -> None:  # 
     assert page.dialogs == []
 
 
-def test_edit_a_record_and_see_it_in_history(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_edit_a_record_and_see_it_in_history(built_app: str, page) -> None:
     goto(page, f"{built_app}/records?conv={SAMPLE_ID}")
     me = getpass.getuser()  # the embedded home on loopback runs as the local user: no name box
     expect(page.get_by_text(f"Changes are recorded as {me}.")).to_be_visible()
@@ -104,7 +104,7 @@ def test_edit_a_record_and_see_it_in_history(built_app: str, page) -> None:  # t
     assert f"{me} edited" in shown and "edited from the browser" in shown, shown
 
 
-def test_both_graphs_draw_nodes(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_both_graphs_draw_nodes(built_app: str, page) -> None:
     goto(page, f"{built_app}/graphs?conv={SAMPLE_ID}")
     assert _graph_nodes(page) > 0
     page.wait_for_timeout(1500)  # let the layout settle for the screenshot
@@ -116,14 +116,14 @@ def test_both_graphs_draw_nodes(built_app: str, page) -> None:  # type: ignore[n
     shot(page, "graphs-event")
 
 
-def test_other_pages_render(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_other_pages_render(built_app: str, page) -> None:
     for path, name in (("", "home"), ("evaluate", "evaluate"), ("settings", "settings"), ("load", "load")):
         goto(page, f"{built_app}/{path}?conv={SAMPLE_ID}")
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
         shot(page, name)
 
 
-def test_hostile_conversation_runs_nothing(fresh_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_conversation_runs_nothing(fresh_app: str, page) -> None:
     goto(page, f"{fresh_app}/load")
     page.get_by_text("Upload a file", exact=True).click()  # a test fixture, not offered as a sample
     wait_ready(page)
@@ -152,7 +152,7 @@ def test_hostile_conversation_runs_nothing(fresh_app: str, page) -> None:  # typ
     assert page.dialogs == [], page.dialogs
 
 
-def test_evaluate_runs_with_progress_and_draws_results(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_evaluate_runs_with_progress_and_draws_results(built_app: str, page) -> None:
     goto(page, f"{built_app}/evaluate?conv={SAMPLE_ID}")
     choose(page, "Strategy", "bm25")
     page.get_by_role("button", name="Run evaluation").click()

@@ -11,11 +11,11 @@ from tests.browser.conftest import SAMPLE_ID, goto, shot, wait_ready
 pytestmark = pytest.mark.browser
 
 
-def _head(page) -> str:  # type: ignore[no-untyped-def]
+def _head(page) -> str:
     return str(page.locator('[data-testid="stHeading"] h3').first.inner_text()).strip()
 
 
-def test_n_moves_the_review_queue_to_the_next_record(built_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_n_moves_the_review_queue_to_the_next_record(built_app: str, page) -> None:
     goto(page, f"{built_app}/records?conv={SAMPLE_ID}")
     page.get_by_role("radio", name="Review queue").click()
     expect(page.get_by_text("records to review", exact=False).first).to_be_visible(timeout=60_000)

@@ -10,7 +10,7 @@ from tests.browser.conftest import SAMPLE_ID, shot, wait_ready
 pytestmark = pytest.mark.browser
 
 
-def test_home_lists_the_sample(fresh_app: str, page) -> None:  # type: ignore[no-untyped-def]
+def test_home_lists_the_sample(fresh_app: str, page) -> None:
     page.goto(fresh_app)
     wait_ready(page)
     expect(page.get_by_role("heading", name="Mnemoscope")).to_be_visible()

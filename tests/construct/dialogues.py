@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from memory_core.contracts import ConversationInfo
@@ -14,10 +15,10 @@ INFO = ConversationInfo("t", SPEAKERS)
 Line = tuple[str, str] | tuple[str, str, str]
 
 
-def session(index: int, lines: list[Line], when: datetime = MONDAY) -> Session:
+def session(index: int, lines: Sequence[Line], when: datetime = MONDAY) -> Session:
     turns = []
     for i, line in enumerate(lines):
-        caption = line[2] if len(line) > 2 else None  # type: ignore[misc]
+        caption = line[2] if len(line) > 2 else None
         turns.append(Turn(id=f"D{index}:{i + 1}", session=index, index=i, speaker=line[0], text=line[1],
                           image_caption=caption, session_time=when))
     return Session(index=index, time=when, time_text=when.strftime("%I:%M %p on %d %B, %Y"),

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engines import free_port
 
 from memory_core.backends.offline.backend import OfflineBackend
 from memory_core.cli.commands_build import offline_worker_backend
@@ -27,9 +26,11 @@ from memory_core.construct.pipeline import build_conversation
 from memory_core.construct.sessions import ComputedConversation, compute_conversation
 from memory_core.errors import BuildError
 from memory_core.models import Conversation
+from memory_core.progress import BuildDone
 from memory_core.store import Store
 from memory_core.store.vectors import VectorIndex
 from tests.construct.dialogues import HIKING, POTTERY, TWO_THEMES, conversation, session
+from tests.engines import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,7 +62,7 @@ def snapshot(store: Store, index: VectorIndex, conv_id: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def serial(tmp_path_factory: pytest.TempPathFactory, embedder) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
+def serial(tmp_path_factory: pytest.TempPathFactory, embedder) -> dict[str, dict[str, Any]]:
     """The reference: every conversation built locally, one after the other."""
     store = Store(":memory:")
     index = VectorIndex(tmp_path_factory.mktemp("serial") / "chroma")
@@ -97,7 +98,7 @@ def fresh(tmp_path: Path) -> tuple[Store, VectorIndex]:
 
 @pytest.mark.slow  # two worker processes load the models (~20 s); the fast lane: the in-process build
 def test_a_local_cluster_build_equals_the_serial_build(cluster: Any, serial: dict[str, dict[str, Any]],
-                                                       tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+                                                       tmp_path: Path, embedder) -> None:
     from distributed import Client
 
     store, index = fresh(tmp_path)
@@ -116,7 +117,7 @@ def test_a_local_cluster_build_equals_the_serial_build(cluster: Any, serial: dic
         assert mine.count("session_done") == 2 and "episode_formed" in mine
         assert snapshot(store, index, conv_id) == serial[conv_id]
     assert all(str(os.getpid()) not in w.rsplit(":", 1)[-1] for w in workers_used.values())
-    done = [e for e in events if e.kind == "build_done"]
+    done = [e for e in events if isinstance(e, BuildDone)]
     assert all("worker_segment" in e.stats["stages"] for e in done)  # the work happened on the workers
     # a second run has nothing pending: built locally, sessions skipped, nothing queued
     with Client(cluster) as client:
@@ -127,7 +128,7 @@ def test_a_local_cluster_build_equals_the_serial_build(cluster: Any, serial: dic
 
 
 def test_an_in_process_cluster_build_equals_the_serial_build(serial: dict[str, dict[str, Any]],
-                                                            tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+                                                            tmp_path: Path, embedder) -> None:
     """The fast lane's cluster build: the same submit / compute_task / commit path on a Dask
     cluster whose scheduler and worker are threads of this process (no worker processes to
     start; the process cluster above runs in ``make test``)."""
@@ -141,7 +142,7 @@ def test_an_in_process_cluster_build_equals_the_serial_build(serial: dict[str, d
             ["c1", "c2", "c3"], client=client))
     kinds = [e.kind for e in events]
     assert kinds[:3] == ["conversation_queued"] * 3 and kinds.count("build_done") == 3
-    done = [e for e in events if e.kind == "build_done"]
+    done = [e for e in events if isinstance(e, BuildDone)]
     assert all("worker_segment" in e.stats["stages"] for e in done)
     for conv_id in ("c1", "c2", "c3"):
         assert snapshot(store, index, conv_id) == serial[conv_id]
@@ -149,7 +150,7 @@ def test_an_in_process_cluster_build_equals_the_serial_build(serial: dict[str, d
 
 
 def test_a_worker_result_for_other_sessions_is_refused_before_anything_is_written(
-        tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+        tmp_path: Path, embedder) -> None:
     """The replayed source commits only what the worker computed for exactly the sessions this
     build finds pending: a result for session 1 alone, given to a build with both sessions
     pending, is one clear error and leaves no build, episode or vector behind."""
@@ -167,7 +168,7 @@ def test_a_worker_result_for_other_sessions_is_refused_before_anything_is_writte
 
 @pytest.mark.slow  # kills a worker mid-build; the fast lane keeps the in-process cluster build
 def test_a_worker_killed_mid_build_costs_only_a_rerun(cluster: Any, serial: dict[str, dict[str, Any]],
-                                                      tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+                                                      tmp_path: Path, embedder) -> None:
     from distributed import Client
 
     store, index = fresh(tmp_path)

@@ -18,7 +18,7 @@ def test_normalise_name() -> None:
     assert normalise_name("Melanie's kids") == "melanie's kid"
 
 
-def test_aliases_merge_with_recorded_reasons(embedder) -> None:  # type: ignore[no-untyped-def]
+def test_aliases_merge_with_recorded_reasons(embedder) -> None:
     records = [
         rec(1, "Mel", "person", "likes", "painting"),
         rec(2, "Melanie", "person", "destination", "New York City"),

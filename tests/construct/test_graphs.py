@@ -24,7 +24,7 @@ LINES = [
 
 
 @pytest.fixture
-def built(store: Store, tmp_path: Path, embedder) -> Store:  # type: ignore[no-untyped-def]
+def built(store: Store, tmp_path: Path, embedder) -> Store:
     store.save_conversation(conversation("g", [session(1, LINES)]))
     index = VectorIndex(tmp_path / "chroma")
     list(build_conversation(store, index, embedder, "g", OfflineBackend(embedder=embedder)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from memory_core.construct.pipeline import build_conversation
 from memory_core.contracts import BackendBase, ConversationInfo, Extraction
 from memory_core.errors import BuildError
 from memory_core.models import Episode, Session, Turn
+from memory_core.progress import EpisodeFormed, SessionSkipped, SessionStarted
 from memory_core.store import Store
 from memory_core.store.vectors import VectorIndex
 from tests.construct.dialogues import HIKING, POTTERY, TWO_THEMES, conversation, session
@@ -23,12 +25,12 @@ def index(tmp_path: Path) -> VectorIndex:
 
 
 @pytest.fixture
-def backend(embedder) -> OfflineBackend:  # type: ignore[no-untyped-def]
+def backend(embedder) -> OfflineBackend:
     return OfflineBackend(embedder=embedder)
 
 
 @pytest.fixture
-def built(store: Store, index: VectorIndex, embedder, backend: OfflineBackend) -> list[Any]:  # type: ignore[no-untyped-def]
+def built(store: Store, index: VectorIndex, embedder, backend: OfflineBackend) -> list[Any]:
     store.save_conversation(conversation("c1", [session(1, TWO_THEMES), session(2, HIKING)]))
     return list(build_conversation(store, index, embedder, "c1", backend))
 
@@ -37,8 +39,8 @@ def kinds(events: list[Any]) -> list[str]:
     return [e.kind for e in events]
 
 
-def vector_counts(index: VectorIndex, conv_id: str) -> tuple[int, int, int]:
-    return tuple(index.count(c, where={"conv_id": conv_id}) for c in ("turns", "records", "entities"))  # type: ignore[return-value]
+def vector_counts(index: VectorIndex, conv_id: str) -> tuple[int, ...]:
+    return tuple(index.count(c, where={"conv_id": conv_id}) for c in ("turns", "records", "entities"))
 
 
 def test_events_stream_in_order_and_everything_is_stored(built: list[Any], store: Store,
@@ -50,7 +52,7 @@ def test_events_stream_in_order_and_everything_is_stored(built: list[Any], store
     first_session = k.index("session_started")
     assert k.index("episode_formed") > first_session
     assert k.index("records_extracted") > k.index("episode_formed")
-    started = [e for e in built if e.kind == "session_started"]
+    started = [e for e in built if isinstance(e, SessionStarted)]
     assert [t.id for t in started[0].turns] == [f"D1:{i}" for i in range(1, 15)]
     assert built[0].sessions_pending == 2 and built[0].turns_pending == 19
     assert all(str(e) for e in built)  # every event has a one-line description
@@ -77,7 +79,7 @@ def test_events_stream_in_order_and_everything_is_stored(built: list[Any], store
     assert history[0]["finished_at"] is not None and history[0]["stats"]["records"] == len(records)
 
 
-def test_rerun_skips_and_rebuild_replaces(built: list[Any], store: Store, index: VectorIndex, embedder,  # type: ignore[no-untyped-def]
+def test_rerun_skips_and_rebuild_replaces(built: list[Any], store: Store, index: VectorIndex, embedder,
                                          backend: OfflineBackend) -> None:
     records = [r.id for r in store.records("c1")]
     again = list(build_conversation(store, index, embedder, "c1", backend))
@@ -89,13 +91,13 @@ def test_rerun_skips_and_rebuild_replaces(built: list[Any], store: Store, index:
     assert vector_counts(index, "c1") == (19, len(records), len(store.entities("c1")))
 
 
-def test_a_new_session_builds_alone(built: list[Any], store: Store, index: VectorIndex, embedder,  # type: ignore[no-untyped-def]
+def test_a_new_session_builds_alone(built: list[Any], store: Store, index: VectorIndex, embedder,
                                     backend: OfflineBackend) -> None:
     before = {r.id: r for r in store.records("c1") if r.episode_id.startswith("c1:S1:")}
     store.add_sessions("c1", [session(3, POTTERY)])
     events = list(build_conversation(store, index, embedder, "c1", backend))
-    assert [e.session for e in events if e.kind == "session_started"] == [3]
-    assert [e.session for e in events if e.kind == "session_skipped"] == [1, 2]
+    assert [e.session for e in events if isinstance(e, SessionStarted)] == [3]
+    assert [e.session for e in events if isinstance(e, SessionSkipped)] == [1, 2]
     assert set(store.built_sessions("c1")) == {1, 2, 3}
     after = {r.id: r for r in store.records("c1") if r.episode_id.startswith("c1:S1:")}
     assert after.keys() == before.keys()
@@ -103,29 +105,30 @@ def test_a_new_session_builds_alone(built: list[Any], store: Store, index: Vecto
     assert index.count("turns", where={"conv_id": "c1"}) == 23
 
 
-def test_missing_vectors_are_repaired_on_rerun(built: list[Any], store: Store, index: VectorIndex, embedder,  # type: ignore[no-untyped-def]
+def test_missing_vectors_are_repaired_on_rerun(built: list[Any], store: Store, index: VectorIndex, embedder,
                                               backend: OfflineBackend) -> None:
     lost = [r.id for r in store.records("c1") if r.episode_id.startswith("c1:S2:")]
     index.delete("records", ids=lost)
     index.delete("turns", ids=["c1|D2:1"])
     events = list(build_conversation(store, index, embedder, "c1", backend))
-    skipped = [e for e in events if e.kind == "session_skipped"]
+    skipped = [e for e in events if isinstance(e, SessionSkipped)]
     assert [e.reason for e in skipped] == ["already built", "already built; missing vectors re-indexed"]
     assert vector_counts(index, "c1")[:2] == (19, len(store.records("c1")))
 
 
-def test_an_interrupted_build_keeps_whole_sessions(store: Store, index: VectorIndex, embedder,  # type: ignore[no-untyped-def]
+def test_an_interrupted_build_keeps_whole_sessions(store: Store, index: VectorIndex, embedder,
                                                    backend: OfflineBackend) -> None:
     store.save_conversation(conversation("c2", [session(1, TWO_THEMES), session(2, HIKING)]))
     stream = build_conversation(store, index, embedder, "c2", backend)
+    assert isinstance(stream, Generator)  # a page closes the stream it leaves
     for event in stream:
-        if event.kind == "episode_formed" and event.episode.session == 2:
+        if isinstance(event, EpisodeFormed) and event.episode.session == 2:
             break  # the user closes the page in the middle of session 2
     stream.close()
     assert set(store.built_sessions("c2")) == {1}
     assert not store.episodes("c2", 2)
     events = list(build_conversation(store, index, embedder, "c2", backend))
-    assert [e.session for e in events if e.kind == "session_started"] == [2]
+    assert [e.session for e in events if isinstance(e, SessionStarted)] == [2]
 
 
 class _Broken(BackendBase):
@@ -156,7 +159,7 @@ class _Broken(BackendBase):
     def plan(self, question: str, vocabulary: Any) -> Any:
         raise NotImplementedError
 
-    def answer(self, question: str, plan: Any, buffer: Any, *, unmentioned: Any) -> Any:
+    def answer(self, question: str, plan: Any, buffer: Any, *, unmentioned: Any, records: Any = ()) -> Any:
         raise NotImplementedError
 
 
@@ -165,7 +168,7 @@ class _Broken(BackendBase):
     ("outside-evidence", "cites turns outside its episode: D1:1"),
     ("empty-property", "empty entity or property"),
 ])
-def test_invalid_backend_output_is_rejected_and_nothing_is_written(  # type: ignore[no-untyped-def]
+def test_invalid_backend_output_is_rejected_and_nothing_is_written(
         store: Store, index: VectorIndex, embedder, backend: OfflineBackend,
         fault: str, message: str) -> None:
     store.save_conversation(conversation("c3", [session(1, TWO_THEMES), session(2, HIKING)]))

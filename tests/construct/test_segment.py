@@ -12,7 +12,7 @@ from tests.construct.dialogues import INFO, TWO_THEMES, session
 
 
 @pytest.fixture(scope="module")
-def backend(embedder) -> OfflineBackend:  # type: ignore[no-untyped-def]
+def backend(embedder) -> OfflineBackend:
     return OfflineBackend(embedder=embedder)
 
 

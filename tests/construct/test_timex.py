@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import pytest
 
@@ -36,12 +37,17 @@ def test_durations_and_vague_words_are_not_points(text: str) -> None:
     assert normalise(text, BASE) is None
 
 
+def _iso(text: str, base: datetime | None, **kw: Any) -> str | None:
+    value = normalise(text, base, **kw)
+    return value.iso if value is not None else None
+
+
 def test_future_preference_and_in_durations() -> None:
-    assert normalise("June", BASE).iso == "2022-06"  # type: ignore[union-attr]
-    assert normalise("June", BASE, prefer="future").iso == "2023-06"  # type: ignore[union-attr]
-    assert normalise("two weeks", BASE, preceded_by="in").iso == "2023-05-22"  # type: ignore[union-attr]
+    assert _iso("June", BASE) == "2022-06"
+    assert _iso("June", BASE, prefer="future") == "2023-06"
+    assert _iso("two weeks", BASE, preceded_by="in") == "2023-05-22"
 
 
 def test_without_a_session_date_only_explicit_dates() -> None:
     assert normalise("last year", None) is None
-    assert normalise("May 2023", None).iso == "2023-05"  # type: ignore[union-attr]
+    assert _iso("May 2023", None) == "2023-05"

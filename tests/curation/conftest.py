@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from curation.handmade import index_records, load
 from tests.conftest import built_services, filled_home
+from tests.curation.handmade import index_records, load
 
 
-def fill(services) -> None:  # type: ignore[no-untyped-def]
+def fill(services) -> None:
     """The hand-made conversation, its records indexed, and the graph a build would have made."""
     load(services.raw_store())
     index_records(services)
@@ -16,13 +16,13 @@ def fill(services) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="session")
-def built_home(tmp_path_factory: pytest.TempPathFactory, embedder):  # type: ignore[no-untyped-def]
+def built_home(tmp_path_factory: pytest.TempPathFactory, embedder):
     """A closed embedded home (DuckDB file + Chroma directory) filled once per session."""
     return filled_home(tmp_path_factory.mktemp("curation-built") / "home", embedder, fill)
 
 
 @pytest.fixture
-def built(request, settings, embedder):  # type: ignore[no-untyped-def]
+def built(request, settings, embedder):
     """Services over a home holding the hand-made conversation, its records indexed (a copy of
     ``built_home`` per test on the embedded engine; written into the test's databases on
     PostgreSQL + a Chroma server)."""

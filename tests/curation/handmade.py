@@ -76,7 +76,7 @@ def records() -> dict[int, list[Record]]:
     }
 
 
-def load(store) -> None:  # type: ignore[no-untyped-def]
+def load(store) -> None:
     store.save_conversation(conversation())
     eps, recs = episodes(), records()
     for session in (1, 2):
@@ -85,7 +85,7 @@ def load(store) -> None:  # type: ignore[no-untyped-def]
 
 
 
-def index_records(services) -> None:  # type: ignore[no-untyped-def]
+def index_records(services) -> None:
     recs = [r for rs in records().values() for r in rs]
     vectors = services.embedder.embed([r.text() for r in recs])
     services.raw_index().upsert("records", [r.id for r in recs], vectors,

@@ -10,17 +10,17 @@ from datetime import date, timedelta
 import networkx as nx
 import pytest
 
-from curation.handmade import CONV, S1, S2, load
 from memory_core.as_of import parse_day, said_by
 from memory_core.errors import StoreError
 from memory_core.record_filter import RecordFilter
+from tests.curation.handmade import CONV, S1, S2, load
 
 # valid times of every granularity, set on the hand-made records (in record order)
 VALID_TIMES = ("2023", "2023-05-08", "2023-05-20", None, "2023-07", "", "2023-06-01", "2024-01")
 
 
 @pytest.fixture
-def varied(store):  # type: ignore[no-untyped-def]
+def varied(store):
     load(store)
     rows, _ = store.search_records(CONV, page_size=100)
     for record, valid in zip(rows, VALID_TIMES, strict=True):

@@ -7,18 +7,18 @@ import json
 import numpy as np
 import pytest
 
-from curation.handmade import CONV
 from memory_core.errors import ConflictError, StoreError
 from memory_core.models import RecordStatus
+from tests.curation.handmade import CONV
 
 R2 = "c1:S1:E1:R2"  # Ana / uses_medium = watercolour (D1:3)
 
 
-def vector(services, record_id: str):  # type: ignore[no-untyped-def]
+def vector(services, record_id: str):
     return services.raw_index().get_vectors("records", [record_id]).get(record_id)
 
 
-def test_edit_saves_new_version_edit_row_and_vector(built) -> None:  # type: ignore[no-untyped-def]
+def test_edit_saves_new_version_edit_row_and_vector(built) -> None:
     old_vector = vector(built, R2)
     saved = built.curation.edit_record(R2, {"value": "watercolor", "confidence": "0.95"}, who="ana",
                               why="spelling", expected_version=1)
@@ -37,7 +37,7 @@ def test_edit_saves_new_version_edit_row_and_vector(built) -> None:  # type: ign
     assert hits[0].id == R2
 
 
-def test_stale_version_is_a_conflict_naming_the_other_change(built) -> None:  # type: ignore[no-untyped-def]
+def test_stale_version_is_a_conflict_naming_the_other_change(built) -> None:
     built.curation.edit_record(R2, {"value": "gouache"}, who="bea", why="she said gouache",
             expected_version=1)
     with pytest.raises(ConflictError) as caught:
@@ -69,25 +69,25 @@ def test_stale_version_is_a_conflict_naming_the_other_change(built) -> None:  # 
         ({"value": "watercolour"}, "nothing changed"),
     ],
 )
-def test_invalid_edits_are_refused_with_one_line(built, changes, message) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_edits_are_refused_with_one_line(built, changes, message) -> None:
     with pytest.raises(StoreError, match=message) as caught:
         built.curation.edit_record(R2, changes, who="ana", expected_version=1)
     assert str(caught.value).startswith(f"record '{R2}'") and "\n" not in str(caught.value)
     assert built.raw_store().record(R2).version == 1 and built.curation.edit_log(CONV) == []
 
 
-def test_edit_needs_who(built) -> None:  # type: ignore[no-untyped-def]
+def test_edit_needs_who(built) -> None:
     with pytest.raises(StoreError, match="needs who made it"):
         built.curation.edit_record(R2, {"value": "ink"}, who=" ", expected_version=1)
     assert built.raw_store().record(R2).version == 1
 
 
-def test_evidence_may_move_inside_the_episode(built) -> None:  # type: ignore[no-untyped-def]
+def test_evidence_may_move_inside_the_episode(built) -> None:
     saved = built.curation.edit_record(R2, {"evidence_turn_ids": "D1:2, D1:3"}, who="ana", expected_version=1)
     assert saved.evidence_turn_ids == ("D1:2", "D1:3")
 
 
-def test_create_record_from_selected_turns(built) -> None:  # type: ignore[no-untyped-def]
+def test_create_record_from_selected_turns(built) -> None:
     rec = built.curation.create_record(CONV, "c1:S1:E2", {"entity": "Ben", "entity_type": "person",
                                                  "property": "likes", "value": "trams",
                                                  "modality": "hypothetical"},
@@ -117,13 +117,13 @@ def test_create_record_from_selected_turns(built) -> None:  # type: ignore[no-un
          "unknown episode 'nope'"),
     ],
 )
-def test_create_record_refusals(built, episode, fields, evidence, message) -> None:  # type: ignore[no-untyped-def]
+def test_create_record_refusals(built, episode, fields, evidence, message) -> None:
     with pytest.raises(StoreError, match=message):
         built.curation.create_record(CONV, episode, fields, evidence, who="ana")
     assert built.curation.edit_log(CONV) == [] and built.curation.search_records(CONV).total == 8
 
 
-def test_delete_and_mark_wrong_leave_the_index_and_export(built) -> None:  # type: ignore[no-untyped-def]
+def test_delete_and_mark_wrong_leave_the_index_and_export(built) -> None:
     deleted = built.curation.delete_record(R2, who="ana", why="not said", expected_version=1)
     wrong = built.curation.mark_wrong("c1:S1:E1:R3", who="ana")
     assert deleted.status == RecordStatus.DELETED and wrong.status == RecordStatus.WRONG
@@ -138,14 +138,14 @@ def test_delete_and_mark_wrong_leave_the_index_and_export(built) -> None:  # typ
         built.curation.mark_wrong("c1:S1:E1:R4", who="ana", expected_version=3)
 
 
-def test_export_reflects_corrections(built) -> None:  # type: ignore[no-untyped-def]
+def test_export_reflects_corrections(built) -> None:
     built.curation.edit_record(R2, {"value": "ink"}, who="ana", expected_version=1)
     exported = {json.loads(line)["id"]: json.loads(line)
                 for line in built.curation.export_corrected_records(CONV).splitlines()}
     assert exported[R2]["value"] == "ink" and exported[R2]["version"] == 2
 
 
-def test_changes_invalidate_query_caches(built) -> None:  # type: ignore[no-untyped-def]
+def test_changes_invalidate_query_caches(built) -> None:
     built.queries.index_cache.recheck_s = 3600.0  # without an invalidation the cached index is kept
     first = built.queries.conversation_index(CONV)
     assert built.queries.conversation_index(CONV) is first
@@ -156,7 +156,7 @@ def test_changes_invalidate_query_caches(built) -> None:  # type: ignore[no-unty
     assert built.queries.conversation_index(CONV) is not second
 
 
-def test_an_edited_record_vector_keeps_the_build_metadata(built) -> None:  # type: ignore[no-untyped-def]
+def test_an_edited_record_vector_keeps_the_build_metadata(built) -> None:
     """Curation writes the same vector metadata as the build (session included)."""
     saved = built.curation.edit_record(R2, {"value": "watercolor"}, who="ana", expected_version=1)
     session = next(e.session for e in built.raw_store().episodes(CONV) if e.id == saved.episode_id)
@@ -167,7 +167,7 @@ def test_an_edited_record_vector_keeps_the_build_metadata(built) -> None:  # typ
                                 "property": saved.property, "session": session}
 
 
-def test_each_edit_says_where_it_was_made(built) -> None:  # type: ignore[no-untyped-def]
+def test_each_edit_says_where_it_was_made(built) -> None:
     rec = built.raw_store().record("c1:S1:E1:R2")
     built.curation.edit_record(rec.id, {"value": "gouache"}, who="ana", expected_version=rec.version,
                                via="edit form")

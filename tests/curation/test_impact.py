@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from curation.handmade import CONV
 from memory_core.errors import StoreError
+from tests.curation.handmade import CONV
 
 QUESTION = "Where is Ben going in July?"
 
 
-def test_impact_compares_with_the_earlier_trace(built) -> None:  # type: ignore[no-untyped-def]
+def test_impact_compares_with_the_earlier_trace(built) -> None:
     before = built.queries.ask(CONV, QUESTION)
     for rid in ("c1:S1:E2:R1", "c1:S2:E1:R1"):  # both "Ben destination Lisbon" records are wrong
         built.curation.mark_wrong(rid, who="ana", why="test")
@@ -31,7 +31,7 @@ def test_impact_compares_with_the_earlier_trace(built) -> None:  # type: ignore[
     assert progress == [(i, len(report.rows)) for i in range(1, len(report.rows) + 1)]
 
 
-def test_impact_right_after_impact_changes_nothing(built) -> None:  # type: ignore[no-untyped-def]
+def test_impact_right_after_impact_changes_nothing(built) -> None:
     built.queries.ask(CONV, QUESTION)
     built.queries.ask(CONV, "What does Ana paint?", strategy="bm25")
     first = built.curation.impact(CONV)
@@ -42,7 +42,7 @@ def test_impact_right_after_impact_changes_nothing(built) -> None:  # type: igno
     assert {r.strategy for r in second.rows} == {built.settings.strategy, "bm25"}
 
 
-def test_impact_includes_qa_questions_and_caps(built) -> None:  # type: ignore[no-untyped-def]
+def test_impact_includes_qa_questions_and_caps(built) -> None:
     from memory_core.models import QAItem
 
     qa = [QAItem(qid=i, question=f"Question number {i} about Lisbon?") for i in range(5)]

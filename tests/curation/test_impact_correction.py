@@ -3,15 +3,15 @@ the question changed, with the new value in the answer and a word-level diff to 
 
 from __future__ import annotations
 
-from curation.handmade import CONV
 from memory_core.curation.impact import word_diff
+from tests.curation.handmade import CONV
 
 QUESTION = "Where is Ben going in July?"
 TRIP = "c1:S1:E2:R1"  # Ben · destination = Lisbon (planned, July)
 BACK = "c1:S2:E1:R1"  # Ben · destination = Lisbon (back from it)
 
 
-def test_an_edited_value_is_in_the_re_asked_answer_and_reported_changed(built) -> None:  # type: ignore[no-untyped-def]
+def test_an_edited_value_is_in_the_re_asked_answer_and_reported_changed(built) -> None:
     before = built.queries.ask(CONV, QUESTION)
     for rid in (TRIP, BACK):
         rec = built.raw_store().record(rid)
@@ -31,7 +31,7 @@ def test_an_edited_value_is_in_the_re_asked_answer_and_reported_changed(built) -
         any(op == "-" for op, _ in ops)
 
 
-def test_an_edit_that_does_not_touch_the_answer_leaves_it_unchanged(built) -> None:  # type: ignore[no-untyped-def]
+def test_an_edit_that_does_not_touch_the_answer_leaves_it_unchanged(built) -> None:
     built.queries.ask(CONV, QUESTION)
     rec = built.raw_store().record("c1:S1:E2:R2")  # Lisbon · has = trams: not what the question asks
     built.curation.edit_record(rec.id, {"confidence": 0.5}, who="ana", expected_version=rec.version)

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from curation.handmade import CONV
 from memory_core.errors import ConflictError, StoreError
 from memory_core.models import RecordStatus
 from memory_core.record_filter import RecordFilter
+from tests.curation.handmade import CONV
 
 R2 = "c1:S1:E1:R2"
 
 
-def names(services) -> set[str]:  # type: ignore[no-untyped-def]
+def names(services) -> set[str]:
     return {e.name for e in services.raw_store().entities(CONV)}
 
 
-def test_merge_repoints_entity_and_relation_values(built) -> None:  # type: ignore[no-untyped-def]
+def test_merge_repoints_entity_and_relation_values(built) -> None:
     edit = built.curation.merge_entities(CONV, "Melanie", "mel", who="ana", why="same friend")
     assert (edit.action, edit.target_kind, edit.target_id) == ("merge", "entity", "Mel")
     taught = built.raw_store().record("c1:S1:E1:R3")
@@ -36,7 +36,7 @@ def test_merge_repoints_entity_and_relation_values(built) -> None:  # type: igno
     assert built.raw_index().get_vectors("entities", [melanie.id])
 
 
-def test_merge_a_value_only_entity_and_by_any_spelling(built) -> None:  # type: ignore[no-untyped-def]
+def test_merge_a_value_only_entity_and_by_any_spelling(built) -> None:
     built.curation.edit_record("c1:S1:E2:R2", {"entity": "Porto"}, who="ana", expected_version=1)
     # Lisbon is now only a destination value (a graph node without records of its own)
     assert "Lisbon" in names(built)
@@ -48,7 +48,7 @@ def test_merge_a_value_only_entity_and_by_any_spelling(built) -> None:  # type: 
     assert "Lisbon" in porto.aliases
 
 
-def test_merge_refusals(built) -> None:  # type: ignore[no-untyped-def]
+def test_merge_refusals(built) -> None:
     with pytest.raises(StoreError, match="no record names entity 'Zed'"):
         built.curation.merge_entities(CONV, "Ana", "Zed", who="ana")
     with pytest.raises(StoreError, match="are the same entity"):
@@ -56,7 +56,7 @@ def test_merge_refusals(built) -> None:  # type: ignore[no-untyped-def]
     assert built.curation.edit_log(CONV) == []
 
 
-def test_revert_merge_restores_records_and_graph(built) -> None:  # type: ignore[no-untyped-def]
+def test_revert_merge_restores_records_and_graph(built) -> None:
     merge = built.curation.merge_entities(CONV, "Melanie", "Mel", who="ana")
     revert = built.curation.revert_edit(merge.id, who="bea")
     assert (revert.action, revert.reverts) == ("revert", merge.id)
@@ -70,7 +70,7 @@ def test_revert_merge_restores_records_and_graph(built) -> None:  # type: ignore
     assert again.reverts == revert.id
 
 
-def test_revert_update_restores_before_and_logs_a_new_edit(built) -> None:  # type: ignore[no-untyped-def]
+def test_revert_update_restores_before_and_logs_a_new_edit(built) -> None:
     first = built.curation.edit_record(R2, {"value": "ink", "modality": "planned"}, who="ana",
             expected_version=1)
     (edit,) = built.curation.edit_log(CONV)
@@ -85,7 +85,7 @@ def test_revert_update_restores_before_and_logs_a_new_edit(built) -> None:  # ty
     assert hits[0].id == R2 and hits[0].score > 0.99
 
 
-def test_revert_conflicts_when_the_record_changed_since(built) -> None:  # type: ignore[no-untyped-def]
+def test_revert_conflicts_when_the_record_changed_since(built) -> None:
     built.curation.edit_record(R2, {"value": "ink"}, who="ana", expected_version=1)
     built.curation.edit_record(R2, {"value": "pencil"}, who="carl", expected_version=2)
     first = built.curation.edit_log(CONV)[0]
@@ -94,7 +94,7 @@ def test_revert_conflicts_when_the_record_changed_since(built) -> None:  # type:
     assert built.raw_store().record(R2).value == "pencil"
 
 
-def test_revert_of_delete_and_create(built) -> None:  # type: ignore[no-untyped-def]
+def test_revert_of_delete_and_create(built) -> None:
     built.curation.delete_record(R2, who="ana")
     built.curation.revert_edit(built.curation.edit_log(CONV)[-1].id, who="ana")
     assert built.raw_store().record(R2).status == RecordStatus.ACTIVE
@@ -107,12 +107,12 @@ def test_revert_of_delete_and_create(built) -> None:  # type: ignore[no-untyped-
     assert not built.raw_index().get_vectors("records", [rec.id])
 
 
-def test_unknown_edit(built) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_edit(built) -> None:
     with pytest.raises(StoreError, match="unknown edit 'nope'"):
         built.curation.revert_edit("nope", who="ana")
 
 
-def test_graph_edges_follow_corrections(built) -> None:  # type: ignore[no-untyped-def]
+def test_graph_edges_follow_corrections(built) -> None:
     entities = {e.id: e.name for e in built.raw_store().entities(CONV)}
     assert set(entities.values()) == {"Ana", "Ben", "Mel", "Melanie", "Lisbon"}
     built.curation.edit_record(R2, {"value": "ink"}, who="ana", expected_version=1)
@@ -127,7 +127,7 @@ def test_graph_edges_follow_corrections(built) -> None:  # type: ignore[no-untyp
     assert ana.attributes["uses_medium"] == ["ink"]
 
 
-def graph_state(services):  # type: ignore[no-untyped-def]
+def graph_state(services):
     entities = services.raw_store().entities(CONV)
     name = {e.id: e.name for e in entities}
     return (
@@ -138,7 +138,7 @@ def graph_state(services):  # type: ignore[no-untyped-def]
     )
 
 
-def test_incremental_patches_equal_a_full_refresh(built) -> None:  # type: ignore[no-untyped-def]
+def test_incremental_patches_equal_a_full_refresh(built) -> None:
     built.curation.merge_entities(CONV, "Melanie", "Mel", who="ana")
     built.curation.edit_record("c1:S1:E2:R2", {"entity": "Porto"}, who="ana", expected_version=1)
     built.curation.create_record(CONV, "c1:S1:E2", {"entity": "Ben", "entity_type": "person",

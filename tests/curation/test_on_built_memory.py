@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data" / "sample_conversation.json"
 
 
-def graph_state(services, conv: str):  # type: ignore[no-untyped-def]
+def graph_state(services, conv: str):
     entities = services.raw_store().entities(conv)
     name = {e.id: e.name for e in entities}
     return (
@@ -25,7 +25,7 @@ def graph_state(services, conv: str):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="module")
-def sample_home(tmp_path_factory):  # type: ignore[no-untyped-def]
+def sample_home(tmp_path_factory):
     """The sample conversation built once by the offline pipeline (copied per test)."""
     from memory_core.config import Settings
     from memory_core.services import Services
@@ -41,7 +41,7 @@ def sample_home(tmp_path_factory):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def built_sample(sample_home, tmp_path, embedder):  # type: ignore[no-untyped-def]
+def built_sample(sample_home, tmp_path, embedder):
     import shutil
 
     from memory_core.config import Settings
@@ -56,7 +56,7 @@ def built_sample(sample_home, tmp_path, embedder):  # type: ignore[no-untyped-de
 
 
 @pytest.mark.slow
-def test_edits_on_a_built_memory_patch_the_graph_consistently(built_sample) -> None:  # type: ignore[no-untyped-def]
+def test_edits_on_a_built_memory_patch_the_graph_consistently(built_sample) -> None:
     services, conv = built_sample
     built = graph_state(services, conv)
     importance = {e.id: e.importance for e in services.raw_store().entities(conv)}
@@ -64,7 +64,7 @@ def test_edits_on_a_built_memory_patch_the_graph_consistently(built_sample) -> N
     assert graph_state(services, conv) == built
     assert {e.id: e.importance for e in services.raw_store().entities(conv)} == importance
     records = services.raw_store().records(conv)
-    by_entity: dict[str, list] = {}  # type: ignore[type-arg]
+    by_entity: dict[str, list] = {}
     for r in records:
         by_entity.setdefault(r.entity, []).append(r)
     names = sorted(by_entity, key=lambda n: -len(by_entity[n]))

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from curation.handmade import CONV, load
 from memory_core.errors import StoreError
 from memory_core.models import RecordStatus
 from memory_core.record_filter import RecordFilter
+from tests.curation.handmade import CONV, load
 
 as_filter = RecordFilter.of  # loose test input -> the typed filter
 
 
 @pytest.fixture
-def loaded(store):  # type: ignore[no-untyped-def]
+def loaded(store):
     load(store)
     return store
 
 
-def ids(rows) -> list[str]:  # type: ignore[no-untyped-def]
+def ids(rows) -> list[str]:
     return [r.id for r in rows]
 
 
@@ -122,7 +122,7 @@ def test_status_filter_hides_deleted_by_default(loaded) -> None:
         ({"page_size": 5000}, "page_size must be 1..1000"),
     ],
 )
-def test_bad_arguments_get_one_line_errors(loaded, kwargs, message) -> None:  # type: ignore[no-untyped-def]
+def test_bad_arguments_get_one_line_errors(loaded, kwargs, message) -> None:
     with pytest.raises(StoreError, match=message) as caught:
         if "filters" in kwargs:  # loose input is checked where it becomes a RecordFilter
             kwargs = {**kwargs, "filters": RecordFilter.of(kwargs["filters"])}
@@ -146,7 +146,7 @@ def test_facets_as_of_a_day_count_the_memory_then(loaded) -> None:
     assert dict(loaded.record_facets(CONV)["entity"])["Ben"] == 2
 
 
-def test_service_wraps_a_page(built) -> None:  # type: ignore[no-untyped-def]
+def test_service_wraps_a_page(built) -> None:
     page = built.curation.search_records(CONV, page=2, page_size=5)
     assert (page.total, page.pages, len(page.rows)) == (8, 2, 3)
     with pytest.raises(StoreError, match="unknown conversation 'nope'"):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -155,7 +156,7 @@ def test_metrics() -> None:
     assert summary["overall"]["tokens_mean"] == 20 and summary["overall"]["answer_f1"] == 0.5
 
 
-def test_rows_follow_the_schema(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
+def test_rows_follow_the_schema(services, tiny: Path) -> None:
     report = services.evaluation.evaluate(tiny, strategy="ensimem")
     assert [r["qid"] for r in report.json_rows()] == [0, 1, 3, 4, 5]
     turns = {t.id: t for t in services.raw_store().turns("conv-tiny")}
@@ -173,7 +174,7 @@ def test_rows_follow_the_schema(services, tiny: Path) -> None:  # type: ignore[n
     assert report.summary["overall"]["scored"] == 4  # qid 4 has no gold evidence
 
 
-def test_budget_and_judge(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
+def test_budget_and_judge(services, tiny: Path) -> None:
     def judge(question: str, gold: str, answer: str) -> bool:
         return gold.lower() in answer.lower()
 
@@ -184,7 +185,7 @@ def test_budget_and_judge(services, tiny: Path) -> None:  # type: ignore[no-unty
     assert report.summary["overall"]["judge_accuracy"] == pytest.approx(expected)
 
 
-def _score_py(scorer: Path, data: Path, run: Path, recount: bool) -> dict:  # type: ignore[type-arg]
+def _score_py(scorer: Path, data: Path, run: Path, recount: bool) -> dict:
     cmd = [sys.executable, str(scorer), "--data", str(data), "--run", str(run), "--json"]
     if recount:
         cmd.append("--recount")
@@ -193,7 +194,7 @@ def _score_py(scorer: Path, data: Path, run: Path, recount: bool) -> dict:  # ty
 
 
 @pytest.mark.parametrize("strategy", ["ensimem", "bm25"])
-def test_recall_agrees_with_the_bench_scorer(services, tiny: Path, tmp_path: Path, strategy: str,  # type: ignore[no-untyped-def]
+def test_recall_agrees_with_the_bench_scorer(services, tiny: Path, tmp_path: Path, strategy: str,
                                              bench: Callable[[str], Path]) -> None:
     scorer = bench("score.py")
     report = services.evaluation.evaluate(tiny, strategy=strategy, budget_tokens=60)
@@ -212,7 +213,7 @@ def test_recall_agrees_with_the_bench_scorer(services, tiny: Path, tmp_path: Pat
 
 @pytest.mark.skipif(importlib.util.find_spec("tiktoken") is None,
                     reason="the bench scorer recounts with tiktoken, which is not installed")
-def test_token_counts_agree_with_the_scorer_recount(services, tiny: Path, tmp_path: Path,  # type: ignore[no-untyped-def]
+def test_token_counts_agree_with_the_scorer_recount(services, tiny: Path, tmp_path: Path,
                                                     bench: Callable[[str], Path]) -> None:
     scorer = bench("score.py")
     report = services.evaluation.evaluate(tiny, strategy="full")
@@ -222,7 +223,7 @@ def test_token_counts_agree_with_the_scorer_recount(services, tiny: Path, tmp_pa
     assert theirs["overall"]["recount_tokens_mean"] == theirs["overall"]["tokens_mean"]
 
 
-def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None:  # type: ignore[no-untyped-def]
+def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None:
     report = services.evaluation.evaluate(tiny, strategy="bm25", budget_tokens=30)
     row = next(r for r in report.json_rows() if r["qid"] == 1)
     traces_before = len(services.raw_store().traces("conv-tiny"))
@@ -254,14 +255,18 @@ def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None: 
     assert services.evaluation.triage("conv-tiny", 1, line) == info
 
 
-def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, tiny: Path,  # type: ignore[no-untyped-def]
+def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, tiny: Path,
                                                                       tmp_path: Path, monkeypatch) -> None:
     import tempfile
 
 
     made: list[str] = []
     real = tempfile.mkdtemp
-    monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append("dir") or real(*a, **k))
+    def mkdtemp(*a: Any, **k: Any) -> str:
+        made.append("dir")
+        return real(*a, **k)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp)
     report = services.evaluation.evaluate(Source.upload("my upload.json", tiny.read_bytes()), strategy="bm25")
     assert made == []
     assert report.conv_ids == ["conv-tiny"] and [r["qid"] for r in report.json_rows()] == [0, 1, 3, 4, 5]
@@ -270,7 +275,7 @@ def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, 
     assert [r["dia_ids"] for r in from_file.json_rows()] == [r["dia_ids"] for r in report.json_rows()]
 
 
-def test_a_bad_upload_is_one_line_naming_it(services) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_upload_is_one_line_naming_it(services) -> None:
     from memory_core.errors import IngestError
 
     with pytest.raises(IngestError) as err:
@@ -280,7 +285,7 @@ def test_a_bad_upload_is_one_line_naming_it(services) -> None:  # type: ignore[n
     assert services.raw_store().conversation_ids() == []
 
 
-def test_cli_eval_writes_the_run_and_prints_tables(settings, tiny: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_eval_writes_the_run_and_prints_tables(settings, tiny: Path, tmp_path: Path, capsys) -> None:
     from memory_core.cli import main
 
     out = tmp_path / "run.jsonl"
@@ -308,7 +313,7 @@ def test_cli_eval_writes_the_run_and_prints_tables(settings, tiny: Path, tmp_pat
     assert len(rows) == 5 and all(r["context_tokens"] <= 80 for r in rows)
 
 
-def test_cli_eval_unknown_conversation_is_one_line_error(settings, tiny: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_eval_unknown_conversation_is_one_line_error(settings, tiny: Path, capsys) -> None:
     from memory_core.cli import main
 
     code = main(["--home", str(settings.home), "eval", "locomo", str(tiny), "--convs", "99"])
@@ -316,7 +321,7 @@ def test_cli_eval_unknown_conversation_is_one_line_error(settings, tiny: Path, c
     assert code == 1 and err.startswith("error: ") and "99" in err and len(err.strip().splitlines()) == 1
 
 
-def test_cli_eval_with_check_runs_both_files_and_prints_the_gap(  # type: ignore[no-untyped-def]
+def test_cli_eval_with_check_runs_both_files_and_prints_the_gap(
         settings, tiny: Path, tmp_path: Path, capsys) -> None:
     from memory_core.cli import main
 

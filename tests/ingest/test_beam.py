@@ -148,6 +148,13 @@ def test_broken_chats_are_refused_in_one_line(tmp_path, change, where, what):
 
 
 # --------------------------------------------------------------------------- the raw files
+def _day(text: str) -> datetime:
+    """The day the bench's converted date-time names (its time of day dropped)."""
+    parsed = parse_datetime(text)
+    assert parsed is not None, text
+    return parsed.replace(hour=0, minute=0)
+
+
 @pytest.mark.parametrize(("raw", "converted", "conv_id"), [
     ("raw/beam/100K/7", "beam_check.json", "beam-100k-7"),
     ("raw/beam/100K/1", "beam_tune.json", "beam-100k-1"),
@@ -162,7 +169,7 @@ def test_the_raw_directory_reads_as_the_bench_converted_it(bench, raw, converted
     theirs = [(n, t["dia_id"], t["speaker"], MARKER.sub("", t["text"])) for n, k in keys for t in body[k]]
     assert [(t.session, t.id, t.speaker, t.text) for t in conv.turns] == theirs
     assert [(s.index, s.time) for s in conv.sessions] == [
-        (n, parse_datetime(body[f"session_{n}_date_time"]).replace(hour=0, minute=0)) for n, _ in keys]
+        (n, _day(body[f"session_{n}_date_time"])) for n, _ in keys]
     assert [(q.question, q.answer, list(q.evidence), q.category) for q in conv.qa] == [
         (q["question"], q["answer"], q["evidence"], q["category"]) for q in sample["qa"]]
     assert conv.meta["beam_types"] == [q["beam_type"] for q in sample["qa"]]

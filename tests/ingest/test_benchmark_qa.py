@@ -10,7 +10,7 @@ from .test_beam import beam_chat, questions
 from .test_realtalk import realtalk_chat
 
 
-def test_a_realtalk_file_is_evaluated_like_locomo(services, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_realtalk_file_is_evaluated_like_locomo(services, tmp_path: Path) -> None:
     path = tmp_path / "Chat_3_Ana_Ben.json"
     path.write_text(json.dumps(realtalk_chat()), encoding="utf-8")
     assert services.evaluation.benchmark_format(str(path)) == "realtalk"
@@ -24,7 +24,7 @@ def test_a_realtalk_file_is_evaluated_like_locomo(services, tmp_path: Path) -> N
     assert report.summary["overall"]["n"] == 4
 
 
-def test_a_beam_directory_is_evaluated_with_its_probing_questions(services, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_beam_directory_is_evaluated_with_its_probing_questions(services, tmp_path: Path) -> None:
     root = tmp_path / "100K" / "2"
     (root / "probing_questions").mkdir(parents=True)
     (root / "chat.json").write_text(json.dumps(beam_chat()), encoding="utf-8")

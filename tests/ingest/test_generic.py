@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import Any
 
 import pytest
 
 from memory_core.errors import IngestError
 from memory_core.ingest import load_file
 
-TURNS = [
+TURNS: list[dict[str, Any]] = [
     {"conversation_id": "c1", "session": 1, "session_time": "2023-05-01T10:00:00", "speaker": "Eve",
      "text": "Booked the train!"},
     {"conversation_id": "c1", "session": 1, "session_time": "2023-05-01T10:00:00", "speaker": "Sam",

@@ -119,7 +119,7 @@ def test_wrong_shapes_name_the_json_path(write, mutate, where, what):
     assert "\n" not in str(err.value)
 
 
-def test_agrees_with_the_bench_loader(bench):  # type: ignore[no-untyped-def]
+def test_agrees_with_the_bench_loader(bench):
     """Turn ids, turn text and normalised evidence match bench/locomo.py on the dev split."""
     loader, data = bench("locomo.py"), bench("locomo_dev.json")
     spec = importlib.util.spec_from_file_location("bench_locomo", loader)

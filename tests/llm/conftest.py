@@ -242,7 +242,7 @@ def server() -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture
-def llm_settings(server: ScriptedServer):  # type: ignore[no-untyped-def]
+def llm_settings(server: ScriptedServer):
     from memory_core.config import LLMSettings
 
     return LLMSettings(base_url=server.url, api_key=FAKE_KEY, model="test-model", timeout_s=2.0,
@@ -250,11 +250,11 @@ def llm_settings(server: ScriptedServer):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def sample_conversation():  # type: ignore[no-untyped-def]
+def sample_conversation():
     return load_conversation(SAMPLE)
 
 
-def load_conversation(path: Path):  # type: ignore[no-untyped-def]
+def load_conversation(path: Path):
     """The first conversation of a LoCoMo file, through the project's importer."""
     from memory_core.ingest import load_file
 

@@ -121,13 +121,13 @@ def test_extract_many_runs_in_parallel_and_keeps_order(server: ScriptedServer, l
     seen_threads: set[str] = set()
     original = backend.extract
 
-    def spy(episode, turns, info):  # type: ignore[no-untyped-def]
+    def spy(episode, turns, info):
         import threading
 
         seen_threads.add(threading.current_thread().name)
         return original(episode, turns, info)
 
-    backend.extract = spy  # type: ignore[method-assign]
+    backend.extract = spy  # type: ignore[method-assign]  # a spy around the real method
     by_id = {t.id: t for t in session.turns}
     results = backend.extract_many([(e, [by_id[t] for t in e.turn_ids]) for e in episodes], _info(conv))
     assert len(results) == len(episodes) >= 3

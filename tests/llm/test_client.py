@@ -7,6 +7,7 @@ import json
 import logging
 import socket
 import time
+from typing import Any
 
 import pytest
 
@@ -27,8 +28,8 @@ def _client(settings: LLMSettings, store: Store | None = None) -> tuple[LLMClien
     return LLMClient(settings, store, sleep=delays.append), delays
 
 
-def _chat(client: LLMClient, **kw: object) -> str:
-    return client.chat(stage="test", item="item 1", model="test-model", messages=MESSAGES, **kw).text  # type: ignore[arg-type]
+def _chat(client: LLMClient, **kw: Any) -> str:
+    return client.chat(stage="test", item="item 1", model="test-model", messages=MESSAGES, **kw).text
 
 
 def test_plain_call_reaches_the_server_with_our_parameters(server: ScriptedServer, llm_settings) -> None:
@@ -336,4 +337,5 @@ def test_the_schema_sent_requires_every_key_and_lists_fixed_vocabularies() -> No
     # validation itself stays tolerant: a value outside the enum is mapped by the converter
     reply = plan_prompt.PlanReply.model_validate({"reasoning_type": "multi_hop",
                                                   "requirements": [{"entity": "Ana", "role": "x"}]})
-    assert plan_prompt.to_plan(reply, "q").value.requirements[0].role == "target"
+    plan = plan_prompt.to_plan(reply, "q").value
+    assert plan is not None and plan.requirements[0].role == "target"

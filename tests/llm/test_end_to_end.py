@@ -21,7 +21,7 @@ from tests.llm.conftest import FAKE_KEY, SAMPLE, Reply, ScriptedServer
 
 
 @pytest.fixture
-def llm_services(server: ScriptedServer, llm_settings, tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
+def llm_services(server: ScriptedServer, llm_settings, tmp_path: Path, embedder):
     from memory_core.services import Services
 
     settings = Settings(home=tmp_path / "home", llm=llm_settings, backend="openai")
@@ -32,7 +32,7 @@ def llm_services(server: ScriptedServer, llm_settings, tmp_path: Path, embedder)
 
 
 @pytest.fixture
-def small_services(server: ScriptedServer, llm_settings, tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
+def small_services(server: ScriptedServer, llm_settings, tmp_path: Path, embedder):
     """The first two sessions of the sample only: enough for rebuilds and faults, and quick."""
     from memory_core.services import Services
     from tests.llm.conftest import load_conversation

@@ -40,6 +40,7 @@ def test_segment_well_formed_reply_is_accepted_as_is() -> None:
     reply = segment.SegmentReply(episodes=[_span("D1:1", "D1:2"), _span("D1:3", "D1:6", theme_type="event")])
     checked = segment.to_episodes(reply, _session(), INFO)
     assert checked.problems == [] and not checked.severe
+    assert checked.value is not None
     assert [e.turn_ids for e in checked.value] == [("D1:1", "D1:2"), ("D1:3", "D1:4", "D1:5", "D1:6")]
     assert [e.id for e in checked.value] == ["c1:S1:E1", "c1:S1:E2"]
     assert checked.value[1].theme_type.value == "event"
@@ -49,6 +50,7 @@ def test_segment_gaps_overlaps_and_order_are_repaired_to_an_exact_cover() -> Non
     reply = segment.SegmentReply(episodes=[_span("D1:4", "D1:6"), _span("D1:1", "D1:4"),
                                            _span("D1:9", "D1:9")])
     checked = segment.to_episodes(reply, _session(), INFO)
+    assert checked.value is not None
     flat = [t for e in checked.value for t in e.turn_ids]
     assert flat == [f"D1:{i}" for i in range(1, 7)]
     text = " | ".join(checked.problems)
@@ -59,6 +61,7 @@ def test_segment_gaps_overlaps_and_order_are_repaired_to_an_exact_cover() -> Non
 def test_segment_leaving_most_turns_uncovered_is_severe_and_nothing_valid_is_unusable() -> None:
     poor = segment.to_episodes(segment.SegmentReply(episodes=[_span("D1:1", "D1:1")]), _session(), INFO)
     assert poor.severe and "turns in no episode" in " ".join(poor.problems)
+    assert poor.value is not None
     assert [t for e in poor.value for t in e.turn_ids] == [f"D1:{i}" for i in range(1, 7)]
     none = segment.to_episodes(segment.SegmentReply(episodes=[_span("X1", "X2"), _span("D1:5", "D1:2")]),
                                _session(), INFO)
@@ -69,6 +72,7 @@ def test_segment_reply_model_tolerates_loose_types() -> None:
     reply = segment.SegmentReply.model_validate(
         {"episodes": [{"start": "D1:1", "end": "D1:6", "theme": None, "keywords": "pets", "extra": 1}]})
     checked = segment.to_episodes(reply, _session(), INFO)
+    assert checked.value is not None
     assert checked.value[0].theme == ("pets",) and "has no theme" in checked.problems[0]
 
 
@@ -102,6 +106,7 @@ def test_extract_keeps_grounded_records_and_reports_every_fix() -> None:
                    "valid_time": "last Sunday"},
                   {"action": "fly", "evidence": ["D9:9"]}]})
     checked = extract.to_extraction(reply, ep, turns, INFO)
+    assert checked.value is not None
     records = checked.value.records
     assert [(r.entity, r.property, r.value) for r in records] == [
         ("Ana", "adopted_pet", "puppy Pixel"), ("Pixel", "breed", "beagle")]
@@ -126,6 +131,7 @@ def test_extract_clean_reply_has_no_problems() -> None:
         {"entity": "Ana", "entity_type": "person", "property": "adopted", "value": "a puppy named Pixel",
          "evidence": ["D1:3"], "modality": "observed", "confidence": 0.9}], "events": []})
     checked = extract.to_extraction(reply, ep, turns, INFO)
+    assert checked.value is not None
     assert checked.problems == [] and not checked.severe and len(checked.value.records) == 1
 
 
@@ -175,10 +181,12 @@ def test_answer_prompt_groups_excerpts_and_validates_citations() -> None:
     assert "--- c1:S1:E2 (session 1, 08 May 2023)" in body and "[D1:5] Ana: A beagle." in body
     checked = answer.to_answer(answer.AnswerReply(answer="A beagle", cited_turn_ids=["D1:5", "D1:1"]),
                                _buffer())
+    assert checked.value is not None
     assert checked.value.cited_turn_ids == ("D1:5",) and checked.value.supported
     assert "D1:1" in checked.problems[0]
     unknown = answer.to_answer(answer.AnswerReply(answer="Unknown.", cited_turn_ids=["D1:5"],
                                                   supported=True), _buffer())
+    assert unknown.value is not None
     assert unknown.value.supported is False and unknown.value.cited_turn_ids == ()
     assert answer.to_answer(answer.AnswerReply(answer="  "), _buffer()).value is None
 
@@ -187,7 +195,8 @@ def test_judge_labels_and_plain_text_rescue() -> None:
     assert judge.to_verdict(judge.JudgeReply(label="correct")).value is True
     assert judge.to_verdict(judge.JudgeReply(label="WRONG")).value is False
     assert judge.to_verdict(judge.JudgeReply(label="maybe")).value is None
-    assert judge.plain_verdict("The answer is CORRECT.").label == "CORRECT"
+    rescued = judge.plain_verdict("The answer is CORRECT.")
+    assert rescued is not None and rescued.label == "CORRECT"
     assert judge.plain_verdict("CORRECT or WRONG?") is None
     body = judge.build_messages("Q?", "May 7, 2023", "7 May 2023")[-1]["content"]
     assert "Reference answer: May 7, 2023" in body and "Generated answer: 7 May 2023" in body

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from memory_core.errors import LLMError
 from memory_core.llm import llm_scope
 from memory_core.models import BufferTurn
 from memory_core.store import Store
-from tests.llm.conftest import FAKE_KEY, Reply, ScriptedServer, smart_reply
+from tests.llm.conftest import FAKE_KEY, Reply, Script, ScriptedServer, smart_reply
 
 
 def _files_containing(root: Path, needle: bytes) -> list[Path]:
@@ -44,7 +45,7 @@ def test_key_is_nowhere_after_stages_and_failures(server: ScriptedServer, llm_se
         # endpoints that echo the key in their error bodies
         for status in (400, 401, 403, 404, 422, 500):
             echo = {"message": f"bad key {FAKE_KEY}"}
-            server.script = lambda body, n, s=status, e=echo: Reply(status=s, error=e)
+            server.script = _failing(status, echo)
             failing = OpenAIBackend(dataclasses.replace(llm_settings, max_retries=0), store)
             with pytest.raises(LLMError) as err:
                 failing.plan(f"question {status}?", Vocabulary())
@@ -59,3 +60,8 @@ def test_key_is_nowhere_after_stages_and_failures(server: ScriptedServer, llm_se
     assert FAKE_KEY not in repr(Settings(llm=llm_settings)) and FAKE_KEY not in repr(llm_settings)
     # the key did reach the endpoint, where it belongs
     assert all(a == f"Bearer {FAKE_KEY}" for a in server.auth)
+
+
+def _failing(status: int, error: dict[str, Any]) -> Script:
+    """A script answering every request with ``status`` and ``error``."""
+    return lambda body, n: Reply(status=status, error=error)

@@ -24,7 +24,7 @@ def locomo(sessions: int, *, extra: list[Line] | None = None, edit: tuple[int, i
         lines = list(SESSIONS[s - 1]) + (list(extra or []) if s == sessions else [])
         body[f"session_{s}_date_time"] = DATES[s - 1].strftime("%I:%M %p on %d %B, %Y")
         turns = [{"speaker": line[0], "dia_id": f"D{s}:{i + 1}", "text": line[1],
-                  **({"blip_caption": line[2]} if len(line) > 2 else {})}  # type: ignore[misc]
+                  **({"blip_caption": line[2]} if len(line) > 2 else {})}
                  for i, line in enumerate(lines)]
         if edit is not None and edit[0] == s:
             turns[edit[1] - 1]["text"] = edit[2]

@@ -72,7 +72,8 @@ async def drive(client: Client) -> None:
     for name, tool in by_name.items():
         assert tool.output_schema is not None, name
         assert tool.annotations is not None and tool.annotations.read_only_hint is (name != "remember"), name
-    assert by_name["remember"].annotations.destructive_hint is False  # type: ignore[union-attr]
+    remember = by_name["remember"].annotations
+    assert remember is not None and remember.destructive_hint is False
     assert set(by_name["ask"].input_schema["properties"]) == {"conversation", "question", "as_of"}
     assert by_name["search_memory"].input_schema["properties"]["limit"]["maximum"] == 50
 
@@ -92,7 +93,7 @@ async def drive(client: Client) -> None:
     found = await client.call_tool("search_memory", {"conversation": CONV, "query": "Rex the puppy",
                                                      "limit": 3})
     assert not found.is_error, text_of(found)
-    records = found.structured_content["records"]  # type: ignore[index]
+    records = found.structured_content["records"]
     assert 1 <= len(records) <= 3
     said = [f"{r['entity']} {r['value']}".lower() for r in records]
     assert any("rex" in x or "puppy" in x for x in said), said
@@ -101,7 +102,7 @@ async def drive(client: Client) -> None:
     record = (await client.call_tool("get_record", {"id": records[0]["id"]})).structured_content
     assert record == records[0]
     got = await client.call_tool("get_turns", {"conversation": CONV, "ids": ["D2:2", "D1:3"]})
-    turns = got.structured_content["turns"]  # type: ignore[index]
+    turns = got.structured_content["turns"]
     assert [(t["id"], t["speaker"]) for t in turns] == [("D1:3", "Anna"), ("D2:2", "Anna")]  # dialogue order
     assert turns[1]["text"] == HIKING[1][1]
 
@@ -126,10 +127,10 @@ async def drive(client: Client) -> None:
     assert grown is not None
     assert (grown["session"], grown["new_session"], grown["sessions_built"]) == (3, True, 1)
     assert grown["turn_ids"] == [f"D3:{i}" for i in range(1, len(POTTERY) + 1)]
-    listed_now = (await client.call_tool("list_conversations", {})).structured_content["conversations"]  # type: ignore[index]
+    listed_now = (await client.call_tool("list_conversations", {})).structured_content["conversations"]
     assert [(c["sessions"], c["built_sessions"]) for c in listed_now] == [(3, 3)]
     found = await client.call_tool("search_memory", {"conversation": CONV, "query": "pottery class bowl"})
-    found_records = found.structured_content["records"]  # type: ignore[index]
+    found_records = found.structured_content["records"]
     sources = {t["id"] for r in found_records for t in r["source_turns"]}
     assert sources & set(grown["turn_ids"]), "the remembered session's records are searchable"
 

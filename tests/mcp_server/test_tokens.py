@@ -114,7 +114,7 @@ def test_viewer_token_asks_but_may_not_remember(server: Served, home: Home) -> N
             question = {"conversation": CONV, "question": "Where did Anna go hiking?"}
             asked = await client.call_tool("ask", question)
             assert not asked.is_error, text_of(asked)
-            assert "alps" in asked.structured_content["answer"].lower()  # type: ignore[index]
+            assert "alps" in asked.structured_content["answer"].lower()
             refused = await client.call_tool("remember", REMEMBER)
             assert refused.is_error
             assert text_of(refused) == f"viewer 'token:{token_id}' may not import conversations (needs admin)"
@@ -128,9 +128,9 @@ def test_scoped_token_sees_only_its_conversation(server: Served, home: Home) -> 
     async def main() -> None:
         async with http_client(server.url, token) as client:
             listed = (await client.call_tool("list_conversations", {})).structured_content
-            assert [c["id"] for c in listed["conversations"]] == [CONV]  # type: ignore[index]
+            assert [c["id"] for c in listed["conversations"]] == [CONV]
             own = await client.call_tool("get_turns", {"conversation": CONV, "ids": ["D1:1"]})
-            assert not own.is_error and own.structured_content["turns"], text_of(own)  # type: ignore[index]
+            assert not own.is_error and own.structured_content["turns"], text_of(own)
             for name, args in (("get_turns", {"conversation": OTHER, "ids": ["D1:1"]}),
                                ("ask", {"conversation": OTHER, "question": "Who is Cara?"})):
                 other = await client.call_tool(name, args)
@@ -178,7 +178,7 @@ def test_stdio_runs_as_its_token_and_refuses_a_wrong_one(home: Home) -> None:
         async with Client(_stdio(home.path, MNEMOSCOPE_TOKEN=token), client_info=AGENT,
                           read_timeout_seconds=300) as client:
             listed = (await client.call_tool("list_conversations", {})).structured_content
-            assert [c["id"] for c in listed["conversations"]] == [CONV]  # type: ignore[index]
+            assert [c["id"] for c in listed["conversations"]] == [CONV]
             refused = await client.call_tool("remember", {**REMEMBER, "conversation": OTHER})
             assert text_of(refused).startswith(f"viewer 'token:{token_id}' may not import conversations")
 

@@ -9,7 +9,7 @@ import pytest
 from memory_core.models import Conversation, Session, Turn
 from tests.conftest import built_services, filled_home
 
-SESSIONS = [
+SESSIONS: list[tuple[datetime, list[tuple[str, ...]]]] = [
     (
         datetime(2023, 5, 8, 13, 56),
         [
@@ -82,7 +82,7 @@ def conversation() -> Conversation:
 
 
 @pytest.fixture
-def home(services, conversation):  # type: ignore[no-untyped-def]
+def home(services, conversation):
     """Services with the conversation imported (not built: retrieval uses fallback windows)."""
     services.raw_store().save_conversation(conversation)
     return services
@@ -105,7 +105,7 @@ RECORDS = [
 ]
 
 
-def build_memory(services, conv_id: str = "conv-test") -> None:  # type: ignore[no-untyped-def]
+def build_memory(services, conv_id: str = "conv-test") -> None:
     """Episodes, records, event frames, entities and vectors, written through the real store/index."""
     from memory_core.models import Entity, Episode, EventFrame, GraphEdge, Record, ThemeType
 
@@ -193,20 +193,20 @@ def build_memory(services, conv_id: str = "conv-test") -> None:  # type: ignore[
     )
 
 
-def _conversation_and_memory(services) -> None:  # type: ignore[no-untyped-def]
+def _conversation_and_memory(services) -> None:
     services.raw_store().save_conversation(make_conversation())
     build_memory(services)
 
 
 @pytest.fixture(scope="session")
-def built_home(tmp_path_factory: pytest.TempPathFactory, embedder):  # type: ignore[no-untyped-def]
+def built_home(tmp_path_factory: pytest.TempPathFactory, embedder):
     """A closed home (DuckDB file + Chroma directory) holding the conversation and its built
     memory, written once per session through the real services."""
     return filled_home(tmp_path_factory.mktemp("query-built") / "home", embedder, _conversation_and_memory)
 
 
 @pytest.fixture
-def built(request, settings, embedder):  # type: ignore[no-untyped-def]
+def built(request, settings, embedder):
     """Services over a home holding the conversation and its built memory (a copy of
     ``built_home`` per test on the embedded engine; on a server engine the memory is written
     into this test's databases, over the ``home`` fixture)."""
@@ -214,5 +214,5 @@ def built(request, settings, embedder):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def memory_builder():  # type: ignore[no-untyped-def]
+def memory_builder():
     return build_memory

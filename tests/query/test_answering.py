@@ -39,7 +39,7 @@ def _buffer(*turns: tuple[str, str, str]) -> list[BufferTurn]:
     return out
 
 
-def _ask(question: str, buffer: list[BufferTurn]):  # type: ignore[no-untyped-def]
+def _ask(question: str, buffer: list[BufferTurn]):
     """As the query pipeline asks: the premise checked on the buffer, then the offline answer."""
     return extractive_answer(question, plan_question(question, VOCAB), buffer,
                              unmentioned=unmentioned(question, buffer), parse=parse_many, embed=EMBED)

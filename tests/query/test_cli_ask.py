@@ -10,7 +10,7 @@ from memory_core.cli import main
 from memory_core.models import Trace
 
 
-def _imported(settings, embedder, conversation) -> None:  # type: ignore[no-untyped-def]
+def _imported(settings, embedder, conversation) -> None:
     from memory_core.services import Services
 
     services = Services(settings, embedder=embedder)
@@ -18,7 +18,7 @@ def _imported(settings, embedder, conversation) -> None:  # type: ignore[no-unty
     services.close()
 
 
-def test_ask_prints_answer_and_trace(settings, embedder, conversation, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_ask_prints_answer_and_trace(settings, embedder, conversation, capsys) -> None:
     _imported(settings, embedder, conversation)
     code = main(
         ["--home", str(settings.home), "ask", "--conv", "conv-test", "When did Alice adopt her puppy?"]
@@ -32,7 +32,7 @@ def test_ask_prints_answer_and_trace(settings, embedder, conversation, capsys) -
     assert "timings:" in out and "buffer:" in out
 
 
-def test_ask_json_is_the_persisted_trace(settings, embedder, conversation, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_ask_json_is_the_persisted_trace(settings, embedder, conversation, capsys) -> None:
     _imported(settings, embedder, conversation)
     code = main(
         [
@@ -62,13 +62,13 @@ def test_ask_json_is_the_persisted_trace(settings, embedder, conversation, capsy
         services.close()
 
 
-def test_ask_unknown_conversation_is_one_line_error(settings, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_ask_unknown_conversation_is_one_line_error(settings, capsys) -> None:
     code = main(["--home", str(settings.home), "ask", "--conv", "nope", "anything?"])
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("error: ") and "nope" in err and len(err.strip().splitlines()) == 1
 
 
-def test_ask_as_of_a_date(settings, embedder, conversation, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_ask_as_of_a_date(settings, embedder, conversation, capsys) -> None:
     _imported(settings, embedder, conversation)
     home = ["--home", str(settings.home), "ask", "--conv", "conv-test", "Where did Bob hike last week?"]
     assert main([*home, "--as-of", "2023-07-19", "--json"]) == 0

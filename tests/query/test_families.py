@@ -70,7 +70,7 @@ def test_plural_category_asks_for_a_list() -> None:
     assert not asks_for_list("What is Bob's favorite trail?")
 
 
-def test_records_of_the_asked_family_are_collected_across_sessions(built) -> None:  # type: ignore[no-untyped-def]
+def test_records_of_the_asked_family_are_collected_across_sessions(built) -> None:
     ci = built.queries.conversation_index("conv-test")
     question = "What activities does Bob do?"
     plan = plan_question(question, ci.vocabulary())
@@ -90,7 +90,7 @@ def test_records_of_the_asked_family_are_collected_across_sessions(built) -> Non
     assert taken == {"D1:4", "D2:3", "D3:4", "D3:2"}
 
 
-def test_the_ablation_preset_uses_no_record_channel(built) -> None:  # type: ignore[no-untyped-def]
+def test_the_ablation_preset_uses_no_record_channel(built) -> None:
     full = built.queries.ask("conv-test", "What activities does Bob do?")
     turns_only = built.queries.ask("conv-test", "What activities does Bob do?", strategy="ensimem-turns")
     assert any(m.kind == MatchKind.STRUCTURED for m in full.matches)

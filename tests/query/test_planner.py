@@ -49,7 +49,7 @@ def test_property_is_aligned_with_the_home_vocabulary_by_fuzzy_match() -> None:
     assert plan.requirements[0].property == "hobby"
 
 
-def test_property_is_aligned_by_embedding_similarity(embedder) -> None:  # type: ignore[no-untyped-def]
+def test_property_is_aligned_by_embedding_similarity(embedder) -> None:
     without = plan_question("What does Bob do for a living?", VOCAB)
     with_embedder = plan_question("What does Bob do for a living?", VOCAB, embedder=embedder)
     assert without.requirements[0].property != "job"

@@ -20,13 +20,13 @@ FALSE_PREMISE = "When did Carol move to Munich?"  # she moved to Berlin (D2:6)
 
 
 @pytest.fixture
-def llm(server: ScriptedServer, built) -> OpenAIBackend:  # type: ignore[no-untyped-def]
+def llm(server: ScriptedServer, built) -> OpenAIBackend:
     settings = LLMSettings(base_url=server.url, api_key=FAKE_KEY, model="test-model", timeout_s=2.0,
                            max_retries=0)
     return OpenAIBackend(settings, built.raw_store())
 
 
-def test_the_openai_backend_answers_a_false_premise_unknown_without_a_model_call(  # type: ignore[no-untyped-def]
+def test_the_openai_backend_answers_a_false_premise_unknown_without_a_model_call(
         built, llm: OpenAIBackend, server: ScriptedServer) -> None:
     trace, _ = built.queries.ask_detailed("conv-test", FALSE_PREMISE, backend=llm)
     assert trace.backend == "openai"
@@ -38,7 +38,7 @@ def test_the_openai_backend_answers_a_false_premise_unknown_without_a_model_call
     assert built.queries.trace(trace.id).answer.unmentioned == ("munich",)  # the saved trace keeps it
 
 
-def test_both_backends_give_the_same_unknown_for_a_false_premise(  # type: ignore[no-untyped-def]
+def test_both_backends_give_the_same_unknown_for_a_false_premise(
         built, llm: OpenAIBackend) -> None:
     offline, _ = built.queries.ask_detailed("conv-test", FALSE_PREMISE)
     openai, _ = built.queries.ask_detailed("conv-test", FALSE_PREMISE, backend=llm)
@@ -46,7 +46,7 @@ def test_both_backends_give_the_same_unknown_for_a_false_premise(  # type: ignor
     assert offline.answer == openai.answer
 
 
-def test_the_model_answers_when_the_names_are_said_or_the_question_reasons_past_the_text(  # type: ignore[no-untyped-def]
+def test_the_model_answers_when_the_names_are_said_or_the_question_reasons_past_the_text(
         built, llm: OpenAIBackend, server: ScriptedServer) -> None:
     said, _ = built.queries.ask_detailed("conv-test", "When did Carol move to Berlin?", backend=llm)
     assert said.answer.text != "Unknown" and said.answer.unmentioned == ()

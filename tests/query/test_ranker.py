@@ -103,7 +103,7 @@ def test_a_bad_ranker_file_is_one_clear_error(tmp_path: Path, text: str, message
     assert str(path) in str(err.value) and message in str(err.value)
 
 
-def test_fitted_retrieval_ranks_by_the_ranker_and_stops_at_its_budget(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_fitted_retrieval_ranks_by_the_ranker_and_stops_at_its_budget(built, tmp_path: Path) -> None:
     """A ranker that only weighs the turn's closeness to the question, with a 60-token budget:
     the buffer is the closest turns, within 60 tokens."""
     w = np.zeros(len(FEATURES))
@@ -127,7 +127,7 @@ def test_fitted_retrieval_ranks_by_the_ranker_and_stops_at_its_budget(built, tmp
     load_ranker.cache_clear()
 
 
-def test_without_a_ranker_file_the_fitted_strategy_uses_the_hand_weights(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_without_a_ranker_file_the_fitted_strategy_uses_the_hand_weights(built, tmp_path: Path) -> None:
     cfg = replace(PRESETS["ensimem-fitted"], ranker_file=str(tmp_path / "absent.json"))
     ci = built.queries.conversation_index("conv-test")
     question = "What breed is Biscuit?"

@@ -19,20 +19,20 @@ from memory_core.tokens import count_tokens
 ALL_TYPES = [r.value for r in ReasoningType]
 
 
-def _tight(**changes):  # type: ignore[no-untyped-def]
+def _tight(**changes):
     """ensimem with no minimum budget, so stopping is decided by coverage alone."""
     budgets = {t: Budget(0, 10_000, 0.8) for t in ALL_TYPES}
     return replace(PRESETS["ensimem"], budgets=budgets, **{"min_candidates": 0, **changes})
 
 
-def _retrieve(services, question, cfg, budget=None):  # type: ignore[no-untyped-def]
+def _retrieve(services, question, cfg, budget=None):
     ci = services.queries.conversation_index("conv-test")
     plan = plan_question(question, ci.vocabulary(), embedder=services.embedder)
     result = retrieve(ci, plan, embed_question(services.embedder, question), cfg, budget)
     return ci, plan, result
 
 
-def test_point_question_stops_once_its_requirement_is_supported(built) -> None:  # type: ignore[no-untyped-def]
+def test_point_question_stops_once_its_requirement_is_supported(built) -> None:
     ci, plan, result = _retrieve(built, "What breed is Biscuit?", _tight())
     assert plan.scope == Scope.POINT
     ids = {ci.turns[p].id for p in result.positions}
@@ -41,7 +41,7 @@ def test_point_question_stops_once_its_requirement_is_supported(built) -> None: 
     assert len(ids) < len(ci.turns) // 2
 
 
-def test_a_point_question_takes_at_least_min_candidates(built) -> None:  # type: ignore[no-untyped-def]
+def test_a_point_question_takes_at_least_min_candidates(built) -> None:
     """Coverage alone would stop after a turn or two; a floor of candidates keeps going (long
     turns fill a token minimum with a handful of turns)."""
     _ci, _plan, stopped = _retrieve(built, "What breed is Biscuit?", _tight())
@@ -50,7 +50,7 @@ def test_a_point_question_takes_at_least_min_candidates(built) -> None:  # type:
     assert set(stopped.positions) <= set(floored.positions)
 
 
-def test_the_asking_day_anchors_relative_dates(built) -> None:  # type: ignore[no-untyped-def]
+def test_the_asking_day_anchors_relative_dates(built) -> None:
     from datetime import datetime
 
     question = "Where did Bob go hiking last week?"
@@ -62,7 +62,7 @@ def test_the_asking_day_anchors_relative_dates(built) -> None:  # type: ignore[n
     assert any(b.turn_id == "D2:3" for b in asked.buffer)  # the Yosemite hike of session 2
 
 
-def test_all_matching_question_keeps_collecting_supporting_episodes(built) -> None:  # type: ignore[no-untyped-def]
+def test_all_matching_question_keeps_collecting_supporting_episodes(built) -> None:
     ci, plan, result = _retrieve(built, "Which trails and mountains has Bob hiked?", _tight())
     assert plan.scope == Scope.ALL
     ids = {ci.turns[p].id for p in result.positions}
@@ -73,7 +73,7 @@ def test_all_matching_question_keeps_collecting_supporting_episodes(built) -> No
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
-def test_budget_cap_is_respected_and_counted_like_the_scorer(home, name) -> None:  # type: ignore[no-untyped-def]
+def test_budget_cap_is_respected_and_counted_like_the_scorer(home, name) -> None:
     trace = home.queries.ask("conv-test", "Where did Bob go hiking?", strategy=name, budget_tokens=120)
     assert 0 < trace.buffer_tokens <= 120
     turns = {t.id: t for t in home.raw_store().turns("conv-test")}
@@ -83,7 +83,7 @@ def test_budget_cap_is_respected_and_counted_like_the_scorer(home, name) -> None
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
-def test_every_strategy_returns_a_valid_persisted_trace(built, name) -> None:  # type: ignore[no-untyped-def]
+def test_every_strategy_returns_a_valid_persisted_trace(built, name) -> None:
     trace = built.queries.ask("conv-test", "When did Alice adopt her puppy?", strategy=name)
     assert isinstance(trace, Trace) and trace.strategy == name and trace.backend == "offline"
     assert built.queries.trace(trace.id) == trace
@@ -99,7 +99,7 @@ def test_every_strategy_returns_a_valid_persisted_trace(built, name) -> None:  #
     assert {m.record_id for m in trace.matches if m.record_id} <= records
 
 
-def test_structured_matching_finds_the_record_of_the_requirement(built) -> None:  # type: ignore[no-untyped-def]
+def test_structured_matching_finds_the_record_of_the_requirement(built) -> None:
     trace = built.queries.ask("conv-test", "What breed is Biscuit?")
     structured = [m for m in trace.matches if m.kind == MatchKind.STRUCTURED]
     assert structured and structured[0].record_id == "conv-test:r1" and structured[0].requirement == 0
@@ -107,7 +107,7 @@ def test_structured_matching_finds_the_record_of_the_requirement(built) -> None:
     assert any(e.covers == (0,) for e in trace.episodes)
 
 
-def test_glong_reranks_anchor_records(built) -> None:  # type: ignore[no-untyped-def]
+def test_glong_reranks_anchor_records(built) -> None:
     trace = built.queries.ask("conv-test", "What did Alice adopt?", strategy="glong")
     graph = [m for m in trace.matches if m.kind == MatchKind.GRAPH]
     assert graph
@@ -119,7 +119,7 @@ def test_glong_reranks_anchor_records(built) -> None:  # type: ignore[no-untyped
     assert "conv-test:r0" in [m.record_id for m in graph[:3]]
 
 
-def test_seem_expands_seeds_to_their_whole_episodes(built) -> None:  # type: ignore[no-untyped-def]
+def test_seem_expands_seeds_to_their_whole_episodes(built) -> None:
     trace = built.queries.ask("conv-test", "What did Bob bake for the shop opening?", strategy="seem")
     buffer = {b.turn_id for b in trace.buffer}
     assert "D3:2" in buffer
@@ -128,7 +128,7 @@ def test_seem_expands_seeds_to_their_whole_episodes(built) -> None:  # type: ign
     assert any(m.kind == MatchKind.EVENT for m in trace.matches)
 
 
-def test_highlight_spans_point_at_the_matched_words(built) -> None:  # type: ignore[no-untyped-def]
+def test_highlight_spans_point_at_the_matched_words(built) -> None:
     trace = built.queries.ask("conv-test", "Where did Alice's sister Carol move?")
     labels = highlight_terms(trace.plan)
     spans = [(b, h) for b in trace.buffer for h in b.highlights]
@@ -142,7 +142,7 @@ def test_highlight_spans_point_at_the_matched_words(built) -> None:  # type: ign
     assert {"sister", "Carol", "moved"} <= marked
 
 
-def test_temporal_answer_is_resolved_against_the_session_date(built) -> None:  # type: ignore[no-untyped-def]
+def test_temporal_answer_is_resolved_against_the_session_date(built) -> None:
     trace = built.queries.ask("conv-test", "When did Alice adopt her puppy?")
     assert trace.answer.text == "7 May 2023 [D1:1]"
     assert trace.answer.cited_turn_ids == ("D1:1",)
@@ -150,19 +150,19 @@ def test_temporal_answer_is_resolved_against_the_session_date(built) -> None:  #
     assert painting.answer.text == "2022 [D2:2]"
 
 
-def test_unsupported_question_answers_unknown(built) -> None:  # type: ignore[no-untyped-def]
+def test_unsupported_question_answers_unknown(built) -> None:
     trace = built.queries.ask("conv-test", "What is the capital of Mars?")
     assert trace.answer.text == "Unknown" and not trace.answer.supported
     assert trace.answer.cited_turn_ids == ()
 
 
-def test_without_built_memory_episodes_are_fixed_windows(home) -> None:  # type: ignore[no-untyped-def]
+def test_without_built_memory_episodes_are_fixed_windows(home) -> None:
     trace = home.queries.ask("conv-test", "What did Bob bake?")
     assert trace.episodes and all(":W" in e.episode_id for e in trace.episodes)
     assert not any(m.kind == MatchKind.STRUCTURED for m in trace.matches)
 
 
-def test_index_cache_picks_up_a_build(home, memory_builder) -> None:  # type: ignore[no-untyped-def]
+def test_index_cache_picks_up_a_build(home, memory_builder) -> None:
     home.queries.index_cache.recheck_s = 0.0
     before = home.queries.ask("conv-test", "What breed is Biscuit?")
     memory_builder(home)
@@ -171,7 +171,7 @@ def test_index_cache_picks_up_a_build(home, memory_builder) -> None:  # type: ig
     assert all(":E" in e.episode_id for e in after.episodes)
 
 
-def test_bad_requests_are_one_line_errors(home) -> None:  # type: ignore[no-untyped-def]
+def test_bad_requests_are_one_line_errors(home) -> None:
     from memory_core.errors import MnemoscopeError
 
     with pytest.raises(MnemoscopeError, match="unknown strategy"):
@@ -184,7 +184,7 @@ def test_bad_requests_are_one_line_errors(home) -> None:  # type: ignore[no-unty
         home.queries.ask("conv-test", "anything?", budget_tokens=0)
 
 
-def test_the_index_cache_keeps_only_the_most_recently_used(home) -> None:  # type: ignore[no-untyped-def]
+def test_the_index_cache_keeps_only_the_most_recently_used(home) -> None:
     from tests.query.conftest import make_conversation
 
     for conv_id in ("conv-b", "conv-c"):
@@ -205,13 +205,16 @@ def test_context_neighbours_are_short_turns_only() -> None:
     """A candidate brings its neighbours in as context, but a long neighbour (an assistant's page
     of advice beside the user's one-line fact) would spend the budget: it keeps its own rank."""
     from types import SimpleNamespace
+    from typing import cast
 
     import numpy as np
 
+    from memory_core.query.context import ConversationIndex
     from memory_core.query.selection import CONTEXT_TOKENS, window
 
     tokens = np.array([20, 30, CONTEXT_TOKENS + 400, 25, 40, 10])
-    ci = SimpleNamespace(turns=list(range(6)), turn_episode=np.array([0, 0, 0, 0, 0, 1]), turn_tokens=tokens)
+    ci = cast(ConversationIndex, SimpleNamespace(  # the three fields window reads
+        turns=list(range(6)), turn_episode=np.array([0, 0, 0, 0, 0, 1]), turn_tokens=tokens))
     assert window(ci, 1, 1) == [1, 0]  # turn 2 is long: left out
     assert window(ci, 3, 1) == [3, 4]
     assert window(ci, 4, 1) == [4, 3]  # turn 5 is in another episode

@@ -21,6 +21,7 @@ from memory_core.query.qembed import embed_question
 from memory_core.query.retrieve import retrieve
 from memory_core.query.strategies import strategy
 from memory_core.services import Services
+from memory_core.store.vectors import VectorIndex
 
 QUESTIONS = [
     "What breed is Biscuit?",
@@ -36,7 +37,9 @@ def test_opening_a_home_opens_no_vector_index(tmp_path: Path) -> None:
     services = Services.open(Settings(home=tmp_path / "home"))
     try:
         assert services.imports.list_conversations() == []
-        assert services.raw_index().is_open is False  # Chroma starts on first use, not for list/stats
+        index = services.raw_index()
+        assert isinstance(index, VectorIndex)
+        assert index.is_open is False  # Chroma starts on first use, not for list/stats
         assert not (tmp_path / "home" / "chroma").exists()
         assert isinstance(services.backend, OfflineBackend)
         assert services.backend.embedder is services.embedder  # handed down, not looked up
@@ -44,7 +47,7 @@ def test_opening_a_home_opens_no_vector_index(tmp_path: Path) -> None:
         services.close()
 
 
-def test_views_share_the_home_and_get_their_own_backend_only_when_it_differs(home) -> None:  # type: ignore[no-untyped-def]
+def test_views_share_the_home_and_get_their_own_backend_only_when_it_differs(home) -> None:
     assert home.with_settings(home.settings) is home
     other_strategy = home.with_settings(dataclasses.replace(home.settings, strategy="bm25"))
     assert other_strategy.queries.settings.strategy == "bm25"
@@ -60,7 +63,7 @@ def test_views_share_the_home_and_get_their_own_backend_only_when_it_differs(hom
         home.with_settings(dataclasses.replace(home.settings, home=home.settings.home / "elsewhere"))
 
 
-def test_the_offline_backend_plans_and_answers_like_the_rules(built) -> None:  # type: ignore[no-untyped-def]
+def test_the_offline_backend_plans_and_answers_like_the_rules(built) -> None:
     """The question path always goes through the backend; offline, that is exactly the rule
     planner and the extractive answer over the same retrieval."""
     ci = built.queries.conversation_index("conv-test")

@@ -22,6 +22,7 @@ from memory_core.errors import StoreError
 from memory_core.llm.accounting import llm_scope
 from memory_core.llm.cache import LLMCache
 from memory_core.services import Services
+from memory_core.store.vectors import VectorIndex
 
 SECRET = "Zorbulixa"
 FORGET, KEEP = "forget-me", "keep-me"
@@ -78,7 +79,7 @@ def snapshot(services: Services, conv: str) -> tuple[Any, ...]:
 
 
 @pytest.fixture
-def home(settings, tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
+def home(settings, tmp_path: Path, embedder):
     data = tmp_path / "two.json"
     data.write_text(json.dumps([sample(FORGET, SECRET), sample(KEEP, "Miso")]))
     services = Services(settings, embedder=embedder)
@@ -99,7 +100,7 @@ def home(settings, tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
     services.close()
 
 
-def test_forgetting_a_conversation_leaves_its_text_nowhere(home, settings, engine, request,  # type: ignore[no-untyped-def]
+def test_forgetting_a_conversation_leaves_its_text_nowhere(home, settings, engine, request,
                                                             monkeypatch) -> None:
     services: Services = home
     if settings.chroma_url:  # the CLI finds the Chroma server as a user's shell would
@@ -138,7 +139,9 @@ def test_forgetting_a_conversation_leaves_its_text_nowhere(home, settings, engin
         assert left == [], [context(root / f, needles) for root, f in left]
         for name in ("turns", "records", "entities"):
             assert again.raw_index().count(name, {"conv_id": FORGET}) == 0
-            got = again.raw_index()._collections[name].get(include=["documents", "metadatas"])
+            index = again.raw_index()
+            assert isinstance(index, VectorIndex)
+            got = index._collections[name].get(include=["documents", "metadatas"])
             assert SECRET.lower() not in json.dumps(got, default=str).lower()
         assert again.raw_store().cached_response("k-forget") is None
         assert again.raw_store().cached_response("k-keep") is not None
@@ -151,7 +154,7 @@ def test_forgetting_a_conversation_leaves_its_text_nowhere(home, settings, engin
         again.close()
 
 
-def test_forgetting_one_session(home, settings) -> None:  # type: ignore[no-untyped-def]
+def test_forgetting_one_session(home, settings) -> None:
     services: Services = home
     kept = snapshot(services, KEEP)
     edited = services.raw_store().edits(FORGET)[0]

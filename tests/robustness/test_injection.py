@@ -53,12 +53,12 @@ class _Calls(ast.NodeVisitor):
         self.stack: list[str] = []
         self.calls: list[tuple[str, ast.Call]] = []
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.stack.append(node.name)
         self.generic_visit(node)
         self.stack.pop()
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Call(self, node: ast.Call) -> None:
         self.calls.append((self.stack[0] if self.stack else "<module>", node))
@@ -154,10 +154,11 @@ def markup(html: str) -> _Markup:
 
 def test_transcript_and_answer_html_escape_every_hostile_string() -> None:
     from types import SimpleNamespace
+    from typing import cast
 
     from components.trace_view import answer_html
     from components.transcript import transcript_html
-    from memory_core.models import Answer, Episode, Record, Turn
+    from memory_core.models import Answer, Episode, Record, Trace, Turn
 
     turns = [Turn(id=f"D1:{i + 1}", session=1, index=i, speaker=h, text=h, image_caption=h,
                   session_time=datetime(2023, 5, 8)) for i, h in enumerate(HOSTILE)]
@@ -173,7 +174,8 @@ def test_transcript_and_answer_html_escape_every_hostile_string() -> None:
     shown = "".join(parsed.text)
     assert all(h in shown for h in HOSTILE[:6])  # shown as text, exactly as typed
 
-    trace = SimpleNamespace(answer=Answer(text=HOSTILE[0] + HOSTILE[1], cited_turn_ids=(HOSTILE[3],)))
+    answer = Answer(text=HOSTILE[0] + HOSTILE[1], cited_turn_ids=(HOSTILE[3],))
+    trace = cast(Trace, SimpleNamespace(answer=answer))  # answer_html reads the answer only
     parsed = markup(answer_html(trace))
     assert "script" not in parsed.tags and "img" not in parsed.tags and parsed.bad_attrs == []
 
@@ -208,6 +210,7 @@ def test_the_impact_diff_escapes_every_hostile_string() -> None:
 
 def test_graph_panel_and_links_escape_every_hostile_string() -> None:
     from types import SimpleNamespace
+    from typing import cast
 
     from components import links
     from components.graph_panel import facts_html, kind_html, records_html
@@ -222,8 +225,8 @@ def test_graph_panel_and_links_escape_every_hostile_string() -> None:
         links.entity_link(conv, HOSTILE[0]), links.record_link(conv, HOSTILE[2]),
         links.ids_html(conv, "trace", HOSTILE),
     ])
-    html += links.record_caption_html(conv, SimpleNamespace(
-        id=HOSTILE[0], status=HOSTILE[1], version=2, origin=HOSTILE[2], episode_id=HOSTILE[3]), HOSTILE[4])
+    html += links.record_caption_html(conv, cast(Record, SimpleNamespace(
+        id=HOSTILE[0], status=HOSTILE[1], version=2, origin=HOSTILE[2], episode_id=HOSTILE[3])), HOSTILE[4])
     parsed = markup(html)
     assert set(parsed.tags) <= {"div", "span", "a", "b"}
     assert parsed.bad_attrs == []
@@ -326,7 +329,7 @@ def test_only_the_store_opens_duckdb() -> None:
     assert offenders == []
 
 
-def test_hostile_text_is_stored_and_searched_as_data(store) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_text_is_stored_and_searched_as_data(store) -> None:
     from memory_core.models import Conversation, Episode, Record, Session, Turn
 
     evil = "x'); DROP TABLE records; --"

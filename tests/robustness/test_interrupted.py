@@ -3,6 +3,7 @@ written, and the next run finishes with the build's export invariants (issue 3).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -46,8 +47,8 @@ def run_and_kill(home: Path, args: list[str], when: Callable[[str], bool], delay
     seen: list[str] = []
 
     def pump() -> None:
-        assert proc.stderr is not None
-        while chunk := proc.stderr.read1(4096):  # type: ignore[attr-defined]
+        assert isinstance(proc.stderr, io.BufferedReader)  # a pipe, read as it comes
+        while chunk := proc.stderr.read1(4096):
             seen.append(chunk.decode("utf-8", "replace"))
 
     reader = threading.Thread(target=pump, daemon=True)
@@ -88,19 +89,19 @@ def half_built(store: Store, conv_id: str) -> list[str]:
         if sorted(covered) != sorted(sessions[s]):
             problems.append(f"session {s} is marked built but its episodes do not cover its turns once")
     for r in store.records(conv_id, include_inactive=True):
-        e = by_id.get(r.episode_id)
-        if e is None or e.session not in built:
+        own = by_id.get(r.episode_id)
+        if own is None or own.session not in built:
             problems.append(f"record {r.id} outside a built session")
-        elif not r.evidence_turn_ids or not set(r.evidence_turn_ids) <= set(e.turn_ids):
+        elif not r.evidence_turn_ids or not set(r.evidence_turn_ids) <= set(own.turn_ids):
             problems.append(f"record {r.id} cites turns outside its episode")
     for v in store.events(conv_id):
-        e = by_id.get(v.episode_id)
-        if e is None or e.session not in built:
+        own = by_id.get(v.episode_id)
+        if own is None or own.session not in built:
             problems.append(f"event {v.id} outside a built session")
     return problems
 
 
-def export_invariants(export: dict) -> list[str]:  # type: ignore[type-arg]
+def export_invariants(export: dict) -> list[str]:
     """Issue 3: every turn in exactly one episode, no episode crosses a session, every record
     cites >= 1 turn inside its own episode and has an entity and a property."""
     problems = []
@@ -201,7 +202,7 @@ def test_import_killed_mid_way_is_all_or_nothing(tmp_path: Path) -> None:
     def writing(_: str) -> bool:  # the one import transaction has started writing
         return db.stat().st_size > base_size or (home / f"{DB_FILE}.wal").exists()
 
-    outcomes = []
+    outcomes: list[object] = []
     for delay in (0.0, 0.25, 0.6):
         base_size = db.stat().st_size
         try:

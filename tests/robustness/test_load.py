@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from curation.handmade import CONV, index_records, load
+
+from tests.curation.handmade import CONV, index_records, load
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load_test_module():  # type: ignore[no-untyped-def]
+def load_test_module():
     spec = importlib.util.spec_from_file_location("load_test", ROOT / "benchmarks" / "load_test.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -25,7 +26,7 @@ def load_test_module():  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.slow  # runs for 10 s by design; test_concurrency.py covers the same edits in the fast lane
-def test_eight_users_ten_seconds(services) -> None:  # type: ignore[no-untyped-def]
+def test_eight_users_ten_seconds(services) -> None:
     lt = load_test_module()
     load(services.raw_store())
     index_records(services)

@@ -98,7 +98,7 @@ SMALL = {
 
 
 @pytest.fixture
-def guarded(tmp_path: Path):  # type: ignore[no-untyped-def]
+def guarded(tmp_path: Path):
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(GUARD, encoding="utf-8")
@@ -122,8 +122,8 @@ def guarded(tmp_path: Path):  # type: ignore[no-untyped-def]
             assert done.returncode == 0, f"{args}: {done.stderr[-3000:]}"
         return done
 
-    run.log = log  # type: ignore[attr-defined]
-    run.source = source  # type: ignore[attr-defined]
+    setattr(run, "log", log)  # the fixture hands out the runner with its helpers
+    setattr(run, "source", source)
     return run
 
 
@@ -139,7 +139,7 @@ def guarded_runs(log: Path) -> int:
     return sum(1 for e in entries(log) if e["kind"] == "loaded")
 
 
-def test_the_guard_catches_an_outbound_connection(guarded, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_guard_catches_an_outbound_connection(guarded, tmp_path: Path) -> None:
     env = {**os.environ, "NET_GUARD_LOG": str(guarded.log),
            "PYTHONPATH": str(tmp_path / "site")}
     code = ("import socket\n"
@@ -151,7 +151,7 @@ def test_the_guard_catches_an_outbound_connection(guarded, tmp_path: Path) -> No
         ("lookup", "192.0.2.1"), ("connect", "('192.0.2.2', 80)")]
 
 
-def test_offline_cli_opens_no_outbound_connection(guarded, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_offline_cli_opens_no_outbound_connection(guarded, tmp_path: Path) -> None:
     home = tmp_path / "home"
     guarded(home, "import", str(guarded.source))
     guarded(home, "build", "--all")
@@ -174,7 +174,7 @@ def test_offline_cli_opens_no_outbound_connection(guarded, tmp_path: Path) -> No
         assert attempts(guarded.log) == []
 
 
-def test_api_key_reaches_no_file_log_trace_export_or_error(guarded, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_api_key_reaches_no_file_log_trace_export_or_error(guarded, tmp_path: Path) -> None:
     server = ScriptedServer(smart_reply)
     try:
         home = tmp_path / "home"

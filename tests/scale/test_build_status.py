@@ -26,7 +26,7 @@ def write(path: Path, *ids: str) -> Path:
 
 
 # ---------------------------------------------------------------------------- the table (both engines)
-def test_a_row_per_conversation_the_latest_run_and_unknown_states_refused(store, engine) -> None:  # type: ignore[no-untyped-def]
+def test_a_row_per_conversation_the_latest_run_and_unknown_states_refused(store, engine) -> None:
     assert store.build_status() == []
     store.set_build_status("a", "run-1", "queued", stage="waiting for a worker", worker="client")
     store.set_build_status("b", "run-1", "queued", worker="client")
@@ -43,7 +43,7 @@ def test_a_row_per_conversation_the_latest_run_and_unknown_states_refused(store,
     assert store.build_status("run-1")[0]["state"] == "building"
 
 
-def test_forgetting_a_conversation_removes_its_status_row(services, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_forgetting_a_conversation_removes_its_status_row(services, tmp_path: Path) -> None:
     services.imports.import_file(write(tmp_path / "two.json", "s-a", "s-b"))
     for conv in ("s-a", "s-b"):
         services.raw_store().set_build_status(conv, "run-x", "failed", error=f"{conv}: could not build")
@@ -82,7 +82,7 @@ def cluster() -> Iterator[Any]:
     c.close()
 
 
-def test_a_cluster_build_writes_each_conversations_state_as_it_goes(  # type: ignore[no-untyped-def]
+def test_a_cluster_build_writes_each_conversations_state_as_it_goes(
         cluster, services, tmp_path: Path) -> None:
     from distributed import Client
 
@@ -107,7 +107,7 @@ def test_a_cluster_build_writes_each_conversations_state_as_it_goes(  # type: ig
     assert services.raw_store().built_sessions("k-a") == {1: "offline", 2: "offline"}
 
 
-def test_a_failed_cluster_build_shows_its_one_line_error(cluster, services, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_failed_cluster_build_shows_its_one_line_error(cluster, services, tmp_path: Path) -> None:
     from distributed import Client
 
     services.imports.import_file(write(tmp_path / "two.json", "f-a", "f-b"))
@@ -126,7 +126,7 @@ def test_a_failed_cluster_build_shows_its_one_line_error(cluster, services, tmp_
     assert services.raw_store().built_sessions("f-a") == services.raw_store().built_sessions("f-b") == {}
 
 
-def test_a_worker_building_itself_writes_its_stages(services, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_worker_building_itself_writes_its_stages(services, tmp_path: Path) -> None:
     """``build-cluster``'s task body (team mode: the worker writes) on this process."""
     services.imports.import_file(write(tmp_path / "one.json", "w-a"))
     states = []
@@ -139,7 +139,7 @@ def test_a_worker_building_itself_writes_its_stages(services, tmp_path: Path) ->
     assert services.builds.build_status()[0]["worker"] == "tcp://127.0.0.1:1"
 
 
-def test_build_cluster_tasks_write_their_own_rows_on_the_team_engines(  # type: ignore[no-untyped-def]
+def test_build_cluster_tasks_write_their_own_rows_on_the_team_engines(
         cluster, services, settings, engine, tmp_path: Path) -> None:
     """``build-cluster``'s task (``build_on_worker``) on a real worker: it opens the shared
     PostgreSQL store and Chroma server itself and writes its conversation's row."""
@@ -160,7 +160,7 @@ def test_build_cluster_tasks_write_their_own_rows_on_the_team_engines(  # type: 
     assert row["worker"] in workers  # written by the worker, not the client
 
 
-def test_an_abandoned_build_does_not_stay_building(services, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_an_abandoned_build_does_not_stay_building(services, tmp_path: Path) -> None:
     """A run stopped mid-way (Ctrl-C in the CLI, a consumer that stops reading) ends
     ``failed: interrupted``, so the Load page does not poll a run that will never finish."""
     services.imports.import_file(write(tmp_path / "one.json", "i-a"))

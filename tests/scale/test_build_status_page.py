@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from memory_core.store import Store
 from tests.app.conftest import all_text, shown
 from tests.robustness.test_forget import sample
 
@@ -61,7 +62,7 @@ def _table(at: AppTest) -> list[dict[str, Any]]:
     return list(frame.value[["conversation", "state", "stage", "error"]].to_dict("records"))
 
 
-def test_the_load_page_shows_each_conversation_and_follows_the_run(  # type: ignore[no-untyped-def]
+def test_the_load_page_shows_each_conversation_and_follows_the_run(
         load_page, small_home: Path) -> None:
     from components.services import _open
 
@@ -92,7 +93,7 @@ def test_the_load_page_shows_each_conversation_and_follows_the_run(  # type: ign
     assert not at.exception
 
 
-def test_no_cluster_run_no_section(load_page, small_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_no_cluster_run_no_section(load_page, small_home: Path) -> None:
     from components.services import _open
 
     svc = _open(str(small_home))
@@ -102,13 +103,15 @@ def test_no_cluster_run_no_section(load_page, small_home: Path) -> None:  # type
     assert "Cluster build" not in [s.value for s in at.subheader]
 
 
-def test_a_run_whose_builder_died_is_not_polled_forever(load_page, small_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_run_whose_builder_died_is_not_polled_forever(load_page, small_home: Path) -> None:
     from components.services import _open
 
     svc = _open(str(small_home))
     long_ago = datetime.now(UTC).replace(tzinfo=None) - timedelta(hours=2)
+    store = svc.raw_store()
+    assert isinstance(store, Store)  # the SQL store, written to directly
     for conv in ("p-a", "p-b"):  # still "building"/"queued", but nobody wrote for two hours
-        svc.raw_store().execute("UPDATE build_status SET updated_at = ? WHERE conv_id = ?", [long_ago, conv])
+        store.execute("UPDATE build_status SET updated_at = ? WHERE conv_id = ?", [long_ago, conv])
     at = load_page()
     text = all_text(at)
     assert "0 done, 1 building, 1 queued, 1 failed" in text and "(updating)" not in text
