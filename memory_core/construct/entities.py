@@ -98,7 +98,8 @@ class Canonical:
 
 
 GOES_BY = "goes_by"
-TYPE_DECIDING = frozenset({"is_a", "occupation"})  # "Kleiwerk is_a studio": the entity's type
+# "Kleiwerk is_a studio", "Rex species dog": the record's entity type is the entity's type
+TYPE_DECIDING = frozenset({"is_a", "occupation", "species"})
 DECIDES = 100  # the weight of such a record in the type vote (a mention counts 1)
 # what a common noun (no capital letter) can be as a relation value: a person only when it names
 # one ("mom", "coworker", "teacher"), never an organisation ("job", "team" are no company names)
