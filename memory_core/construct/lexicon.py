@@ -205,6 +205,11 @@ KIN: dict[str, Prop] = {
 ANIMAL_NOUNS = frozenset(w for w, p in KIN.items() if p is PET) | frozenset({
     "pig", "python", "gecko", "ferret", "chicken", "hen", "goat", "pony", "mouse", "rat", "cow",
     "sheep", "duck", "goose", "tortoise", "frog", "canary", "budgie", "cockatiel", "iguana"})
+# words that, said in a turn naming someone (or in the reply to it), point at an animal: a name
+# said with them in two turns or more, and in a quarter of its turns, names an animal
+ANIMAL_CUES = ANIMAL_NOUNS | frozenset({
+    "puppies", "kitty", "paw", "paws", "meow", "meows", "bark", "barks", "barking", "leash", "fur",
+    "kibble", "purr", "purrs", "purring", "litter", "walkies", "breed"})
 PERSON_NOUNS = frozenset({
     "man", "woman", "guy", "girl", "boy", "lady", "gentleman", "dude", "person", "fellow",
     "neighbor", "neighbour", "stranger", "teenager", "teen", "kid", "adult", "individual"})

@@ -10,7 +10,7 @@ import pytest
 
 from memory_core.backends.offline import OfflineBackend
 from memory_core.construct.clauses import is_noise_word
-from memory_core.construct.entities import canonicalise
+from memory_core.construct.entities import animal_names, canonicalise
 from memory_core.construct.frames import clean_value, is_raw_utterance, speakers_named
 from memory_core.construct.nlp import get_nlp, normalise_text
 from memory_core.construct.segment import key_phrases
@@ -177,3 +177,23 @@ def test_occupations_are_jobs_not_praise_kin_or_age(backend: OfflineBackend) -> 
     jobs = {(r.entity, r.value) for r in got if r.property == "occupation"}
     assert any(v.startswith("welder") for _, v in jobs), jobs
     assert not any(("giver" in v or "teenager" in v or "mother" in v) for _, v in jobs), jobs
+
+
+def test_the_talk_around_a_name_says_it_is_an_animal() -> None:
+    texts = [
+        "Mochi knocked my plant over again.", "Oh no! Is she okay?",
+        "Mochi is fine, she just licked her paw and went back to sleep.", "Classic cat.",
+        "Mochi chewed through her leash while Ilse was visiting.", "Tell Ilse hi!",
+        "Ilse found a new flat in Graz.", "Ilse always finds the best places.",
+        "Ilse starts her new job on Monday.",
+    ]
+    assert animal_names(["Mochi", "Ilse"], texts) == {"Mochi"}
+
+    def rec(n: int, entity: str) -> Record:
+        return Record(id=f"c:S1:E1:R{n}", conv_id="c", episode_id="c:S1:E1", entity=entity,
+                      entity_type="person", property="likes", value="naps", evidence_turn_ids=("D1:1",))
+
+    canonical = canonicalise("c", [rec(1, "Mochi"), rec(2, "Ilse"), rec(3, "Mochi")], list(INFO.speakers),
+                             turn_texts=texts)
+    types = {e.name: e.type for e in canonical.entities}
+    assert types["Mochi"] == "animal" and types["Ilse"] == "person", types
