@@ -179,8 +179,9 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
         end = max(t.i for t in noun.subtree) + 1
         after = noun.doc[end + 1] if end + 1 < len(noun.doc) else None  # the word after a comma
         listed = (end < len(noun.doc) and noun.doc[end].text == "," and after is not None
-                  and after.pos_ in ("DET", "NOUN", "PROPN", "ADJ")) \
-            or any(c.dep_ == "conj" for c in noun.children)
+                  and after.pos_ not in ("VERB", "AUX")) \
+            or any(c.dep_ == "conj" for c in noun.children) \
+            or sum(c.dep_ in ("appos", "conj") for c in head.children) > 1  # "Rex, my dog, hates" is none
         if name_tok is None and noun.dep_ == "appos" and head.pos_ == "PROPN" and not listed:
             name_tok = head  # "Oscar, my guinea pig." ("Marek, the new job, the choir, ..." is a list)
         if name_tok is None or _closing_address(name_tok) or speaker_alias(name_tok.text, speakers) \

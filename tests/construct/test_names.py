@@ -43,6 +43,7 @@ def test_self_introductions_and_addresses_name_the_speaker(backend: OfflineBacke
         ("Katarzyna W", "Oof, Oskar sounds generous. Revolutionary, honestly!"),
         ("Benedikt", "Finding a flat in this town is a tough job, Kasia."),
         ("Katarzyna W", "Marek, the new job, the choir, the sea... I think I will stay."),  # a list
+        ("Benedikt", "Jolka, the old flat, my running club... I miss them all."),  # a list too
         ("Benedikt", "Hahaha a worthy heir!"),
         ("Katarzyna W", "Imagine if I was ALLERGIC to rye. Spiderman?"),  # a shout, past tense, a lone word
         ("Benedikt", "Unless I'm a Lidl cashier, I keep it off."),  # a determiner: no name
