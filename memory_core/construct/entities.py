@@ -18,6 +18,10 @@ its reason and score:
    cosine ≥ ``EMBED_THRESHOLD`` (people are never merged by embedding: "Jon" and "John"
    are different people).
 
+A group's type is the mentions' vote, outweighed by a record that says what the name is
+(``is_a``, ``occupation``, ``species``) and, for a name the mentions call a person, by the talk
+around it (``animal_names``: "Pepper cut her paw" in enough of its turns makes Pepper an animal).
+
 Merges an annotator made earlier (reason ``annotator``) are applied first and kept. The
 canonical name is a speaker's name when one is in the group, else the most frequent spelling
 (on ties: one without a leading article, then the longest). Entity ids are
@@ -98,7 +102,8 @@ class Canonical:
 
 
 GOES_BY = "goes_by"
-TYPE_DECIDING = frozenset({"is_a", "occupation"})  # "Kleiwerk is_a studio": the entity's type
+# "Kleiwerk is_a studio", "Rex species dog": the record's entity type is the entity's type
+TYPE_DECIDING = frozenset({"is_a", "occupation", "species"})
 DECIDES = 100  # the weight of such a record in the type vote (a mention counts 1)
 # what a common noun (no capital letter) can be as a relation value: a person only when it names
 # one ("mom", "coworker", "teacher"), never an organisation ("job", "team" are no company names)
@@ -137,10 +142,33 @@ def mentions(records: Sequence[Record]) -> list[tuple[str, str]]:
             + [(name, kind) for ms in found for name, kind, as_entity in ms if not as_entity])
 
 
+ANIMAL_TURNS, ANIMAL_SHARE = 2, 0.25  # cue turns a name needs (count, share of its turns)
+
+
+def animal_names(names: Sequence[str], turn_texts: Sequence[str]) -> set[str]:
+    """The names the talk treats as animals: a name whose turns (each with the reply to it)
+    carry an animal word (``lexicon.ANIMAL_CUES``: "dog", "paw", "meow", ...) in at least
+    ``ANIMAL_TURNS`` turns and ``ANIMAL_SHARE`` of the turns that name it ("Pepper cut her paw",
+    "Biscuit sends a meow")."""
+    words = [set(re.findall(r"[a-z]+", t.lower())) for t in turn_texts]
+    cued = [bool(w & lexicon.ANIMAL_CUES) or (i + 1 < len(words) and bool(words[i + 1] & lexicon.ANIMAL_CUES))
+            for i, w in enumerate(words)]
+    out: set[str] = set()
+    for name in names:
+        said = re.compile(rf"\b{re.escape(name)}\b")
+        turns = [i for i, t in enumerate(turn_texts) if said.search(t)]
+        hits = sum(cued[i] for i in turns)
+        if hits >= ANIMAL_TURNS and hits >= ANIMAL_SHARE * len(turns):
+            out.add(name)
+    return out
+
+
 def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str],
                  embed: Callable[[list[str]], np.ndarray] | None = None,
-                 annotator_merges: Sequence[tuple[str, str]] = ()) -> Canonical:
-    """Group mentions into canonical entities (see the module docstring for the rules)."""
+                 annotator_merges: Sequence[tuple[str, str]] = (),
+                 turn_texts: Sequence[str] = ()) -> Canonical:
+    """Group mentions into canonical entities (see the module docstring for the rules);
+    ``turn_texts`` (the conversation's turns) let the talk around a name type it an animal."""
     groups: dict[str, _Group] = {}
     for name, kind in mentions(records):
         key = normalise_name(name)
@@ -188,6 +216,13 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
             key = normalise_name(r.entity)
             if key in groups and not groups[key].speaker:
                 groups[key].types[r.entity_type] += DECIDES
+    # the talk around a capitalised name the mentions call a person may say it is an animal; a
+    # record that decides the type (is_a, occupation) still outweighs it
+    if turn_texts:
+        named = {g.name: k for k, g in groups.items() if g.type == "person" and not g.speaker
+                 and g.name[:1].isupper() and "'" not in g.name}
+        for name in animal_names(list(named), turn_texts):
+            groups[named[name]].types["animal"] += DECIDES // 2
     # 1b. the names speakers go by: "Kat" -> "Katherine Miller"; a name claimed for two speakers
     # (or that is another speaker's) joins nobody, and two speakers are never one entity
     claims: dict[str, set[str]] = defaultdict(set)

@@ -70,7 +70,9 @@ def _rebuild(store: RelationalStore, index: VectorStore, embedder: TextEmbedder,
     annotator = [(m.canonical_id, m.alias) for m in store.entity_merges(conv_id) if m.reason == ANNOTATOR]
     old_entities = {e.id: e.name for e in store.entities(conv_id)}
     pairs = [(old_entities.get(keep, ""), alias) for keep, alias in annotator if keep in old_entities]
-    canonical = canonicalise(conv_id, records, speakers, lambda names: embed_texts(embedder, names), pairs)
+    texts = [t.text or "" for t in store.turns(conv_id)]
+    canonical = canonicalise(conv_id, records, speakers, lambda names: embed_texts(embedder, names), pairs,
+                             texts)
     result = compute_graph(conv_id, canonical, records, store.events(conv_id), store.episodes(conv_id),
                            store.edges(conv_id))
     timings["entities"] = timings.get("entities", 0.0) + time.perf_counter() - t

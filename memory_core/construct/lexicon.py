@@ -200,6 +200,21 @@ KIN: dict[str, Prop] = {
                         "bird", "parrot", "fish", "horse", "hamster", "rabbit", "bunny", "turtle",
                         "guinea", "snake", "lizard")},
 }
+# what a name introduced by one of these nouns is: an animal ("Pixel, my guinea pig", "a snake
+# called Noodle"), a person ("the lady, Vera", "a guy named Tomas")
+ANIMAL_NOUNS = frozenset(w for w, p in KIN.items() if p is PET) | frozenset({
+    "pig", "python", "gecko", "ferret", "chicken", "hen", "goat", "pony", "mouse", "rat", "cow",
+    "sheep", "duck", "goose", "tortoise", "frog", "canary", "budgie", "cockatiel", "iguana"})
+# words that, said in a turn naming someone (or in the reply to it), point at an animal: a name
+# said with them in two turns or more, and in a quarter of its turns, names an animal
+ANIMAL_CUES = ANIMAL_NOUNS | frozenset({
+    "puppies", "kitty", "paw", "paws", "meow", "meows", "bark", "barks", "barking", "leash", "fur",
+    "kibble", "purr", "purrs", "purring", "litter", "walkies", "breed"})
+PERSON_NOUNS = frozenset({
+    "man", "woman", "guy", "girl", "boy", "lady", "gentleman", "dude", "person", "fellow",
+    "neighbor", "neighbour", "stranger", "teenager", "teen", "kid", "adult", "individual"})
+# nouns that introduce a word, not a thing: "the word Candy", "a name like Bo"
+WORD_NOUNS = frozenset({"word", "name", "term", "phrase", "nickname", "letter", "spelling"})
 
 OCCUPATIONS = frozenset({
     "teacher", "nurse", "doctor", "engineer", "artist", "writer", "counselor", "counsellor",
@@ -210,12 +225,14 @@ OCCUPATIONS = frozenset({
     "waitress", "entrepreneur", "consultant", "volunteer", "coach", "instructor", "professor",
     "librarian", "pharmacist", "dentist", "vet", "veterinarian", "social worker", "intern",
     "freelancer", "editor", "journalist", "blogger", "youtuber", "streamer", "gamer", "athlete",
-    "player", "mom", "dad", "parent", "homemaker", "owner", "founder", "ceo", "activist",
+    "player", "mom", "dad", "homemaker", "founder", "ceo", "activist",
     "advocate", "caregiver", "sculptor", "potter", "baker", "carpenter", "plumber", "electrician",
 })
 NOT_OCCUPATION = frozenset({"fan", "lover", "member", "person", "one", "thing", "number", "kind",
                             "type", "sort", "part", "fighter", "user", "winner", "beginner",
-                            "partner", "supporter", "follower", "believer", "listener", "reader"})
+                            "partner", "supporter", "follower", "believer", "listener", "reader",
+                            "teenager", "stranger", "foreigner", "outsider", "newcomer", "giver",
+                            "owner"})
 
 # adjective + preposition after "be": "keen on", "proud of" ...
 ADJ_PREP: dict[tuple[str, str], Prop] = {
@@ -249,6 +266,7 @@ EVALUATIVE = frozenset({
     "fantastic", "beautiful", "lovely", "sweet", "tough", "hard", "bad", "crazy", "wild", "special",
     "rewarding", "exciting", "scary", "perfect", "fine", "okay", "ok", "awful", "terrible", "epic",
     "insane", "brilliant", "stunning", "gorgeous", "interesting", "important", "true", "right",
+    "cute", "better", "best", "worse", "worst", "funny", "weird", "dumb", "stupid", "silly",
 })
 
 RELATIONSHIP_STATUS = frozenset({"single", "married", "divorced", "engaged", "widowed", "separated"})

@@ -13,7 +13,7 @@ from memory_core.backends.offline.clauses import is_noise_word
 from memory_core.backends.offline.frames import clean_value, is_raw_utterance, speakers_named
 from memory_core.backends.offline.nlp import get_nlp, normalise_text
 from memory_core.backends.offline.segment import key_phrases
-from memory_core.construct.entities import canonicalise
+from memory_core.construct.entities import animal_names, canonicalise
 from memory_core.contracts import ConversationInfo
 from memory_core.embeddings import Embedder
 from memory_core.models import Record
@@ -43,6 +43,7 @@ def test_self_introductions_and_addresses_name_the_speaker(backend: OfflineBacke
         ("Katarzyna W", "Oof, Oskar sounds generous. Revolutionary, honestly!"),
         ("Benedikt", "Finding a flat in this town is a tough job, Kasia."),
         ("Katarzyna W", "Marek, the new job, the choir, the sea... I think I will stay."),  # a list
+        ("Benedikt", "Jolka, the old flat, my running club... I miss them all."),  # a list too
         ("Benedikt", "Hahaha a worthy heir!"),
         ("Katarzyna W", "Imagine if I was ALLERGIC to rye. Spiderman?"),  # a shout, past tense, a lone word
         ("Benedikt", "Unless I'm a Lidl cashier, I keep it off."),  # a determiner: no name
@@ -142,3 +143,58 @@ def test_episode_themes_are_key_phrases_not_interjections() -> None:
     low = " ".join(phrases).lower()
     assert "haha" not in low and "nooo" not in low and "benedikt" not in low and "," not in low, phrases
     assert len({p.lower() for p in phrases}) == len(phrases)
+
+
+def test_what_a_name_is_introduced_as_types_it(backend: OfflineBackend) -> None:
+    got = run(backend, [
+        ("Benedikt", "We finally got a snake called Noodle, she lives in a glass tank."),
+        ("Katarzyna W", "Rex, my dog, hates the vacuum cleaner."),
+        ("Benedikt", "The lady, Vera, runs the bakery on our street."),
+        ("Katarzyna W", "I typed the word Tamberly into the search box."),
+        ("Benedikt", "Otto, cute. Anyway I repaired the bike."),
+    ]).records
+    kinds = {(r.entity, r.value, r.entity_type) for r in got if r.property in ("is_a", "species")}
+    want = {("Noodle", "snake", "animal"), ("Rex", "dog", "animal"), ("Vera", "lady", "person")}
+    assert kinds >= want, kinds
+    assert len([r for r in got if r.entity == "Noodle" and r.property in ("is_a", "species")]) == 1
+    assert not any(r.entity in ("Tamberly", "Otto") for r in got if r.property == "is_a"), kinds
+    # the record decides the entity's type over the mentions' vote (the NER calls pets people)
+    canonical = canonicalise("c", [*got, *(Record(id=f"c:S1:E1:X{n}", conv_id="c", episode_id="c:S1:E1",
+                                                  entity=name, entity_type="person", property="likes",
+                                                  value="naps", evidence_turn_ids=("D1:1",))
+                                           for n, name in enumerate(("Rex", "Noodle", "Noodle")))],
+                             list(INFO.speakers))
+    types = {e.name: e.type for e in canonical.entities}
+    assert types["Rex"] == "animal" and types["Noodle"] == "animal" and types["Vera"] == "person", types
+
+
+def test_occupations_are_jobs_not_praise_kin_or_age(backend: OfflineBackend) -> None:
+    got = run(backend, [
+        ("Benedikt", "My cousin is a welder in Gdansk."),
+        ("Katarzyna W", "Honestly you are a better gift giver than me."),
+        ("Benedikt", "My sister is still a teenager."),
+        ("Katarzyna W", "Your mom is a great mother."),
+    ]).records
+    jobs = {(r.entity, r.value) for r in got if r.property == "occupation"}
+    assert any(v.startswith("welder") for _, v in jobs), jobs
+    assert not any(("giver" in v or "teenager" in v or "mother" in v) for _, v in jobs), jobs
+
+
+def test_the_talk_around_a_name_says_it_is_an_animal() -> None:
+    texts = [
+        "Mochi knocked my plant over again.", "Oh no! Is she okay?",
+        "Mochi is fine, she just licked her paw and went back to sleep.", "Classic cat.",
+        "Mochi chewed through her leash while Ilse was visiting.", "Tell Ilse hi!",
+        "Ilse found a new flat in Graz.", "Ilse always finds the best places.",
+        "Ilse starts her new job on Monday.",
+    ]
+    assert animal_names(["Mochi", "Ilse"], texts) == {"Mochi"}
+
+    def rec(n: int, entity: str) -> Record:
+        return Record(id=f"c:S1:E1:R{n}", conv_id="c", episode_id="c:S1:E1", entity=entity,
+                      entity_type="person", property="likes", value="naps", evidence_turn_ids=("D1:1",))
+
+    canonical = canonicalise("c", [rec(1, "Mochi"), rec(2, "Ilse"), rec(3, "Mochi")], list(INFO.speakers),
+                             turn_texts=texts)
+    types = {e.name: e.type for e in canonical.entities}
+    assert types["Mochi"] == "animal" and types["Ilse"] == "person", types

@@ -166,16 +166,23 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
     own relations (``extract._possessions``)."""
     out: list[Draft] = []
     for noun in sent:
-        if noun.pos_ != "NOUN" or noun.lemma_.lower() in lexicon.KIN:
-            continue
+        lemma = noun.lemma_.lower()
+        if noun.pos_ != "NOUN" or lemma in lexicon.WORD_NOUNS or lemma in lexicon.EVALUATIVE or (
+                lemma in lexicon.KIN and (lemma not in lexicon.ANIMAL_NOUNS or _owned_and_named(noun))):
+            continue  # "the word Candy" names a word; "my dog Rex" is a ``pet`` (``_possessions``)
         name_tok = next((g for c in noun.children if c.dep_ == "acl" and c.lemma_ in ("call", "name")
                          for g in c.children if g.dep_ in _NAMED_DEPS and g.pos_ == "PROPN"), None)
+        if name_tok is None and not _determined(noun):
+            continue  # "Atlas Stone, bad" / "Loll, cute": a bare word set off is no kind of thing
         if name_tok is None:
             name_tok = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
         head = noun.head
         end = max(t.i for t in noun.subtree) + 1
-        listed = (end < len(noun.doc) and noun.doc[end].text == ",") or any(
-            c.dep_ == "conj" for c in noun.children)
+        after = noun.doc[end + 1] if end + 1 < len(noun.doc) else None  # the word after a comma
+        listed = (end < len(noun.doc) and noun.doc[end].text == "," and after is not None
+                  and after.pos_ not in ("VERB", "AUX")) \
+            or any(c.dep_ == "conj" for c in noun.children) \
+            or sum(c.dep_ in ("appos", "conj") for c in head.children) > 1  # "Rex, my dog, hates" is none
         if name_tok is None and noun.dep_ == "appos" and head.pos_ == "PROPN" and not listed:
             name_tok = head  # "Oscar, my guinea pig." ("Marek, the new job, the choir, ..." is a list)
         if name_tok is None or _closing_address(name_tok) or speaker_alias(name_tok.text, speakers) \
@@ -192,11 +199,26 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
         name = " ".join(words[:5]) or name_tok.text
         kind = " ".join(t.lower_ for t in noun.children if t.dep_ == "compound" and t.i < noun.i)
         kind = f"{kind} {noun.lower_}".strip()
-        if noun.lemma_.lower() in lexicon.OCCUPATIONS:
+        if lemma in lexicon.OCCUPATIONS:
             out.append(Draft(name, "person", lexicon.OCCUPATION.name, kind, turn, conf("pattern", 1.0)))
             continue
         head = noun if noun.dep_ != "appos" else noun.head
         where = head.dep_ == "pobj" and head.head.lower_ in _LOCATIVE
-        out.append(Draft(name, "place" if where else "organization", "is_a", kind, turn,
-                                  conf("pattern", 1.0)))
+        what = "animal" if lemma in lexicon.ANIMAL_NOUNS or noun.lower_ in lexicon.ANIMAL_NOUNS else \
+            "person" if lemma in lexicon.PERSON_NOUNS else "place" if where else "organization"
+        out.append(Draft(name, what, "is_a", kind, turn, conf("pattern", 1.0)))
     return out
+
+
+def _owned_and_named(noun: Token) -> bool:
+    """"my dog Rex", "our cat named Mochi": an owned noun with its name (the owner's relation
+    record and the name's species come from ``extract._possessions``)."""
+    return any(c.dep_ == "poss" for c in noun.children) and any(
+        (c.dep_ in ("appos", "compound") and c.pos_ == "PROPN")
+        or (c.dep_ == "acl" and c.lemma_ in ("call", "name")) for c in noun.children)
+
+
+def _determined(noun: Token) -> bool:
+    """A noun phrase that names a kind: it has a determiner, an owner or a modifier ("the city
+    museum", "my guinea pig", "a little studio"), not a bare word set off by commas."""
+    return any(c.dep_ in ("det", "poss", "amod", "compound", "nummod") for c in noun.children)

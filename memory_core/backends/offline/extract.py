@@ -103,7 +103,8 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
                                           conf("caption", 1.0)))
         if len(state.drafts) == before:
             _fallback(state, doc, turn, speaker, other, pos)
-        state.drafts.extend(kinds)
+        said = {(d.entity, d.value) for d in state.drafts[before:] if d.prop == "species"}
+        state.drafts.extend(k for k in kinds if (k.entity, k.value) not in said)  # "got a snake called X"
     return finish(state, turns)
 
 

@@ -365,10 +365,18 @@ def _copula_noun(attr: Token, subject: Subject, lemma: str) -> list[tuple[Prop, 
         if attr.pos_ == "NUM":
             return [(Prop("age"), attr.text, "pattern")]
         return []
-    if noun in lexicon.OCCUPATIONS or (noun.endswith(("er", "or", "ist", "ian")) and noun not in
-                                       lexicon.NOT_OCCUPATION and attr.pos_ == "NOUN"):
+    if noun in lexicon.OCCUPATIONS or _agent_noun(attr):
         return [(lexicon.OCCUPATION, clauses.phrase(attr), "pattern")]
     return [(lexicon.IDENTITY, clauses.phrase(attr), "pattern")]
+
+
+def _agent_noun(attr: Token) -> bool:
+    """An agent noun read as an occupation ("a welder", "a cellist"): not kin ("a great mother"),
+    not in ``NOT_OCCUPATION`` ("a teenager"), and not judged ("a better gift giver" is praise)."""
+    noun = attr.lemma_.lower()
+    return (attr.pos_ == "NOUN" and noun.endswith(("er", "or", "ist", "ian"))
+            and noun not in lexicon.NOT_OCCUPATION and noun not in lexicon.KIN
+            and not any(c.dep_ == "amod" and c.lemma_.lower() in lexicon.EVALUATIVE for c in attr.children))
 
 
 def _copula_adj(acomp: Token, subject: Subject) -> list[tuple[Prop, str, str]]:
