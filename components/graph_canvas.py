@@ -109,18 +109,6 @@ def edge_id(u: Any, v: Any, k: Any) -> str:
     return json.dumps([str(u), str(v), None if k is None else str(k)])
 
 
-def parse_edge_id(g: Any, value: str) -> tuple[Any, Any, Any] | None:
-    """The (u, v, key) of an edge id from ``edge_id`` if that edge is in ``g``."""
-    try:
-        u, v, k = json.loads(value)
-    except (TypeError, ValueError):
-        return None
-    for a, b, key, _ in graph.edges(g):
-        if str(a) == u and str(b) == v and (k is None or str(key) == k):
-            return (a, b, key)
-    return None
-
-
 def node_times(g: Any) -> dict[Any, date | None]:
     """Each node's own date, else the earliest date of its edges (``None`` when undated)."""
     from_edges: dict[Any, date] = {}
