@@ -16,6 +16,7 @@ from typing import Any
 import networkx as nx
 
 from components.graph_style import action_family
+from memory_core.graph_view import GraphNode, edge_of, node_of
 
 DEFAULT_LIMIT = 300
 DEFAULT_ENTITIES = 30  # the entity graph's default view: this many most connected entities (+ speakers)
@@ -26,31 +27,27 @@ _EPISODE_RE = re.compile(r":S(\d+):E(\d+)$")
 
 # ------------------------------------------------------------------ attribute access
 def node_label(g: Any, n: Any) -> str:
-    a = g.nodes[n]
-    return str(a.get("name") or a.get("label") or a.get("action") or n)
+    """The entity's name or the event's action (``memory_core.graph_view``)."""
+    return node_of(g, n).label
 
 
 def node_type(g: Any, n: Any) -> str:
     """The entity type, or for an event its action family (``graph_style.action_family``)."""
-    a = g.nodes[n]
-    kind = a.get("type") or a.get("entity_type") or a.get("kind")
-    if not kind and a.get("action"):
-        return action_family(str(a["action"]))
-    return str(kind or "other")
+    return type_of(node_of(g, n))
+
+
+def type_of(node: GraphNode) -> str:
+    """The entity type, or for an event its action family (``graph_style.action_family``)."""
+    return action_family(node.action) if node.kind == "event" else node.type
 
 
 def node_importance(g: Any, n: Any) -> float:
-    try:
-        return float(g.nodes[n].get("importance") or 0.0)
-    except (TypeError, ValueError):
-        return 0.0
+    return node_of(g, n).importance
 
 
 def edge_label(attrs: dict[str, Any]) -> str:
-    for key in ("property", "label", "relation", "kind"):
-        if attrs.get(key):
-            return str(attrs[key])
-    return ""
+    """The relation's property, or the event link's kind (``memory_core.graph_view``)."""
+    return edge_of(None, None, None, attrs).label
 
 
 def _when(value: Any) -> date | None:
@@ -227,12 +224,3 @@ def without(g: Any, drop: set[Any]) -> Any:
 def node_choices(g: Any) -> list[Any]:
     degree = g.degree
     return sorted(g.nodes, key=lambda n: (-node_importance(g, n), -degree[n], str(n)))
-
-
-def edge_attrs(g: Any, edge: tuple[Any, Any, Any]) -> dict[str, Any]:
-    u, v, k = edge
-    return dict(g.edges[u, v, k] if g.is_multigraph() else g.edges[u, v])
-
-
-def node_attrs(g: Any, n: Any) -> dict[str, Any]:
-    return dict(g.nodes[n])

@@ -40,6 +40,7 @@ import streamlit as st
 from components import graph
 from components.graph_style import type_color
 from components.text import defuse_bidi, shorten
+from memory_core.graph_view import view_of
 
 _PYVIS = Path(str(pyvis.__file__)).resolve().parent / "lib" / "vis-9.1.2"
 _ASSETS = Path(__file__).resolve().parent / "assets"
@@ -103,22 +104,6 @@ def _plain(value: Any, limit: int) -> str:
 
 def _tip(parts: Iterable[tuple[str, Any]]) -> str:
     return "\n".join(f"{k}: {_plain(v, 160)}" for k, v in parts if v not in (None, "", [], ()))
-
-
-def edge_id(u: Any, v: Any, k: Any) -> str:
-    return json.dumps([str(u), str(v), None if k is None else str(k)])
-
-
-def parse_edge_id(g: Any, value: str) -> tuple[Any, Any, Any] | None:
-    """The (u, v, key) of an edge id from ``edge_id`` if that edge is in ``g``."""
-    try:
-        u, v, k = json.loads(value)
-    except (TypeError, ValueError):
-        return None
-    for a, b, key, _ in graph.edges(g):
-        if str(a) == u and str(b) == v and (k is None or str(key) == k):
-            return (a, b, key)
-    return None
 
 
 def node_times(g: Any) -> dict[Any, date | None]:
@@ -238,8 +223,9 @@ def payload(g: Any, *, name: str, layout: str = "force", height: int = 600,
             session_days: Mapping[int, date] | None = None) -> dict[str, Any]:
     """Plain JSON data for the canvas: nodes, edges, legend, vis options (``session_days``: the
     day of each session, for the titles of the ``session`` layout)."""
-    top = max((graph.node_importance(g, n) for n in g.nodes), default=0.0) or 1.0
-    types = {n: graph.node_type(g, n) for n in g.nodes}
+    typed = view_of(g)  # the same nodes and edges, in the same order, with typed fields
+    top = max((node.importance for node in typed.nodes), default=0.0) or 1.0
+    types = {n: graph.type_of(node) for n, node in zip(g.nodes, typed.nodes, strict=True)}
     titles: list[tuple[str, float]] = []
     if layout == "session":
         where, titles = session_positions(g, session_days)
@@ -250,35 +236,29 @@ def payload(g: Any, *, name: str, layout: str = "force", height: int = 600,
         {"id": f"{HEAD_PREFIX}{i}", "label": title, "shape": "text", "x": -SESSION_COLUMN * 0.8, "y": y,
          "font": {"size": 15, "bold": True, "strokeWidth": 0, "align": "left"}, "tip": ""}
         for i, (title, y) in enumerate(titles)]
-    for n in g.nodes:
-        a = g.nodes[n]
-        weight = graph.node_importance(g, n) / top
+    for n, a in zip(g.nodes, typed.nodes, strict=True):
+        weight = a.importance / top
         color = type_color(types[n])
         node: dict[str, Any] = {
-            "id": str(n), "label": event_label(a["action"]) if a.get("action") else
-            _plain(graph.node_label(g, n), 32),
+            "id": a.id, "label": event_label(a.action) if a.action else _plain(a.label, 32),
             "color": {"background": color, "border": "#ffffff",
                       "highlight": {"background": color, "border": "#212529"},
                       "hover": {"background": color, "border": "#212529"}},
             "size": 8 + grow * weight, "font": {"size": 13 + round(grow / 6 * weight), "strokeWidth": 3,
                                                "strokeColor": "#ffffff"},
-            "tip": _tip([("name", graph.node_label(g, n)), ("type", types[n]),
-                         ("importance", f"{graph.node_importance(g, n):.2f}"),
-                         ("aliases", ", ".join(map(str, a.get("aliases") or ()))),
-                         ("who", ", ".join(map(str, a.get("participants") or ()))),
-                         ("when", a.get("time_text") or a.get("time")), ("where", a.get("place"))]),
+            "tip": _tip([("name", a.label), ("type", types[n]), ("importance", f"{a.importance:.2f}"),
+                         ("aliases", ", ".join(a.aliases)), ("who", ", ".join(a.participants)),
+                         ("when", a.time_text or a.time), ("where", a.place)]),
         }
         if n in where:
             node["x"], node["y"] = where[n]
         nodes.append(node)
     edges = []
-    for u, v, k, a in graph.edges(g):
-        label = graph.edge_label(a)
-        imp = float(a.get("importance") or 0.0)
-        edges.append({"id": edge_id(u, v, k), "from": str(u), "to": str(v),
-                      "hover": _plain(label, 40), "width": 1 + 3 * imp,
-                      "tip": _tip([("relation", label), ("records", len(a.get("record_ids") or ())),
-                                   ("importance", f"{imp:.2f}" if imp else None)])})
+    for e in typed.edges:
+        edges.append({"id": e.id, "from": e.source, "to": e.target,
+                      "hover": _plain(e.label, 40), "width": 1 + 3 * e.importance,
+                      "tip": _tip([("relation", e.label), ("records", len(e.record_ids)),
+                                   ("importance", f"{e.importance:.2f}" if e.importance else None)])})
     counts = Counter(types.values())
     legend = [{"label": t, "color": type_color(t), "count": c} for t, c in sorted(counts.items())]
     body = json.dumps([nodes, edges, layout], sort_keys=True, default=str)

@@ -9,14 +9,15 @@ canvas and the "Find a node" box both write it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import streamlit as st
 
 from components import data, graph, links, transcript
-from components.graph_canvas import Selection, parse_edge_id, selection
+from components.graph_canvas import Selection, selection
 from components.graph_style import action_family, type_color
 from components.text import esc, md, shorten
+from memory_core.graph_view import GraphNode, GraphView, ViewEdge
+from memory_core.models import Record
 from memory_core.services import MemoryServices
 
 MAX_RECORDS = 200  # records listed for a node
@@ -41,22 +42,24 @@ def _find_changed(kind: str, box: str) -> None:
     select(kind, Selection("node", str(node)) if node is not None else None)
 
 
-def find_box(g: Any, kind: str) -> None:
+def find_box(view: GraphView, kind: str) -> None:
     """A keyboard way to the same panel: pick a node by name."""
     box = f"g:find:{kind}"
     chosen = current(kind)
-    nodes = graph.node_choices(g)
-    ids = [str(n) for n in nodes]
-    if chosen is not None and chosen.kind == "node" and chosen.id in ids:
+    degree = view.degree()
+    nodes = sorted(view.nodes, key=lambda n: (-n.importance, -degree[n.id], n.id))
+    labels = {n.id: n.label for n in nodes}
+    ids = [n.id for n in nodes]
+    if chosen is not None and chosen.kind == "node" and chosen.id in labels:
         st.session_state[box] = chosen.id
-    elif st.session_state.get(box) not in ids:
+    elif st.session_state.get(box) not in labels:
         st.session_state[box] = None
     st.selectbox("Find a node", [None, *ids], key=box, on_change=_find_changed, args=(kind, box),
                  format_func=lambda n: "(click the graph, or pick a name)" if n is None
-                 else shorten(graph.node_label(g, n), 60), placeholder="type a name")
+                 else shorten(labels[n], 60), placeholder="type a name")
 
 
-def records_html(conv: str, records: Sequence[Any]) -> str:
+def records_html(conv: str, records: Sequence[Record]) -> str:
     """A list of records, each a link that opens it on the Records page (escaped)."""
     items = []
     for r in records[:SHOWN_RECORDS]:
@@ -98,45 +101,46 @@ def _header(title: str, kind: str) -> None:
     _show(kind_html(kind))
 
 
-def panel(svc: MemoryServices, conv: str, g: Any, kind: str, episode_labels: dict[str, str], *,
+def panel(svc: MemoryServices, conv: str, view: GraphView, kind: str, episode_labels: dict[str, str], *,
           as_of_ids: frozenset[str] | None = None) -> None:
     """Draw the panel for the current selection (or a hint when nothing is selected).
 
-    ``as_of_ids``: with a "Memory as of" date, the records as of then — only these are listed.
+    ``view``: the graph as drawn (typed nodes and edges). ``as_of_ids``: with a "Memory as of"
+    date, the records as of then — only these are listed.
     """
-    find_box(g, kind)
+    find_box(view, kind)
     sel = current(kind)
     if sel is None:
         st.caption("Click a node or an edge to see its records, episode and source turns.")
         return
     if sel.kind == "node":
-        if sel.id not in {str(n) for n in g.nodes}:
+        node = view.node(sel.id)
+        if node is None:
             st.caption("The selected node is not in this view (filters changed).")
             return
-        node = next(n for n in g.nodes if str(n) == sel.id)
         if kind == "event":
-            _event(svc, conv, g, node, episode_labels)
+            _event(svc, conv, node, episode_labels)
         else:
-            _entity(svc, conv, g, node, episode_labels, as_of_ids)
+            _entity(svc, conv, view, node, episode_labels, as_of_ids)
         return
-    edge = parse_edge_id(g, sel.id)
+    edge = view.edge(sel.id)
     if edge is None:
         st.caption("The selected edge is not in this view (filters changed).")
         return
-    _edge(svc, conv, g, edge, kind, episode_labels, as_of_ids)
+    _edge(svc, conv, view, edge, kind, episode_labels, as_of_ids)
 
 
-def _then(records: Sequence[Any], as_of_ids: frozenset[str] | None) -> list[Any]:
+def _then(records: Sequence[Record], as_of_ids: frozenset[str] | None) -> list[Record]:
     """The records as of the chosen day (all of them without a day)."""
     return list(records) if as_of_ids is None else [r for r in records if r.id in as_of_ids]
 
 
-def _episodes_of(records: Sequence[Any], labels: dict[str, str]) -> list[tuple[str, str]]:
+def _episodes_of(records: Sequence[Record], labels: dict[str, str]) -> list[tuple[str, str]]:
     ids = sorted(dict.fromkeys(r.episode_id for r in records), key=graph.episode_order)  # session order
     return [(e, labels.get(e, e)) for e in ids[:12]]
 
 
-def _turns(svc: MemoryServices, conv: str, records: Sequence[Any], turn_ids: Sequence[str]) -> None:
+def _turns(svc: MemoryServices, conv: str, records: Sequence[Record], turn_ids: Sequence[str]) -> None:
     cited = [t for r in records[:MAX_EVIDENCE_RECORDS] for t in r.evidence_turn_ids]
     evidence = list(dict.fromkeys([*turn_ids, *cited]))
     if not evidence:
@@ -146,57 +150,50 @@ def _turns(svc: MemoryServices, conv: str, records: Sequence[Any], turn_ids: Seq
     transcript.render(data.turns(svc, conv, evidence), records=records, evidence=evidence)
 
 
-def _entity(svc: MemoryServices, conv: str, g: Any, node: Any, labels: dict[str, str],
+def _entity(svc: MemoryServices, conv: str, view: GraphView, node: GraphNode, labels: dict[str, str],
             as_of_ids: frozenset[str] | None = None) -> None:
-    attrs = graph.node_attrs(g, node)
-    name = graph.node_label(g, node)
-    _header(name, graph.node_type(g, node))
-    names = [name, *map(str, attrs.get("aliases") or [])]
-    if attrs.get("record_ids"):
-        records = _then(data.records_by_ids(svc, attrs["record_ids"]), as_of_ids)
+    _header(node.label, graph.type_of(node))
+    names = [node.label, *node.aliases]
+    if node.record_ids:
+        records = _then(data.records_by_ids(svc, node.record_ids), as_of_ids)
     else:  # records about it, and records naming it as their value ("moved to Paris")
         records = _then(svc.curation.records_naming(conv, names), as_of_ids)[:MAX_RECORDS]
     about = sum(1 for r in records if r.entity.strip().lower() in {n.strip().lower() for n in names})
-    aliases = ", ".join(map(str, attrs.get("aliases") or ()))
-    _show(facts_html(conv, [("aliases", aliases), ("importance", f"{graph.node_importance(g, node):.2f}"),
-                              ("links in view", str(g.degree[node]))],
+    _show(facts_html(conv, [("aliases", ", ".join(node.aliases)), ("importance", f"{node.importance:.2f}"),
+                              ("links in view", str(view.degree()[node.id]))],
                        episodes=_episodes_of(records, labels)))
     if about:
-        links.page_link_entity(conv, name, about)
+        links.page_link_entity(conv, node.label, about)
     if records:
         _show(records_html(conv, records))
-    _turns(svc, conv, records, attrs.get("source_turn_ids") or ())
+    _turns(svc, conv, records, node.source_turn_ids)
 
 
-def _event(svc: MemoryServices, conv: str, g: Any, node: Any, labels: dict[str, str]) -> None:
-    a = graph.node_attrs(g, node)
-    action = str(a.get("action") or graph.node_label(g, node))
+def _event(svc: MemoryServices, conv: str, node: GraphNode, labels: dict[str, str]) -> None:
+    action = node.action or node.label
     _header(action, action_family(action))
-    when = " · ".join(str(x) for x in (a.get("time_text"), a.get("time")) if x)
-    episode = a.get("episode_id")
-    _show(facts_html(conv, [("when", when), ("where", str(a.get("place") or "")),
-                              ("why", str(a.get("cause") or "")), ("how", str(a.get("manner") or ""))],
-                       people=[str(p) for p in a.get("participants") or ()],
-                       episodes=[(str(episode), labels.get(str(episode), str(episode)))] if episode else ()))
-    _turns(svc, conv, [], a.get("source_turn_ids") or ())
+    when = " · ".join(x for x in (node.time_text, node.time) if x)
+    episode = node.episode_id
+    _show(facts_html(conv, [("when", when), ("where", node.place), ("why", node.cause), ("how", node.manner)],
+                       people=list(node.participants),
+                       episodes=[(episode, labels.get(episode, episode))] if episode else ()))
+    _turns(svc, conv, [], node.source_turn_ids)
 
 
-def _edge(svc: MemoryServices, conv: str, g: Any, edge: tuple[Any, Any, Any], kind: str,
-          labels: dict[str, str], as_of_ids: frozenset[str] | None = None) -> None:
-    u, v, _ = edge
-    attrs = graph.edge_attrs(g, edge)
-    relation = graph.edge_label(attrs)
-    st.markdown(f"#### {md(shorten(graph.node_label(g, u), 40))} —{md(relation)}→ "
-                f"{md(shorten(graph.node_label(g, v), 40))}")
-    records = _then(data.records_by_ids(svc, attrs.get("record_ids") or ()), as_of_ids)
-    people = [graph.node_label(g, u), graph.node_label(g, v)] if kind == "entity" else []
-    extra = ", ".join(map(str, attrs.get("labels") or ())) if kind == "event" else ""
-    _show(facts_html(conv, [("relation", relation), ("details", extra),
-                              ("first said", str(attrs.get("first_mentioned") or ""))],
+def _edge(svc: MemoryServices, conv: str, view: GraphView, edge: ViewEdge, kind: str, labels: dict[str, str],
+          as_of_ids: frozenset[str] | None = None) -> None:
+    u, v = view.node(edge.source), view.node(edge.target)
+    name_u = u.label if u is not None else edge.source
+    name_v = v.label if v is not None else edge.target
+    st.markdown(f"#### {md(shorten(name_u, 40))} —{md(edge.label)}→ {md(shorten(name_v, 40))}")
+    records = _then(data.records_by_ids(svc, edge.record_ids), as_of_ids)
+    people = [name_u, name_v] if kind == "entity" else []
+    extra = ", ".join(edge.labels) if kind == "event" else ""
+    _show(facts_html(conv, [("relation", edge.label), ("details", extra),
+                              ("first said", edge.first_mentioned)],
                        people=people, episodes=_episodes_of(records, labels)))
     if records:
         _show(records_html(conv, records))
-    turn_ids = [*(g.nodes[u].get("source_turn_ids") or ()), *(g.nodes[v].get("source_turn_ids") or ())] \
-        if kind == "event" else []
+    ends = [n for n in (u, v) if n is not None]
+    turn_ids = [t for n in ends for t in n.source_turn_ids] if kind == "event" else []
     _turns(svc, conv, records, turn_ids)
-

@@ -12,6 +12,8 @@ import streamlit as st
 
 from components import graph, graph_as_of, graph_canvas, graph_panel
 from components.text import shorten
+from memory_core.graph_view import GraphView, view_of
+from memory_core.models import Record
 from memory_core.record_filter import RecordFilter
 from memory_core.services import MemoryServices
 
@@ -42,9 +44,9 @@ def as_of_control() -> date | None:
     return day if isinstance(day, date) else None
 
 
-def _records_as_of(svc: MemoryServices, conv: str, day: date) -> list[Any]:
+def _records_as_of(svc: MemoryServices, conv: str, day: date) -> list[Record]:
     """Every record (any status) as of ``day``, by the store's ``as_of`` records filter."""
-    out: list[Any] = []
+    out: list[Record] = []
     page = 1
     while True:
         got = svc.curation.search_records(conv, filters=RecordFilter(as_of=day, status="all"),
@@ -74,6 +76,7 @@ def _facets(_g: Any, conv: str, kind: str, token: str) -> graph.Facets:
 @dataclass(frozen=True)
 class _Drawn:
     view: graph.View
+    typed: GraphView  # the drawn graph's typed nodes and edges (for the side panel)
     hidden: int  # nodes left out of the default view
     data: dict[str, Any]  # the canvas payload (read only: shared between reruns)
 
@@ -107,7 +110,7 @@ def _drawn(_g: Any, key: str, _chosen: dict[str, Any], name: str, note: str) -> 
     layout = str(_chosen.get("layout") or "force")
     data = graph_canvas.payload(view.graph, name=name, layout=layout, height=HEIGHT, note=note,
                                 session_days=_chosen.get("session_days")) if view.shown else {}
-    return _Drawn(view, hidden, data)
+    return _Drawn(view, view_of(view.graph), hidden, data)
 
 
 def session_days(episodes: Sequence[Any]) -> dict[int, date]:
@@ -158,8 +161,8 @@ def filters(g: Any, conv: str, kind: str, token: str, speakers: tuple[str, ...] 
             "show_all": bool(show_all), "speakers": tuple(speakers), "session_days": days or {}}
 
 
-def draw(g: Any, conv: str, kind: str, token: str, chosen: dict[str, Any]) -> Any:
-    """Draw the filtered graph on the clickable canvas; returns the drawn graph.
+def draw(g: Any, conv: str, kind: str, token: str, chosen: dict[str, Any]) -> GraphView:
+    """Draw the filtered graph on the clickable canvas; returns the drawn graph's typed view.
 
     A click on the canvas becomes the side panel's selection (``graph_panel``).
     """
@@ -181,12 +184,12 @@ def draw(g: Any, conv: str, kind: str, token: str, chosen: dict[str, Any]) -> An
     st.caption(" · ".join(parts) + ".")
     if view.shown == 0:
         st.info("No node matches these filters.")
-        return view.graph
+        return drawn.typed
     sel = graph_panel.current(kind)
     data = {**drawn.data, "selected": None if sel is None else {"kind": sel.kind, "id": sel.id}}
     canvas_key = f"g:canvas:{kind}"
     graph_canvas.canvas(data, key=canvas_key, on_select=_clicked, args=(kind, canvas_key))
-    return view.graph
+    return drawn.typed
 
 
 def _clicked(kind: str, canvas_key: str) -> None:

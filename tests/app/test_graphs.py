@@ -95,11 +95,12 @@ def test_event_graph_opens_by_session_with_each_episode_and_predicate_object_lab
 
 
 def test_the_side_panel_lists_episodes_in_session_order() -> None:
-    from types import SimpleNamespace
-
     from components.graph_panel import _episodes_of
+    from memory_core.models import Record
 
-    records = [SimpleNamespace(episode_id=e) for e in ("c:S10:E1", "c:S1:E2", "c:S2:E1", "c:S1:E1")]
+    order = ("c:S10:E1", "c:S1:E2", "c:S2:E1", "c:S1:E1")
+    records = [Record(id=f"r{i}", conv_id="c", episode_id=e, entity="Ana", entity_type="person",
+                      property="likes", value="tea") for i, e in enumerate(order)]
     labels = {e: e.split(":", 1)[1] for e in ("c:S1:E1", "c:S1:E2", "c:S2:E1", "c:S10:E1")}
     assert [e for e, _ in _episodes_of(records, labels)] == ["c:S1:E1", "c:S1:E2", "c:S2:E1", "c:S10:E1"]
 

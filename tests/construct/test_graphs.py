@@ -10,6 +10,7 @@ import pytest
 from memory_core.backends.offline.backend import OfflineBackend
 from memory_core.construct.graphs import entity_graph, event_graph, write_graphml
 from memory_core.construct.pipeline import build_conversation
+from memory_core.graph_view import view_of
 from memory_core.store import Store
 from memory_core.store.vectors import VectorIndex
 from tests.construct.dialogues import conversation, session
@@ -70,3 +71,31 @@ def test_graphml_export(built: Store, tmp_path: Path) -> None:
     assert events.number_of_edges() == event_graph(built, "g").number_of_edges()
     folder = write_graphml(built, "g", tmp_path / "graphs")
     assert [p.name for p in folder] == ["g-entities.graphml", "g-events.graphml"]
+
+
+def test_graph_view_of_the_stored_graphs(built: Store) -> None:
+    """The typed view names every node and edge as the networkx graph holds them."""
+    g = entity_graph(built, "g")
+    view = view_of(g)
+    assert view.kind == "entity" and len(view.nodes) == g.number_of_nodes()
+    assert len(view.edges) == g.number_of_edges()
+    by_label = {n.label: n for n in view.nodes}
+    assert {n.label for n in view.nodes} == {d["name"] for _, d in g.nodes(data=True)}
+    assert by_label["Rex"].type == "animal" and by_label["Rex"].attributes["species"] == ("dog",)
+    anna, rex = by_label["Anna"], by_label["Rex"]
+    pet = next(e for e in view.edges if (e.source, e.target, e.key) == (anna.id, rex.id, "pet"))
+    assert pet.label == "pet" and pet.record_ids == tuple(g.edges[anna.id, rex.id, "pet"]["record_ids"])
+    assert pet.first_mentioned.startswith("2023-05-08") and view.edge(pet.id) == pet
+    assert view.degree()[anna.id] == g.degree[anna.id]
+
+    h = event_graph(built, "g")
+    events = view_of(h)
+    assert events.kind == "event" and len(events.nodes) == h.number_of_nodes()
+    adopt = next(n for n in events.nodes if n.action.startswith("adopt"))
+    assert adopt.label == adopt.action and adopt.type == "" and adopt.participants[0] == "Anna"
+    assert adopt.time == "2023-05-06" and adopt.source_turn_ids == ("D1:1",)
+    for e in events.edges:
+        data = h.edges[e.source, e.target]
+        assert e.key is None and e.kinds == tuple(data["kinds"]) and e.label == data["kinds"][0]
+        assert e.labels == tuple(data["labels"]) and events.edge(e.id) == e
+    assert events.node("no such node") is None and events.edge("not json") is None
