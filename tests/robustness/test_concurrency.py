@@ -99,7 +99,7 @@ def test_many_annotators_many_records_nothing_overwritten(two_sessions) -> None:
         wins = [r for r in outcome if isinstance(r, Record)]
         assert len(wins) == 1, outcome
         assert all(isinstance(r, ConflictError) for r in outcome if r not in wins)
-        assert ana.store.record(rid).value == wins[0].value
+        assert ana.raw_store().record(rid).value == wins[0].value
     assert len(ana.curation.edit_log(CONV)) == len(ids)
 
 
