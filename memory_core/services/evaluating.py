@@ -51,6 +51,7 @@ from memory_core.eval_rows import EvalRow
 from memory_core.ids import normalise_evidence
 from memory_core.ingest import Loaded, detect_bytes, detect_format
 from memory_core.models import QAItem, Source, SourceLike
+from memory_core.progress import CurvePoint, OnProgress, Step
 from memory_core.query.strategies import strategy as get_strategy
 from memory_core.query.strategies import strategy_names
 from memory_core.services.building import BuildService
@@ -60,7 +61,6 @@ from memory_core.store.activity import EVALUATION as ASKED_BY  # marks the trace
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[dict[str, Any]], None]
 CURVE_BUDGETS = (500, 1000, 2000, 4000, 8000)
 LOCOMO_STYLE = ("realtalk", "beam")  # layouts besides LoCoMo whose QA is scored as LoCoMo's
 
@@ -122,7 +122,7 @@ class EvalService:
 
     # ------------------------------------------------------------------ preparing the home
     def gold_questions(self, source: EvalSource, convs: Sequence[str] | str | None = None, *,
-                       on_progress: Progress | None = None) -> list[GoldConversation]:
+                       on_progress: OnProgress | None = None) -> list[GoldConversation]:
         """Gold questions of the wanted conversations, importing/building what the home lacks.
 
         ``source`` is a LoCoMo-layout file (a ``Source``: a path or an upload) or conversation
@@ -173,27 +173,27 @@ class EvalService:
         self.store.require_conversation(conv_id)
         return gold_from_qa(conv_id, (t.id for t in self.store.turns(conv_id)), self.store.qa_items(conv_id))
 
-    def _import_missing(self, name: str, loaded: Loaded, on_progress: Progress | None) -> None:
+    def _import_missing(self, name: str, loaded: Loaded, on_progress: OnProgress | None) -> None:
         """Save the conversations of ``loaded`` the home lacks (those it has are kept as they are)."""
         missing = [c for c in loaded.conversations if not self.store.has_conversation(c.id)]
         if not missing:
             return
         if on_progress:
-            on_progress({"stage": "import", "conv_ids": [c.id for c in missing]})
+            on_progress(Step("import", detail=[c.id for c in missing]))
         self.imports.save_loaded(dataclasses.replace(loaded, conversations=missing), file=name)
         still = [c.id for c in missing if not self.store.has_conversation(c.id)]
         if still:
             raise QueryError(f"{name}: importing did not create {', '.join(still)}")
 
-    def _build_if_needed(self, conv_id: str, on_progress: Progress | None) -> None:
+    def _build_if_needed(self, conv_id: str, on_progress: OnProgress | None) -> None:
         n_sessions = len(self.store.sessions(conv_id))
         if len(self.store.built_sessions(conv_id)) >= n_sessions:
             return
         if on_progress:
-            on_progress({"stage": "build", "conv_id": conv_id})
+            on_progress(Step("build", conv_id=conv_id))
         for event in self.builds.build(conv_id, backend=self._backend("offline")):
             if on_progress:
-                on_progress({"stage": "build", "conv_id": conv_id, "event": str(event)})
+                on_progress(Step("build", conv_id=conv_id, detail=str(event)))
 
     # ------------------------------------------------------------------ evaluation
     def _asker(self, *, strategy_name: str, budget_tokens: int | None, backend: Backend,
@@ -221,7 +221,7 @@ class EvalService:
         budget_tokens: int | None = None,
         backend: str | None = None,
         judge: Judge | None = None,
-        on_progress: Progress | None = None,
+        on_progress: OnProgress | None = None,
         convs: Sequence[str] | str | None = None,
         save_traces: bool = False,
     ) -> EvalReport:
@@ -242,8 +242,7 @@ class EvalService:
             nonlocal done
             done += 1  # report.rows grows per conversation, after its questions
             if on_progress:
-                on_progress({"stage": "question", "done": done, "total": total,
-                             "conv_id": row.conv_id, "qid": row.qid})
+                on_progress(Step("question", done, total, conv_id=row.conv_id, detail=row.qid))
 
         for g in gold:
             self.queries.warm(g.conv_id)  # index building is a one-off cost, not a question's latency
@@ -263,7 +262,7 @@ class EvalService:
         strategies: Iterable[str] | None = None,
         budgets: Sequence[int] = CURVE_BUDGETS,
         convs: Sequence[str] | str | None = None,
-        on_progress: Progress | None = None,
+        on_progress: OnProgress | None = None,
     ) -> dict[str, dict[int, dict[str, float]]]:
         """Full-evidence recall (and mean tokens) at each budget for each strategy."""
         names = list(strategies) if strategies is not None else strategy_names()
@@ -280,8 +279,8 @@ class EvalService:
                 out[name][budget] = {"full_recall": s["full_recall"] or 0.0,
                                      "tokens_mean": s["tokens_mean"] or 0.0}
                 if on_progress:
-                    on_progress({"stage": "curve", "strategy": name, "budget": budget,
-                                 "full_recall": out[name][budget]["full_recall"]})
+                    point = CurvePoint(name, budget, out[name][budget]["full_recall"])
+                    on_progress(Step("curve", detail=point))
         return out
 
     # ------------------------------------------------------------------ LongMemEval
@@ -302,7 +301,7 @@ class EvalService:
         strategy: str | None = None,
         budget_tokens: int | None = None,
         backend: str | None = None,
-        on_progress: Progress | None = None,
+        on_progress: OnProgress | None = None,
         save_traces: bool = False,
     ) -> EvalReport:
         """Each item of a LongMemEval file, one at a time (a haystack in memory at once):
@@ -333,15 +332,14 @@ class EvalService:
             report.conv_ids.append(conv.id)
             self.queries.invalidate(conv.id)  # one haystack's index in memory at a time, not 32
             if on_progress:
-                on_progress({"stage": "question", "done": len(report.rows), "total": total,
-                             "conv_id": conv.id, "qid": 0})
+                on_progress(Step("question", len(report.rows), total, conv_id=conv.id, detail=0))
         report.summary = lme.summarise(report.json_rows())
         report.seconds = time.perf_counter() - started
         return report
 
     def fit_candidates(self, path: str | Path, *, limit: int | None = None,
                        convs: Sequence[str] | None = None,
-                       on_progress: Progress | None = None) -> Iterator[Candidates]:
+                       on_progress: OnProgress | None = None) -> Iterator[Candidates]:
         """The ranker fit's candidates of a LoCoMo-layout or LongMemEval file, importing and
         building what the home lacks (``services/fitting.py``)."""
         from memory_core.services.fitting import candidates
