@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from memory_core.query.retrieve import Retrieval
     from memory_core.record_filter import RecordFilter
     from memory_core.services.access import Principal
+    from memory_core.services.backend_choice import BackendChoice
     from memory_core.services.evaluating import EvalReport, EvalSource
     from memory_core.services.growing import Growth
     from memory_core.services.importing import ImportResult
@@ -91,7 +92,7 @@ class QueriesApi(Protocol):
         *,
         strategy_name: str | None = None,
         budget_tokens: int | None = None,
-        backend: Backend | None = None,
+        backend: BackendChoice = None,
         save: bool = True,
         now: datetime | None = None,
         client: str = "",
@@ -109,14 +110,14 @@ class QueriesApi(Protocol):
 class BuildsApi(Protocol):
     """``Services.builds`` (BuildService)."""
 
-    def build(self, conv_id: str, *, backend: Backend | None = None,
+    def build(self, conv_id: str, *, backend: BackendChoice = None,
               rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]: ...
-    def build_all(self, *, backend: Backend | None = None, rebuild: bool = False,
+    def build_all(self, *, backend: BackendChoice = None, rebuild: bool = False,
                   discard_edits: bool = False) -> Iterator[BuildEvent]: ...
     def build_on_cluster(self, conv_ids: list[str], factory: Callable[[], Backend], *, client: Any,
                          rebuild: bool = False, discard_edits: bool = False,
                          run_id: str | None = None) -> Iterator[BuildEvent]: ...
-    def build_tracked(self, conv_id: str, run_id: str, *, worker: str = "", backend: Backend | None = None,
+    def build_tracked(self, conv_id: str, run_id: str, *, worker: str = "", backend: BackendChoice = None,
                       rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]: ...
     def mark_failed(self, conv_id: str, run_id: str, error: BaseException | str, *, worker: str = "") -> None:
         ...
@@ -187,7 +188,7 @@ class EvaluationApi(Protocol):
         *,
         strategy: str | None = None,
         budget_tokens: int | None = None,
-        backend: str | None = None,
+        backend: BackendChoice = None,
         judge: Judge | None = None,
         on_progress: OnProgress | None = None,
         convs: Sequence[str] | str | None = None,
@@ -211,7 +212,7 @@ class EvaluationApi(Protocol):
         limit: int | None = None,
         strategy: str | None = None,
         budget_tokens: int | None = None,
-        backend: str | None = None,
+        backend: BackendChoice = None,
         on_progress: OnProgress | None = None,
         save_traces: bool = False,
     ) -> EvalReport: ...

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memory_core.backends import make_backend, make_judge
+from memory_core.backends import make_judge
 from memory_core.config import Settings
 from memory_core.contracts import Backend, RelationalStore
 from memory_core.errors import QueryError
@@ -54,6 +54,7 @@ from memory_core.models import QAItem, Source, SourceLike
 from memory_core.progress import CurvePoint, OnProgress, Step
 from memory_core.query.strategies import strategy as get_strategy
 from memory_core.query.strategies import strategy_names
+from memory_core.services.backend_choice import BackendChoice
 from memory_core.services.building import BuildService
 from memory_core.services.importing import ImportService
 from memory_core.services.querying import QueryService
@@ -109,16 +110,11 @@ class EvalService:
         self.builds = builds
         self.queries = queries
         self.settings = settings
-        self._backends: dict[str, Backend] = {}
 
-    def _backend(self, name: str) -> Backend:
-        """The queries' backend when ``name`` is the configured one, else one made (once) for it."""
-        if name == self.settings.backend:
-            return self.queries.backend
-        if name not in self._backends:
-            self._backends[name] = make_backend(dataclasses.replace(self.settings, backend=name), self.store,
-                                                embedder=self.queries.embedder)
-        return self._backends[name]
+    def _backend(self, choice: BackendChoice) -> Backend:
+        """``choice`` resolved (``services/backend_choice.py``): the queries' backend when it names
+        the configured one, else one made (once) for the name, or the backend object given."""
+        return self.queries.backends.resolve(choice)
 
     # ------------------------------------------------------------------ preparing the home
     def gold_questions(self, source: EvalSource, convs: Sequence[str] | str | None = None, *,
@@ -191,7 +187,7 @@ class EvalService:
             return
         if on_progress:
             on_progress(Step("build", conv_id=conv_id))
-        for event in self.builds.build(conv_id, backend=self._backend("offline")):
+        for event in self.builds.build(conv_id, backend="offline"):
             if on_progress:
                 on_progress(Step("build", conv_id=conv_id, detail=str(event)))
 
@@ -219,7 +215,7 @@ class EvalService:
         *,
         strategy: str | None = None,
         budget_tokens: int | None = None,
-        backend: str | None = None,
+        backend: BackendChoice = None,
         judge: Judge | None = None,
         on_progress: OnProgress | None = None,
         convs: Sequence[str] | str | None = None,
@@ -228,8 +224,8 @@ class EvalService:
         started = time.perf_counter()
         cfg = get_strategy(strategy or self.settings.strategy)
         gold = self.gold_questions(source, convs, on_progress=on_progress)
-        backend_name = backend or self.settings.backend
-        chosen = self._backend(backend_name)  # one backend for the whole run
+        backend_name = self.queries.backends.name(backend)
+        chosen = self._backend(backend)  # one backend for the whole run
         report = EvalReport(strategy=cfg.name, budget_tokens=budget_tokens, backend=backend_name,
                             conv_ids=[g.conv_id for g in gold])
         total = sum(len(g.scored()) for g in gold)
@@ -300,7 +296,7 @@ class EvalService:
         limit: int | None = None,
         strategy: str | None = None,
         budget_tokens: int | None = None,
-        backend: str | None = None,
+        backend: BackendChoice = None,
         on_progress: OnProgress | None = None,
         save_traces: bool = False,
     ) -> EvalReport:
@@ -309,9 +305,9 @@ class EvalService:
         Rows and summary as ``memory_core.eval.longmemeval`` defines them."""
         started = time.perf_counter()
         cfg = get_strategy(strategy or self.settings.strategy)
-        backend_name = backend or self.settings.backend
+        backend_name = self.queries.backends.name(backend)
         ask = self._asker(strategy_name=cfg.name, budget_tokens=budget_tokens,
-                          backend=self._backend(backend_name), save=save_traces)
+                          backend=self._backend(backend), save=save_traces)
         report = EvalReport(strategy=cfg.name, budget_tokens=budget_tokens, backend=backend_name,
                             line=lme.run_line)
         src = Source.of(path)
