@@ -15,6 +15,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from components import links, plots
 from components.text import esc, md, shorten
 from memory_core.models import Source
+from memory_core.progress import CurvePoint, Step
 from memory_core.services import MemoryServices
 from memory_core.services.evaluating import OUTCOMES, WRONG_F1, EvalReport, evidence_missed, outcome
 
@@ -58,19 +59,20 @@ class Progress:
     def __init__(self, text: str) -> None:
         self.bar = st.progress(0.0, text=text)
 
-    def __call__(self, info: dict[str, Any]) -> None:
-        stage = info.get("stage")
-        if stage == "question" and info.get("total"):
-            done, total = int(info["done"]), int(info["total"])
+    def __call__(self, step: Step) -> None:
+        stage = step.stage
+        if stage == "question" and step.total:
+            done, total = step.done, step.total
             self.bar.progress(min(1.0, done / total), text=f"Question {done}/{total}")
         elif stage == "question":  # a streamed file: the number of questions is not known ahead
-            self.bar.progress(0.5, text=f"Question {int(info.get('done') or 0)} asked")
-        elif stage == "curve":
-            self.bar.progress(0.0, text=md(f"{info.get('strategy')} at {info.get('budget')} tokens: "
-                                           f"full recall {float(info.get('full_recall') or 0):.2f}"))
+            self.bar.progress(0.5, text=f"Question {step.done} asked")
+        elif stage == "curve" and isinstance(point := step.detail, CurvePoint):
+            self.bar.progress(0.0, text=md(f"{point.strategy} at {point.budget} tokens: "
+                                           f"full recall {point.full_recall:.2f}"))
         elif stage in ("import", "build"):
-            self.bar.progress(0.0, text=md(f"{stage}: {info.get('conv_id') or info.get('conv_ids')} "
-                                           f"{info.get('event') or ''}"[:160]))
+            about = step.detail if stage == "import" else step.conv_id
+            event = step.detail if stage == "build" and step.detail is not None else ""
+            self.bar.progress(0.0, text=md(f"{stage}: {about} {event}"[:160]))
 
     def done(self, text: str) -> None:
         self.bar.progress(1.0, text=text)

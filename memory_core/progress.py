@@ -19,10 +19,18 @@ Every event is a frozen dataclass with a ``conv_id``, a one-line ``str()`` and `
 the ``kind`` string (``"session_started"`` ...) only labels an event in JSON and test output.
 This module sits on the bottom floor (value types) so the services, the CLI and the app's
 components all take the same classes.
+
+Every other long-running service call (import, evaluation, curve, ranker fit, impact report)
+reports through one callback type, ``OnProgress = Callable[[Step], None]``: a ``Step`` names its
+``stage`` ("checked", "saved", "import", "build", "question", "curve", "impact"), how many of
+``total`` are ``done`` (``total`` 0: not known ahead), the conversation it is about and a
+stage-specific ``detail`` (the imported ids, a build event's line, a question id, a
+``CurvePoint``, an impact row).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
@@ -189,16 +197,43 @@ class BuildDone(_Event):
 BuildEvent = (ConversationQueued | BuildStarted | SessionSkipped | SessionStarted | EpisodeFormed
               | RecordsExtracted | SessionDone | EntitiesMerged | GraphUpdated | BuildDone)
 
+
+
+@dataclass(frozen=True)
+class Step:
+    """One progress report of a long-running service call (see the module docstring)."""
+
+    stage: str
+    done: int = 0
+    total: int = 0  # 0: not known ahead (a streamed file)
+    conv_id: str = ""
+    detail: object | None = None
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """The ``detail`` of a "curve" step: one strategy's full recall at one budget."""
+
+    strategy: str
+    budget: int
+    full_recall: float
+
+
+OnProgress = Callable[[Step], None]
+
 __all__ = [
     "BuildDone",
     "BuildEvent",
     "BuildStarted",
     "ConversationQueued",
+    "CurvePoint",
     "EntitiesMerged",
     "EpisodeFormed",
     "GraphUpdated",
+    "OnProgress",
     "RecordsExtracted",
     "SessionDone",
     "SessionSkipped",
     "SessionStarted",
+    "Step",
 ]

@@ -8,6 +8,7 @@ from components import audit_view, history_view, impact_view, links, record_form
 from components.services import call, services
 from components.state import require_conv
 from components.text import md
+from memory_core.progress import Step
 
 svc = services()
 conv = require_conv()
@@ -44,8 +45,8 @@ baseline = impact_view.impact_baseline(edits)
 if st.button("Re-run saved questions"):
     bar = st.progress(0.0, text="Re-asking…")
 
-    def advance(done: int, total: int, row: object) -> None:
-        bar.progress(done / max(total, 1), text=f"Question {done}/{total}")
+    def advance(step: Step) -> None:
+        bar.progress(step.done / max(step.total, 1), text=f"Question {step.done}/{step.total}")
 
     impact = call(svc.curation.impact, conv, on_progress=advance,
                   before=baseline.at if baseline is not None else None)

@@ -41,6 +41,7 @@ from memory_core.config import Settings
 from memory_core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from memory_core.progress import Step
     from memory_core.services import MemoryServices
 
 _STARTED = time.perf_counter()
@@ -358,7 +359,7 @@ def cmd_bench_fit(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _fit_progress(event: dict[str, Any]) -> None:
-    if event.get("stage") in ("import", "build") and "event" not in event:
-        which = event.get("conv_ids") or event.get("conv_id")
-        print(f"  {event['stage']} {which}", file=sys.stderr, flush=True)
+def _fit_progress(step: Step) -> None:
+    if step.stage == "import" or (step.stage == "build" and step.detail is None):
+        which = step.detail if step.stage == "import" else step.conv_id
+        print(f"  {step.stage} {which}", file=sys.stderr, flush=True)

@@ -17,6 +17,7 @@ from memory_core.config import Settings
 from memory_core.errors import ConfigError, StoreError
 
 if TYPE_CHECKING:
+    from memory_core.progress import Step
     from memory_core.services import MemoryServices
     from memory_core.store import Store
 
@@ -138,12 +139,12 @@ class _ImportProgress:
     def __init__(self) -> None:
         self._last = 0.0
 
-    def __call__(self, stage: str, done: int, total: int) -> None:
+    def __call__(self, step: Step) -> None:
         now = time.monotonic()
-        if done < total and now - self._last < 2.0:
+        if step.done < step.total and now - self._last < 2.0:
             return
         self._last = now
-        print(f"{stage} {done}/{total} items", file=sys.stderr, flush=True)
+        print(f"{step.stage} {step.done}/{step.total} items", file=sys.stderr, flush=True)
 
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:

@@ -20,6 +20,7 @@ from memory_core.config import Settings
 from memory_core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from memory_core.progress import Step
     from memory_core.services.evaluating import EvalReport
 
 STRATEGY_HELP = "retrieval strategy (default ensimem; an unknown name is refused with the list)"
@@ -61,14 +62,21 @@ def register(sub: Any) -> None:
     e.set_defaults(func=cmd_eval_longmemeval)
 
 
-def _progress(event: dict[str, Any]) -> None:
-    stage = event.get("stage")
-    if stage == "question" and (event["done"] % 25 == 0 or event["done"] == event["total"]):
-        print(f"  {event['done']}/{event['total']} questions", file=sys.stderr)
-    elif stage in ("import", "build") and "event" not in event:
-        print(f"  {stage} {event.get('conv_ids') or event.get('conv_id')}", file=sys.stderr)
-    elif stage == "curve":
-        print(f"  curve {event['strategy']} @ {event['budget']}: {event['full_recall']:.3f}", file=sys.stderr)
+def _conversations(step: Step) -> object:
+    """What an "import" or "build" step is about: the imported ids, or the conversation built."""
+    return step.detail if step.stage == "import" else step.conv_id
+
+
+def _progress(step: Step) -> None:
+    from memory_core.progress import CurvePoint
+
+    stage = step.stage
+    if stage == "question" and (step.done % 25 == 0 or step.done == step.total):
+        print(f"  {step.done}/{step.total} questions", file=sys.stderr)
+    elif stage in ("import", "build") and (stage == "import" or step.detail is None):
+        print(f"  {stage} {_conversations(step)}", file=sys.stderr)
+    elif stage == "curve" and isinstance(point := step.detail, CurvePoint):
+        print(f"  curve {point.strategy} @ {point.budget}: {point.full_recall:.3f}", file=sys.stderr)
 
 
 def format_curve(curve: dict[str, dict[int, dict[str, float]]]) -> str:
@@ -190,9 +198,9 @@ def tune_and_check(args: argparse.Namespace, paths: list[Path], run: Callable[[P
         print(format_gap(summaries[0], summaries[1]))
 
 
-def _lme_progress(event: dict[str, Any]) -> None:
-    stage = event.get("stage")
+def _lme_progress(step: Step) -> None:
+    stage = step.stage
     if stage == "question":
-        print(f"  {event['done']} questions ({event['conv_id']})", file=sys.stderr, flush=True)
-    elif stage in ("import", "build") and "event" not in event:
-        print(f"  {stage} {event.get('conv_ids') or event.get('conv_id')}", file=sys.stderr, flush=True)
+        print(f"  {step.done} questions ({step.conv_id})", file=sys.stderr, flush=True)
+    elif stage in ("import", "build") and (stage == "import" or step.detail is None):
+        print(f"  {stage} {_conversations(step)}", file=sys.stderr, flush=True)

@@ -15,7 +15,6 @@ problem is an ``IngestError`` (``<file>: <where>: <what>``); see docs/formats.md
 from memory_core.ingest.detect import (
     FORMATS,
     Loaded,
-    Progress,
     Streamed,
     detect_bytes,
     detect_format,
@@ -24,5 +23,5 @@ from memory_core.ingest.detect import (
     stream_file,
 )
 
-__all__ = ["FORMATS", "Loaded", "Progress", "Streamed", "detect_bytes", "detect_format", "load_bytes",
+__all__ = ["FORMATS", "Loaded", "Streamed", "detect_bytes", "detect_format", "load_bytes",
            "load_file", "stream_file"]

@@ -59,6 +59,7 @@ from memory_core.ingest.reading import (
     stream_json,
 )
 from memory_core.models import Conversation
+from memory_core.progress import OnProgress, Step
 
 FORMATS = ("locomo", "longmemeval", "realtalk", "beam", "chatgpt", "claude", "json", "jsonl", "csv",
            "text")
@@ -72,8 +73,6 @@ _JSON_FAMILY = ("json", "locomo", "longmemeval", "realtalk", "beam")
 _READ_AS = {"locomo": "LoCoMo", "longmemeval": "LongMemEval", "realtalk": "a REALTALK chat",
             "beam": "a BEAM chat", "chatgpt": "a ChatGPT export", "claude": "a Claude.ai export"}
 
-Progress = Callable[[str, int, int], None]
-"""``on_progress(stage, done, total)``: stage "checked" while a streamed file is validated."""
 
 
 @dataclass(frozen=True)
@@ -163,7 +162,7 @@ def _read_as(exc: IngestError, family: str, chosen: str | None) -> IngestError:
 
 
 def stream_file(path: str | Path, *, fmt: str | None = None, limits: ImportLimits | None = None,
-                display: str | None = None, on_progress: Progress | None = None) -> Streamed:
+                display: str | None = None, on_progress: OnProgress | None = None) -> Streamed:
     """Validate one file completely, keeping only what a streamed layout needs (ids, counts).
 
     Formats read whole are loaded as by ``load_file``. Raises ``IngestError`` at the first
@@ -295,7 +294,7 @@ def _kept_bytes(conv: Conversation) -> int:
 
 
 def _stream_longmemeval(source: Opened, ctx: Context, total: int,
-                        on_progress: Progress | None) -> Streamed:
+                        on_progress: OnProgress | None) -> Streamed:
     ids: list[str] = []
     seen: set[str] = set()
     turns = 0
@@ -306,7 +305,7 @@ def _stream_longmemeval(source: Opened, ctx: Context, total: int,
         ids.append(conv.id)
         turns += len(conv.turns)
         if on_progress is not None:
-            on_progress("checked", len(ids), total)
+            on_progress(Step("checked", len(ids), total))
 
     def again() -> Iterator[Conversation]:
         # a fresh context: the warnings were reported by the validating pass

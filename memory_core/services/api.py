@@ -32,20 +32,19 @@ if TYPE_CHECKING:
     import networkx as nx
     from spacy.tokens import Doc
 
-    from memory_core.curation.results import ImpactReport, ImpactRow, RecordPage
+    from memory_core.curation.results import ImpactReport, RecordPage
     from memory_core.embeddings import Embedder
     from memory_core.eval.fit import Candidates
     from memory_core.eval.locomo import GoldConversation
     from memory_core.eval.run import Judge
     from memory_core.ingest import Loaded, Streamed
-    from memory_core.ingest import Progress as ImportProgress
-    from memory_core.progress import BuildEvent
+    from memory_core.progress import BuildEvent, OnProgress
     from memory_core.query.context import ConversationIndex
     from memory_core.query.retrieve import Retrieval
     from memory_core.record_filter import RecordFilter
     from memory_core.services.access import Principal
+    from memory_core.services.backend_choice import BackendChoice
     from memory_core.services.evaluating import EvalReport, EvalSource
-    from memory_core.services.evaluating import Progress as EvalProgress
     from memory_core.services.growing import Growth
     from memory_core.services.importing import ImportResult
 
@@ -64,9 +63,9 @@ class ImportsApi(Protocol):
     def preview(self, source: SourceLike, max_turns: int = 20, *, fmt: str | None = None,
                 display: str | None = None) -> dict[str, Any]: ...
     def import_file(self, source: SourceLike, *, fmt: str | None = None, replace: bool = False,
-                    on_progress: ImportProgress | None = None) -> ImportResult: ...
+                    on_progress: OnProgress | None = None) -> ImportResult: ...
     def save_streamed(self, streamed: Streamed, *, replace: bool = False, file: str = "",
-                      batch: int = 25, on_progress: ImportProgress | None = None) -> ImportResult: ...
+                      batch: int = 25, on_progress: OnProgress | None = None) -> ImportResult: ...
     def save_loaded(self, loaded: Loaded, *, replace: bool = False, file: str = "") -> ImportResult: ...
     def forget(self, conv_id: str, *, session: int | None = None, who: str, why: str = "") -> dict[str, Any]:
         ...
@@ -93,7 +92,7 @@ class QueriesApi(Protocol):
         *,
         strategy_name: str | None = None,
         budget_tokens: int | None = None,
-        backend: Backend | None = None,
+        backend: BackendChoice = None,
         save: bool = True,
         now: datetime | None = None,
         client: str = "",
@@ -111,14 +110,14 @@ class QueriesApi(Protocol):
 class BuildsApi(Protocol):
     """``Services.builds`` (BuildService)."""
 
-    def build(self, conv_id: str, *, backend: Backend | None = None,
+    def build(self, conv_id: str, *, backend: BackendChoice = None,
               rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]: ...
-    def build_all(self, *, backend: Backend | None = None, rebuild: bool = False,
+    def build_all(self, *, backend: BackendChoice = None, rebuild: bool = False,
                   discard_edits: bool = False) -> Iterator[BuildEvent]: ...
     def build_on_cluster(self, conv_ids: list[str], factory: Callable[[], Backend], *, client: Any,
                          rebuild: bool = False, discard_edits: bool = False,
                          run_id: str | None = None) -> Iterator[BuildEvent]: ...
-    def build_tracked(self, conv_id: str, run_id: str, *, worker: str = "", backend: Backend | None = None,
+    def build_tracked(self, conv_id: str, run_id: str, *, worker: str = "", backend: BackendChoice = None,
                       rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]: ...
     def mark_failed(self, conv_id: str, run_id: str, error: BaseException | str, *, worker: str = "") -> None:
         ...
@@ -173,7 +172,7 @@ class CurationApi(Protocol):
                        via: str = "") -> Edit: ...
     def revert_edit(self, edit_id: str, *, who: str, why: str = "", via: str = "") -> Edit: ...
     def impact(self, conv_id: str, *, strategy: str | None = None, cap: int = ...,
-               on_progress: Callable[[int, int, ImpactRow], None] | None = None,
+               on_progress: OnProgress | None = None,
                before: datetime | None = None) -> ImpactReport: ...
     def refresh_entity_graph(self, conv_id: str) -> None: ...
 
@@ -182,16 +181,16 @@ class EvaluationApi(Protocol):
     """``Services.evaluation`` (EvalService)."""
 
     def gold_questions(self, source: EvalSource, convs: Sequence[str] | str | None = None, *,
-                       on_progress: EvalProgress | None = None) -> list[GoldConversation]: ...
+                       on_progress: OnProgress | None = None) -> list[GoldConversation]: ...
     def evaluate(
         self,
         source: EvalSource,
         *,
         strategy: str | None = None,
         budget_tokens: int | None = None,
-        backend: str | None = None,
+        backend: BackendChoice = None,
         judge: Judge | None = None,
-        on_progress: EvalProgress | None = None,
+        on_progress: OnProgress | None = None,
         convs: Sequence[str] | str | None = None,
         save_traces: bool = False,
     ) -> EvalReport: ...
@@ -202,7 +201,7 @@ class EvaluationApi(Protocol):
         strategies: Iterable[str] | None = None,
         budgets: Sequence[int] = ...,
         convs: Sequence[str] | str | None = None,
-        on_progress: EvalProgress | None = None,
+        on_progress: OnProgress | None = None,
     ) -> dict[str, dict[int, dict[str, float]]]: ...
     def benchmark_format(self, source: SourceLike) -> str: ...
     def longmemeval(
@@ -213,8 +212,8 @@ class EvaluationApi(Protocol):
         limit: int | None = None,
         strategy: str | None = None,
         budget_tokens: int | None = None,
-        backend: str | None = None,
-        on_progress: EvalProgress | None = None,
+        backend: BackendChoice = None,
+        on_progress: OnProgress | None = None,
         save_traces: bool = False,
     ) -> EvalReport: ...
     def triage(self, conv_id: str, qid: int, row: dict[str, Any]) -> dict[str, Any]: ...
@@ -222,7 +221,7 @@ class EvaluationApi(Protocol):
     def llm_judge(self) -> Judge: ...
     def fit_candidates(self, path: str | Path, *, limit: int | None = None,
                        convs: Sequence[str] | None = None,
-                       on_progress: EvalProgress | None = None) -> Iterator[Candidates]: ...
+                       on_progress: OnProgress | None = None) -> Iterator[Candidates]: ...
 
 
 class AccessApi(Protocol):

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from memory_core.as_of import parse_day
 from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder
-from memory_core.errors import BuildError, ConfigError, MnemoscopeError
+from memory_core.errors import BuildError, MnemoscopeError
 from memory_core.models import Episode
 from memory_core.progress import (
     BuildDone,
@@ -44,6 +44,7 @@ from memory_core.progress import (
     SessionDone,
     SessionStarted,
 )
+from memory_core.services.backend_choice import BackendChoice
 from memory_core.services.querying import QueryService
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class BuildService:
         self.backend = backend
         self.queries = queries
 
-    def build(self, conv_id: str, *, backend: Backend | None = None,
+    def build(self, conv_id: str, *, backend: BackendChoice = None,
               rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]:
         """Build (or extend) one conversation's memory, yielding progress events.
 
@@ -74,7 +75,7 @@ class BuildService:
         yield from build_conversation(self.store, self.index, self.embedder, conv_id, chosen, rebuild=rebuild)
         self.queries.invalidate(conv_id)  # the conversation's query caches are stale now
 
-    def build_all(self, *, backend: Backend | None = None, rebuild: bool = False,
+    def build_all(self, *, backend: BackendChoice = None, rebuild: bool = False,
                   discard_edits: bool = False) -> Iterator[BuildEvent]:
         chosen = self._backend(backend)
         for conv_id in self.store.conversation_ids():
@@ -109,7 +110,7 @@ class BuildService:
             self.store.set_build_status(conv_id, run_id, "queued", stage="waiting for a worker",
                                         worker="client")
 
-    def build_tracked(self, conv_id: str, run_id: str, *, worker: str = "", backend: Backend | None = None,
+    def build_tracked(self, conv_id: str, run_id: str, *, worker: str = "", backend: BackendChoice = None,
                       rebuild: bool = False, discard_edits: bool = False) -> Iterator[BuildEvent]:
         """``build`` that writes the conversation's state into the build-status table (a
         cluster worker building one conversation of run ``run_id``)."""
@@ -168,12 +169,9 @@ class BuildService:
                     "--discard-edits to do it anyway"
                 )
 
-    def _backend(self, backend: Backend | None) -> Backend:
-        if backend is None:
-            return self.backend
-        if not isinstance(backend, Backend):  # callers outside mypy (scripts, tests) get one line
-            raise ConfigError(f"not a backend: {type(backend).__name__} (needs segment/extract/plan/answer)")
-        return backend
+    def _backend(self, backend: BackendChoice) -> Backend:
+        """``backend`` resolved (``services/backend_choice.py``); None: this service's backend."""
+        return self.backend if backend is None else self.queries.backends.resolve(backend)
 
     def episodes(self, conv_id: str) -> list[Episode]:
         self.store.require_conversation(conv_id)

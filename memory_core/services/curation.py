@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +37,7 @@ from memory_core.curation.results import ImpactReport, ImpactRow, RecordPage
 from memory_core.embeddings import Embedder
 from memory_core.errors import ConflictError, MnemoscopeError, StoreError
 from memory_core.models import Edit, Episode, Record, RecordStatus
+from memory_core.progress import OnProgress, Step
 from memory_core.record_filter import RecordFilter
 from memory_core.services.querying import QueryService
 
@@ -265,11 +266,12 @@ class CurationService:
 
     # ------------------------------------------------------------------ impact
     def impact(self, conv_id: str, *, strategy: str | None = None, cap: int = DEFAULT_CAP,
-               on_progress: Callable[[int, int, ImpactRow], None] | None = None,
+               on_progress: OnProgress | None = None,
                before: datetime | None = None) -> ImpactReport:
         """Re-ask the conversation's saved questions against the corrected memory.
 
-        Each question is compared with its most recent earlier trace (same strategy): answer,
+        ``on_progress`` gets a ``Step("impact", done, total, conv_id, detail=the ImpactRow)`` per
+        question. Each question is compared with its most recent earlier trace (same strategy): answer,
         plan and buffer differences, with both trace ids for a side-by-side view. With
         ``before`` (an edit's time) only traces made before it count, so the comparison is
         with the memory as it stood before that edit.
@@ -294,7 +296,7 @@ class CurationService:
                 row = compare(earlier, after)
             rows.append(row)
             if on_progress is not None:
-                on_progress(i, len(questions), row)
+                on_progress(Step("impact", i, len(questions), conv_id=conv_id, detail=row))
         return ImpactReport(conv_id=conv_id, strategy=strategy, rows=rows,
                             edits_considered=len(self.store.edits(conv_id)),
                             seconds=round(time.perf_counter() - started, 3))

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memory_core.backends import make_backend, make_judge
+from memory_core.backends import make_judge
 from memory_core.config import Settings
 from memory_core.contracts import Backend, RelationalStore
 from memory_core.errors import QueryError
@@ -51,8 +51,10 @@ from memory_core.eval_rows import EvalRow
 from memory_core.ids import normalise_evidence
 from memory_core.ingest import Loaded, detect_bytes, detect_format
 from memory_core.models import QAItem, Source, SourceLike
+from memory_core.progress import CurvePoint, OnProgress, Step
 from memory_core.query.strategies import strategy as get_strategy
 from memory_core.query.strategies import strategy_names
+from memory_core.services.backend_choice import BackendChoice
 from memory_core.services.building import BuildService
 from memory_core.services.importing import ImportService
 from memory_core.services.querying import QueryService
@@ -60,7 +62,6 @@ from memory_core.store.activity import EVALUATION as ASKED_BY  # marks the trace
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[dict[str, Any]], None]
 CURVE_BUDGETS = (500, 1000, 2000, 4000, 8000)
 LOCOMO_STYLE = ("realtalk", "beam")  # layouts besides LoCoMo whose QA is scored as LoCoMo's
 
@@ -109,20 +110,15 @@ class EvalService:
         self.builds = builds
         self.queries = queries
         self.settings = settings
-        self._backends: dict[str, Backend] = {}
 
-    def _backend(self, name: str) -> Backend:
-        """The queries' backend when ``name`` is the configured one, else one made (once) for it."""
-        if name == self.settings.backend:
-            return self.queries.backend
-        if name not in self._backends:
-            self._backends[name] = make_backend(dataclasses.replace(self.settings, backend=name), self.store,
-                                                embedder=self.queries.embedder)
-        return self._backends[name]
+    def _backend(self, choice: BackendChoice) -> Backend:
+        """``choice`` resolved (``services/backend_choice.py``): the queries' backend when it names
+        the configured one, else one made (once) for the name, or the backend object given."""
+        return self.queries.backends.resolve(choice)
 
     # ------------------------------------------------------------------ preparing the home
     def gold_questions(self, source: EvalSource, convs: Sequence[str] | str | None = None, *,
-                       on_progress: Progress | None = None) -> list[GoldConversation]:
+                       on_progress: OnProgress | None = None) -> list[GoldConversation]:
         """Gold questions of the wanted conversations, importing/building what the home lacks.
 
         ``source`` is a LoCoMo-layout file (a ``Source``: a path or an upload) or conversation
@@ -173,27 +169,27 @@ class EvalService:
         self.store.require_conversation(conv_id)
         return gold_from_qa(conv_id, (t.id for t in self.store.turns(conv_id)), self.store.qa_items(conv_id))
 
-    def _import_missing(self, name: str, loaded: Loaded, on_progress: Progress | None) -> None:
+    def _import_missing(self, name: str, loaded: Loaded, on_progress: OnProgress | None) -> None:
         """Save the conversations of ``loaded`` the home lacks (those it has are kept as they are)."""
         missing = [c for c in loaded.conversations if not self.store.has_conversation(c.id)]
         if not missing:
             return
         if on_progress:
-            on_progress({"stage": "import", "conv_ids": [c.id for c in missing]})
+            on_progress(Step("import", detail=[c.id for c in missing]))
         self.imports.save_loaded(dataclasses.replace(loaded, conversations=missing), file=name)
         still = [c.id for c in missing if not self.store.has_conversation(c.id)]
         if still:
             raise QueryError(f"{name}: importing did not create {', '.join(still)}")
 
-    def _build_if_needed(self, conv_id: str, on_progress: Progress | None) -> None:
+    def _build_if_needed(self, conv_id: str, on_progress: OnProgress | None) -> None:
         n_sessions = len(self.store.sessions(conv_id))
         if len(self.store.built_sessions(conv_id)) >= n_sessions:
             return
         if on_progress:
-            on_progress({"stage": "build", "conv_id": conv_id})
-        for event in self.builds.build(conv_id, backend=self._backend("offline")):
+            on_progress(Step("build", conv_id=conv_id))
+        for event in self.builds.build(conv_id, backend="offline"):
             if on_progress:
-                on_progress({"stage": "build", "conv_id": conv_id, "event": str(event)})
+                on_progress(Step("build", conv_id=conv_id, detail=str(event)))
 
     # ------------------------------------------------------------------ evaluation
     def _asker(self, *, strategy_name: str, budget_tokens: int | None, backend: Backend,
@@ -219,17 +215,17 @@ class EvalService:
         *,
         strategy: str | None = None,
         budget_tokens: int | None = None,
-        backend: str | None = None,
+        backend: BackendChoice = None,
         judge: Judge | None = None,
-        on_progress: Progress | None = None,
+        on_progress: OnProgress | None = None,
         convs: Sequence[str] | str | None = None,
         save_traces: bool = False,
     ) -> EvalReport:
         started = time.perf_counter()
         cfg = get_strategy(strategy or self.settings.strategy)
         gold = self.gold_questions(source, convs, on_progress=on_progress)
-        backend_name = backend or self.settings.backend
-        chosen = self._backend(backend_name)  # one backend for the whole run
+        backend_name = self.queries.backends.name(backend)
+        chosen = self._backend(backend)  # one backend for the whole run
         report = EvalReport(strategy=cfg.name, budget_tokens=budget_tokens, backend=backend_name,
                             conv_ids=[g.conv_id for g in gold])
         total = sum(len(g.scored()) for g in gold)
@@ -242,8 +238,7 @@ class EvalService:
             nonlocal done
             done += 1  # report.rows grows per conversation, after its questions
             if on_progress:
-                on_progress({"stage": "question", "done": done, "total": total,
-                             "conv_id": row.conv_id, "qid": row.qid})
+                on_progress(Step("question", done, total, conv_id=row.conv_id, detail=row.qid))
 
         for g in gold:
             self.queries.warm(g.conv_id)  # index building is a one-off cost, not a question's latency
@@ -263,7 +258,7 @@ class EvalService:
         strategies: Iterable[str] | None = None,
         budgets: Sequence[int] = CURVE_BUDGETS,
         convs: Sequence[str] | str | None = None,
-        on_progress: Progress | None = None,
+        on_progress: OnProgress | None = None,
     ) -> dict[str, dict[int, dict[str, float]]]:
         """Full-evidence recall (and mean tokens) at each budget for each strategy."""
         names = list(strategies) if strategies is not None else strategy_names()
@@ -280,8 +275,8 @@ class EvalService:
                 out[name][budget] = {"full_recall": s["full_recall"] or 0.0,
                                      "tokens_mean": s["tokens_mean"] or 0.0}
                 if on_progress:
-                    on_progress({"stage": "curve", "strategy": name, "budget": budget,
-                                 "full_recall": out[name][budget]["full_recall"]})
+                    point = CurvePoint(name, budget, out[name][budget]["full_recall"])
+                    on_progress(Step("curve", detail=point))
         return out
 
     # ------------------------------------------------------------------ LongMemEval
@@ -301,8 +296,8 @@ class EvalService:
         limit: int | None = None,
         strategy: str | None = None,
         budget_tokens: int | None = None,
-        backend: str | None = None,
-        on_progress: Progress | None = None,
+        backend: BackendChoice = None,
+        on_progress: OnProgress | None = None,
         save_traces: bool = False,
     ) -> EvalReport:
         """Each item of a LongMemEval file, one at a time (a haystack in memory at once):
@@ -310,9 +305,9 @@ class EvalService:
         Rows and summary as ``memory_core.eval.longmemeval`` defines them."""
         started = time.perf_counter()
         cfg = get_strategy(strategy or self.settings.strategy)
-        backend_name = backend or self.settings.backend
+        backend_name = self.queries.backends.name(backend)
         ask = self._asker(strategy_name=cfg.name, budget_tokens=budget_tokens,
-                          backend=self._backend(backend_name), save=save_traces)
+                          backend=self._backend(backend), save=save_traces)
         report = EvalReport(strategy=cfg.name, budget_tokens=budget_tokens, backend=backend_name,
                             line=lme.run_line)
         src = Source.of(path)
@@ -333,15 +328,14 @@ class EvalService:
             report.conv_ids.append(conv.id)
             self.queries.invalidate(conv.id)  # one haystack's index in memory at a time, not 32
             if on_progress:
-                on_progress({"stage": "question", "done": len(report.rows), "total": total,
-                             "conv_id": conv.id, "qid": 0})
+                on_progress(Step("question", len(report.rows), total, conv_id=conv.id, detail=0))
         report.summary = lme.summarise(report.json_rows())
         report.seconds = time.perf_counter() - started
         return report
 
     def fit_candidates(self, path: str | Path, *, limit: int | None = None,
                        convs: Sequence[str] | None = None,
-                       on_progress: Progress | None = None) -> Iterator[Candidates]:
+                       on_progress: OnProgress | None = None) -> Iterator[Candidates]:
         """The ranker fit's candidates of a LoCoMo-layout or LongMemEval file, importing and
         building what the home lacks (``services/fitting.py``)."""
         from memory_core.services.fitting import candidates

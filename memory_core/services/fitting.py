@@ -10,10 +10,9 @@ the question's evidence). Retrieval only: no answer is composed, nothing is save
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from memory_core.eval import longmemeval as lme
 from memory_core.eval.fit import Candidates
 from memory_core.eval.locomo import matches
 from memory_core.ingest import Loaded
+from memory_core.progress import OnProgress
 from memory_core.query.qembed import embed_question
 from memory_core.query.ranker import size_class
 from memory_core.query.retrieve import budget_key
@@ -29,7 +29,6 @@ from memory_core.query.strategies import StrategyConfig
 from memory_core.query.strategies import strategy as get_strategy
 from memory_core.services.evaluating import EvalService
 
-Progress = Callable[[dict[str, Any]], None]
 HAND = "ensimem"  # the strategy whose signals (and hand fusion) the features are
 
 
@@ -52,7 +51,7 @@ def _one(evaluation: EvalService, cfg: StrategyConfig, conv_id: str, question: s
 
 def candidates(evaluation: EvalService, path: str | Path, *, limit: int | None = None,
                convs: Sequence[str] | None = None,
-               on_progress: Progress | None = None) -> Iterator[Candidates]:
+               on_progress: OnProgress | None = None) -> Iterator[Candidates]:
     """``convs``: only these conversations of a LoCoMo-layout file (those it holds; none: all)."""
     cfg = get_strategy(HAND)
     name = Path(path).name

@@ -24,7 +24,6 @@ from memory_core.contracts import RelationalStore, VectorStore
 from memory_core.errors import IngestError, StoreError
 from memory_core.ingest import (
     Loaded,
-    Progress,
     Streamed,
     detect_bytes,
     detect_format,
@@ -34,6 +33,7 @@ from memory_core.ingest import (
 )
 from memory_core.ingest.common import show
 from memory_core.models import Conversation, Record, Source, SourceLike, Turn
+from memory_core.progress import OnProgress, Step
 from memory_core.services.growing import Growth, grow, remember_turns
 from memory_core.store.forget import forget
 
@@ -108,7 +108,7 @@ class ImportService:
         return detect_format(src.file, limits=self.settings.limits)
 
     def import_file(self, source: SourceLike, *, fmt: str | None = None, replace: bool = False,
-                    on_progress: Progress | None = None) -> ImportResult:
+                    on_progress: OnProgress | None = None) -> ImportResult:
         """Import every conversation in ``source``: in one transaction, or per batch of items for
         a streamed benchmark layout read from a path (see ``save_streamed``)."""
         src = Source.of(source)
@@ -118,7 +118,7 @@ class ImportService:
         return self.save_streamed(streamed, replace=replace, file=str(src.file), on_progress=on_progress)
 
     def save_streamed(self, streamed: Streamed, *, replace: bool = False, file: str = "",
-                      batch: int = 25, on_progress: Progress | None = None) -> ImportResult:
+                      batch: int = 25, on_progress: OnProgress | None = None) -> ImportResult:
         """Save a validated file. A file read whole is saved in one transaction; a streamed
         one (LongMemEval: hundreds of large items) is read again and saved ``batch``
         conversations per transaction, so memory stays bounded. The whole file was validated
@@ -168,13 +168,13 @@ class ImportService:
         return existing
 
     def _save_batch(self, chunk: list[Conversation], replace: bool, saved: int = 0, total: int = 0,
-                    on_progress: Progress | None = None) -> int:
+                    on_progress: OnProgress | None = None) -> int:
         """Save ``chunk`` in one transaction (all of it or nothing)."""
         with self.store.atomic():
             for conv in chunk:
                 self.store.save_conversation(conv, replace=replace)
         if on_progress is not None and chunk:
-            on_progress("saved", saved + len(chunk), total)
+            on_progress(Step("saved", saved + len(chunk), total))
         return len(chunk)
 
     def _result(self, ids: list[str], warnings: list[str], fmt: str, replaced: list[str]) -> ImportResult:

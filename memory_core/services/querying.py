@@ -30,6 +30,7 @@ from memory_core.query.pipeline import run_question
 from memory_core.query.qembed import embed_question
 from memory_core.query.retrieve import Retrieval, retrieve
 from memory_core.query.strategies import strategy, strategy_names
+from memory_core.services.backend_choice import BackendChoice, BackendChoices
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,7 @@ class QueryService:
         self.index = index
         self.embedder = embedder
         self.backend = backend
+        self.backends = BackendChoices(settings, store, embedder, backend)  # ``backend=`` of every call
         self.settings = settings
         self.index_cache = index_cache
         self._index_usable: bool | None = None
@@ -87,14 +89,14 @@ class QueryService:
         *,
         strategy_name: str | None = None,
         budget_tokens: int | None = None,
-        backend: Backend | None = None,
+        backend: BackendChoice = None,
         save: bool = True,
         now: datetime | None = None,
         client: str = "",
         asked_by: str | None = None,
     ) -> tuple[Trace, Retrieval]:
-        """Ask with this view's backend, or ``backend`` for this question (e.g. an evaluation
-        that keeps one backend for its whole run). ``now`` is when the question is asked
+        """Ask with this view's backend, or ``backend`` (a name or a backend object,
+        ``services/backend_choice.py``) for this question. ``now`` is when the question is asked
         (relative dates in it count back from there); default: the last session's time.
         ``client``: the agent that asked (an MCP client's name), '' for a person."""
         question = (question or "").strip()
@@ -105,7 +107,7 @@ class QueryService:
         cfg = strategy(strategy_name or self.settings.strategy)
         if budget_tokens is None:
             budget_tokens = self.settings.budget_tokens
-        chosen = backend if backend is not None else self.backend
+        chosen = self.backends.resolve(backend)
         ci = self.conversation_index(conv_id)
         trace_id = uuid.uuid4().hex[:16]
         scope = f"trace:{trace_id}"

@@ -27,6 +27,10 @@ def test_service_build_graphs_history_and_export(services: Any, tmp_path: Path) 
     assert "session_started" not in again
     with pytest.raises(ConfigError):
         list(services.builds.build(conv_id, backend=object()))
+    by_name = list(services.builds.build(conv_id, backend="offline"))  # a name, as evaluation takes
+    assert by_name[0].backend == "offline" and "session_started" not in [e.kind for e in by_name]
+    with pytest.raises(ConfigError, match="unknown backend 'nope'"):
+        list(services.builds.build(conv_id, backend="nope"))
     with pytest.raises(StoreError):
         list(services.builds.build("no-such-conversation"))
 

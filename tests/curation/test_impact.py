@@ -15,7 +15,7 @@ def test_impact_compares_with_the_earlier_trace(built) -> None:
     for rid in ("c1:S1:E2:R1", "c1:S2:E1:R1"):  # both "Ben destination Lisbon" records are wrong
         built.curation.mark_wrong(rid, who="ana", why="test")
     progress: list[tuple[int, int]] = []
-    report = built.curation.impact(CONV, on_progress=lambda done, total, row: progress.append((done, total)))
+    report = built.curation.impact(CONV, on_progress=lambda step: progress.append((step.done, step.total)))
     assert report.conv_id == CONV and report.edits_considered == 2
     (row,) = [r for r in report.rows if r.question == QUESTION]
     assert row.before_trace_id == before.id and row.after_trace_id != before.id

@@ -12,6 +12,7 @@ import pytest
 from memory_core.config import ImportLimits
 from memory_core.errors import IngestError
 from memory_core.ingest import load_file, stream_file
+from memory_core.progress import Step
 
 DEV = Path("/work/shared/bench/lme_s_dev.json")
 
@@ -114,8 +115,9 @@ def test_a_file_over_the_limit_streams_item_by_item(write):
     with pytest.raises(IngestError) as err:
         load_file(path, limits=small)
     assert "python -m memory_core import FILE" in err.value.what, str(err.value)
-    progress: list[tuple[str, int, int]] = []
-    streamed = stream_file(path, limits=small, on_progress=lambda *a: progress.append(a))
+    steps: list[Step] = []
+    streamed = stream_file(path, limits=small, on_progress=steps.append)
+    progress = [(s.stage, s.done, s.total) for s in steps]
     assert streamed.per_item and streamed.format == "longmemeval"
     assert streamed.ids == [f"q-{i}" for i in range(30)] and streamed.turns == 120
     assert progress[-1] == ("checked", 30, 30)

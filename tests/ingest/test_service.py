@@ -11,6 +11,7 @@ import pytest
 from memory_core.config import ImportLimits, Settings
 from memory_core.errors import IngestError, StoreError
 from memory_core.models import Entity, Episode, EventFrame, Record, Source
+from memory_core.progress import Step
 from memory_core.services import Services
 from memory_core.services.importing import ImportResult
 from memory_core.store.vectors import CHROMA_DIR, VectorIndex
@@ -185,8 +186,9 @@ def test_a_streamed_file_is_saved_in_batches_of_whole_conversations(tmp_path, wr
     settings = Settings(home=tmp_path / "home", limits=ImportLimits(max_file_mb=0.001))
     svc = Services(settings)
     try:
-        stages: list[tuple[str, int, int]] = []
-        streamed = svc.imports.import_file(path, on_progress=lambda *a: stages.append(a))
+        steps: list[Step] = []
+        streamed = svc.imports.import_file(path, on_progress=steps.append)
+        stages = [(s.stage, s.done, s.total) for s in steps]
         assert streamed.format == "longmemeval" and streamed.ids == [f"lme-{i}" for i in range(10)]
         assert ("saved", 10, 10) in stages and ("checked", 10, 10) in stages
         conv = svc.imports.conversation("lme-7")
