@@ -186,7 +186,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     rel = Path(str(metafunc.definition.path)).resolve().relative_to(TESTS).as_posix()
     if any(rel == s or (s.endswith("/") and rel.startswith(s)) for s in ENGINE_SUITES):
-        metafunc.parametrize("engine", ENGINES, indirect=True)
+        team_only = metafunc.definition.get_closest_marker("team_engines") is not None
+        metafunc.parametrize("engine", ("postgres",) if team_only else ENGINES, indirect=True)
 
 
 @pytest.fixture(scope="session")

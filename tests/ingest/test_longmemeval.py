@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,6 @@ from memory_core.config import ImportLimits
 from memory_core.errors import IngestError
 from memory_core.ingest import load_file, stream_file
 from memory_core.progress import Step
-
-DEV = Path("/work/shared/bench/lme_s_dev.json")
 
 
 def item(qid: str = "q-001", **overrides: Any) -> dict[str, Any]:
@@ -167,12 +166,12 @@ def test_an_item_not_an_object_is_refused_by_its_index(write):
     assert err.value.where == "$[1]" and "a LongMemEval item object" in err.value.what
 
 
-@pytest.mark.skipif(not DEV.exists(), reason="needs ../shared/bench/lme_s_dev.json")
-def test_the_official_dev_items_import_as_downloaded():
-    streamed = stream_file(DEV, limits=ImportLimits(max_file_mb=1))
+def test_the_official_dev_items_import_as_downloaded(bench: Callable[[str], Path]) -> None:
+    dev = bench("lme_s_dev.json")
+    streamed = stream_file(dev, limits=ImportLimits(max_file_mb=1))
     assert streamed.per_item and len(streamed.ids) == 15
     convs = {c.id: c for c in streamed.conversations()}
-    raw = {x["question_id"]: x for x in json.loads(DEV.read_text(encoding="utf-8"))}
+    raw = {x["question_id"]: x for x in json.loads(dev.read_text(encoding="utf-8"))}
     for qid, conv in convs.items():
         sessions = raw[qid]["haystack_sessions"]
         assert len(conv.turns) == sum(len(s) for s in sessions)

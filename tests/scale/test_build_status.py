@@ -139,12 +139,12 @@ def test_a_worker_building_itself_writes_its_stages(services, tmp_path: Path) ->
     assert services.builds.build_status()[0]["worker"] == "tcp://127.0.0.1:1"
 
 
+@pytest.mark.team_engines
 def test_build_cluster_tasks_write_their_own_rows_on_the_team_engines(
         cluster, services, settings, engine, tmp_path: Path) -> None:
     """``build-cluster``'s task (``build_on_worker``) on a real worker: it opens the shared
     PostgreSQL store and Chroma server itself and writes its conversation's row."""
-    if engine != "postgres":
-        pytest.skip("build-cluster needs the team engines (workers open the store themselves)")
+    assert engine == "postgres"  # build-cluster needs the team engines (workers open the store themselves)
     from distributed import Client
 
     from memory_core.cli.commands_cluster import build_on_worker
