@@ -25,7 +25,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from memory_core.config import Settings
-from memory_core.construct.progress import BuildDone
+from memory_core.progress import BuildDone
 from memory_core.services import Services
 
 

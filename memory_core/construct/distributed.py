@@ -40,12 +40,12 @@ from typing import TYPE_CHECKING, Any
 
 from memory_core.construct.embedcache import TextEmbedder
 from memory_core.construct.pipeline import build_conversation
-from memory_core.construct.progress import BuildEvent, ConversationQueued
 from memory_core.construct.sessions import ComputedConversation, compute_conversation
 from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder, shared_embedder
 from memory_core.errors import BuildError, ConfigError
 from memory_core.models import Conversation
+from memory_core.progress import BuildEvent, ConversationQueued
 
 if TYPE_CHECKING:
     from distributed import Client

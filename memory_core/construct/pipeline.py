@@ -1,7 +1,7 @@
 """The build: a conversation's sessions -> episodes, records, events -> graphs, streamed.
 
 ``build_conversation(store, index, embedder, conv_id, backend)`` is a generator of the
-progress events of ``memory_core.construct.progress``. It works with any ``Backend``:
+progress events of ``memory_core.progress``. It works with any ``Backend``:
 
 1. sessions already built (``store.built_sessions``) are skipped unless ``rebuild``; their
    vectors are checked (Chroma counts against DuckDB) and re-indexed when some are missing.
@@ -41,15 +41,6 @@ from typing import Any
 from memory_core.construct.embedcache import TextEmbedder, embed_texts
 from memory_core.construct.graph_refresh import index_entities, refresh_graph
 from memory_core.construct.indexing import Committed, index_committed, vectors_complete
-from memory_core.construct.progress import (
-    BuildDone,
-    BuildEvent,
-    BuildStarted,
-    EntitiesMerged,
-    GraphUpdated,
-    SessionDone,
-    SessionSkipped,
-)
 from memory_core.construct.sessions import (
     ComputedConversation,
     ComputedHere,
@@ -61,6 +52,15 @@ from memory_core.construct.sessions import (
 from memory_core.contracts import Backend, ConversationInfo, RelationalStore, VectorStore
 from memory_core.errors import MnemoscopeError
 from memory_core.models import Session
+from memory_core.progress import (
+    BuildDone,
+    BuildEvent,
+    BuildStarted,
+    EntitiesMerged,
+    GraphUpdated,
+    SessionDone,
+    SessionSkipped,
+)
 
 log = logging.getLogger(__name__)
 

@@ -27,11 +27,11 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from memory_core.construct.embedcache import TextEmbedder, embed_texts, seed_vectors
-from memory_core.construct.progress import BuildEvent, EpisodeFormed, RecordsExtracted, SessionStarted
 from memory_core.construct.validate import validate_episodes, validate_extraction
 from memory_core.contracts import Backend, ConversationInfo
 from memory_core.errors import BuildError
 from memory_core.models import Conversation, Episode, EventFrame, Record, Session, Turn
+from memory_core.progress import BuildEvent, EpisodeFormed, RecordsExtracted, SessionStarted
 
 log = logging.getLogger(__name__)
 
