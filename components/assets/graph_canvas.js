@@ -144,6 +144,7 @@ export default function (component) {
   const api = {
     stats,
     network,
+    live: () => root.__mn === mine && box.isConnected,  // not a canvas a rerun has replaced
     nodeIds: () => nodes.getIds().filter((id) => !String(id).startsWith("mn-head:")),  // not the session titles
     edgeIds: () => edges.getIds(),
     screenPoint: (id) => {
