@@ -58,6 +58,14 @@ a.mn-link:hover { color: #4c6ef5; border-bottom-color: #4c6ef5; }
 .mn-said { color: color-mix(in srgb, currentColor 70%, transparent); font-size: 0.9rem; }
 .mn-table { container-type: inline-size; }
 @container (max-width: 640px) { .mn-table .mn-wide { display: none; } }
+/* a small screen (1024 x 768 with the sidebar open): the page's wide margins and the empty band
+   above the title go to the content (the graph canvas, the trace's metrics) */
+@media (max-width: 1180px) {
+  [data-testid="stMainBlockContainer"] { padding-left: 1.5rem; padding-right: 1.5rem; }
+}
+@media (max-height: 820px) {
+  [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
+}
 </style>
 """
 

@@ -65,7 +65,7 @@ def asked_at_text(trace: Trace) -> str:
 def answer(trace: Trace) -> None:
     st.html(answer_html(trace))
     support_view.badge(trace)
-    cols = st.columns(4)
+    cols = st.columns(3)
     budget = f" / {trace.budget_tokens}" if trace.budget_tokens else ""
     cols[0].metric("Buffer tokens", f"{trace.buffer_tokens}{budget}",
                    help="tokens of the evidence turns handed to the answerer (/ the budget, when set)")
@@ -73,8 +73,10 @@ def answer(trace: Trace) -> None:
     cols[2].metric("Time", f"{trace.timings.get('total', 0.0):.2f} s",
                    help="time spent planning, retrieving and answering; loading the conversation's index "
                         "the first time and drawing the page are not counted")
-    cols[3].metric("Strategy", trace.strategy, help="the retrieval strategy that chose the evidence")
-    st.caption(md(asked_at_text(trace)))
+    # the strategy's name is text, not a figure: a caption, never cut short like a metric on a
+    # narrow screen
+    st.caption(f"Evidence chosen by the **{md(trace.strategy)}** retrieval strategy. "
+               f"{md(asked_at_text(trace))}")
 
 
 def plan(trace: Trace) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from components.text import md
 from components.trace_view import SCORE_PARTS, requirement_names
 from tests.app.conftest import SAMPLE_ID, all_text, button, full_trace, no_errors, widget
 
@@ -30,6 +31,9 @@ def test_every_score_part_of_a_trace_is_explained(open_app, app_services) -> Non
     assert ("applied to" in text) == bool(speaker)
     assert any(m.label == "Time" and m.help and "not counted" in m.help for m in at.metric)
     assert "Asked as of the conversation's last session" in all_text(at)
+    # the strategy is named in words (a metric cut its name short on a narrow screen)
+    assert "Strategy" not in {m.label for m in at.metric}
+    assert any(f"**{md(trace.strategy)}** retrieval strategy" in c.value for c in at.caption)
     # no "r0"-style requirement names reach the episodes table
     episodes = next((d.value for d in at.dataframe if "why" in d.value.columns), None)
     if episodes is not None:

@@ -73,3 +73,16 @@ def test_records_headers_and_buttons_are_whole(built_app: str, sized) -> None:
         text = button.locator("p").first
         scroll, client = text.evaluate(_WIDTHS)
         assert scroll <= client + 1, f"{size}: '{text.inner_text()}' needs {scroll} px, has {client}"
+
+
+def test_the_graph_canvas_keeps_room_on_a_small_screen(built_app: str, sized) -> None:
+    """At 1024 px with the sidebar open, the page's wide margins go to the canvas: it stays
+    wide enough for a readable graph (it was 330 px), and its top is on screen."""
+    page, size = sized
+    goto(page, f"{built_app}/graphs?conv={SAMPLE_ID}")
+    page.wait_for_function("() => globalThis.mnGraphs && globalThis.mnGraphs.entity"
+                           " && globalThis.mnGraphs.entity.stats.drawnMs !== null", timeout=60_000)
+    box = page.evaluate("() => { const r = globalThis.mnGraphs.entity.network.body.container"
+                        ".getBoundingClientRect(); return [r.width, r.top]; }")
+    assert box[0] >= 390, f"{size}: the canvas is {box[0]:.0f} px wide"
+    assert box[1] < size[1] * 0.6, f"{size}: the canvas starts {box[1]:.0f} px down a {size[1]} px window"
