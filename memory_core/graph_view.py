@@ -1,10 +1,11 @@
 """A graph view with typed nodes and edges: what the front ends read of a graph.
 
-The stored graphs are built as networkx graphs (``construct.graphs``: layouts, ego networks and
-GraphML need networkx); a front end that shows them reads this view instead of networkx
-attributes. ``view_of(g)`` converts one graph — the entity graph (``kind="entity"``: nodes are
-entities, an edge is a relation keyed by its property) or the event graph (``kind="event"``:
-nodes are event frames, an edge carries every link kind and label between two events).
+The stored graphs are built as networkx graphs (``construct.graphs``, which also writes GraphML);
+the build service hands the front ends this view instead (``Services.builds.entity_graph`` /
+``event_graph``), and they filter, lay out and draw it. ``view_of(g)`` converts one graph — the
+entity graph (``kind="entity"``: nodes are entities, an edge is a relation keyed by its
+property) or the event graph (``kind="event"``: nodes are event frames, an edge carries every
+link kind and label between two events).
 
 The conversion is the one place that knows the attribute names ``construct.graphs`` writes:
 
@@ -16,9 +17,7 @@ The conversion is the one place that knows the attribute names ``construct.graph
 
 A view is a value: frozen, ordered as the graph iterates, and it never reaches back to the graph.
 ``subgraph``/``without``/``keeping`` give smaller views (the nodes and edges kept in their order);
-``neighbourhood`` is the ego network's breadth-first walk (edges taken in either direction). The
-services hand these views to the front ends; networkx stays in ``construct.graphs`` (building,
-GraphML).
+``neighbourhood`` is the ego network's breadth-first walk (edges taken in either direction).
 """
 
 from __future__ import annotations
