@@ -215,11 +215,6 @@ def node_of(g: Any, n: Any) -> GraphNode:
     return _node(n, a, _kind_of(g, a))
 
 
-def edge_of(u: Any, v: Any, k: Any, attrs: Mapping[str, Any]) -> ViewEdge:
-    """An edge of a networkx graph (``k``: its key in a multigraph, else ``None``) as a typed edge."""
-    return _edge(u, v, k, attrs)
-
-
 def view_of(g: Any) -> GraphView:
     """The typed view of a networkx graph from ``construct.graphs`` (or a subgraph of one)."""
     kind: GraphKind = "event" if g.graph.get("kind") == "event" else "entity"
