@@ -81,3 +81,17 @@ def test_filter_graph_limits_types_properties_window_and_ego() -> None:
     ego = graph.filter_graph(g, ego="n10", depth=2, limit=None).graph
     assert set(ego.ids()) == {"n8", "n9", "n10", "n11", "n12"}
     assert g.neighbourhood("n10", 0) == {"n10"} and g.neighbourhood("nowhere", 2) == set()
+
+
+def test_graph_view_helpers_keep_the_order_and_leave_the_view_alone() -> None:
+    g = _graph()
+    ids = g.ids()
+    sub = g.subgraph({"n3", "n1", "n2", "n40"})
+    assert sub.ids() == ["n1", "n2", "n3", "n40"]  # in the view's order, not the set's
+    assert [(e.source, e.target) for e in sub.edges] == [("n1", "n2"), ("n2", "n3")]
+    rest = g.without({"n0", "n49"})
+    assert len(rest.nodes) == 48 and all("n0" not in (e.source, e.target) for e in rest.edges)
+    visited = g.keeping(lambda e: e.label == "visited")
+    assert visited.ids() == ids and {e.label for e in visited.edges} == {"visited"}
+    assert g.ids() == ids and len(g.edges) == 49  # a view is a value: nothing above changed it
+    assert "n7" in g and "nowhere" not in g and g.node("n7") is not None and g.node("nowhere") is None
