@@ -1,8 +1,8 @@
-"""Graph views: read and filter a networkx graph from the build service.
+"""Graph views: read and filter a graph view (``memory_core.graph_view``) from the build service.
 
-The pages hand over the graph object and the filter values; everything that touches networkx
-lives here (attribute access, facets, filters). Drawing is ``graph_canvas`` (a custom
-component that receives the graph as JSON data).
+The pages hand over the view and the filter values; the facets and filters live here. Drawing
+is ``graph_canvas`` (a custom component that receives the graph as JSON data). Every result is a
+new view: nodes and edges kept in the input's order.
 """
 
 from __future__ import annotations
@@ -10,13 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
-from typing import Any
-
-import networkx as nx
+from datetime import date
 
 from components.graph_style import action_family
-from memory_core.graph_view import GraphNode, edge_of, node_of
+from memory_core.graph_view import GraphNode, GraphView, ViewEdge
 
 DEFAULT_LIMIT = 300
 DEFAULT_ENTITIES = 30  # the entity graph's default view: this many most connected entities (+ speakers)
@@ -25,39 +22,14 @@ DEFAULT_EVENT_LINKS = frozenset({"succession", "episode"})  # its links (partici
 _EPISODE_RE = re.compile(r":S(\d+):E(\d+)$")
 
 
-# ------------------------------------------------------------------ attribute access
-def node_label(g: Any, n: Any) -> str:
-    """The entity's name or the event's action (``memory_core.graph_view``)."""
-    return node_of(g, n).label
-
-
-def node_type(g: Any, n: Any) -> str:
-    """The entity type, or for an event its action family (``graph_style.action_family``)."""
-    return type_of(node_of(g, n))
-
-
+# ------------------------------------------------------------------ attributes
 def type_of(node: GraphNode) -> str:
     """The entity type, or for an event its action family (``graph_style.action_family``)."""
     return action_family(node.action) if node.kind == "event" else node.type
 
 
-def node_importance(g: Any, n: Any) -> float:
-    return node_of(g, n).importance
-
-
-def edge_label(attrs: dict[str, Any]) -> str:
-    """The relation's property, or the event link's kind (``memory_core.graph_view``)."""
-    return edge_of(None, None, None, attrs).label
-
-
-def _when(value: Any) -> date | None:
-    """A date from a datetime, a date, or an ISO string ("2023", "2023-05", "2023-05-06...")."""
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if not isinstance(value, str):
-        return None
+def _when(value: str) -> date | None:
+    """A date from an ISO string ("2023", "2023-05", "2023-05-06...")."""
     m = re.match(r"^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?", value)
     if not m:
         return None
@@ -67,18 +39,18 @@ def _when(value: Any) -> date | None:
         return None
 
 
-def times_of(attrs: dict[str, Any]) -> list[date]:
-    keys = ("first_mentioned", "last_mentioned", "time", "valid_time", "start_time", "session_time")
-    return [d for d in (_when(attrs.get(k)) for k in keys) if d is not None]
+def _dates(values: Iterable[str]) -> list[date]:
+    return [d for d in (_when(v) for v in values) if d is not None]
 
 
-def edges(g: Any) -> Iterable[tuple[Any, Any, Any, dict[str, Any]]]:
-    """(source, target, key, attrs) for both multigraphs and simple graphs."""
-    if g.is_multigraph():
-        yield from g.edges(keys=True, data=True)
-    else:
-        for u, v, a in g.edges(data=True):
-            yield u, v, None, a
+def node_dates(node: GraphNode) -> list[date]:
+    """The dates a node carries: an event's time."""
+    return _dates([node.time])
+
+
+def edge_dates(edge: ViewEdge) -> list[date]:
+    """The dates an edge carries: a relation's first and last mention."""
+    return _dates([edge.first_mentioned, edge.last_mentioned])
 
 
 # ------------------------------------------------------------------ facets and filters
@@ -91,25 +63,24 @@ class Facets:
     max_importance: float
 
 
-def facets(g: Any) -> Facets:
-    types = sorted({node_type(g, n) for n in g.nodes})
-    props = sorted({edge_label(a) for *_, a in edges(g)} - {""})
-    times = [d for n in g.nodes for d in times_of(g.nodes[n])]
-    times += [d for *_, a in edges(g) for d in times_of(a)]
-    top = max((node_importance(g, n) for n in g.nodes), default=0.0)
+def facets(g: GraphView) -> Facets:
+    types = sorted({type_of(n) for n in g.nodes})
+    props = sorted({e.label for e in g.edges} - {""})
+    times = [d for n in g.nodes for d in node_dates(n)] + [d for e in g.edges for d in edge_dates(e)]
+    top = max((n.importance for n in g.nodes), default=0.0)
     return Facets(types, props, min(times) if times else None, max(times) if times else None, top)
 
 
 @dataclass(frozen=True)
 class View:
-    graph: Any  # the filtered subgraph (a copy)
+    graph: GraphView  # the filtered view
     matching: int  # nodes passing the filters before the display limit
     shown: int
 
 
-def filter_graph(g: Any, *, types: Sequence[str] = (), properties: Sequence[str] = (),
+def filter_graph(g: GraphView, *, types: Sequence[str] = (), properties: Sequence[str] = (),
                  window: tuple[date, date] | None = None, min_importance: float = 0.0,
-                 ego: Any = None, depth: int = 1, limit: int | None = DEFAULT_LIMIT) -> View:
+                 ego: str | None = None, depth: int = 1, limit: int | None = DEFAULT_LIMIT) -> View:
     """The subgraph the filters keep, cut to the ``limit`` most important nodes.
 
     * ego / depth: only nodes within ``depth`` hops of ``ego`` (edges in either direction);
@@ -117,110 +88,87 @@ def filter_graph(g: Any, *, types: Sequence[str] = (), properties: Sequence[str]
     * properties: only edges with these labels, and the nodes they connect;
     * window: only timed edges/nodes with a date inside it, and the nodes they connect.
     """
-    keep = set(g.nodes)
-    if ego is not None and ego in g:
-        keep &= set(nx.ego_graph(g.to_undirected(as_view=True), ego, radius=max(0, int(depth))).nodes)
+    nodes = {n.id: n for n in g.nodes}
+    keep = set(nodes)
+    if ego is not None and ego in nodes:
+        keep &= g.neighbourhood(ego, max(0, int(depth)))
     if types:
-        keep = {n for n in keep if node_type(g, n) in set(types)}
+        keep = {n for n in keep if type_of(nodes[n]) in set(types)}
     if min_importance > 0:
-        keep = {n for n in keep if node_importance(g, n) >= min_importance or n == ego}
+        keep = {n for n in keep if nodes[n].importance >= min_importance or n == ego}
 
-    def in_window(attrs: dict[str, Any]) -> bool | None:
-        times = times_of(attrs)
+    def in_window(times: list[date]) -> bool | None:
         if window is None or not times:
             return None
         return any(window[0] <= t <= window[1] for t in times)
 
-    candidates = [(u, v, k, a) for u, v, k, a in edges(g) if u in keep and v in keep
-                  and (not properties or edge_label(a) in set(properties)) and in_window(a) is not False]
+    candidates = [e for e in g.edges if e.source in keep and e.target in keep
+                  and (not properties or e.label in set(properties))
+                  and in_window(edge_dates(e)) is not False]
     if properties:
-        keep = {u for u, *_ in candidates} | {v for _, v, *_ in candidates}
+        keep = {e.source for e in candidates} | {e.target for e in candidates}
     if window is not None:
-        timed = {x for u, v, _, a in candidates if in_window(a) for x in (u, v)}
-        keep = {n for n in keep if n in timed or in_window(g.nodes[n]) is True}
-    kept_edges = [(u, v, k) for u, v, k, _ in candidates if u in keep and v in keep]
+        timed = {x for e in candidates if in_window(edge_dates(e)) for x in (e.source, e.target)}
+        keep = {n for n in keep if n in timed or in_window(node_dates(nodes[n])) is True}
     matching = len(keep)
     if limit is not None and len(keep) > limit:
-        degree = g.degree
-        ranked = sorted(keep, key=lambda n: (n != ego, -node_importance(g, n), -degree[n], str(n)))
+        degree = g.degree()
+        ranked = sorted(keep, key=lambda n: (n != ego, -nodes[n].importance, -degree[n], n))
         keep = set(ranked[:limit])
-    sub = g.__class__()
-    sub.graph.update(g.graph)
-    sub.add_nodes_from((n, g.nodes[n]) for n in keep)
-    for u, v, k in kept_edges:
-        if u in keep and v in keep:
-            if g.is_multigraph():
-                sub.add_edge(u, v, key=k, **g.edges[u, v, k])
-            else:
-                sub.add_edge(u, v, **g.edges[u, v])
-    return View(sub, matching, sub.number_of_nodes())
+    sub = GraphView(g.kind, tuple(n for n in g.nodes if n.id in keep),
+                    tuple(e for e in candidates if e.source in keep and e.target in keep))
+    return View(sub, matching, len(sub.nodes))
 
 
-def speaker_nodes(g: Any, speakers: Iterable[str]) -> set[Any]:
+def speaker_nodes(g: GraphView, speakers: Iterable[str]) -> set[str]:
     """The nodes named like one of the conversation's speakers (case ignored)."""
     names = {str(s).strip().lower() for s in speakers}
-    return {n for n in g.nodes if node_label(g, n).strip().lower() in names}
+    return {n.id for n in g.nodes if n.label.strip().lower() in names}
 
 
-def default_entities(g: Any, speakers: Iterable[str] = (), *, shown: int = DEFAULT_ENTITIES) -> set[Any]:
+def default_entities(g: GraphView, speakers: Iterable[str] = (), *,
+                     shown: int = DEFAULT_ENTITIES) -> set[str]:
     """The entity graph's default view: the ``shown`` most connected entities (degree, then
     importance) and every speaker — the people and what connects them."""
-    degree = g.degree
-    linked = sorted((n for n in g.nodes if degree[n] > 0),
-                    key=lambda n: (-degree[n], -node_importance(g, n), str(n)))
-    return set(linked[:shown]) | speaker_nodes(g, speakers)
+    degree = g.degree()
+    linked = sorted((n for n in g.nodes if degree[n.id] > 0),
+                    key=lambda n: (-degree[n.id], -n.importance, n.id))
+    return {n.id for n in linked[:shown]} | speaker_nodes(g, speakers)
 
 
-def episode_order(episode_id: Any) -> tuple[int, int, str]:
+def episode_order(episode_id: str) -> tuple[int, int, str]:
     """Sort key of an episode id (``…:S10:E2``) in session order: S1·E1 < S1·E2 < S2·E1 < S10·E1."""
-    m = _EPISODE_RE.search(str(episode_id or ""))
-    return (int(m.group(1)), int(m.group(2)), "") if m else (1 << 30, 0, str(episode_id))
+    m = _EPISODE_RE.search(episode_id)
+    return (int(m.group(1)), int(m.group(2)), "") if m else (1 << 30, 0, episode_id)
 
 
-def default_events(g: Any, *, shown: int = DEFAULT_EVENTS) -> set[Any]:
+def default_events(g: GraphView, *, shown: int = DEFAULT_EVENTS) -> set[str]:
     """The event graph's default view: the most important event of every episode, then the
     most important others, ``shown`` in all (more when there are more episodes)."""
-    ranked = sorted(g.nodes, key=lambda n: (-node_importance(g, n), str(n)))
-    keep: dict[Any, Any] = {}
+    ranked = sorted(g.nodes, key=lambda n: (-n.importance, n.id))
+    keep: dict[str, str] = {}
     for n in ranked:
-        keep.setdefault(g.nodes[n].get("episode_id"), n)
+        keep.setdefault(n.episode_id, n.id)
     out = set(keep.values())
     for n in ranked:
         if len(out) >= shown:
             break
-        out.add(n)
+        out.add(n.id)
     return out
 
 
-def only_links(g: Any, kinds: frozenset[str]) -> Any:
-    """A copy of ``g`` keeping only the edges one of whose kinds (``kinds`` or ``kind``) is in ``kinds``."""
-    sub = g.__class__()
-    sub.graph.update(g.graph)
-    sub.add_nodes_from(g.nodes(data=True))
-    for u, v, k, a in edges(g):
-        if kinds & set(a.get("kinds") or [a.get("kind")]):
-            if g.is_multigraph():
-                sub.add_edge(u, v, key=k, **a)
-            else:
-                sub.add_edge(u, v, **a)
-    return sub
+def only_links(g: GraphView, kinds: frozenset[str]) -> GraphView:
+    """``g`` keeping only the edges one of whose kinds is in ``kinds``."""
+    return g.keeping(lambda e: bool(kinds & set(e.kinds)))
 
 
-def without(g: Any, drop: set[Any]) -> Any:
-    """A copy of ``g`` without the nodes in ``drop`` (and their edges)."""
-    sub = g.__class__()
-    sub.graph.update(g.graph)
-    sub.add_nodes_from((n, g.nodes[n]) for n in g.nodes if n not in drop)
-    for u, v, k, a in edges(g):
-        if u not in drop and v not in drop:
-            if g.is_multigraph():
-                sub.add_edge(u, v, key=k, **a)
-            else:
-                sub.add_edge(u, v, **a)
-    return sub
+def without(g: GraphView, drop: set[str]) -> GraphView:
+    """``g`` without the nodes in ``drop`` (and their edges)."""
+    return g.without(drop)
 
 
 # ------------------------------------------------------------------ selection helpers
-def node_choices(g: Any) -> list[Any]:
-    degree = g.degree
-    return sorted(g.nodes, key=lambda n: (-node_importance(g, n), -degree[n], str(n)))
+def node_choices(g: GraphView) -> list[str]:
+    """The node ids, most important first (then most linked, then by id)."""
+    degree = g.degree()
+    return [n.id for n in sorted(g.nodes, key=lambda n: (-n.importance, -degree[n.id], n.id))]

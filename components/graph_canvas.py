@@ -1,8 +1,8 @@
 """The clickable graph canvas: a Streamlit custom component (v2) drawing vis-network.
 
-``payload(g, ...)`` turns a networkx graph into plain JSON data (nodes, edges, legend,
-vis options); ``canvas(payload, ...)`` mounts the component and returns what the user clicked
-(``Selection``) — a node or an edge — so the page can open its side panel.
+``payload(view, ...)`` turns a graph view (``memory_core.graph_view``) into plain JSON data
+(nodes, edges, legend, vis options); ``canvas(payload, ...)`` mounts the component and returns
+what the user clicked (``Selection``) — a node or an edge — so the page can open its side panel.
 
 vis-network is pyvis' own copy (``pyvis/lib/vis-9.1.2``), prepended to the component's module:
 nothing is fetched from another host. The data travels as JSON (never pasted into HTML or
@@ -40,7 +40,7 @@ import streamlit as st
 from components import graph
 from components.graph_style import type_color
 from components.text import defuse_bidi, shorten
-from memory_core.graph_view import view_of
+from memory_core.graph_view import GraphNode, GraphView
 
 _PYVIS = Path(str(pyvis.__file__)).resolve().parent / "lib" / "vis-9.1.2"
 _ASSETS = Path(__file__).resolve().parent / "assets"
@@ -98,53 +98,52 @@ class Selection:
     id: str
 
 
-def _plain(value: Any, limit: int) -> str:
+def _plain(value: str, limit: int) -> str:
     return defuse_bidi(shorten(value, limit))
 
 
-def _tip(parts: Iterable[tuple[str, Any]]) -> str:
-    return "\n".join(f"{k}: {_plain(v, 160)}" for k, v in parts if v not in (None, "", [], ()))
+def _tip(parts: Iterable[tuple[str, str | int | None]]) -> str:
+    return "\n".join(f"{k}: {_plain(str(v), 160)}" for k, v in parts if v not in (None, ""))
 
 
-def node_times(g: Any) -> dict[Any, date | None]:
+def node_times(g: GraphView) -> dict[str, date | None]:
     """Each node's own date, else the earliest date of its edges (``None`` when undated)."""
-    from_edges: dict[Any, date] = {}
-    for a, b, _, attrs in graph.edges(g):
-        stamps = graph.times_of(attrs)
+    from_edges: dict[str, date] = {}
+    for e in g.edges:
+        stamps = graph.edge_dates(e)
         if stamps:
             first = min(stamps)
-            for n in (a, b):
+            for n in (e.source, e.target):
                 if n not in from_edges or first < from_edges[n]:
                     from_edges[n] = first
-    out: dict[Any, date | None] = {}
-    for n in g.nodes:
-        own = graph.times_of(g.nodes[n])
-        out[n] = min(own) if own else from_edges.get(n)
+    out: dict[str, date | None] = {}
+    for node in g.nodes:
+        own = graph.node_dates(node)
+        out[node.id] = min(own) if own else from_edges.get(node.id)
     return out
 
 
 COLUMN_GAP, LANE_GAP, STACK_GAP, STACK, MAX_LANES = 80, 110, 24, 4, 8
 
 
-def _lane(g: Any, n: Any) -> str:
+def _lane(node: GraphNode) -> str:
     """Events run in one lane per (first) participant, entities in one lane per type."""
-    people = g.nodes[n].get("participants") or ()
-    return str(people[0]) if people else graph.node_type(g, n)
+    return node.participants[0] if node.participants else graph.type_of(node)
 
 
-def time_positions(g: Any) -> dict[Any, tuple[float, float]]:
+def time_positions(g: GraphView) -> dict[str, tuple[float, float]]:
     """Swim lanes: x from the date (one column per distinct date, earlier left), y from the
     lane (participant or type; the most common lanes first, the rest share one); undated
     nodes go in their own column at the right."""
     times = node_times(g)
-    lanes = Counter(_lane(g, n) for n in g.nodes)
+    lanes = Counter(_lane(n) for n in g.nodes)
     top = [name for name, _ in lanes.most_common(MAX_LANES)]
-    lane_of = {n: top.index(_lane(g, n)) if _lane(g, n) in top else len(top) for n in g.nodes}
+    lane_of = {n.id: top.index(_lane(n)) if _lane(n) in top else len(top) for n in g.nodes}
     dated = sorted({t for t in times.values() if t is not None})
     column = {t: i for i, t in enumerate(dated)}
     stacked: Counter[tuple[int, int]] = Counter()
-    out: dict[Any, tuple[float, float]] = {}
-    for n in sorted(g.nodes, key=lambda n: (-graph.node_importance(g, n), str(n))):
+    out: dict[str, tuple[float, float]] = {}
+    for n in [x.id for x in sorted(g.nodes, key=lambda x: (-x.importance, x.id))]:
         t = times[n]
         col = column[t] if t is not None else len(dated) + 1
         cell = (col, lane_of[n])
@@ -159,34 +158,33 @@ MIN_SCALE = 0.7  # the session layout is never drawn smaller (a narrow canvas st
 HEAD_PREFIX = "mn-head:"  # title nodes of the session layout: drawn, never selected
 
 
-def session_positions(g: Any, session_days: Mapping[int, date] | None = None,
-                      ) -> tuple[dict[Any, tuple[float, float]], list[tuple[str, float]]]:
+def session_positions(g: GraphView, session_days: Mapping[int, date] | None = None,
+                      ) -> tuple[dict[str, tuple[float, float]], list[tuple[str, float]]]:
     """The ``session`` layout: (node -> (x, y), [(band title, y)]). One band per session (from the
     node's ``episode_id``), earliest on top, titled with the session's day when known; in a band,
     events by episode then id, ``PER_ROW`` a row; events without an episode go in a last band."""
-    by_session: dict[int, list[Any]] = {}
+    by_session: dict[int, list[GraphNode]] = {}
     for n in g.nodes:
-        session, *_ = graph.episode_order(g.nodes[n].get("episode_id"))
+        session, *_ = graph.episode_order(n.episode_id)
         by_session.setdefault(session, []).append(n)
     days = dict(session_days or {})
-    where: dict[Any, tuple[float, float]] = {}
+    where: dict[str, tuple[float, float]] = {}
     titles: list[tuple[str, float]] = []
     y = 0.0
     for session in sorted(by_session):
-        members = sorted(by_session[session],
-                         key=lambda n: (graph.episode_order(g.nodes[n].get("episode_id")), str(n)))
+        members = sorted(by_session[session], key=lambda n: (graph.episode_order(n.episode_id), n.id))
         title = "other" if session >= 1 << 30 else f"Session {session}"
         titles.append((title + (f"\n{days[session]:%d %b %Y}" if session in days else ""), y))
         for i, n in enumerate(members):
             row, col = divmod(i, PER_ROW)
-            where[n] = (col * SESSION_COLUMN, y + row * SESSION_ROW)
+            where[n.id] = (col * SESSION_COLUMN, y + row * SESSION_ROW)
         y += ((len(members) - 1) // PER_ROW + 1) * SESSION_ROW + SESSION_GAP
     return where, titles
 
 
 def event_label(action: str) -> str:
     """``"finish: Alster 10k"`` -> ``"finish\nAlster 10k"`` (predicate over object)."""
-    verb, _, obj = str(action).partition(":")
+    verb, _, obj = action.partition(":")
     return f"{_plain(verb.strip(), 16)}\n{_plain(obj.strip(), 20)}" if obj.strip() else _plain(verb, 20)
 
 
@@ -218,14 +216,13 @@ def _options(layout: str, n: int) -> dict[str, Any]:
                         "minVelocity": 1.5, "maxVelocity": 60}}
 
 
-def payload(g: Any, *, name: str, layout: str = "force", height: int = 600,
+def payload(g: GraphView, *, name: str, layout: str = "force", height: int = 600,
             selected: Selection | None = None, note: str = "",
             session_days: Mapping[int, date] | None = None) -> dict[str, Any]:
     """Plain JSON data for the canvas: nodes, edges, legend, vis options (``session_days``: the
     day of each session, for the titles of the ``session`` layout)."""
-    typed = view_of(g)  # the same nodes and edges, in the same order, with typed fields
-    top = max((node.importance for node in typed.nodes), default=0.0) or 1.0
-    types = {n: graph.type_of(node) for n, node in zip(g.nodes, typed.nodes, strict=True)}
+    top = max((node.importance for node in g.nodes), default=0.0) or 1.0
+    types = {node.id: graph.type_of(node) for node in g.nodes}
     titles: list[tuple[str, float]] = []
     if layout == "session":
         where, titles = session_positions(g, session_days)
@@ -236,9 +233,9 @@ def payload(g: Any, *, name: str, layout: str = "force", height: int = 600,
         {"id": f"{HEAD_PREFIX}{i}", "label": title, "shape": "text", "x": -SESSION_COLUMN * 0.8, "y": y,
          "font": {"size": 15, "bold": True, "strokeWidth": 0, "align": "left"}, "tip": ""}
         for i, (title, y) in enumerate(titles)]
-    for n, a in zip(g.nodes, typed.nodes, strict=True):
+    for a in g.nodes:
         weight = a.importance / top
-        color = type_color(types[n])
+        color = type_color(types[a.id])
         node: dict[str, Any] = {
             "id": a.id, "label": event_label(a.action) if a.action else _plain(a.label, 32),
             "color": {"background": color, "border": "#ffffff",
@@ -246,15 +243,15 @@ def payload(g: Any, *, name: str, layout: str = "force", height: int = 600,
                       "hover": {"background": color, "border": "#212529"}},
             "size": 8 + grow * weight, "font": {"size": 13 + round(grow / 6 * weight), "strokeWidth": 3,
                                                "strokeColor": "#ffffff"},
-            "tip": _tip([("name", a.label), ("type", types[n]), ("importance", f"{a.importance:.2f}"),
+            "tip": _tip([("name", a.label), ("type", types[a.id]), ("importance", f"{a.importance:.2f}"),
                          ("aliases", ", ".join(a.aliases)), ("who", ", ".join(a.participants)),
                          ("when", a.time_text or a.time), ("where", a.place)]),
         }
-        if n in where:
-            node["x"], node["y"] = where[n]
+        if a.id in where:
+            node["x"], node["y"] = where[a.id]
         nodes.append(node)
     edges = []
-    for e in typed.edges:
+    for e in g.edges:
         edges.append({"id": e.id, "from": e.source, "to": e.target,
                       "hover": _plain(e.label, 40), "width": 1 + 3 * e.importance,
                       "tip": _tip([("relation", e.label), ("records", len(e.record_ids)),
@@ -271,7 +268,7 @@ def payload(g: Any, *, name: str, layout: str = "force", height: int = 600,
 
 
 def canvas(data: dict[str, Any], *, key: str, on_select: Callable[..., None] | None = None,
-           args: tuple[Any, ...] = ()) -> Selection | None:
+           args: tuple[object, ...] = ()) -> Selection | None:
     """Mount the canvas; returns the node or edge the user last clicked (or ``None``).
 
     ``on_select(*args)`` runs (as a widget callback, before the rerun) when the user clicks.
@@ -282,7 +279,7 @@ def canvas(data: dict[str, Any], *, key: str, on_select: Callable[..., None] | N
     return selection(result.get("selected") if result is not None else None)
 
 
-def selection(raw: Any) -> Selection | None:
+def selection(raw: object) -> Selection | None:
     if isinstance(raw, dict) and raw.get("kind") in ("node", "edge") and isinstance(raw.get("id"), str):
         return Selection(str(raw["kind"]), str(raw["id"]))
     return None

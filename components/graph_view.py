@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from datetime import date
 from typing import Any
 
-import networkx as nx
 import streamlit as st
 
 from components import graph, graph_as_of, graph_canvas, graph_panel
 from components.text import shorten
-from memory_core.graph_view import GraphView, view_of
-from memory_core.models import Record
+from memory_core.graph_view import GraphView
+from memory_core.models import Episode, Record
 from memory_core.record_filter import RecordFilter
 from memory_core.services import MemoryServices
 
@@ -21,10 +20,10 @@ HEIGHT = 600  # canvas height in pixels
 
 
 @st.cache_resource(show_spinner="Reading the graph…", max_entries=8)
-def load_graph(_svc: MemoryServices, conv: str, kind: str, token: str) -> nx.DiGraph:
-    """The entity or event graph of ``conv`` (cached per memory version ``token``).
+def load_graph(_svc: MemoryServices, conv: str, kind: str, token: str) -> GraphView:
+    """The entity or event graph of ``conv`` as a typed view (cached per memory version ``token``).
 
-    One shared object per version, not a copy per rerun: read it only (the filters copy).
+    One shared value per version, not a copy per rerun (a view is frozen; the filters make new ones).
     """
     return _svc.builds.entity_graph(conv) if kind == "entity" else _svc.builds.event_graph(conv)
 
@@ -69,51 +68,67 @@ def load_graph_as_of(_svc: MemoryServices, conv: str, kind: str, token: str, day
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _facets(_g: Any, conv: str, kind: str, token: str) -> graph.Facets:
+def _facets(_g: GraphView, conv: str, kind: str, token: str) -> graph.Facets:
     return graph.facets(_g)
 
 
 @dataclass(frozen=True)
 class _Drawn:
-    view: graph.View
-    typed: GraphView  # the drawn graph's typed nodes and edges (for the side panel)
+    view: graph.View  # the drawn graph (``view.graph``: its typed nodes and edges, for the side panel)
     hidden: int  # nodes left out of the default view
     data: dict[str, Any]  # the canvas payload (read only: shared between reruns)
 
 
-_FILTERS = ("types", "properties", "min_importance", "ego", "window")
-_NOT_FILTERS = ("layout", "show_all", "speakers", "session_days")  # drawing choices, not filter_graph's
+@dataclass(frozen=True)
+class Choices:
+    """What the user chose above the canvas: ``filter_graph``'s filters, then the drawing choices."""
 
+    types: tuple[str, ...] = ()
+    properties: tuple[str, ...] = ()
+    min_importance: float = 0.0
+    ego: str | None = None
+    depth: int = 1
+    limit: int = graph.DEFAULT_LIMIT
+    window: tuple[date, date] | None = None
+    layout: str = "force"
+    show_all: bool = False
+    speakers: tuple[str, ...] = ()  # always in the entity graph's default view
+    session_days: Mapping[int, date] = field(default_factory=dict)  # titles of the event graph's sessions
 
-def narrowed(chosen: dict[str, Any]) -> bool:
-    """Does any filter narrow the graph (then the whole graph is filtered, not the default view)?"""
-    return any(chosen.get(k) for k in _FILTERS)
+    def narrowed(self) -> bool:
+        """Does any filter narrow the graph (then the whole graph is filtered, not the default view)?"""
+        return bool(self.types or self.properties or self.min_importance or self.ego or self.window)
+
+    def filtered(self, g: GraphView) -> graph.View:
+        return graph.filter_graph(g, types=self.types, properties=self.properties, window=self.window,
+                                  min_importance=self.min_importance, ego=self.ego, depth=self.depth,
+                                  limit=self.limit)
+
+    def key(self) -> list[tuple[str, str]]:
+        return sorted((f.name, str(getattr(self, f.name))) for f in fields(self))
 
 
 @st.cache_resource(show_spinner="Laying out…", max_entries=32)
-def _drawn(_g: Any, key: str, _chosen: dict[str, Any], name: str, note: str) -> _Drawn:
+def _drawn(_g: GraphView, key: str, _chosen: Choices, name: str, note: str) -> _Drawn:
     """The filtered view of ``_g`` and its canvas payload, once per (graph version, filters) ``key``.
 
     Unfiltered and without "show all", the default view: for entities the most connected ones
     and every speaker; for events each episode's main event and the most important others,
     linked in time order (``graph.default_entities`` / ``default_events``)."""
-    options = {k: v for k, v in _chosen.items() if k not in _NOT_FILTERS}
     base, hidden = _g, 0
-    if not _chosen.get("show_all") and not narrowed(_chosen):
-        keep = graph.default_entities(_g, _chosen.get("speakers") or ()) if name == "entity" \
-            else graph.default_events(_g)
-        base = graph.without(_g, set(_g.nodes) - keep)
-        hidden = _g.number_of_nodes() - base.number_of_nodes()
+    if not _chosen.show_all and not _chosen.narrowed():
+        keep = graph.default_entities(_g, _chosen.speakers) if name == "entity" else graph.default_events(_g)
+        base = graph.without(_g, set(_g.ids()) - keep)
+        hidden = len(_g.nodes) - len(base.nodes)
         if name == "event":
             base = graph.only_links(base, graph.DEFAULT_EVENT_LINKS)
-    view = graph.filter_graph(base, **options)
-    layout = str(_chosen.get("layout") or "force")
-    data = graph_canvas.payload(view.graph, name=name, layout=layout, height=HEIGHT, note=note,
-                                session_days=_chosen.get("session_days")) if view.shown else {}
-    return _Drawn(view, view_of(view.graph), hidden, data)
+    view = _chosen.filtered(base)
+    data = graph_canvas.payload(view.graph, name=name, layout=_chosen.layout or "force", height=HEIGHT,
+                                note=note, session_days=_chosen.session_days) if view.shown else {}
+    return _Drawn(view, hidden, data)
 
 
-def session_days(episodes: Sequence[Any]) -> dict[int, date]:
+def session_days(episodes: Sequence[Episode]) -> dict[int, date]:
     """Each session's day (its first dated episode's), for the event graph's session titles."""
     out: dict[int, date] = {}
     for e in episodes:
@@ -122,15 +137,15 @@ def session_days(episodes: Sequence[Any]) -> dict[int, date]:
     return out
 
 
-def filters(g: Any, conv: str, kind: str, token: str, speakers: tuple[str, ...] = (),
-            days: dict[int, date] | None = None) -> dict[str, Any]:
+def filters(g: GraphView, conv: str, kind: str, token: str, speakers: tuple[str, ...] = (),
+            days: dict[int, date] | None = None) -> Choices:
     """The filters, in a collapsed panel so the canvas stays above the fold, and beside it the
     one switch from the default view to every node. ``speakers`` are always in the entity graph's
     default view; ``days`` title the event graph's sessions."""
     f = _facets(g, conv, kind, token)
     top = st.columns([2, 1], vertical_alignment="center")
     noun = "entities" if kind == "entity" else "events"
-    show_all = top[1].toggle(f"All {g.number_of_nodes()} {noun}", key=f"g:all:{kind}",
+    show_all = top[1].toggle(f"All {len(g.nodes)} {noun}", key=f"g:all:{kind}",
                              help="Off: the default view — " + (
                                  "the most connected entities and every speaker." if kind == "entity" else
                                  "each episode's main event and the most important others, linked in "
@@ -144,8 +159,9 @@ def filters(g: Any, conv: str, kind: str, token: str, speakers: tuple[str, ...] 
                               key=f"g:imp:{kind}") if f.max_importance > 0 else 0.0
         d = st.columns([2, 1, 1])
         nodes = graph.node_choices(g)
+        labels = {n.id: n.label for n in g.nodes}
         ego = d[0].selectbox("Ego network of", [None, *nodes], key=f"g:ego:{kind}", format_func=lambda n: (
-            "(whole graph)" if n is None else shorten(graph.node_label(g, n), 60)))
+            "(whole graph)" if n is None else shorten(labels.get(n, n), 60)))
         depth = d[1].number_input("Depth", 1, 4, 1, key=f"g:depth:{kind}", disabled=ego is None)
         limit = d[2].number_input("Show at most (nodes)", 10, 5000, graph.DEFAULT_LIMIT, 50,
                                   key=f"g:limit:{kind}")
@@ -156,26 +172,27 @@ def filters(g: Any, conv: str, kind: str, token: str, speakers: tuple[str, ...] 
             window = st.slider("Time window", f.first, f.last, (f.first, f.last), key=f"g:win:{kind}")
             if window == (f.first, f.last):
                 window = None
-    return {"types": types, "properties": props, "min_importance": float(min_imp), "ego": ego,
-            "depth": int(depth), "limit": int(limit), "window": window, "layout": layout,
-            "show_all": bool(show_all), "speakers": tuple(speakers), "session_days": days or {}}
+    return Choices(types=tuple(types), properties=tuple(props), min_importance=float(min_imp),
+                   ego=None if ego is None else str(ego), depth=int(depth), limit=int(limit), window=window,
+                   layout=str(layout or "force"), show_all=bool(show_all), speakers=tuple(speakers),
+                   session_days=days or {})
 
 
-def draw(g: Any, conv: str, kind: str, token: str, chosen: dict[str, Any]) -> GraphView:
+def draw(g: GraphView, conv: str, kind: str, token: str, chosen: Choices) -> GraphView:
     """Draw the filtered graph on the clickable canvas; returns the drawn graph's typed view.
 
     A click on the canvas becomes the side panel's selection (``graph_panel``).
     """
-    key = repr((conv, kind, token, sorted((k, str(v)) for k, v in chosen.items())))
+    key = repr((conv, kind, token, chosen.key()))
     note = "hover an edge for its label · click a node or an edge for details"
-    if chosen.get("layout") == "time":
+    if chosen.layout == "time":
         note = "earlier → later, left to right (undated last) · " + note
-    elif chosen.get("layout") == "session":
+    elif chosen.layout == "session":
         note = "one band per session, earliest on top · drag to move, scroll to zoom · " + note
     drawn = _drawn(g, key, chosen, kind, note)
     view = drawn.view
-    parts = [f"{view.shown} of {g.number_of_nodes()} {'entities' if kind == 'entity' else 'events'}, "
-             f"{view.graph.number_of_edges()} links"]
+    parts = [f"{view.shown} of {len(g.nodes)} {'entities' if kind == 'entity' else 'events'}, "
+             f"{len(view.graph.edges)} links"]
     if drawn.hidden:
         parts.append("the most connected entities and every speaker" if kind == "entity" else
                      "each episode's main event and the most important others, linked in time order")
@@ -184,12 +201,12 @@ def draw(g: Any, conv: str, kind: str, token: str, chosen: dict[str, Any]) -> Gr
     st.caption(" · ".join(parts) + ".")
     if view.shown == 0:
         st.info("No node matches these filters.")
-        return drawn.typed
+        return view.graph
     sel = graph_panel.current(kind)
     data = {**drawn.data, "selected": None if sel is None else {"kind": sel.kind, "id": sel.id}}
     canvas_key = f"g:canvas:{kind}"
     graph_canvas.canvas(data, key=canvas_key, on_select=_clicked, args=(kind, canvas_key))
-    return drawn.typed
+    return view.graph
 
 
 def _clicked(kind: str, canvas_key: str) -> None:

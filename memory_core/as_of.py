@@ -7,8 +7,9 @@ or no valid time does not hide it. ``AS_OF_SQL`` is the same rule for the record
 (``store/curation.py``, parameters ``as_of_params(day)``); ``tests/curation/test_as_of_rule.py``
 checks the two against each other on a real store.
 
-**The graphs** (pure: a networkx graph and records in, a new graph out; the Graphs page and
-``export --as-of`` use them):
+**The graphs** (pure: a graph view — ``memory_core.graph_view`` — and records in, a new view
+out; the Graphs page cuts the view the services hand it, ``export --as-of`` keeps of the
+networkx graph what the cut of its view kept):
 
 * entity graph — an edge stays when at least one of its records counts (its record list and
   "last mentioned" shrink to those); a node stays when a record counting then names it (as its
@@ -20,12 +21,13 @@ checks the two against each other on a real store.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any, Protocol
 
 from memory_core.errors import StoreError
+from memory_core.graph_view import GraphNode, GraphView, ViewEdge
 
 # the rule in SQL over ``episodes e`` and ``records r``; parameters: as_of_params(day)
 AS_OF_SQL = ("(e.start_time IS NULL OR CAST(e.start_time AS DATE) <= CAST(? AS DATE)) "
@@ -54,7 +56,7 @@ def parse_day(value: Any, *, what: str = "records filter 'as_of'") -> date:
     raise StoreError(f"{what}: expected a date (YYYY-MM-DD), got {value!r}")
 
 
-def _day_of(value: Any) -> date | None:
+def _day_of(value: date | None) -> date | None:
     if isinstance(value, datetime):
         return value.date()
     if isinstance(value, date):
@@ -62,22 +64,13 @@ def _day_of(value: Any) -> date | None:
     return None
 
 
-def said_by(day: date, start: Any, valid_time: Any) -> bool:
+def said_by(day: date, start: date | None, valid_time: str | None) -> bool:
     """The rule: a session started by ``day`` (``start``: its start time, or None) and a valid
     time not after it (ISO text compared as text; empty or None: no time said)."""
     started = _day_of(start)
     if started is not None and started > day:
         return False
     return not valid_time or str(valid_time) <= day.isoformat()
-
-
-def _edges(g: Any) -> Iterator[tuple[Any, Any, Any, dict[str, Any]]]:
-    """(source, target, key, attrs) for both multigraphs and simple graphs."""
-    if g.is_multigraph():
-        yield from g.edges(keys=True, data=True)
-    else:
-        for u, v, a in g.edges(data=True):
-            yield u, v, None, a
 
 
 class _Named(Protocol):
@@ -95,7 +88,7 @@ class _Named(Protocol):
 
 @dataclass(frozen=True)
 class AsOf:
-    graph: Any  # a new graph: what stood on ``day`` (the input graph is not changed)
+    graph: GraphView  # a new view: what stood on ``day``
     day: date
     hidden_nodes: int
     hidden_edges: int
@@ -111,36 +104,30 @@ class AsOf:
                 f"{self.total_edges} edges hidden (said in a later session or about a later time).")
 
 
-def _key(name: Any) -> str:
-    return " ".join(str(name or "").lower().split())
+def _key(name: str) -> str:
+    return " ".join(name.lower().split())
 
 
-def node_names(g: Any, n: Any) -> set[str]:
-    """The names a node goes by (its name, label and aliases), as the records are matched."""
-    a = g.nodes[n]
-    names = {_key(a.get("name")), _key(a.get("label")), *(_key(x) for x in a.get("aliases") or ())}
-    return names - {""}
+def node_names(node: GraphNode) -> set[str]:
+    """The names a node goes by (its name and aliases), as the records are matched."""
+    return {_key(node.label), *(_key(x) for x in node.aliases)} - {""}
 
 
 def _named(records: Iterable[_Named]) -> set[str]:
     return {_key(x) for r in records for x in (r.entity, r.value)} - {""}
 
 
-def _copy(g: Any, nodes: set[Any], kept_edges: Sequence[tuple[Any, Any, Any, dict[str, Any]]]) -> Any:
-    sub = g.__class__()
-    sub.graph.update(g.graph)
-    sub.add_nodes_from((n, g.nodes[n]) for n in g.nodes if n in nodes)
-    for u, v, k, a in kept_edges:
-        if g.is_multigraph():
-            sub.add_edge(u, v, key=k, **a)
-        else:
-            sub.add_edge(u, v, **a)
-    return sub
+def _cut(g: GraphView, day: date, nodes: set[str], kept: Sequence[ViewEdge],
+         record_ids: frozenset[str]) -> AsOf:
+    sub = GraphView(g.kind, tuple(n for n in g.nodes if n.id in nodes),
+                    tuple(e for e in kept if e.source in nodes and e.target in nodes))
+    return AsOf(sub, day, len(g.nodes) - len(sub.nodes), len(g.edges) - len(sub.edges), len(g.nodes),
+                len(g.edges), record_ids)
 
 
-def entity_graph_as_of(g: Any, day: date, *, records_then: Sequence[_Named],
+def entity_graph_as_of(g: GraphView, day: date, *, records_then: Sequence[_Named],
                        records_all: Sequence[_Named],
-                       episode_start: Mapping[str, Any] | None = None) -> AsOf:
+                       episode_start: Mapping[str, date | None] | None = None) -> AsOf:
     """The entity graph as of ``day``; ``records_then`` are the records as of that day (the
     store's ``as_of`` filter), ``records_all`` every record (to tell "named only later" from
     "named by no record"); ``episode_start`` (episode id -> start time) re-dates the kept
@@ -150,55 +137,42 @@ def entity_graph_as_of(g: Any, day: date, *, records_then: Sequence[_Named],
     named_then, named_ever = _named(records_then), _named(records_all)
     starts = episode_start or {}
 
-    kept: list[tuple[Any, Any, Any, dict[str, Any]]] = []
-    dated: set[Any] = set()  # nodes some edge with records dates
-    edges = list(_edges(g))
-    for u, v, k, a in edges:
-        ids = [str(x) for x in a.get("record_ids") or ()]
-        if not ids:
-            kept.append((u, v, k, a))  # undated: stays when both ends stay
+    kept: list[ViewEdge] = []
+    dated: set[str] = set()  # nodes some edge with records dates
+    for e in g.edges:
+        if not e.record_ids:
+            kept.append(e)  # undated: stays when both ends stay
             continue
-        dated |= {u, v}
-        now = [i for i in ids if i in then_ids]
+        dated |= {e.source, e.target}
+        now = tuple(i for i in e.record_ids if i in then_ids)
         if not now:
             continue
-        attrs = dict(a, record_ids=now)
         times = [t for t in (_day_of(starts.get(record_of[i].episode_id)) for i in now) if t is not None]
         if times:
-            attrs["first_mentioned"] = min(times).isoformat()
-            attrs["last_mentioned"] = max(times).isoformat()
-        kept.append((u, v, k, attrs))
+            kept.append(replace(e, record_ids=now, first_mentioned=min(times).isoformat(),
+                                last_mentioned=max(times).isoformat()))
+        else:
+            kept.append(replace(e, record_ids=now))
 
-    ends = {x for u, v, _, a in kept if a.get("record_ids") for x in (u, v)}
+    ends = {x for e in kept if e.record_ids for x in (e.source, e.target)}
     nodes = set()
     for n in g.nodes:
-        names = node_names(g, n)
-        if n in ends or names & named_then or not (names & named_ever or n in dated):
-            nodes.add(n)
-    kept = [(u, v, k, a) for u, v, k, a in kept if u in nodes and v in nodes]
-    sub = _copy(g, nodes, kept)
-    return AsOf(sub, day, g.number_of_nodes() - sub.number_of_nodes(),
-                g.number_of_edges() - sub.number_of_edges(), g.number_of_nodes(), g.number_of_edges(),
-                then_ids)
+        names = node_names(n)
+        if n.id in ends or names & named_then or not (names & named_ever or n.id in dated):
+            nodes.add(n.id)
+    return _cut(g, day, nodes, kept, then_ids)
 
 
-def event_graph_as_of(g: Any, day: date, *, episode_start: Mapping[str, Any],
+def event_graph_as_of(g: GraphView, day: date, *, episode_start: Mapping[str, date | None],
                       records_then: Sequence[_Named] = ()) -> AsOf:
     """The event graph as of ``day``: events whose session started by then and whose time is
     not after it, and the links between them."""
-    def stood(a: dict[str, Any]) -> bool:
-        return said_by(day, episode_start.get(str(a.get("episode_id") or "")), a.get("time"))
-
-    nodes = {n for n in g.nodes if stood(g.nodes[n])}
-    kept = [(u, v, k, a) for u, v, k, a in _edges(g) if u in nodes and v in nodes]
-    sub = _copy(g, nodes, kept)
-    return AsOf(sub, day, g.number_of_nodes() - sub.number_of_nodes(),
-                g.number_of_edges() - sub.number_of_edges(), g.number_of_nodes(), g.number_of_edges(),
-                frozenset(r.id for r in records_then))
+    nodes = {n.id for n in g.nodes if said_by(day, episode_start.get(n.episode_id), n.time)}
+    return _cut(g, day, nodes, g.edges, frozenset(r.id for r in records_then))
 
 
-def graph_as_of(g: Any, kind: str, day: date, *, records_then: Sequence[_Named],
-                records_all: Sequence[_Named], episode_start: Mapping[str, Any]) -> AsOf:
+def graph_as_of(g: GraphView, kind: str, day: date, *, records_then: Sequence[_Named],
+                records_all: Sequence[_Named], episode_start: Mapping[str, date | None]) -> AsOf:
     if kind == "event":
         return event_graph_as_of(g, day, episode_start=episode_start, records_then=records_then)
     return entity_graph_as_of(g, day, records_then=records_then, records_all=records_all,

@@ -1,10 +1,11 @@
 """A graph view with typed nodes and edges: what the front ends read of a graph.
 
-The stored graphs are built as networkx graphs (``construct.graphs``: layouts, ego networks and
-GraphML need networkx); a front end that shows them reads this view instead of networkx
-attributes. ``view_of(g)`` converts one graph — the entity graph (``kind="entity"``: nodes are
-entities, an edge is a relation keyed by its property) or the event graph (``kind="event"``:
-nodes are event frames, an edge carries every link kind and label between two events).
+The stored graphs are built as networkx graphs (``construct.graphs``, which also writes GraphML);
+the build service hands the front ends this view instead (``Services.builds.entity_graph`` /
+``event_graph``), and they filter, lay out and draw it. ``view_of(g)`` converts one graph — the
+entity graph (``kind="entity"``: nodes are entities, an edge is a relation keyed by its
+property) or the event graph (``kind="event"``: nodes are event frames, an edge carries every
+link kind and label between two events).
 
 The conversion is the one place that knows the attribute names ``construct.graphs`` writes:
 
@@ -15,14 +16,17 @@ The conversion is the one place that knows the attribute names ``construct.graph
 * dates stay as the ISO text the graph holds (``first_mentioned``; an event's ``time``).
 
 A view is a value: frozen, ordered as the graph iterates, and it never reaches back to the graph.
+``subgraph``/``without``/``keeping`` give smaller views (the nodes and edges kept in their order);
+``neighbourhood`` is the ego network's breadth-first walk (edges taken in either direction).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Literal
 
 GraphKind = Literal["entity", "event"]
@@ -82,8 +86,19 @@ class GraphView:
     nodes: tuple[GraphNode, ...]
     edges: tuple[ViewEdge, ...]
 
+    @cached_property
+    def _by_id(self) -> dict[str, GraphNode]:
+        return {n.id: n for n in self.nodes}
+
     def node(self, node_id: str) -> GraphNode | None:
-        return next((n for n in self.nodes if n.id == node_id), None)
+        return self._by_id.get(node_id)
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._by_id
+
+    def ids(self) -> list[str]:
+        """The node ids, in the view's order."""
+        return [n.id for n in self.nodes]
 
     def edge(self, edge_id: str) -> ViewEdge | None:
         """The edge with that canvas id (``ViewEdge.id``; a ``null`` key matches any key)."""
@@ -101,6 +116,37 @@ class GraphView:
             out[e.source] += 1
             out[e.target] += 1
         return out
+
+    def subgraph(self, node_ids: Collection[str]) -> GraphView:
+        """The nodes in ``node_ids`` and the edges between them (in this view's order)."""
+        keep = set(node_ids)
+        return GraphView(self.kind, tuple(n for n in self.nodes if n.id in keep),
+                         tuple(e for e in self.edges if e.source in keep and e.target in keep))
+
+    def without(self, drop: Collection[str]) -> GraphView:
+        """This view without the nodes in ``drop`` and their edges."""
+        gone = set(drop)
+        return self.subgraph([n.id for n in self.nodes if n.id not in gone])
+
+    def keeping(self, edge: Callable[[ViewEdge], bool]) -> GraphView:
+        """Every node, and only the edges ``edge`` keeps."""
+        return replace(self, edges=tuple(e for e in self.edges if edge(e)))
+
+    def neighbourhood(self, center: str, depth: int) -> set[str]:
+        """The nodes within ``depth`` hops of ``center`` (edges in either direction; the ego network)."""
+        if center not in self:
+            return set()
+        near: dict[str, set[str]] = {}
+        for e in self.edges:
+            near.setdefault(e.source, set()).add(e.target)
+            near.setdefault(e.target, set()).add(e.source)
+        seen, frontier = {center}, {center}
+        for _ in range(max(0, depth)):
+            frontier = {m for n in frontier for m in near.get(n, ())} - seen
+            if not frontier:
+                break
+            seen |= frontier
+        return seen
 
 
 # ------------------------------------------------------------------ from networkx
@@ -167,11 +213,6 @@ def node_of(g: Any, n: Any) -> GraphNode:
     """Node ``n`` of networkx graph ``g`` as a typed node."""
     a = g.nodes[n]
     return _node(n, a, _kind_of(g, a))
-
-
-def edge_of(u: Any, v: Any, k: Any, attrs: Mapping[str, Any]) -> ViewEdge:
-    """An edge of a networkx graph (``k``: its key in a multigraph, else ``None``) as a typed edge."""
-    return _edge(u, v, k, attrs)
 
 
 def view_of(g: Any) -> GraphView:

@@ -23,7 +23,7 @@ with top[1]:
     url_date.write("as_of", graph_view.AS_OF_KEY, day)
 token = data.version_token(svc, conv)
 g = call(graph_view.load_graph, svc, conv, kind, token)
-if g.number_of_nodes() == 0:
+if not g.nodes:
     st.info("This graph is empty: build the conversation's memory first.")
     st.page_link("pages/load.py", label="Load & build", query_params={"conv": conv})
     st.stop()
@@ -32,7 +32,7 @@ if day is not None:
     then = call(graph_view.load_graph_as_of, svc, conv, kind, token, day)
     g, token, as_of_ids = then.graph, f"{token}|as of {day.isoformat()}", then.record_ids
     st.caption(then.caption())
-    if g.number_of_nodes() == 0:
+    if not g.nodes:
         st.info(f"Nothing in this graph had been said by {day.isoformat()}: pick a later day.")
         st.stop()
 

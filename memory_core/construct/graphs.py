@@ -40,6 +40,7 @@ import networkx as nx
 from memory_core import as_of
 from memory_core.as_of import AsOf
 from memory_core.construct.entities import Canonical, normalise_name
+from memory_core.graph_view import GraphView, view_of
 from memory_core.models import Entity, EntityMerge, Episode, EventFrame, EventLink, GraphEdge, Record
 from memory_core.record_filter import RecordFilter
 
@@ -280,12 +281,32 @@ def _graphml_ready(g: nx.Graph) -> nx.Graph:
     return h
 
 
+def _as_cut(g: nx.Graph, cut: GraphView) -> nx.Graph:
+    """What of ``g`` the cut of its view kept: its nodes, and its edges with the record ids and
+    the first/last mentioned the cut gave them (``memory_core.as_of``)."""
+    h = g.__class__()
+    h.graph.update(g.graph)
+    kept = {n.id for n in cut.nodes}
+    h.add_nodes_from((n, a) for n, a in g.nodes(data=True) if str(n) in kept)
+    for e in cut.edges:
+        attrs = dict(g.edges[e.source, e.target, e.key] if g.is_multigraph() else g.edges[e.source, e.target])
+        if e.record_ids:
+            attrs["record_ids"] = list(e.record_ids)
+        attrs.update({k: v for k, v in (("first_mentioned", e.first_mentioned),
+                                        ("last_mentioned", e.last_mentioned)) if v})
+        if g.is_multigraph():
+            h.add_edge(e.source, e.target, key=e.key, **attrs)
+        else:
+            h.add_edge(e.source, e.target, **attrs)
+    return h
+
+
 AS_OF_PAGE = 1000  # records read per page (the store's largest page)
 
 
-def graph_as_of(store: RelationalStore, conv_id: str, g: nx.Graph, kind: str, day: date) -> AsOf:
-    """``g`` (the conversation's entity or event graph) as it stood on ``day``: the records as
-    of then (any status) by the store's ``as_of`` filter, cut by ``memory_core.as_of``."""
+def graph_as_of(store: RelationalStore, conv_id: str, g: GraphView, kind: str, day: date) -> AsOf:
+    """``g`` (the view of the conversation's entity or event graph) as it stood on ``day``: the
+    records as of then (any status) by the store's ``as_of`` filter, cut by ``memory_core.as_of``."""
     then: list[Record] = []
     page = 1
     while True:
@@ -315,7 +336,7 @@ def write_graphml(store: RelationalStore, conv_id: str, out: Path, *, day: date 
     graphs: list[nx.Graph] = [entity_graph(store, conv_id), event_graph(store, conv_id)]
     if day is not None:
         kinds = ("entity", "event")
-        graphs = [graph_as_of(store, conv_id, g, kind, day).graph
+        graphs = [_as_cut(g, graph_as_of(store, conv_id, view_of(g), kind, day).graph)
                   for g, kind in zip(graphs, kinds, strict=True)]
     for g, path in zip(graphs, paths, strict=True):
         nx.write_graphml(_graphml_ready(g), path)

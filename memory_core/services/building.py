@@ -3,7 +3,8 @@
     BuildService(store, index, embedder, backend, queries)
     build(conv_id, backend=None, rebuild=False)  -> iterator of BuildEvent (see memory_core/progress.py)
     build_all(...)                               -> the same for every imported conversation
-    episodes / entity_graph / event_graph        -> what the build made, for the UI
+    episodes / entity_graph / event_graph        -> what the build made, for the UI (graphs as
+                                                    typed views: memory_core/graph_view.py)
     export_graphml(conv_id, out)                 -> both graphs as GraphML files
     build_history(conv_id)                       -> the ``builds`` rows, newest first
     build_tracked(conv_id, run_id, worker=...)   -> build(), writing the conversation's state
@@ -34,6 +35,7 @@ from memory_core.as_of import parse_day
 from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.embeddings import Embedder
 from memory_core.errors import BuildError, MnemoscopeError
+from memory_core.graph_view import GraphView, view_of
 from memory_core.models import Episode
 from memory_core.progress import (
     BuildDone,
@@ -48,7 +50,6 @@ from memory_core.services.backend_choice import BackendChoice
 from memory_core.services.querying import QueryService
 
 if TYPE_CHECKING:
-    import networkx as nx
     from spacy.tokens import Doc
 
 
@@ -177,17 +178,19 @@ class BuildService:
         self.store.require_conversation(conv_id)
         return self.store.episodes(conv_id)
 
-    def entity_graph(self, conv_id: str) -> nx.MultiDiGraph:
+    def entity_graph(self, conv_id: str) -> GraphView:
+        """The stored entity graph as a typed view (``memory_core.graph_view``)."""
         from memory_core.construct.graphs import entity_graph
 
         self.store.require_conversation(conv_id)
-        return entity_graph(self.store, conv_id)
+        return view_of(entity_graph(self.store, conv_id))
 
-    def event_graph(self, conv_id: str) -> nx.DiGraph:
+    def event_graph(self, conv_id: str) -> GraphView:
+        """The stored event graph as a typed view (``memory_core.graph_view``)."""
         from memory_core.construct.graphs import event_graph
 
         self.store.require_conversation(conv_id)
-        return event_graph(self.store, conv_id)
+        return view_of(event_graph(self.store, conv_id))
 
     def export_graphml(self, conv_id: str, out_path: str | Path, *,
                        as_of: date | str | None = None) -> list[Path]:

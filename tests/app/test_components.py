@@ -11,6 +11,7 @@ import networkx as nx
 from components import graph
 from components.text import anchor_id, esc, md
 from components.transcript import TurnView, highlight_html, transcript_html
+from memory_core.graph_view import GraphView, view_of
 from memory_core.models import Episode, Record, ThemeType
 
 NASTY = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "[x](javascript:alert(3))",
@@ -56,26 +57,41 @@ def test_transcript_bands_chips_and_anchors() -> None:
     assert anchor_id("D4:8") == "turn-D4-8"
 
 
-def _graph() -> nx.MultiDiGraph:
+def _graph() -> GraphView:
     g = nx.MultiDiGraph()
     for i in range(50):
         g.add_node(f"n{i}", name=f"N{i} <b>", type="person" if i % 2 else "place", importance=i / 50)
     for i in range(49):
         g.add_edge(f"n{i}", f"n{i + 1}", key="p", property="knows" if i % 3 else "visited",
                    record_ids=[f"r{i}"], first_mentioned=f"2023-0{1 + i % 9}-01T00:00:00")
-    return g
+    return view_of(g)
 
 
 def test_filter_graph_limits_types_properties_window_and_ego() -> None:
     g = _graph()
     v = graph.filter_graph(g, limit=10)
     assert (v.matching, v.shown) == (50, 10)
-    assert all(graph.node_importance(g, n) >= 0.8 for n in v.graph.nodes)
-    assert all(graph.node_type(g, n) == "place" for n in graph.filter_graph(g, types=["place"]).graph.nodes)
+    assert all(n.importance >= 0.8 for n in v.graph.nodes)
+    assert all(graph.type_of(n) == "place" for n in graph.filter_graph(g, types=["place"]).graph.nodes)
     props = graph.filter_graph(g, properties=["visited"], limit=None).graph
-    assert {a["property"] for *_, a in props.edges(keys=True, data=True)} == {"visited"}
+    assert {e.label for e in props.edges} == {"visited"}
     window = graph.filter_graph(g, window=(date(2023, 1, 1), date(2023, 1, 31)), limit=None).graph
-    assert window.number_of_edges() > 0
-    assert all(a["first_mentioned"].startswith("2023-01") for *_, a in window.edges(keys=True, data=True))
+    assert len(window.edges) > 0
+    assert all(e.first_mentioned.startswith("2023-01") for e in window.edges)
     ego = graph.filter_graph(g, ego="n10", depth=2, limit=None).graph
-    assert set(ego.nodes) == {"n8", "n9", "n10", "n11", "n12"}
+    assert set(ego.ids()) == {"n8", "n9", "n10", "n11", "n12"}
+    assert g.neighbourhood("n10", 0) == {"n10"} and g.neighbourhood("nowhere", 2) == set()
+
+
+def test_graph_view_helpers_keep_the_order_and_leave_the_view_alone() -> None:
+    g = _graph()
+    ids = g.ids()
+    sub = g.subgraph({"n3", "n1", "n2", "n40"})
+    assert sub.ids() == ["n1", "n2", "n3", "n40"]  # in the view's order, not the set's
+    assert [(e.source, e.target) for e in sub.edges] == [("n1", "n2"), ("n2", "n3")]
+    rest = g.without({"n0", "n49"})
+    assert len(rest.nodes) == 48 and all("n0" not in (e.source, e.target) for e in rest.edges)
+    visited = g.keeping(lambda e: e.label == "visited")
+    assert visited.ids() == ids and {e.label for e in visited.edges} == {"visited"}
+    assert g.ids() == ids and len(g.edges) == 49  # a view is a value: nothing above changed it
+    assert "n7" in g and "nowhere" not in g and g.node("n7") is not None and g.node("nowhere") is None

@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 from datetime import date
 
-import networkx as nx
-
 from components.graph import DEFAULT_ENTITIES, DEFAULT_EVENTS
 from components.graph_canvas import HEAD_PREFIX, node_times, payload, time_positions
 from components.graph_style import action_family, type_color
 from components.text import shorten
+from memory_core.graph_view import GraphNode, GraphView, ViewEdge
 from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, widget
 
 
@@ -39,19 +38,20 @@ def test_entity_graph_opens_on_the_most_connected_entities_and_every_speaker(ope
     for item in data["legend"]:
         assert item["color"] == type_color(item["label"])
     full = app_services.builds.entity_graph(SAMPLE_ID)
+    assert isinstance(full, GraphView) and full.kind == "entity"
     speakers = app_services.raw_store().load_conversation(SAMPLE_ID).speakers
     shown = {n["id"] for n in data["nodes"]}
-    names = {full.nodes[n].get("name") for n in shown}
+    names = {n.label for n in full.nodes if n.id in shown}
     assert set(speakers) <= names  # every speaker
-    linked = [n for n in full.nodes if full.degree[n] > 0]
+    degree = full.degree()
+    linked = [n.id for n in full.nodes if degree[n.id] > 0]
     assert len(shown) >= min(DEFAULT_ENTITIES, len(linked)) > 9  # not a handful of hubs
-    degree = full.degree
     left_out = [n for n in linked if n not in shown]
     assert not left_out or min(degree[n] for n in shown if n in linked) >= max(degree[n] for n in left_out)
-    assert f"{len(shown)} of {full.number_of_nodes()} entities" in all_text(at)
-    widget(at.toggle, f"All {full.number_of_nodes()} entities").set_value(True).run()
+    assert f"{len(shown)} of {len(full.nodes)} entities" in all_text(at)
+    widget(at.toggle, f"All {len(full.nodes)} entities").set_value(True).run()
     no_errors(at)
-    assert len(canvas_data(at)["nodes"]) == full.number_of_nodes()
+    assert len(canvas_data(at)["nodes"]) == len(full.nodes)
     # edge labels are shown on hover only: sent as "hover", not as a permanent "label"
     assert all("label" not in e and "hover" in e for e in canvas_data(at)["edges"])
 
@@ -72,26 +72,29 @@ def test_event_graph_opens_by_session_with_each_episode_and_predicate_object_lab
     no_errors(at)
     data = canvas_data(at)
     g = app_services.builds.event_graph(SAMPLE_ID)
+    assert isinstance(g, GraphView) and g.kind == "event"
+    event = {n.id: n for n in g.nodes}
     nodes = drawn_nodes(data)
-    episodes = {g.nodes[n].get("episode_id") for n in g.nodes}
-    assert len(nodes) <= max(DEFAULT_EVENTS, len(episodes)) < g.number_of_nodes()
-    assert {g.nodes[n["id"]].get("episode_id") for n in nodes} == episodes  # every episode is there
+    episodes = {n.episode_id for n in g.nodes}
+    assert len(nodes) <= max(DEFAULT_EVENTS, len(episodes)) < len(g.nodes)
+    assert {event[n["id"]].episode_id for n in nodes} == episodes  # every episode is there
     assert data["options"]["physics"]["enabled"] is False  # laid out, not a tangle
     titles = [n for n in data["nodes"] if n["id"].startswith(HEAD_PREFIX)]
     sessions = [int(t["label"].split()[1]) for t in titles]
     assert sessions == sorted(sessions) and [t["y"] for t in titles] == sorted(t["y"] for t in titles)
     for n in nodes:  # a band per session, earliest on top
-        session = int(g.nodes[n["id"]]["episode_id"].rsplit(":S", 1)[1].split(":")[0])
+        session = int(event[n["id"]].episode_id.rsplit(":S", 1)[1].split(":")[0])
         band = titles[sessions.index(session)]["y"]
         assert band <= n["y"] < band + 400
-        verb, _, obj = g.nodes[n["id"]]["action"].partition(":")
+        verb, _, obj = event[n["id"]].action.partition(":")
         if obj.strip():
             assert n["label"].split("\n")[0] == shorten(verb.strip(), 16)  # predicate over object
-    kinds = {tuple(sorted(g.edges[e["from"], e["to"]].get("kinds") or ())) for e in data["edges"]}
+    links = {(e.source, e.target): e.kinds for e in g.edges}
+    kinds = {tuple(sorted(links[e["from"], e["to"]])) for e in data["edges"]}
     assert all({"succession", "episode"} & set(k) for k in kinds)  # no participant tangle
-    widget(at.toggle, f"All {g.number_of_nodes()} events").set_value(True).run()
+    widget(at.toggle, f"All {len(g.nodes)} events").set_value(True).run()
     no_errors(at)
-    assert len(drawn_nodes(canvas_data(at))) == g.number_of_nodes()
+    assert len(drawn_nodes(canvas_data(at))) == len(g.nodes)
 
 
 def test_the_side_panel_lists_episodes_in_session_order() -> None:
@@ -111,7 +114,7 @@ def test_find_a_node_opens_the_side_panel_with_records_and_turns(open_app, app_s
     box = widget(at.selectbox, "Find a node")
     assert speaker in box.options  # offered by name
     g = app_services.builds.entity_graph(SAMPLE_ID)
-    node = next(n for n in g.nodes if g.nodes[n].get("name") == speaker)
+    node = next(n.id for n in g.nodes if n.label == speaker)
     box.set_value(node).run()
     no_errors(at)
     body = html_bodies(at)
@@ -131,15 +134,14 @@ def test_event_graph_types_events_by_family_and_shows_who_when_where(open_app, a
     assert len(families - {"other"}) >= 3, families
     g = app_services.builds.event_graph(SAMPLE_ID)
     on_screen = {n["id"] for n in drawn_nodes(data)}
-    event = next(n for n in g.nodes if g.nodes[n].get("participants") and g.nodes[n].get("time")
-                 and n in on_screen)
-    widget(at.selectbox, "Find a node").set_value(event).run()
+    event = next(n for n in g.nodes if n.participants and n.time and n.id in on_screen)
+    widget(at.selectbox, "Find a node").set_value(event.id).run()
     no_errors(at)
     body = html_bodies(at)
-    who = g.nodes[event]["participants"][0]
+    who = event.participants[0]
     assert "<b>who</b>" in body and f"entity={who}" in body.replace("%20", "+")
-    assert "<b>when</b>" in body and str(g.nodes[event]["time"]) in body
-    assert action_family(g.nodes[event]["action"]) in body
+    assert "<b>when</b>" in body and event.time in body
+    assert action_family(event.action) in body
 
 
 def test_time_layout_orders_nodes_left_to_right_by_date(open_app) -> None:
@@ -153,12 +155,14 @@ def test_time_layout_orders_nodes_left_to_right_by_date(open_app) -> None:
 
 
 def test_time_positions_and_colours_on_a_small_graph() -> None:
-    g = nx.DiGraph()
-    g.add_node("a", action="run: race", participants=["Ana"], time="2023-05-01", importance=0.5)
-    g.add_node("b", action="paint: sunset", participants=["Ana"], time="2023-03-01", importance=0.5)
-    g.add_node("c", action="fly: Lisbon", participants=["Ben"], importance=0.5)  # undated
-    g.add_edge("b", "a", kind="succession")
-    g.add_edge("a", "c", kind="participant")
+    g = GraphView("event", (
+        GraphNode("a", "event", "run: race", action="run: race", participants=("Ana",), time="2023-05-01",
+                  importance=0.5),
+        GraphNode("b", "event", "paint: sunset", action="paint: sunset", participants=("Ana",),
+                  time="2023-03-01", importance=0.5),
+        GraphNode("c", "event", "fly: Lisbon", action="fly: Lisbon", participants=("Ben",), importance=0.5),
+    ), (ViewEdge("b", "a", None, "succession", kinds=("succession",)),
+        ViewEdge("a", "c", None, "participant", kinds=("participant",))))
     assert node_times(g)["b"] == date(2023, 3, 1)
     pos = time_positions(g)
     assert pos["b"][0] < pos["a"][0] < pos["c"][0]  # earlier left, undated last

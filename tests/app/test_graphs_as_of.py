@@ -10,6 +10,7 @@ from datetime import date, datetime
 import networkx as nx
 
 from components.graph_as_of import entity_graph_as_of, event_graph_as_of, graph_as_of, said_by
+from memory_core.graph_view import GraphView, ViewEdge, view_of
 from memory_core.record_filter import RecordFilter
 from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, widget
 from tests.app.test_graphs import canvas_data
@@ -36,7 +37,7 @@ RECORDS = [
 ]
 
 
-def _entities() -> nx.MultiDiGraph:
+def _entity_nx() -> nx.MultiDiGraph:
     g = nx.MultiDiGraph(kind="entity")
     for name, kind in (("Maya", "person"), ("Jonas", "person"), ("Oliver", "animal"),
                        ("Lisbon", "place"), ("Berlin", "place"), ("Atlantis", "place")):
@@ -50,6 +51,14 @@ def _entities() -> nx.MultiDiGraph:
     return g
 
 
+def _entities() -> GraphView:
+    return view_of(_entity_nx())
+
+
+def _edge(g: GraphView, key: str) -> ViewEdge:
+    return next(e for e in g.edges if e.key == key)
+
+
 def _then(day: date) -> list[Rec]:
     """The store's as_of filter on these records (session start by then; no valid times here)."""
     return [r for r in RECORDS if START[r.episode_id].date() <= day]
@@ -59,56 +68,57 @@ def test_entity_graph_keeps_what_was_said_by_then_and_counts_the_rest() -> None:
     g = _entities()
     day = date(2023, 4, 30)
     cut = entity_graph_as_of(g, day, records_then=_then(day), records_all=RECORDS, episode_start=START)
-    assert set(cut.graph.nodes) == {"maya", "jonas", "lisbon", "atlantis"}  # atlantis: named by no record
-    assert {k for *_, k in cut.graph.edges(keys=True)} == {"friend", "lives in", "met"}
+    assert set(cut.graph.ids()) == {"maya", "jonas", "lisbon", "atlantis"}  # atlantis: named by no record
+    assert {e.key for e in cut.graph.edges} == {"friend", "lives in", "met"}
     assert (cut.hidden_nodes, cut.total_nodes) == (2, 6)  # oliver, berlin
     assert (cut.hidden_edges, cut.total_edges) == (2, 5)  # pet, moved to
     assert cut.record_ids == {"r1", "r3", "r5"}
     # an edge keeps only its records as of then, and is re-dated by them
-    met = cut.graph.edges["maya", "jonas", "met"]
-    assert met["record_ids"] == ["r1"] and met["last_mentioned"] == "2023-03-03"
+    met = _edge(cut.graph, "met")
+    assert met.record_ids == ("r1",) and met.last_mentioned == "2023-03-03"
     assert "2 of 6 nodes and 2 of 5 edges hidden" in cut.caption()
-    # the input graph is untouched
-    assert g.number_of_nodes() == 6 and g.edges["maya", "jonas", "met"]["record_ids"] == ["r1", "r2"]
+    # the input view is untouched
+    assert len(g.nodes) == 6 and _edge(g, "met").record_ids == ("r1", "r2")
 
 
 def test_entity_graph_before_and_after_everything() -> None:
     g = _entities()
     early = entity_graph_as_of(g, date(2023, 1, 1), records_then=[], records_all=RECORDS)
-    assert set(early.graph.nodes) == {"atlantis"} and early.graph.number_of_edges() == 0
+    assert early.graph.ids() == ["atlantis"] and not early.graph.edges
     late = entity_graph_as_of(g, date(2024, 1, 1), records_then=RECORDS, records_all=RECORDS)
     assert late.hidden_nodes == late.hidden_edges == 0
-    assert set(late.graph.nodes) == set(g.nodes) and set(late.graph.edges) == set(g.edges)
+    assert late.graph.ids() == g.ids() and [e.id for e in late.graph.edges] == [e.id for e in g.edges]
     assert "nothing is hidden" in late.caption()
 
 
 def test_a_node_named_by_alias_or_as_a_value_counts() -> None:
-    g = _entities()
-    g.remove_edge("jonas", "berlin", "moved to")
+    h = _entity_nx()
+    h.remove_edge("jonas", "berlin", "moved to")
+    g = view_of(h)
     said = [Rec("r9", "Jonas", "  The Capital ", "e1")]  # an alias, as the value, other spacing/case
     cut = entity_graph_as_of(g, date(2023, 3, 5), records_then=said, records_all=[*RECORDS, *said])
     assert "berlin" in cut.graph and "oliver" not in cut.graph
 
 
-def _events() -> nx.DiGraph:
+def _events() -> GraphView:
     g = nx.DiGraph(kind="event")
     for eid, episode, time in (("v1", "e1", "2023-03-01"), ("v2", "e2", None), ("v3", "e2", "2023-05"),
                                ("v4", "e3", "2023-06-10"), ("v5", "gone", None)):
         g.add_node(eid, action="run: 5k", episode_id=episode, time=time, participants=["Maya"])
     for u, v in (("v1", "v2"), ("v2", "v3"), ("v3", "v4"), ("v1", "v5")):
         g.add_edge(u, v, kinds=["succession"], labels=[""], kind="succession")
-    return g
+    return view_of(g)
 
 
 def test_event_graph_by_session_and_time() -> None:
     g = _events()
     cut = event_graph_as_of(g, date(2023, 4, 30), episode_start=START)
     # v3's session was by then but it is about May; v4's session is later; v5's episode is unknown
-    assert set(cut.graph.nodes) == {"v1", "v2", "v5"}
-    assert set(cut.graph.edges) == {("v1", "v2"), ("v1", "v5")}
+    assert set(cut.graph.ids()) == {"v1", "v2", "v5"}
+    assert {(e.source, e.target) for e in cut.graph.edges} == {("v1", "v2"), ("v1", "v5")}
     assert (cut.hidden_nodes, cut.hidden_edges) == (2, 2)
     assert set(graph_as_of(g, "event", date(2023, 5, 31), records_then=[], records_all=[],
-                           episode_start=START).graph.nodes) == {"v1", "v2", "v3", "v5"}
+                           episode_start=START).graph.ids()) == {"v1", "v2", "v3", "v5"}
 
 
 def test_said_by_follows_the_records_filter() -> None:
@@ -145,7 +155,7 @@ def test_memory_as_of_hides_later_nodes_and_says_how_many(open_app, app_services
         SAMPLE_ID, filters=as_filter({"as_of": second.isoformat(), "status": "all"}), page_size=1000).rows}
     speaker = app_services.raw_store().load_conversation(SAMPLE_ID).speakers[0]
     g = app_services.builds.entity_graph(SAMPLE_ID)
-    node = next(n for n in g.nodes if g.nodes[n].get("name") == speaker)
+    node = next(n.id for n in g.nodes if n.label == speaker)
     widget(at.selectbox, "Find a node").set_value(node).run()
     no_errors(at)
     listed = set(_record_links(html_bodies(at)))
@@ -157,7 +167,7 @@ def test_memory_as_of_hides_later_nodes_and_says_how_many(open_app, app_services
     no_errors(at)
     assert any(str(c.value).startswith(f"Memory as of {second.isoformat()}: ") for c in at.caption)
     events = app_services.builds.event_graph(SAMPLE_ID)
-    assert 0 < len(canvas_data(at)["nodes"]) < events.number_of_nodes()
+    assert 0 < len(canvas_data(at)["nodes"]) < len(events.nodes)
     # clearing the date gives the graph back as it was
     at.segmented_control[0].set_value("entity").run()
     widget(at.date_input, "Memory as of").set_value(None).run()

@@ -241,12 +241,13 @@ def test_graph_canvas_sends_labels_as_data_and_draws_them_as_text() -> None:
     import networkx as nx
 
     from components.graph_canvas import _ASSETS, payload
+    from memory_core.graph_view import view_of
 
     g = nx.MultiDiGraph()
     for i, h in enumerate(HOSTILE):
         g.add_node(h, name=h, type=h, aliases=[h], participants=[h], place=h, importance=0.5)
     g.add_edge(HOSTILE[0], HOSTILE[1], property=HOSTILE[3], record_ids=["r1"], importance=0.3)
-    data = payload(g, name="t")
+    data = payload(view_of(g), name="t")
     text = _json.dumps(data)
     assert _json.loads(text) == data  # plain JSON data (sent as the component's data, never as markup)
     assert {n["id"] for n in data["nodes"]} == set(HOSTILE)
