@@ -49,14 +49,14 @@ def detected_format(svc: MemoryServices, source: Source | str) -> str:
     from components.services import call
 
     if isinstance(source, Source) and source.data is not None:
-        key: tuple[str, Any] = (source.name, len(source.data))
+        key: tuple[str, float | None] = (source.name, len(source.data))
     else:
         path = source.file if isinstance(source, Source) else Path(source)
         try:
             key = (str(path), path.stat().st_mtime)
         except OSError:  # the service names the problem
             key = (str(path), None)
-    known: dict[tuple[str, Any], str] = st.session_state.setdefault("eval_formats", {})
+    known: dict[tuple[str, float | None], str] = st.session_state.setdefault("eval_formats", {})
     if key not in known:
         known[key] = call(svc.evaluation.benchmark_format, source)
     return known[key]
@@ -258,9 +258,9 @@ def pick_label(r: dict[str, Any]) -> str:
     return f"[{r['outcome']}] {shorten(r['question'], 90)}"
 
 
-def show_curve(curve: dict[str, dict[Any, dict[str, float]]]) -> None:
-    points = [{"strategy": name, "budget": int(b), **vals}
-              for name, by in curve.items() for b, vals in by.items()]
+def show_curve(curve: dict[str, dict[int, dict[str, float]]]) -> None:
+    points: list[plots.Point] = [{"strategy": name, "budget": int(b), **vals}
+                                 for name, by in curve.items() for b, vals in by.items()]
     st.plotly_chart(plots.curve(points, "budget", ["full_recall"], group="strategy"))
 
 
