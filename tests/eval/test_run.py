@@ -81,8 +81,12 @@ def test_summary_scores_recall_from_the_rows_own_gold() -> None:
     overall = summary["overall"]
     assert (overall.n, overall.scored, overall.full_recall, overall.coverage) == (3, 2, 0.5, 0.75)
     assert overall.tokens_mean == 20
+    assert list(overall.to_json()) == [  # the keys in the order the summaries have always had them
+        "name", "n", "scored", "full_recall", "coverage", "tokens_mean", "answer_f1", "answer_em",
+        "answer_contains", "latency_p50", "latency_p95", "plan_retrieve_p50", "plan_retrieve_p95"]
     assert "judge_accuracy" not in overall.to_json()  # a run without a judge has no such figure
     judged = add_judge_accuracy(summary, rows)
+    assert list(judged.to_json()["overall"])[-1] == "judge_accuracy"
     assert judged["overall"].judge_accuracy == 2 / 3
     assert (judged["1"].judge_accuracy, judged["2"].judge_accuracy) == (1.0, 0.0)
     assert judged["4"].judge_accuracy is None and judged["4"].to_json()["judge_accuracy"] is None
