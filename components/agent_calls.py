@@ -9,6 +9,7 @@ turns.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import date
 from typing import Any
 
 import streamlit as st
@@ -24,8 +25,8 @@ KIND = {"ask": "asked", "search": "searched"}
 
 def label(row: Mapping[str, Any]) -> str:
     """One list line: when, who, what they did, their words."""
-    when: Any = row.get("created_at")
-    stamp = when.strftime("%Y-%m-%d %H:%M") if hasattr(when, "strftime") else str(when or "")
+    when = row.get("created_at")
+    stamp = when.strftime("%Y-%m-%d %H:%M") if isinstance(when, date) else str(when or "")
     verb = KIND.get(str(row.get("kind") or "ask"), str(row.get("kind")))
     return f"{stamp} · {row.get('client') or 'agent'} {verb}: {shorten(str(row['question']), 80)}"
 

@@ -6,7 +6,6 @@ data grid of ``st.dataframe`` made the browser load ~1.8 MB of script on every H
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 import streamlit as st
 
@@ -42,5 +41,5 @@ def show(svc: MemoryServices, conv: str | None) -> None:
 COLUMNS = ("time", "account", "front end", "action", "conversation", "detail")
 
 
-def _when(value: Any) -> str:
+def _when(value: object) -> str:
     return f"{value:%Y-%m-%d %H:%M:%S}" if isinstance(value, datetime) else str(value or "")

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from components.text import esc, md, shorten
-from memory_core.models import Trace
+from memory_core.models import BufferTurn, Trace
 from memory_core.services.evaluating import WRONG_F1, normalise_answer, token_f1
 
 
@@ -100,7 +100,7 @@ def render(traces: Sequence[Trace], gold_answer: str | None = None,
     return diffs
 
 
-def only_here_html(turn_ids: Sequence[str], by_id: Mapping[str, Any], gold: set[str]) -> str:
+def only_here_html(turn_ids: Sequence[str], by_id: Mapping[str, BufferTurn], gold: set[str]) -> str:
     """The turns only one strategy found: id, speaker and text, each escaped; gold evidence starred."""
     return "".join(
         f'<div class="mn-ep-head">{"★ gold evidence · " if x in gold else ""}<b>{esc(x)}</b> '

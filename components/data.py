@@ -6,10 +6,13 @@ These only read and reshape; no SQL and no pipeline logic lives here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memory_core.models import Conversation, Episode, Record, Turn
 from memory_core.services import MemoryServices
+
+if TYPE_CHECKING:
+    from components.html_table import Cell
 
 
 def conversation(svc: MemoryServices, conv: str) -> Conversation:
@@ -48,10 +51,10 @@ def evidence_turns(records: Sequence[Record]) -> set[str]:
 
 
 def records_frame_rows(records: Sequence[Record],
-                       labels: dict[str, str] | None = None) -> list[dict[str, Any]]:
+                       labels: dict[str, str] | None = None) -> list[dict[str, Cell]]:
     """Rows for a records table (plain values; the table renders them as text)."""
     labels = labels or {}
-    rows = []
+    rows: list[dict[str, Cell]] = []
     for r in records:
         rows.append({
             "id": r.id,

@@ -14,10 +14,19 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from components import links, plots
 from components.text import esc, md, shorten
+from memory_core.eval_summary import Figure
 from memory_core.models import Source
 from memory_core.progress import CurvePoint, Step
 from memory_core.services import MemoryServices
-from memory_core.services.evaluating import OUTCOMES, WRONG_F1, EvalReport, evidence_missed, outcome
+from memory_core.services.evaluating import (
+    ABSTENTION,
+    OUTCOMES,
+    WRONG_F1,
+    EvalReport,
+    EvalSummary,
+    evidence_missed,
+    outcome,
+)
 
 REPORT_KEY = "eval_report"
 CURVE_KEY = "eval_curve"
@@ -40,14 +49,14 @@ def detected_format(svc: MemoryServices, source: Source | str) -> str:
     from components.services import call
 
     if isinstance(source, Source) and source.data is not None:
-        key: tuple[str, Any] = (source.name, len(source.data))
+        key: tuple[str, float | None] = (source.name, len(source.data))
     else:
         path = source.file if isinstance(source, Source) else Path(source)
         try:
             key = (str(path), path.stat().st_mtime)
         except OSError:  # the service names the problem
             key = (str(path), None)
-    known: dict[tuple[str, Any], str] = st.session_state.setdefault("eval_formats", {})
+    known: dict[tuple[str, float | None], str] = st.session_state.setdefault("eval_formats", {})
     if key not in known:
         known[key] = call(svc.evaluation.benchmark_format, source)
     return known[key]
@@ -79,35 +88,40 @@ class Progress:
 
 
 def report_to_state(report: EvalReport, benchmark: str = LOCOMO, *, saved: bool = False) -> dict[str, Any]:
-    """What the page keeps of a run: its rows, summary, benchmark and whether traces were saved."""
+    """What the page keeps of a run: its rows, summary (an ``EvalSummary``), benchmark and whether
+    traces were saved."""
     return {"strategy": report.strategy, "budget_tokens": report.budget_tokens, "backend": report.backend,
-            "rows": report.json_rows(), "summary": dict(report.summary),
+            "rows": report.json_rows(), "summary": report.summary,
             "conv_ids": list(report.conv_ids), "seconds": float(report.seconds),
             "benchmark": benchmark, "saved_traces": saved}
 
 
-def summary_rows(summary: dict[str, Any], benchmark: str = LOCOMO) -> list[dict[str, Any]]:
+def summary_rows(summary: EvalSummary, benchmark: str = LOCOMO) -> list[dict[str, Figure]]:
+    """The table's lines: one per group with questions (LoCoMo: categories, then overall)."""
     if benchmark == LONGMEMEVAL:  # question types, then abstentions, then overall (as summarised)
-        return [{"category": k, **v} for k, v in summary.items() if v.get("n")]
-    keys = [k for k in ("1", "2", "3", "4", "5") if k in summary and summary[k].get("n")] + ["overall"]
-    return [{"category": summary[k].get("name", k), **summary[k]} for k in keys if k in summary]
+        return [{"category": k, **g.to_json()} for k, g in summary.items() if g.n]
+    keys = [k for k in ("1", "2", "3", "4", "5") if k in summary and summary[k].n] + ["overall"]
+    return [{"category": summary[k].name or k, **summary[k].to_json()} for k in keys if k in summary]
 
 
 def show_summary(report: dict[str, Any]) -> None:
     benchmark = report.get("benchmark", LOCOMO)
-    rows = summary_rows(report["summary"], benchmark)
-    overall = report["summary"].get("overall", {})
+    summary: EvalSummary = report["summary"]
+    rows = summary_rows(summary, benchmark)
+    overall = summary.overall
+    n, recall, tokens, f1 = ((overall.n, overall.full_recall, overall.tokens_mean, overall.answer_f1)
+                             if overall is not None else (0, None, None, None))
+    recall_at = (overall.session_recall or {}) if overall is not None else {}
     lme = benchmark == LONGMEMEVAL
     cols = st.columns(5 if lme else 4)
-    cols[0].metric("Questions", overall.get("n", 0), help="scored questions (abstentions apart)" if lme else
+    cols[0].metric("Questions", n, help="scored questions (abstentions apart)" if lme else
                    "scored questions (LoCoMo categories 1-4; adversarial ones are not scored)")
-    cols[1].metric("Full evidence recall", _pct(overall.get("full_recall")),
+    cols[1].metric("Full evidence recall", _pct(recall),
                    help="share of questions whose every gold evidence turn is in the buffer")
-    cols[2].metric("Mean buffer tokens", f"{float(overall.get('tokens_mean') or 0):.0f}")
-    cols[3].metric("Answer F1", _pct(overall.get("answer_f1")),
-                   help="token overlap of the answer with the gold answer (0-100 %)")
+    cols[2].metric("Mean buffer tokens", f"{float(tokens or 0):.0f}")
+    cols[3].metric("Answer F1", _pct(f1), help="token overlap of the answer with the gold answer (0-100 %)")
     if lme:
-        cols[4].metric("Session recall_all@5", _pct(overall.get("session_recall_all@5")),
+        cols[4].metric("Session recall_all@5", _pct(recall_at.get(5)),
                        help="share of questions whose every answer session is among the 5 best-ranked "
                             "sessions (as the LongMemEval paper defines it)")
     st.plotly_chart(plots.category_bars(rows, LME_METRICS if lme else METRICS))
@@ -124,7 +138,7 @@ def show_summary(report: dict[str, Any]) -> None:
         order: tuple[str, ...] = ("category", "n", "full_recall", "coverage", "session_recall_all@5",
                                   "session_recall_all@10", "tokens_mean", "answer_f1", "abstained",
                                   "latency_p50", "latency_p95")
-        if any(k == "abstention" for k in report["summary"]):
+        if ABSTENTION in summary:
             st.caption("Abstention questions (the haystack does not hold the answer) are counted apart: "
                        "not scored for recall; an answer of \"unknown\" is a correct abstention. "
                        "\"overall\" leaves them out.")
@@ -153,7 +167,7 @@ def unscored_note(svc: MemoryServices, conv_ids: Sequence[str]) -> None:
                    "(the Ask page shows what the right reply is).")
 
 
-def _pct(value: Any) -> str:
+def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * float(value):.1f}%"
 
 
@@ -244,9 +258,9 @@ def pick_label(r: dict[str, Any]) -> str:
     return f"[{r['outcome']}] {shorten(r['question'], 90)}"
 
 
-def show_curve(curve: dict[str, dict[Any, dict[str, float]]]) -> None:
-    points = [{"strategy": name, "budget": int(b), **vals}
-              for name, by in curve.items() for b, vals in by.items()]
+def show_curve(curve: dict[str, dict[int, dict[str, float]]]) -> None:
+    points: list[plots.Point] = [{"strategy": name, "budget": int(b), **vals}
+                                 for name, by in curve.items() for b, vals in by.items()]
     st.plotly_chart(plots.curve(points, "budget", ["full_recall"], group="strategy"))
 
 

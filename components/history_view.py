@@ -6,7 +6,6 @@ from __future__ import annotations
 import difflib
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -101,7 +100,7 @@ DIFF_CSS = ("<style>.mn-diff{border-collapse:collapse;font-size:.9rem;width:100%
             ".mn-ins{background:#d3f9d8;color:#2b8a3e;text-decoration:none}</style>")
 
 
-def diff_html(rows: list[tuple[str, Any, Any]]) -> str:
+def diff_html(rows: list[tuple[str, object, object]]) -> str:
     """A table of (field, before, after): every value escaped, changes coloured."""
     body = []
     for field, before, after in rows:
@@ -111,7 +110,7 @@ def diff_html(rows: list[tuple[str, Any, Any]]) -> str:
             + "".join(body) + "</table>")
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     if value is None:
         return "—"
     if isinstance(value, list | tuple):

@@ -10,7 +10,7 @@ DOMPurify, no scripts).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from datetime import date, datetime
 
 import streamlit as st
 
@@ -27,26 +27,31 @@ _NUM = _CELL + ";text-align:right;white-space:nowrap"
 NARROW_PX = 640  # under this width a table drops its ``narrow`` columns (the @container rule in theme.CSS)
 _HEAD_NUM = _HEAD.replace("text-align:left", "text-align:right")  # over a column of numbers
 
+Cell = str | int | float | bool | date | datetime | None
+"""What a table cell holds (here and in ``sort_table``): text, a number, a flag, a day or a time."""
+Row = Mapping[str, Cell]
+Href = Callable[[Row], str]  # a row's link address
 
-def _is_number(value: Any) -> bool:
+
+def is_number(value: Cell) -> bool:
+    """A number that sorts and aligns as one (a flag is not)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def cell_text(value: Any) -> str:
+def cell_text(value: Cell) -> str:
     """A cell as one line of text (floats with two decimals)."""
     if isinstance(value, float):
         return f"{value:.2f}"
     return "" if value is None else " ".join(str(value).split())
 
 
-def table_html(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], *,
-               link_column: str | None = None, href: Callable[[Mapping[str, Any]], str] | None = None,
-               max_height: int = 420, narrow: Collection[str] = ()) -> str:
+def table_html(columns: Sequence[str], rows: Sequence[Row], *, link_column: str | None = None,
+               href: Href | None = None, max_height: int = 420, narrow: Collection[str] = ()) -> str:
     """``rows`` (dicts) as a table of ``columns``; with ``link_column`` and ``href`` that column's
     cells are links (``href(row)``). Scrolls beyond ``max_height`` pixels. The ``narrow`` columns
     hide while the table is under ``NARROW_PX`` wide (``theme.CSS``), so a narrow window gets no
     sideways scroll."""
-    numeric = {c for c in columns if rows and all(_is_number(r.get(c)) for r in rows)}
+    numeric = {c for c in columns if rows and all(is_number(r.get(c)) for r in rows)}
     hide = {c: ' class="mn-wide"' if c in narrow else "" for c in columns}
     head = "".join(f'<th{hide[c]} style="{_HEAD_NUM if c in numeric else _HEAD}">{esc(c)}</th>'
                    for c in columns)
@@ -55,7 +60,7 @@ def table_html(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], *,
         cells = []
         for c in columns:
             value = row.get(c)
-            style = _NUM if _is_number(value) else _CELL
+            style = _NUM if is_number(value) else _CELL
             text = esc(cell_text(value))
             if c == link_column and href is not None:
                 text = f'<a class="mn-link" href="{esc(href(row))}">{text}</a>'
@@ -66,10 +71,12 @@ def table_html(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], *,
             f"<tbody>{''.join(body)}</tbody></table></div>")
 
 
-def render(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], *, empty: str = "Nothing to show.",
-           **kwargs: Any) -> None:
+def render(columns: Sequence[str], rows: Sequence[Row], *, empty: str = "Nothing to show.",
+           link_column: str | None = None, href: Href | None = None, max_height: int = 420,
+           narrow: Collection[str] = ()) -> None:
     """Draw the table (see ``table_html``); no rows shows ``empty`` as a caption."""
     if not rows:
         st.caption(empty)
         return
-    st.html(table_html(columns, rows, **kwargs))
+    st.html(table_html(columns, rows, link_column=link_column, href=href, max_height=max_height,
+                       narrow=narrow))

@@ -4,9 +4,10 @@ components/timeline.py, inline SVG)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import plotly.graph_objects as go
+
+from memory_core.eval_summary import Figure
 
 
 def _plain(text: str) -> str:
@@ -14,7 +15,8 @@ def _plain(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def category_bars(summary: Sequence[Mapping[str, Any]], metrics: Sequence[str]) -> go.Figure:
+def category_bars(summary: Sequence[Mapping[str, Figure]], metrics: Sequence[str]) -> go.Figure:
+    """One group of bars per summary line (its ``category``), one bar per metric (0..1)."""
     categories = [str(row.get("category", "?")) for row in summary]
     fig = go.Figure()
     for metric in metrics:
@@ -24,11 +26,13 @@ def category_bars(summary: Sequence[Mapping[str, Any]], metrics: Sequence[str]) 
     return fig
 
 
-def curve(points: Sequence[Mapping[str, Any]], x: str, ys: Sequence[str],
-          group: str | None = None) -> go.Figure:
+Point = Mapping[str, str | float]  # a curve's point: its coordinates, and its group's name
+
+
+def curve(points: Sequence[Point], x: str, ys: Sequence[str], group: str | None = None) -> go.Figure:
     """Lines of ``ys`` over ``x`` (one line per metric, or per ``group`` value)."""
     fig = go.Figure()
-    groups: dict[str, list[Mapping[str, Any]]] = {}
+    groups: dict[str, list[Point]] = {}
     for p in points:
         groups.setdefault(str(p.get(group, "")) if group else "", []).append(p)
     for name, rows in groups.items():

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import Any
 
 import streamlit as st
 
@@ -42,7 +41,7 @@ def annotator_box() -> None:
         st.caption(f"Changes are recorded as **{md(who())}**.")
 
 
-def _run(action: Callable[[], Any], success: str) -> bool:
+def _run(action: Callable[[], object], success: str) -> bool:
     try:
         result = action()
     except ConflictError as exc:
@@ -95,7 +94,7 @@ def edit_form(svc: MemoryServices, record: Record, turns: Sequence[Turn] = ()) -
     k = f"{record.id}:{expected}"
     with st.form(f"edit:{k}"):
         c = st.columns(3)
-        values: dict[str, Any] = {
+        values: dict[str, FormValue] = {
             "entity": c[0].text_input("Entity", record.entity, key=f"e:entity:{k}"),
             "entity_type": c[1].text_input("Entity type", record.entity_type, key=f"e:type:{k}"),
             "property": c[2].text_input("Property", record.property, key=f"e:prop:{k}"),
@@ -126,13 +125,19 @@ def edit_form(svc: MemoryServices, record: Record, turns: Sequence[Turn] = ()) -
     remember_version(record)
 
 
-def _differs(old: Any, new: Any) -> bool:
+FormValue = str | float | list[str] | None  # what the edit form's widgets return
+FieldValue = str | float | int | Enum | tuple[str, ...] | None  # a record field the form edits
+
+
+def _differs(old: FieldValue, new: FormValue) -> bool:
+    """Did the form change the field? (evidence as a list, the modality as its value, the
+    confidence to within rounding)"""
     if isinstance(old, tuple):
-        return list(old) != list(new)
+        return not isinstance(new, list) or list(old) != new
     if isinstance(old, Enum):
         return str(old.value) != str(new)
     if isinstance(old, float):
-        return abs(old - float(new)) > 1e-9
+        return not isinstance(new, int | float) or abs(old - float(new)) > 1e-9
     return old != new
 
 
@@ -169,7 +174,7 @@ def create_form(svc: MemoryServices, conv: str, episode: Episode, turns: Sequenc
         chosen = st.multiselect("Evidence turns", [t.id for t in turns],
                                 format_func=lambda i: labels.get(i, i))
         c = st.columns(3)
-        fields: dict[str, Any] = {
+        fields: dict[str, str | None] = {
             "entity": c[0].text_input("Entity"),
             "entity_type": c[1].text_input("Entity type", "person"),
             "property": c[2].text_input("Property"),
@@ -186,7 +191,7 @@ def create_form(svc: MemoryServices, conv: str, episode: Episode, turns: Sequenc
             st.error("Choose at least one evidence turn.")
             return
         clean = {k: v for k, v in fields.items() if v not in (None, "")}
-        holder: dict[str, Any] = {}
+        holder: dict[str, Record] = {}
 
         def _create() -> None:
             holder["record"] = svc.curation.create_record(conv, episode.id, clean, chosen, who=who(), why=why,

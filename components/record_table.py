@@ -103,8 +103,8 @@ def _component() -> Any:
                                       css=_CSS, js=js)
 
 
-def row_payload(rows: Sequence[Any], labels: dict[str, str], superseded: dict[str, str],
-                names: dict[str, Any], selected: str | None, sort: str = "episode") -> dict[str, Any]:
+def row_payload(rows: Sequence[Record], labels: dict[str, str], superseded: dict[str, str],
+                names: dict[str, Record], selected: str | None, sort: str = "episode") -> dict[str, Any]:
     """The component's data: plain values only (the browser writes them as text)."""
     out = []
     for r, plain in zip(rows, records_frame_rows(rows, labels), strict=True):
@@ -122,7 +122,7 @@ def row_payload(rows: Sequence[Any], labels: dict[str, str], superseded: dict[st
 def _row_action(svc: MemoryServices, conv: str) -> None:
     """A click in the table (a widget callback, before the rerun): open the row's record, or
     confirm / mark wrong / restore it through the same curation calls as the review buttons."""
-    state: Any = st.session_state.get(ROWS_KEY)
+    state: object = st.session_state.get(ROWS_KEY)
     value = state.get("action") if state is not None and hasattr(state, "get") else None
     if isinstance(value, dict) and value.get("kind") == "sort":
         sort_by_header(conv, str(value.get("column", "")))
@@ -153,7 +153,7 @@ def table(rows: Sequence[Record], labels: dict[str, str], *, svc: MemoryServices
                  on_action_change=partial(_row_action, svc, conv))
 
 
-def _newer(record_id: str | None, names: dict[str, Any]) -> str:
+def _newer(record_id: str | None, names: dict[str, Record]) -> str:
     if record_id is None:
         return ""
     r = names.get(record_id)
@@ -211,7 +211,7 @@ def _picked(widget_key: str) -> None:
     _open(str(st.session_state[widget_key]))
 
 
-def picker(ids: list[str], by_id: dict[str, Any], picked: str | None, wanted: str | None) -> str:
+def picker(ids: list[str], by_id: dict[str, Record], picked: str | None, wanted: str | None) -> str:
     """The "Open record" box: follows a table selection, and its labels show the records as they
     are now — after a save the label changes, so the widget is keyed by its labels (the choice
     itself lives in ``st.session_state["record_pick"]`` and carries over)."""

@@ -15,14 +15,14 @@ Colours follow Streamlit's theme (the ``--st-*`` custom properties a v2 componen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-from components.html_table import cell_text
+from components.html_table import Cell, Href, Row, cell_text, is_number
 from components.text import defuse_bidi
 
 _JS = Path(__file__).resolve().parent / "assets" / "sort_table.js"
@@ -57,32 +57,29 @@ def _component() -> Any:
                                       css=_CSS, js=_JS.read_text(encoding="utf-8"))
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def payload(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], *, link_column: str | None = None,
-            href: Callable[[Mapping[str, Any]], str] | None = None, max_height: int = 420) -> dict[str, Any]:
+def payload(columns: Sequence[str], rows: Sequence[Row], *, link_column: str | None = None,
+            href: Href | None = None, max_height: int = 420) -> dict[str, Any]:
     """Plain JSON data: each row's cells as text, its sort keys (numbers stay numbers) and the
     address of its ``link_column`` cell (``href(row)``)."""
     out = []
     for row in rows:
         cells = [defuse_bidi(cell_text(row.get(c))) for c in columns]
-        keys = [row[c] if _number(row.get(c)) else text.casefold()
+        keys: list[Cell] = [row[c] if is_number(row.get(c)) else text.casefold()
                 for c, text in zip(columns, cells, strict=True)]
         link = href(row) if link_column is not None and href is not None else None
         out.append({"cells": cells, "keys": keys, "href": link})
-    numeric = [bool(rows) and all(_number(r.get(c)) or r.get(c) is None for r in rows) for c in columns]
+    numeric = [bool(rows) and all(is_number(r.get(c)) or r.get(c) is None for r in rows) for c in columns]
     return {"columns": list(columns), "numeric": numeric, "rows": out, "maxHeight": int(max_height),
             "link": list(columns).index(link_column) if link_column is not None and link_column in columns
             else None}
 
 
-def render(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], *, key: str,
-           empty: str = "Nothing to show.", **kwargs: Any) -> None:
+def render(columns: Sequence[str], rows: Sequence[Row], *, key: str, empty: str = "Nothing to show.",
+           link_column: str | None = None, href: Href | None = None, max_height: int = 420) -> None:
     """Draw the table (see ``payload`` for ``link_column``, ``href``, ``max_height``); no rows
     shows ``empty`` as a caption."""
     if not rows:
         st.caption(empty)
         return
-    _component()(key=key, data=payload(columns, rows, **kwargs))
+    _component()(key=key, data=payload(columns, rows, link_column=link_column, href=href,
+                                       max_height=max_height))

@@ -29,6 +29,7 @@ import streamlit as st
 
 from components.text import defuse_bidi, shorten
 from components.theme import OTHER_COLOR, THEME_COLORS
+from memory_core.models import Episode, Session
 
 HEIGHT = 320
 _JS = Path(__file__).resolve().parent / "assets" / "timeline.js"
@@ -78,11 +79,11 @@ def _ms(value: datetime) -> float:
     return stamp.timestamp() * 1000.0
 
 
-def _text(value: Any, limit: int) -> str:
+def _text(value: object, limit: int) -> str:
     return defuse_bidi(shorten(value, limit))
 
 
-def payload(sessions: Sequence[Any], episodes: Sequence[Any], labels: Mapping[str, str], *,
+def payload(sessions: Sequence[Session], episodes: Sequence[Episode], labels: Mapping[str, str], *,
             selected: str | None = None, height: int = HEIGHT) -> dict[str, Any]:
     """Plain JSON data: one point per episode.
 
@@ -90,8 +91,8 @@ def payload(sessions: Sequence[Any], episodes: Sequence[Any], labels: Mapping[st
     of turns (8–30 px), its colour is its theme type's; the tip and the label (the dot's name
     for a screen reader: episode, date, themes) are plain text.
     """
-    session_time = {s.index: s.time for s in sessions}
-    dated = bool(episodes) and all(session_time.get(ep.session) is not None for ep in episodes)
+    session_time = {s.index: s.time for s in sessions if s.time is not None}
+    dated = bool(episodes) and all(ep.session in session_time for ep in episodes)
     biggest = max((len(ep.turn_ids) for ep in episodes), default=1) or 1
     position: dict[int, int] = {}
     kinds: Counter[str] = Counter()
@@ -123,8 +124,9 @@ def payload(sessions: Sequence[Any], episodes: Sequence[Any], labels: Mapping[st
             "xTitle": "session date" if dated else "session", "yTitle": "episode in session"}
 
 
-def clicked(value: Any, ids: Sequence[str]) -> str | None:
-    """The episode id a click event carries, if it is one of ``ids``."""
+def clicked(value: object, ids: Sequence[str]) -> str | None:
+    """The episode id a click event carries (the component's value, whatever it holds), if it
+    is one of ``ids``."""
     raw = value.get("clicked") if hasattr(value, "get") else None
     return raw if isinstance(raw, str) and raw in ids else None
 

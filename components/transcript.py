@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import streamlit as st
 
@@ -80,7 +79,7 @@ def record_chip(record: Record, conv: str | None = None) -> str:
     return f'<span class="{cls}" title="{title}">{body}</span>'
 
 
-def turn_html(turn: TurnView, *, spans: Sequence[Span] = (), records: Sequence[Any] = (),
+def turn_html(turn: TurnView, *, spans: Sequence[Span] = (), records: Sequence[Record] = (),
               evidence: bool = False, cited: bool = False, max_chips: int = 6,
               anchor_prefix: str = "turn", conv: str | None = None) -> str:
     classes = ["mn-turn"]
@@ -123,12 +122,12 @@ def _session_head(turn: TurnView) -> str:
     return f'<div class="mn-session-head">Session {turn.session}{esc(when)}</div>'
 
 
-def records_by_first_evidence(records: Iterable[Any], turn_ids: Iterable[str]) -> dict[str, list[Any]]:
+def records_by_first_evidence(records: Iterable[Record], turn_ids: Iterable[str]) -> dict[str, list[Record]]:
     """Place each record beside the first of its evidence turns that is on screen."""
     shown = set(turn_ids)
-    out: dict[str, list[Any]] = {}
+    out: dict[str, list[Record]] = {}
     for r in records:
-        for tid in getattr(r, "evidence_turn_ids", ()):
+        for tid in r.evidence_turn_ids:
             if tid in shown:
                 out.setdefault(tid, []).append(r)
                 break
@@ -136,9 +135,9 @@ def records_by_first_evidence(records: Iterable[Any], turn_ids: Iterable[str]) -
 
 
 def transcript_html(
-    turns: Sequence[Any],
-    episodes: Sequence[Any] = (),
-    records: Iterable[Any] = (),
+    turns: Sequence[Turn | BufferTurn | TurnView],
+    episodes: Sequence[Episode] = (),
+    records: Iterable[Record] = (),
     *,
     highlights: Mapping[str, Sequence[Span]] | None = None,
     evidence: Iterable[str] = (),
@@ -155,7 +154,7 @@ def transcript_html(
     in a dashed band carrying that note.
     """
     views = [t if isinstance(t, TurnView) else TurnView.of(t) for t in turns]
-    by_turn_episode: dict[str, Any] = {}
+    by_turn_episode: dict[str, Episode] = {}
     for ep in episodes:
         for tid in ep.turn_ids:
             by_turn_episode[tid] = ep
@@ -167,8 +166,8 @@ def transcript_html(
     session: int | None = None
     open_group: str | None = None  # episode id, "" for pending turns, None when closed
     for view in views:
-        ep = by_turn_episode.get(view.id)
-        group = ep.id if ep is not None else ""
+        band = by_turn_episode.get(view.id)
+        group = band.id if band is not None else ""
         if view.session != session:
             if open_group is not None:
                 out.append("</div>")
@@ -178,10 +177,10 @@ def transcript_html(
         if group != open_group:
             if open_group is not None:
                 out.append("</div>")
-            if ep is not None:
-                color, tint = kind_colors(episode_kind(ep))
+            if band is not None:
+                color, tint = kind_colors(episode_kind(band))
                 out.append(f'<div class="mn-episode" style="border-left-color:{color};background:{tint}">')
-                out.append(episode_head(ep))
+                out.append(episode_head(band))
             elif pending_note:
                 out.append(f'<div class="mn-pending"><div class="mn-ep-head">{esc(pending_note)}</div>')
             else:
@@ -196,11 +195,14 @@ def transcript_html(
     return "".join(out)
 
 
-def render(turns: Sequence[Any], episodes: Sequence[Any] = (), records: Iterable[Any] = (),
-           **kwargs: Any) -> None:
-    """Draw a transcript (see ``transcript_html``); nothing to draw shows a short note."""
+def render(turns: Sequence[Turn | BufferTurn | TurnView], episodes: Sequence[Episode] = (),
+           records: Iterable[Record] = (), *,
+           highlights: Mapping[str, Sequence[Span]] | None = None, evidence: Iterable[str] = (),
+           cited: Iterable[str] = (), anchor_prefix: str = "turn") -> None:
+    """Draw a transcript (see ``transcript_html``) of the open conversation; nothing to draw
+    shows a short note."""
     if not turns:
         st.caption("No turns to show.")
         return
-    kwargs.setdefault("conv", current_conv())
-    st.html(transcript_html(turns, episodes, records, **kwargs))
+    st.html(transcript_html(turns, episodes, records, highlights=highlights, evidence=evidence, cited=cited,
+                            anchor_prefix=anchor_prefix, conv=current_conv()))

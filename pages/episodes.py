@@ -47,7 +47,7 @@ st.caption(f"{md(episode.theme_type.value)} episode · {len(episode.turn_ids)} t
 # episode's turns with the evidence highlighted
 sort_table.render(("entity", "property", "value", "modality", "valid time", "confidence"),
                   data.records_frame_rows(records, labels), key="episode_records", link_column="entity",
-                  href=lambda row: links.href_record(conv, row["id"]), max_height=320,
+                  href=lambda row: links.href_record(conv, str(row["id"])), max_height=320,
                   empty="No records in this episode.")
 transcript.render(data.turns(svc, conv, episode.turn_ids), [episode], records,
                   evidence=data.evidence_turns(records))

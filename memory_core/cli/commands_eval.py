@@ -20,6 +20,7 @@ from memory_core.config import Settings
 from memory_core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from memory_core.eval_summary import EvalSummary
     from memory_core.progress import Step
     from memory_core.services.evaluating import EvalReport
 
@@ -130,7 +131,8 @@ def cmd_eval_locomo(args: argparse.Namespace, settings: Settings) -> int:
 
         def judged(report: EvalReport) -> None:
             if judge is not None:
-                acc = report.summary["overall"].get("judge_accuracy")
+                overall = report.summary.overall
+                acc = overall.judge_accuracy if overall is not None else None
                 print(f"judge accuracy: {acc:.3f}" if acc is not None else "judge accuracy: -")
 
         tune_and_check(args, paths, run, format_table, "full-evidence recall", with_convs=True,
@@ -168,7 +170,7 @@ def cmd_eval_longmemeval(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def tune_and_check(args: argparse.Namespace, paths: list[Path], run: Callable[[Path, bool], EvalReport],
-                   table: Callable[[dict[str, Any]], str], recall: str, *, with_convs: bool = False,
+                   table: Callable[[EvalSummary], str], recall: str, *, with_convs: bool = False,
                    after: Callable[[EvalReport], None] | None = None) -> None:
     """Run the tune file (``run(path, True)``) and the ``--check`` file if given, print each
     report (its table, the support calibration, ``after``), write each run file (``--out``; the

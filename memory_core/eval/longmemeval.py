@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from memory_core.eval.metrics import group_metrics
 from memory_core.eval.run import Asked, row_of
 from memory_core.eval.run import run_line as base_run_line
 from memory_core.eval_rows import SESSION_KS, EvalRow, LmeFacts
+from memory_core.eval_summary import OVERALL, EvalSummary, GroupSummary
 from memory_core.ingest import load_bytes, stream_file
 from memory_core.ingest.longmemeval import is_abstention
 from memory_core.models import Conversation
@@ -161,49 +162,50 @@ def evaluate(questions: Iterable[LmeQuestion], ask: AskLme, *,
     return rows
 
 
-def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+def summarise(rows: Sequence[Mapping[str, Any]]) -> EvalSummary:
     """Per question type (abstentions in their own group) and "overall" (without them)."""
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for row in rows:
         key = ABSTENTION if row.get("abstention") else str(row["category"])
         groups.setdefault(key, []).append(row)
-    groups["overall"] = [r for r in rows if not r.get("abstention")]
-    out: dict[str, dict[str, Any]] = {}
-    for key in sorted(groups, key=lambda k: (k in (ABSTENTION, "overall"), k == "overall", k)):
+    groups[OVERALL] = [r for r in rows if not r.get("abstention")]
+    out: dict[str, GroupSummary] = {}
+    for key in sorted(groups, key=lambda k: (k in (ABSTENTION, OVERALL), k == OVERALL, k)):
         members = groups[key]
         if not members:
             continue
         out[key] = _group(members, abstention=key == ABSTENTION)
-    return out
+    return EvalSummary(out)
 
 
-def _group(members: Sequence[Mapping[str, Any]], *, abstention: bool) -> dict[str, Any]:
-    out = group_metrics(members)
+def _group(members: Sequence[Mapping[str, Any]], *, abstention: bool) -> GroupSummary:
+    recall: dict[int, float | None] = {}
     for k in SESSION_KS:
         values = [r[f"session_recall_all@{k}"] for r in members
                   if r.get(f"session_recall_all@{k}") is not None]
-        out[f"session_recall_all@{k}"] = statistics.mean(float(v) for v in values) if values else None
-    if abstention:
-        out["abstained"] = statistics.mean(float(bool(r.get("abstained"))) for r in members)
-    return out
+        recall[k] = statistics.mean(float(v) for v in values) if values else None
+    abstained = statistics.mean(float(bool(r.get("abstained"))) for r in members) if abstention else None
+    return replace(group_metrics(members), session_recall=recall, abstained=abstained)
 
 
-def format_table(summary: Mapping[str, Mapping[str, Any]]) -> str:
+def _fmt(v: float | None, spec: str, width: int) -> str:
+    return (format(v, spec) if v is not None else "-").rjust(width)
+
+
+def format_table(summary: EvalSummary) -> str:
     head = (f"{'question type':26} {'n':>3} {'turn_R':>6} {'cov':>5} {'sR@5':>5} {'sR@10':>5} "
             f"{'tokens':>7} {'F1':>5} {'EM':>5} {'has':>5} {'lat_p50':>7} {'lat_p95':>7}")
     lines = [head]
-
-    def f(v: Any, spec: str, width: int) -> str:
-        return (format(v, spec) if v is not None else "-").rjust(width)
-
+    f = _fmt
     for key, s in summary.items():
-        line = (f"{key:26} {s['n']:3d} {f(s['full_recall'], '.3f', 6)} {f(s['coverage'], '.2f', 5)} "
-                f"{f(s['session_recall_all@5'], '.2f', 5)} {f(s['session_recall_all@10'], '.2f', 5)} "
-                f"{f(s['tokens_mean'], '.0f', 7)} {f(s['answer_f1'], '.3f', 5)} "
-                f"{f(s.get('answer_em'), '.2f', 5)} {f(s.get('answer_contains'), '.2f', 5)} "
-                f"{f(s['latency_p50'], '.3f', 7)} {f(s['latency_p95'], '.3f', 7)}")
-        if "abstained" in s:
-            line += f"  correct abstentions {s['abstained']:.2f}"
+        recall = s.session_recall or {}
+        line = (f"{key:26} {s.n:3d} {f(s.full_recall, '.3f', 6)} {f(s.coverage, '.2f', 5)} "
+                f"{f(recall.get(5), '.2f', 5)} {f(recall.get(10), '.2f', 5)} "
+                f"{f(s.tokens_mean, '.0f', 7)} {f(s.answer_f1, '.3f', 5)} "
+                f"{f(s.answer_em, '.2f', 5)} {f(s.answer_contains, '.2f', 5)} "
+                f"{f(s.latency_p50, '.3f', 7)} {f(s.latency_p95, '.3f', 7)}")
+        if s.abstained is not None:
+            line += f"  correct abstentions {s.abstained:.2f}"
         lines.append(line)
     return "\n".join(lines)
 

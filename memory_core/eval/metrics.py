@@ -19,9 +19,11 @@ import statistics
 import string
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from memory_core.eval.locomo import CATEGORY_NAMES
+from memory_core.eval_summary import OVERALL, EvalSummary, GroupSummary
 
 _CITATION_RE = re.compile(r"\[(?:D\d+:\d+(?:,\s*)?)+\]")
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
@@ -92,69 +94,67 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[k]
 
 
-def group_metrics(members: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def group_metrics(members: Sequence[Mapping[str, Any]]) -> GroupSummary:
     """n, scored, full_recall, coverage, tokens_mean, answer_f1 and latency of a group of rows
     (the figures LoCoMo and LongMemEval summaries share). Rows without gold evidence are not
     scored for recall."""
     hits = [evidence_hits(r["evidence"], r["dia_ids"]) for r in members if r.get("evidence")]
     lat = [float(r["latency_s"]) for r in members]
-    return {
-        "n": len(members),
-        "scored": len(hits),
-        "full_recall": sum(f for f, _ in hits) / len(hits) if hits else None,
-        "coverage": sum(c for _, c in hits) / len(hits) if hits else None,
-        "tokens_mean": statistics.mean(float(r["context_tokens"]) for r in members) if members else None,
-        "answer_f1": statistics.mean(token_f1(r["answer"], r["gold"]) for r in members) if members else None,
-        "answer_em": (statistics.mean(exact_match(r["answer"], r["gold"]) for r in members)
-                      if members else None),
-        "answer_contains": (statistics.mean(contains_gold(r["answer"], r["gold"]) for r in members)
-                            if members else None),
-        "latency_p50": percentile(lat, 50),
-        "latency_p95": percentile(lat, 95),
-    }
+    return GroupSummary(
+        n=len(members),
+        scored=len(hits),
+        full_recall=sum(f for f, _ in hits) / len(hits) if hits else None,
+        coverage=sum(c for _, c in hits) / len(hits) if hits else None,
+        tokens_mean=statistics.mean(float(r["context_tokens"]) for r in members) if members else None,
+        answer_f1=statistics.mean(token_f1(r["answer"], r["gold"]) for r in members) if members else None,
+        answer_em=(statistics.mean(exact_match(r["answer"], r["gold"]) for r in members)
+                   if members else None),
+        answer_contains=(statistics.mean(contains_gold(r["answer"], r["gold"]) for r in members)
+                         if members else None),
+        latency_p50=percentile(lat, 50),
+        latency_p95=percentile(lat, 95),
+    )
 
 
-def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def summarise(rows: Sequence[Mapping[str, Any]]) -> EvalSummary:
     """Per category ("1".."4") and "overall": ``group_metrics`` plus plan+retrieve latency.
 
     Each row carries its gold evidence (``row["evidence"]``); rows without any are not scored."""
-    groups: dict[str, list[Mapping[str, Any]]] = {"1": [], "2": [], "3": [], "4": [], "overall": []}
+    groups: dict[str, list[Mapping[str, Any]]] = {"1": [], "2": [], "3": [], "4": [], OVERALL: []}
     for row in rows:
         groups.setdefault(str(row["category"]), []).append(row)
-        groups["overall"].append(row)
-    out: dict[str, Any] = {}
+        groups[OVERALL].append(row)
+    out: dict[str, GroupSummary] = {}
     for key, members in groups.items():
         prl = [float(r["plan_retrieve_s"]) for r in members if "plan_retrieve_s" in r]
-        out[key] = {
-            "name": CATEGORY_NAMES.get(int(key), key) if key.isdigit() else "overall",
-            **group_metrics(members),
-            "plan_retrieve_p50": percentile(prl, 50),
-            "plan_retrieve_p95": percentile(prl, 95),
-        }
-    return out
+        out[key] = replace(group_metrics(members),
+                           name=CATEGORY_NAMES.get(int(key), key) if key.isdigit() else OVERALL,
+                           plan_retrieve_p50=percentile(prl, 50), plan_retrieve_p95=percentile(prl, 95))
+    return EvalSummary(out)
 
 
-def format_table(summary: dict[str, Any]) -> str:
+def _fmt(v: float | None, spec: str, width: int) -> str:
+    return (format(v, spec) if v is not None else "-").rjust(width)
+
+
+def format_table(summary: EvalSummary) -> str:
     head = (
         f"{'category':16} {'n':>4} {'scored':>6} {'full_recall':>11} {'coverage':>8} {'tokens':>8} "
         f"{'answer_f1':>9} {'em':>5} {'has_gold':>8} {'lat_p50':>8} {'lat_p95':>8} {'pr_p50':>7} "
         f"{'pr_p95':>7}"
     )
     lines = [head]
-    for key in ("1", "2", "3", "4", "overall"):
+    f = _fmt
+    for key in ("1", "2", "3", "4", OVERALL):
         s = summary.get(key)
-        if not s or not s["n"]:
+        if not s or not s.n:
             continue
-        label = f"{key} {s['name']}" if key != "overall" else "overall"
-
-        def f(v: Any, spec: str, width: int) -> str:
-            return (format(v, spec) if v is not None else "-").rjust(width)
-
+        label = f"{key} {s.name}" if key != OVERALL else OVERALL
         lines.append(
-            f"{label:16} {s['n']:4d} {s['scored']:6d} {f(s['full_recall'], '.3f', 11)} "
-            f"{f(s['coverage'], '.3f', 8)} {f(s['tokens_mean'], '.1f', 8)} {f(s['answer_f1'], '.3f', 9)} "
-            f"{f(s.get('answer_em'), '.3f', 5)} {f(s.get('answer_contains'), '.3f', 8)} "
-            f"{f(s['latency_p50'], '.3f', 8)} {f(s['latency_p95'], '.3f', 8)} "
-            f"{f(s['plan_retrieve_p50'], '.3f', 7)} {f(s['plan_retrieve_p95'], '.3f', 7)}"
+            f"{label:16} {s.n:4d} {s.scored:6d} {f(s.full_recall, '.3f', 11)} "
+            f"{f(s.coverage, '.3f', 8)} {f(s.tokens_mean, '.1f', 8)} {f(s.answer_f1, '.3f', 9)} "
+            f"{f(s.answer_em, '.3f', 5)} {f(s.answer_contains, '.3f', 8)} "
+            f"{f(s.latency_p50, '.3f', 8)} {f(s.latency_p95, '.3f', 8)} "
+            f"{f(s.plan_retrieve_p50, '.3f', 7)} {f(s.plan_retrieve_p95, '.3f', 7)}"
         )
     return "\n".join(lines)

@@ -19,6 +19,7 @@ from typing import Any
 from memory_core.eval.locomo import GoldQuestion
 from memory_core.eval.metrics import evidence_hits, token_f1
 from memory_core.eval_rows import EvalRow, LmeFacts, Outranked
+from memory_core.eval_summary import OVERALL, EvalSummary
 from memory_core.models import SupportLevel, Trace
 
 Judge = Callable[[str, str, str], bool]
@@ -138,11 +139,13 @@ def outcome(row: Mapping[str, Any], *, f1_below: float = WRONG_F1) -> str:
     return "both" if missed and wrong else "missed evidence" if missed else "wrong answer" if wrong else "ok"
 
 
-def add_judge_accuracy(summary: dict[str, Any], rows: Sequence[Mapping[str, Any]]) -> None:
-    """``judge_accuracy`` of each summary group (rows that carry a judge verdict)."""
-    for key, group in summary.items():
-        members = [r for r in rows if "judge" in r and (key == "overall" or str(r["category"]) == key)]
-        group["judge_accuracy"] = sum(bool(r["judge"]) for r in members) / len(members) if members else None
+def add_judge_accuracy(summary: EvalSummary, rows: Sequence[Mapping[str, Any]]) -> EvalSummary:
+    """The summary with ``judge_accuracy`` of each group (rows that carry a judge verdict)."""
+    accuracy: dict[str, float | None] = {}
+    for key in summary:
+        members = [r for r in rows if "judge" in r and (key == OVERALL or str(r["category"]) == key)]
+        accuracy[key] = sum(bool(r["judge"]) for r in members) / len(members) if members else None
+    return summary.judged(accuracy)
 
 
 def triage(row: Mapping[str, Any], turn_text: Mapping[str, str],

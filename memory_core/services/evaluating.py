@@ -48,6 +48,7 @@ from memory_core.eval.run import (
     triage,
 )
 from memory_core.eval_rows import EvalRow
+from memory_core.eval_summary import EvalSummary, GroupSummary
 from memory_core.ids import normalise_evidence
 from memory_core.ingest import Loaded, detect_bytes, detect_format
 from memory_core.models import QAItem, Source, SourceLike
@@ -74,13 +75,13 @@ EvalSource = SourceLike | Sequence[str]
 @dataclass
 class EvalReport:
     """A run: one ``EvalRow`` per question (``memory_core.eval_rows``) and the summary per
-    category (or question type) and overall."""
+    category (or question type) and overall (``memory_core.eval_summary``)."""
 
     strategy: str
     budget_tokens: int | None
     backend: str
     rows: list[EvalRow] = field(default_factory=list)
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: EvalSummary = field(default_factory=EvalSummary)
     conv_ids: list[str] = field(default_factory=list)
     seconds: float = 0.0
     line: Callable[[Mapping[str, Any]], dict[str, Any]] = run_line  # a row's run-file line
@@ -247,7 +248,7 @@ class EvalService:
         rows = report.json_rows()
         report.summary = summarise(rows)
         if judge is not None:
-            add_judge_accuracy(report.summary, rows)
+            report.summary = add_judge_accuracy(report.summary, rows)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -271,9 +272,9 @@ class EvalService:
             for budget in budgets:
                 report = self.evaluate([g.conv_id for g in gold], strategy=name, budget_tokens=budget,
                                        backend="offline")
-                s = report.summary["overall"]
-                out[name][budget] = {"full_recall": s["full_recall"] or 0.0,
-                                     "tokens_mean": s["tokens_mean"] or 0.0}
+                s = report.summary.overall
+                recall, tokens = (s.full_recall, s.tokens_mean) if s is not None else (None, None)
+                out[name][budget] = {"full_recall": recall or 0.0, "tokens_mean": tokens or 0.0}
                 if on_progress:
                     point = CurvePoint(name, budget, out[name][budget]["full_recall"])
                     on_progress(Step("curve", detail=point))
@@ -370,5 +371,5 @@ class EvalService:
 # what the app's pages use of the evaluation's plain functions (they reach the library through
 # the services only)
 __all__ = ["ABSTENTION", "CATEGORY_NAMES", "CURVE_BUDGETS", "OUTCOMES", "QUESTION_TYPES", "SCORED_CATEGORIES",
-           "WRONG_F1", "EvalReport", "EvalRow", "EvalService", "EvalSource", "evidence_missed",
-           "normalise_answer", "outcome", "token_f1"]
+           "WRONG_F1", "EvalReport", "EvalRow", "EvalService", "EvalSource", "EvalSummary", "GroupSummary",
+           "evidence_missed", "normalise_answer", "outcome", "token_f1"]

@@ -3,14 +3,14 @@ from escaped addresses, numbers right-aligned, no rows a caption."""
 
 from __future__ import annotations
 
-from components.html_table import table_html
+from components.html_table import Cell, table_html
 
 HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", '" onmouseover="alert(3)',
            "[x](javascript:alert(4))", "\u202eevil"]
 
 
 def test_every_cell_is_escaped_and_links_are_data() -> None:
-    rows = [{"id": h, "entity": h, "value": h, "confidence": 0.5} for h in HOSTILE]
+    rows: list[dict[str, Cell]] = [{"id": h, "entity": h, "value": h, "confidence": 0.5} for h in HOSTILE]
     html = table_html(("entity", "value", "confidence"), rows, link_column="entity",
                       href=lambda row: f"/records?record={row['id']}")
     assert "<script" not in html and "<img" not in html and 'onmouseover="' not in html

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from types import SimpleNamespace
 
 from components import eval_view, html_table, transcript
 from components.theme import THEME_COLORS
@@ -23,8 +22,9 @@ def _episode(n: int, kind: ThemeType) -> Episode:
 def test_an_episode_band_and_tag_have_its_kinds_colour_as_the_timeline_legend() -> None:
     kinds = (ThemeType.EVENT, ThemeType.TOPIC, ThemeType.ENTITY, ThemeType.EVENT)
     episodes = [_episode(i + 1, kind) for i, kind in enumerate(kinds)]
-    html = transcript.transcript_html([SimpleNamespace(id=f"D1:{i + 1}", speaker="Ana", text="hi", session=1)
-                                       for i in range(len(kinds))], episodes)
+    turns = [transcript.TurnView(id=f"D1:{i + 1}", speaker="Ana", text="hi", session=1)
+             for i in range(len(kinds))]
+    html = transcript.transcript_html(turns, episodes)
     bands = re.findall(r'class="mn-episode" style="border-left-color:([^;]+);', html)
     tags = re.findall(r'class="mn-tag" style="background:([^"]+)"', html)
     assert bands == tags == [THEME_COLORS[k.value] for k in kinds]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from components import sort_table
+from components.html_table import Cell
 from tests.app.conftest import HOSTILE_ID, SAMPLE_ID, no_errors
 
 HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", '" onmouseover="alert(3)',
@@ -19,7 +20,7 @@ def _tables(at) -> list[dict]:
 
 
 def test_payload_keeps_numbers_and_text_apart() -> None:
-    rows = [{"id": "r1", "entity": "Maya", "confidence": 0.9, "valid time": None},
+    rows: list[dict[str, Cell]] = [{"id": "r1", "entity": "Maya", "confidence": 0.9, "valid time": None},
             {"id": "r2", "entity": "jonas", "confidence": 0.4, "valid time": "2023-02-28"}]
     data = sort_table.payload(("entity", "valid time", "confidence"), rows, link_column="entity",
                               href=lambda row: f"records?record={row['id']}")

@@ -152,8 +152,8 @@ def test_metrics() -> None:
         },
     ]
     summary = summarise(rows)
-    assert summary["1"]["full_recall"] == 0.5 and summary["1"]["coverage"] == 0.75
-    assert summary["overall"]["tokens_mean"] == 20 and summary["overall"]["answer_f1"] == 0.5
+    assert summary["1"].full_recall == 0.5 and summary["1"].coverage == 0.75
+    assert summary["overall"].tokens_mean == 20 and summary["overall"].answer_f1 == 0.5
 
 
 def test_rows_follow_the_schema(services, tiny: Path) -> None:
@@ -171,7 +171,7 @@ def test_rows_follow_the_schema(services, tiny: Path) -> None:
         assert row["latency_s"] >= 0
     lines = [json.loads(line) for line in report.jsonl().splitlines()]
     assert len(lines) == 5 and all(ROW_KEYS <= set(line) for line in lines)
-    assert report.summary["overall"]["scored"] == 4  # qid 4 has no gold evidence
+    assert report.summary["overall"].scored == 4  # qid 4 has no gold evidence
 
 
 def test_budget_and_judge(services, tiny: Path) -> None:
@@ -182,7 +182,7 @@ def test_budget_and_judge(services, tiny: Path) -> None:
     assert all(r["context_tokens"] <= 40 for r in report.json_rows())
     assert all(isinstance(r["judge"], bool) for r in report.json_rows())
     expected = sum(r["judge"] for r in report.json_rows()) / len(report.json_rows())
-    assert report.summary["overall"]["judge_accuracy"] == pytest.approx(expected)
+    assert report.summary["overall"].judge_accuracy == pytest.approx(expected)
 
 
 def _score_py(scorer: Path, data: Path, run: Path, recount: bool) -> dict:
@@ -203,12 +203,15 @@ def test_recall_agrees_with_the_bench_scorer(services, tiny: Path, tmp_path: Pat
     theirs = _score_py(scorer, tiny, run, recount=False)
     for key in ("1", "2", "3", "4"):
         mine, other = report.summary[key], theirs["by_category"][key]
-        assert mine["scored"] == other["scored"]
+        assert mine.scored == other["scored"]
         if other["full_recall"] is not None:
-            assert round(mine["full_recall"], 4) == other["full_recall"]
-            assert round(mine["coverage"], 4) == other["coverage"]
-    assert round(report.summary["overall"]["full_recall"], 4) == theirs["overall"]["full_recall"]
-    assert round(report.summary["overall"]["tokens_mean"], 1) == theirs["overall"]["tokens_mean"]
+            assert mine.full_recall is not None and mine.coverage is not None
+            assert round(mine.full_recall, 4) == other["full_recall"]
+            assert round(mine.coverage, 4) == other["coverage"]
+    overall = report.summary["overall"]
+    assert overall.full_recall is not None and overall.tokens_mean is not None
+    assert round(overall.full_recall, 4) == theirs["overall"]["full_recall"]
+    assert round(overall.tokens_mean, 1) == theirs["overall"]["tokens_mean"]
 
 
 @pytest.mark.skipif(importlib.util.find_spec("tiktoken") is None,

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from memory_core.eval.gap import format_gap, gap_points
+from memory_core.eval_summary import EvalSummary, GroupSummary
 
 
-def _group(name: str, recall: float | None, tokens: float, scored: int) -> dict[str, object]:
-    return {"name": name, "full_recall": recall, "tokens_mean": tokens, "scored": scored}
+def _group(name: str, recall: float | None, tokens: float, scored: int) -> GroupSummary:
+    return GroupSummary(n=scored, scored=scored, full_recall=recall, coverage=recall, tokens_mean=tokens,
+                        answer_f1=None, answer_em=None, answer_contains=None, latency_p50=0.0,
+                        latency_p95=0.0, name=name)
 
 
 def test_the_gap_is_tune_minus_check_in_points() -> None:
-    tune = {"1": _group("multi-hop", 0.8, 2900.0, 40), "overall": _group("overall", 0.9, 2500.4, 100)}
-    check = {"1": _group("multi-hop", 0.55, 3100.0, 20), "overall": _group("overall", 0.85, 2700.0, 50),
-             "2": _group("temporal", 1.0, 1200.0, 5)}
+    tune = EvalSummary({"1": _group("multi-hop", 0.8, 2900.0, 40),
+                        "overall": _group("overall", 0.9, 2500.4, 100)})
+    check = EvalSummary({"1": _group("multi-hop", 0.55, 3100.0, 20),
+                         "overall": _group("overall", 0.85, 2700.0, 50),
+                         "2": _group("temporal", 1.0, 1200.0, 5)})
     assert gap_points(tune["overall"], check["overall"]) == 5.0
     assert gap_points(tune["1"], None) is None
     lines = format_gap(tune, check).splitlines()

@@ -77,10 +77,12 @@ def test_rows_and_summary_per_type_with_abstentions_apart() -> None:
     summary = summarise(rows)
     assert list(summary) == ["multi-session", "temporal-reasoning", "abstention", "overall"]
     ms = summary["multi-session"]
-    assert (ms["n"], ms["full_recall"], ms["coverage"], ms["tokens_mean"]) == (2, 0.5, 0.5, 75.0)
-    assert ms["answer_f1"] == 0.5
-    assert summary["overall"]["n"] == 3 and summary["overall"]["full_recall"] == pytest.approx(2 / 3)
-    assert summary["abstention"]["abstained"] == 1.0 and summary["abstention"]["full_recall"] is None
+    assert (ms.n, ms.full_recall, ms.coverage, ms.tokens_mean) == (2, 0.5, 0.5, 75.0)
+    assert ms.answer_f1 == 0.5 and ms.session_recall == {5: 1.0, 10: 1.0}
+    assert summary["overall"].n == 3 and summary["overall"].full_recall == pytest.approx(2 / 3)
+    assert summary["abstention"].abstained == 1.0 and summary["abstention"].full_recall is None
+    assert list(ms.to_json())[-2:] == ["session_recall_all@5", "session_recall_all@10"]
+    assert "abstained" not in ms.to_json() and summary["abstention"].to_json()["abstained"] == 1.0
     table = format_table(summary)
     assert "multi-session" in table and "correct abstentions 1.00" in table
 

@@ -75,16 +75,21 @@ def test_summary_scores_recall_from_the_rows_own_gold() -> None:
     rows = [r.to_json() for r in evaluate([Q1, Q2, Q3], lambda q: ANSWERS[q.qid],
                                           judge=lambda q, gold, answer: gold in answer)]
     summary = summarise(rows)
-    assert (summary["1"]["scored"], summary["1"]["full_recall"], summary["1"]["coverage"]) == (1, 0.0, 0.5)
-    assert (summary["2"]["scored"], summary["2"]["full_recall"], summary["2"]["coverage"]) == (1, 1.0, 1.0)
-    assert summary["3"]["scored"] == 0 and summary["3"]["full_recall"] is None
+    assert (summary["1"].scored, summary["1"].full_recall, summary["1"].coverage) == (1, 0.0, 0.5)
+    assert (summary["2"].scored, summary["2"].full_recall, summary["2"].coverage) == (1, 1.0, 1.0)
+    assert summary["3"].scored == 0 and summary["3"].full_recall is None
     overall = summary["overall"]
-    assert (overall["n"], overall["scored"], overall["full_recall"], overall["coverage"]) == (3, 2, 0.5, 0.75)
-    assert overall["tokens_mean"] == 20
-    add_judge_accuracy(summary, rows)
-    assert summary["overall"]["judge_accuracy"] == 2 / 3
-    assert (summary["1"]["judge_accuracy"], summary["2"]["judge_accuracy"]) == (1.0, 0.0)
-    assert summary["4"]["judge_accuracy"] is None
+    assert (overall.n, overall.scored, overall.full_recall, overall.coverage) == (3, 2, 0.5, 0.75)
+    assert overall.tokens_mean == 20
+    assert list(overall.to_json()) == [  # the keys in the order the summaries have always had them
+        "name", "n", "scored", "full_recall", "coverage", "tokens_mean", "answer_f1", "answer_em",
+        "answer_contains", "latency_p50", "latency_p95", "plan_retrieve_p50", "plan_retrieve_p95"]
+    assert "judge_accuracy" not in overall.to_json()  # a run without a judge has no such figure
+    judged = add_judge_accuracy(summary, rows)
+    assert list(judged.to_json()["overall"])[-1] == "judge_accuracy"
+    assert judged["overall"].judge_accuracy == 2 / 3
+    assert (judged["1"].judge_accuracy, judged["2"].judge_accuracy) == (1.0, 0.0)
+    assert judged["4"].judge_accuracy is None and judged["4"].to_json()["judge_accuracy"] is None
 
 
 def test_triage_reads_the_kept_retrieval() -> None:

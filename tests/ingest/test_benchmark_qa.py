@@ -21,7 +21,7 @@ def test_a_realtalk_file_is_evaluated_like_locomo(services, tmp_path: Path) -> N
     assert stored.source_format == "realtalk" and len(stored.qa) == 4
     again = services.evaluation.evaluate(["realtalk-3"], strategy="bm25")  # this conversation's questions
     assert [r["dia_ids"] for r in again.json_rows()] == [r["dia_ids"] for r in report.json_rows()]
-    assert report.summary["overall"]["n"] == 4
+    assert report.summary["overall"].n == 4
 
 
 def test_a_beam_directory_is_evaluated_with_its_probing_questions(services, tmp_path: Path) -> None:

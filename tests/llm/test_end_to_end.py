@@ -97,11 +97,11 @@ def test_full_build_ask_and_judged_eval_of_the_sample(server: ScriptedServer, ll
         after = server.stage_calls()
         assert asked > 0 and after.get("judge", 0) - before.get("judge", 0) == asked
         assert after.get("answer", 0) - before.get("answer", 0) <= asked  # empty buffers cost no call
-        assert report.summary["overall"]["judge_accuracy"] is not None
+        assert report.summary["overall"].judge_accuracy is not None
 
     print(f"\nsample build against the scripted server: {calls} calls, "
           f"tokens in/out {build['cost']['tokens_in']:.0f}/{build['cost']['tokens_out']:.0f}; "
-          f"eval: {asked} questions, judged accuracy {report.summary['overall']['judge_accuracy']:.2f}")
+          f"eval: {asked} questions, judged accuracy {report.summary['overall'].judge_accuracy:.2f}")
     services.raw_store().execute("CHECKPOINT")  # everything on disk before the bytes are searched
     home = services.settings.home
     leaked = [p for p in home.rglob("*") if p.is_file() and FAKE_KEY.encode() in p.read_bytes()]

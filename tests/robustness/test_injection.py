@@ -181,12 +181,11 @@ def test_transcript_and_answer_html_escape_every_hostile_string() -> None:
 
 
 def test_compare_and_history_diff_escape_every_hostile_string() -> None:
-    from types import SimpleNamespace
-
     from components.compare_view import only_here_html
     from components.history_view import diff_html
+    from memory_core.models import BufferTurn
 
-    by_id = {h: SimpleNamespace(speaker=h, text=h) for h in HOSTILE}
+    by_id = {h: BufferTurn(turn_id=h, speaker=h, text=h, session=1) for h in HOSTILE}
     html = only_here_html(list(HOSTILE), by_id, {HOSTILE[0]})
     html += diff_html([(h, h, HOSTILE[(i + 1) % len(HOSTILE)]) for i, h in enumerate(HOSTILE)])
     parsed = markup(html)
