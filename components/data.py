@@ -80,8 +80,9 @@ def version_token(svc: MemoryServices, conv: str) -> str:
 
     stats = svc.imports.stats(conv)
     builds = svc.builds.build_history(conv)
-    last = builds[0] if builds else {}
-    return json.dumps([stats, str(last.get("id")), str(last.get("finished_at"))], sort_keys=True, default=str)
+    last = builds[0] if builds else None
+    return json.dumps([stats, str(last.id if last else None), str(last.finished_at if last else None)],
+                      sort_keys=True, default=str)
 
 
 def records_by_ids(svc: MemoryServices, ids: Sequence[str]) -> list[Record]:

@@ -41,6 +41,7 @@ from components import graph
 from components.graph_style import type_color
 from components.text import defuse_bidi, shorten
 from memory_core.graph_view import GraphNode, GraphView
+from memory_core.json_value import JSONObject
 
 _PYVIS = Path(str(pyvis.__file__)).resolve().parent / "lib" / "vis-9.1.2"
 _ASSETS = Path(__file__).resolve().parent / "assets"
@@ -267,7 +268,7 @@ def payload(g: GraphView, *, name: str, layout: str = "force", height: int = 600
             "selected": None if selected is None else {"kind": selected.kind, "id": selected.id}}
 
 
-def canvas(data: dict[str, Any], *, key: str, on_select: Callable[..., None] | None = None,
+def canvas(data: JSONObject, *, key: str, on_select: Callable[..., None] | None = None,
            args: tuple[object, ...] = ()) -> Selection | None:
     """Mount the canvas; returns the node or edge the user last clicked (or ``None``).
 

@@ -4,9 +4,10 @@ the per-conversation state of the latest cluster build, polled while it runs."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -17,6 +18,7 @@ from memory_core.errors import IngestError, MnemoscopeError
 from memory_core.models import Source
 from memory_core.services import ImportResult, MemoryServices
 from memory_core.services.importing import ALREADY_IMPORTED
+from memory_core.summaries import BuildState, ImportPreview, PreviewConversation
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "sample_data"
@@ -53,50 +55,53 @@ def choose_source() -> Source | None:
     return Source.upload(upload.name, upload.getvalue()) if upload is not None else None
 
 
+@dataclass(frozen=True)
+class Preview:
+    """A file's preview, or the one-line error that reading it gave."""
+    info: ImportPreview | None
+    error: str | None = None
+
+
 @st.cache_data(show_spinner="Reading the file…", max_entries=16)
-def _preview(_svc: MemoryServices, _source: Source, digest: str, fmt: str | None) -> dict[str, Any]:
+def _preview(_svc: MemoryServices, _source: Source, digest: str, fmt: str | None) -> Preview:
     try:
-        info = _svc.imports.preview(_source, fmt=fmt)
-        return {"info": info, "error": None}
+        return Preview(_svc.imports.preview(_source, fmt=fmt))
     except MnemoscopeError as exc:
-        return {"info": None, "error": str(exc)}
+        return Preview(None, str(exc))
 
 
-def preview(svc: MemoryServices, source: Source, fmt: str | None) -> dict[str, Any]:
+def preview(svc: MemoryServices, source: Source, fmt: str | None) -> Preview:
     """Detected format and a preview (cached per file content); an importer error as one line.
 
     Whether each conversation is already imported is read from the store on every call: the
     cache is keyed by the file only, and the home changes (an import, another home)."""
-    found = dict(_preview(svc, source, digest(source), fmt))
-    info = found.get("info")
-    if info:
-        known = set(svc.imports.conversation_ids())
-        found["info"] = {**info, "conversations": [{**c, "exists": c.get("id") in known}
-                                                   for c in info.get("conversations") or []]}
-    return found
+    found = _preview(svc, source, digest(source), fmt)
+    if found.info is None:
+        return found
+    return Preview(found.info.with_known(svc.imports.conversation_ids()))
 
 
 PREVIEW_COLUMNS = ("conversation", "already imported", "speakers", "sessions", "turns", "questions")
 
 
-def preview_rows(convs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def preview_rows(convs: Sequence[PreviewConversation]) -> list[dict[str, html_table.Cell]]:
     """One row per conversation found in the file (a small static table, not a data grid)."""
-    return [{"conversation": c["id"], "already imported": "yes" if c.get("exists") else "no",
-             "speakers": ", ".join(c.get("speakers") or []), "sessions": c.get("sessions"),
-             "turns": c.get("turns"), "questions": c.get("questions")} for c in convs]
+    return [{"conversation": c.id, "already imported": "yes" if c.exists else "no",
+             "speakers": ", ".join(c.speakers), "sessions": c.sessions,
+             "turns": c.turns, "questions": c.questions} for c in convs]
 
 
-def show_preview(info: dict[str, Any]) -> None:
-    st.caption(f"Detected format: **{md(info.get('format') or 'unknown')}**")
-    for warning in info.get("warnings") or []:
+def show_preview(info: ImportPreview) -> None:
+    st.caption(f"Detected format: **{md(info.format or 'unknown')}**")
+    for warning in info.warnings:
         st.warning(md(warning))
-    convs = info.get("conversations") or []
+    convs = info.conversations
     html_table.render(PREVIEW_COLUMNS, preview_rows(convs), empty="No conversation found in the file.")
-    if convs and convs[0].get("first_turns"):  # drawn only while open (a lazy expander)
-        with st.expander(f"First turns of {md(convs[0]['id'])}", key="preview_first_turns",
+    if convs and convs[0].first_turns:  # drawn only while open (a lazy expander)
+        with st.expander(f"First turns of {md(convs[0].id)}", key="preview_first_turns",
                          on_change="rerun") as box:
             if box.open:
-                st.dataframe(pd.DataFrame(convs[0]["first_turns"]), hide_index=True)
+                st.dataframe(pd.DataFrame([t.to_json() for t in convs[0].first_turns]), hide_index=True)
 
 
 REPLACE_LABEL = "Replace conversations that are already imported"
@@ -121,30 +126,30 @@ STALE_AFTER = timedelta(minutes=30)  # a queued/building row this old: its build
 STATE_LABELS = {"queued": "queued", "building": "building", "done": "done", "failed": "failed"}
 
 
-def build_rows(rows: list[dict[str, Any]]) -> pd.DataFrame:
+def build_rows(rows: Sequence[BuildState]) -> pd.DataFrame:
     """The build-status rows as the table the page shows (one line per conversation)."""
     return pd.DataFrame([{
-        "conversation": r["conv_id"],
-        "state": STATE_LABELS.get(str(r["state"]), str(r["state"])),
-        "stage": r["stage"] or "",
-        "error": r["error"] or "",
-        "worker": r["worker"] or "",
-        "updated": r["updated_at"],
+        "conversation": r.conv_id,
+        "state": STATE_LABELS.get(r.state, r.state),
+        "stage": r.stage,
+        "error": r.error,
+        "worker": r.worker,
+        "updated": r.updated_at,
     } for r in rows], columns=["conversation", "state", "stage", "error", "worker", "updated"])
 
 
-def build_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+def build_counts(rows: Sequence[BuildState]) -> dict[str, int]:
     counts = dict.fromkeys(STATE_LABELS, 0)
     for r in rows:
-        counts[str(r["state"])] = counts.get(str(r["state"]), 0) + 1
+        counts[r.state] = counts.get(r.state, 0) + 1
     return counts
 
 
-def _unfinished(rows: list[dict[str, Any]]) -> tuple[int, int]:
+def _unfinished(rows: Sequence[BuildState]) -> tuple[int, int]:
     """(rows still queued or building that were updated lately, those that were not)."""
     now = datetime.now(UTC).replace(tzinfo=None)  # the store's timestamps are naive UTC
-    waiting = [r for r in rows if r["state"] in ("queued", "building")]
-    live = sum(1 for r in waiting if now - r["updated_at"] < STALE_AFTER)
+    waiting = [r for r in rows if r.state in ("queued", "building")]
+    live = sum(1 for r in waiting if r.updated_at is not None and now - r.updated_at < STALE_AFTER)
     return live, len(waiting) - live
 
 
@@ -164,7 +169,7 @@ def cluster_progress(svc: MemoryServices) -> None:
         counts = build_counts(current)
         still, stale = _unfinished(current)
         st.subheader("Cluster build")
-        st.caption(f"Run {md(current[0]['run_id'] if current else '')}: "
+        st.caption(f"Run {md(current[0].run_id if current else '')}: "
                    f"{counts['done']} done, {counts['building']} building, {counts['queued']} queued, "
                    f"{counts['failed']} failed" + (" (updating)" if still else ""))
         if stale:
@@ -172,8 +177,8 @@ def cluster_progress(svc: MemoryServices) -> None:
                        "the process building them has probably stopped; build them again.")
         st.dataframe(build_rows(current), hide_index=True)
         for r in current:
-            if r["state"] == "failed":
-                st.error(md(f"{r['conv_id']}: {r['error']}"))
+            if r.state == "failed":
+                st.error(md(f"{r.conv_id}: {r.error}"))
         if active and not still:
             st.rerun()  # the run ended: one full rerun stops the polling
 

@@ -3,13 +3,13 @@ current conversation and a link to the page that does it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import streamlit as st
 
 from components import icons
+from memory_core.summaries import ConversationSummary
 
 
 @dataclass(frozen=True)
@@ -32,13 +32,13 @@ ASK = Step("3 · Ask and inspect", "Ask questions: every answer shows the record
            icons.PAGE["pages/ask.py"])
 
 
-def status(rows: Sequence[Mapping[str, Any]], conv: str | None) -> tuple[bool, bool]:
+def status(rows: Sequence[ConversationSummary], conv: str | None) -> tuple[bool, bool]:
     """(loaded, built) for the current conversation."""
-    row = next((r for r in rows if r.get("id") == conv), None)
-    return row is not None, row is not None and int(row.get("built_sessions", 0)) > 0
+    row = next((r for r in rows if r.id == conv), None)
+    return row is not None, row is not None and row.built_sessions > 0
 
 
-def three_steps(rows: Sequence[Mapping[str, Any]], conv: str | None) -> None:
+def three_steps(rows: Sequence[ConversationSummary], conv: str | None) -> None:
     loaded, built = status(rows, conv)
     plan = [(LOAD, loaded, LOAD.page, LOAD.label),
             (BUILD, built, "pages/episodes.py" if built else BUILD.page,

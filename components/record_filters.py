@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from components.text import md
-from memory_core.record_filter import RecordFilter
+from memory_core.record_filter import RecordFacets, RecordFilter
 
 # (table column or None, store field, label ascending, label descending); the first is the default
 SORT_FIELDS: tuple[tuple[str | None, str, str, str], ...] = (
@@ -43,11 +43,11 @@ ENTITY_KEY = "records_entity"
 ENTITY_URL_KEY = "records_entity__url"
 
 
-def _facet(facets: dict[str, list[tuple[Any, int]]], name: str) -> list[Any]:
+def _facet(facets: RecordFacets, name: str) -> list[str | int]:
     return [v for v, _ in facets.get(name, []) if v is not None]
 
 
-def filters_ui(facets: dict[str, list[tuple[Any, int]]]) -> tuple[str, RecordFilter, str, int]:
+def filters_ui(facets: RecordFacets) -> tuple[str, RecordFilter, str, int]:
     """Search box, filters, sort and page size; returns (query, filters, sort, page_size)."""
     top = st.columns([4, 3, 2])  # the date box keeps 'Memory as of' on one line at 1024 px
     query = top[0].text_input("Search records", placeholder="words that must all appear, e.g. paris train",
@@ -84,7 +84,7 @@ MORE_DEFAULTS: dict[str, Any] = {
     "min_confidence": 0.0, "sort": next(iter(SORTS)), "page_size": 50}
 
 
-def more_filters(facets: dict[str, list[tuple[Any, int]]]) -> dict[str, Any]:
+def more_filters(facets: RecordFacets) -> dict[str, Any]:
     """Entity type, property, modality, session, status, minimum confidence, sort and page size:
     drawn only while their expander is open (eight widgets fewer on every other render), applied
     always. Their values live in ``st.session_state[MORE_KEY]`` per conversation (Streamlit drops
@@ -202,7 +202,7 @@ def as_of_filter(where: DeltaGenerator) -> str | None:
     return day
 
 
-def entity_filter(where: DeltaGenerator, facets: dict[str, list[tuple[Any, int]]]) -> list[str]:
+def entity_filter(where: DeltaGenerator, facets: RecordFacets) -> list[str]:
     """The entity filter (type to get suggestions; any name can be typed), kept in step with
     ``?entity=`` so that a name anywhere in the app links here and the filter can be shared.
 

@@ -2,13 +2,13 @@
 
 The current conversation lives in the URL (``?conv=<id>``) so links can be shared; the frame
 (``app.py``) resolves it once per run through ``components.sidebar`` and stores the id in
-``st.session_state["conv"]``. Session settings are a plain dict; the API key lives only in
+``st.session_state["conv"]``. Session settings are a plain dict (``SessionChoice``); the API key lives only in
 ``st.session_state["api_key"]`` and is never written anywhere.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 import streamlit as st
 
@@ -18,6 +18,15 @@ from memory_core.config import Settings
 CONV_KEY = "conv"
 SETTINGS_KEY = "session_settings"
 API_KEY = "api_key"
+
+
+class SessionChoice(TypedDict):
+    """What the Settings page chose for this browser session (never the API key)."""
+    backend: str
+    base_url: str
+    model: str
+    strategy: str
+    budget_tokens: int | None
 
 
 def current_conv() -> str | None:
@@ -41,21 +50,19 @@ def query_param(name: str) -> str | None:
     return value if value else None
 
 
-def session_settings(defaults: Settings) -> dict[str, Any]:
+def session_settings(defaults: Settings) -> SessionChoice:
     """Backend, endpoint, model, strategy and budget for this browser session (plain values)."""
     if SETTINGS_KEY not in st.session_state:
-        st.session_state[SETTINGS_KEY] = {
-            "backend": defaults.backend,
-            "base_url": defaults.llm.base_url or "",
-            "model": defaults.llm.model,
-            "strategy": defaults.strategy,
-            "budget_tokens": defaults.budget_tokens,
-        }
-    return dict(st.session_state[SETTINGS_KEY])
+        st.session_state[SETTINGS_KEY] = SessionChoice(
+            backend=defaults.backend, base_url=defaults.llm.base_url or "", model=defaults.llm.model,
+            strategy=defaults.strategy, budget_tokens=defaults.budget_tokens)
+    chosen: SessionChoice = st.session_state[SETTINGS_KEY]
+    return chosen.copy()
 
 
-def save_session_settings(values: dict[str, Any]) -> None:
-    st.session_state[SETTINGS_KEY] = {k: v for k, v in values.items() if k != API_KEY}
+def save_session_settings(values: SessionChoice) -> None:
+    """Keep ``values`` for this session (a TypedDict: the API key has no field here)."""
+    st.session_state[SETTINGS_KEY] = values.copy()
 
 
 def session_api_key() -> str | None:

@@ -29,6 +29,7 @@ import streamlit as st
 
 from components.text import defuse_bidi, shorten
 from components.theme import OTHER_COLOR, THEME_COLORS
+from memory_core.json_value import JSONObject
 from memory_core.models import Episode, Session
 
 HEIGHT = 320
@@ -139,12 +140,14 @@ def _on_click(key: str, pick_key: str, ids: Sequence[str]) -> None:
         st.session_state[pick_key] = chosen
 
 
-def timeline(data: dict[str, Any], *, key: str, pick_key: str | None = None) -> str | None:
-    """Mount the timeline; the id of the episode clicked in this run, else ``None``.
+def timeline(data: JSONObject, *, key: str, pick_key: str | None = None) -> str | None:
+    """Mount the timeline (``data``: a ``payload``); the id of the episode clicked in this run,
+    else ``None``.
 
     With ``pick_key`` a click also sets that session-state key (a selectbox's) to the episode.
     """
-    ids = [p["id"] for p in data.get("points") or ()]
+    points = data.get("points")
+    ids = [str(p["id"]) for p in points if isinstance(p, dict)] if isinstance(points, list) else []
     callback = partial(_on_click, key, pick_key, ids) if pick_key else (lambda: None)
     result = _component()(key=key, data=data, on_clicked_change=callback)
     return clicked(result, ids) if result is not None else None

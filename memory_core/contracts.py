@@ -46,7 +46,7 @@ from memory_core.models import (
     Trace,
     Turn,
 )
-from memory_core.record_filter import RecordFilter
+from memory_core.record_filter import RecordFacets, RecordFilter
 
 STAGES = ("segment", "extract", "plan", "answer")
 
@@ -284,7 +284,7 @@ class RelationalStore(AccessRepository, Protocol):
     def record(self, record_id: str) -> Record: ...
 
     def record_facets(self, conv_id: str, *, top_entities: int = 200,
-                      as_of: str | None = None) -> dict[str, list[tuple[Any, int]]]: ...
+                      as_of: str | None = None) -> RecordFacets: ...
 
     def records(self, conv_id: str, *, include_inactive: bool = False,
                 episode_id: str | None = None) -> list[Record]: ...

@@ -23,6 +23,12 @@ from memory_core.models import Modality, RecordStatus
 
 ALL_STATUSES: Literal["all"] = "all"
 
+# The filter widgets' choices: per field (entity, entity_type, property, modality, status,
+# origin, session) its distinct values with their record counts. A session is an int, the
+# rest are strings; None stands for records without the field.
+FacetValue = str | int | None
+RecordFacets = dict[str, list[tuple[FacetValue, int]]]
+
 
 @dataclass(frozen=True)
 class RecordFilter:

@@ -17,12 +17,12 @@ choice = st.selectbox("Format", loading.FORMATS, help="Detected from the content
 fmt = None if choice == "detect" else choice
 if source is not None:
     found = loading.preview(svc, source, fmt)
-    if found["error"]:
-        st.error(md(found["error"]))
+    if found.info is None:
+        st.error(md(found.error or ""))
     else:
-        loading.show_preview(found["info"])
+        loading.show_preview(found.info)
     replace = st.checkbox(loading.REPLACE_LABEL)
-    if st.button("Import", type="primary", disabled=bool(found["error"])):
+    if st.button("Import", type="primary", disabled=bool(found.error)):
         try:
             result = loading.import_source(svc, source, fmt, replace)
         except MnemoscopeError as exc:

@@ -78,7 +78,7 @@ if add.open and episode is not None:
         record_forms.create_form(svc, conv, episode, episode_turns)
 if merge.open:
     with merge:
-        merge_names = [name for name, _ in facets.get("entity", [])]
+        merge_names = [str(name) for name, _ in facets.get("entity", []) if name is not None]
         record_forms.merge_form(svc, conv, merge_names)
 if history.open:
     with history:

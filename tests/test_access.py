@@ -170,7 +170,7 @@ def test_token_scope_and_revocation(services: Services) -> None:
     assert (principal.role, principal.conv_scope, principal.name) == ("annotator", CONV, f"token:{token_id}")
     agent = services.for_principal(principal, "mcp")
     assert agent.imports.conversation_ids() == [CONV]  # the others are not even listed
-    assert [c["id"] for c in agent.imports.list_conversations()] == [CONV]
+    assert [c.id for c in agent.imports.list_conversations()] == [CONV]
     assert agent.imports.export_json(CONV)["conversation"]["id"] == CONV
     with pytest.raises(AccessError, match=f"limited to conversation '{CONV}', not conversation '{OTHER}'"):
         agent.imports.export_json(OTHER)

@@ -62,11 +62,12 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("contracts",),
     ("progress", "record_filter"),  # value types built on the models: build progress, record filters
     # value types and small utilities
-    ("__init__", "models", "config", "tokens", "timeexpr", "ids", "eval_rows", "eval_summary", "as_of"),
-    ("errors", "heap", "graph_view"),
+    ("__init__", "models", "config", "tokens", "timeexpr", "ids", "eval_rows", "eval_summary", "as_of",
+     "summaries"),
+    ("errors", "heap", "graph_view", "json_value"),
 )
 BOTTOM = {"progress", "record_filter", "eval_rows", "eval_summary", "models", "errors", "config", "tokens",
-          "timeexpr", "ids", "as_of", "graph_view", "heap"}
+          "timeexpr", "ids", "as_of", "graph_view", "heap", "json_value", "summaries"}
 
 # What each unit may import: only units on lower floors. Units on one floor do not import each
 # other, except where noted.
@@ -102,6 +103,8 @@ ALLOWED: dict[str, set[str]] = {
     "eval_summary": set(),  # the figures of an evaluation run, per group of rows
     "graph_view": set(),  # typed nodes and edges of a graph, read by the front ends
     "errors": set(),
+    "summaries": {"json_value"},  # conversations, a file's preview, builds: what Home and Load show
+    "json_value": set(),  # the typed plain JSON values a component is sent, a to_json() returns
     "heap": set(),  # gc housekeeping after long-lived loads (models, the app's services)
 }
 # The front end (app.py, pages/, components/) reaches the library through the services and

@@ -77,8 +77,8 @@ def cmd_build_cluster(args: argparse.Namespace, settings: Settings) -> int:
     services = Services(settings)
     try:
         if args.all:
-            conv_ids = [c["id"] for c in services.imports.list_conversations()
-                        if c["built_sessions"] < c["sessions"] or not c["entities"]]
+            conv_ids = [c.id for c in services.imports.list_conversations()
+                        if c.built_sessions < c.sessions or not c.entities]
         else:
             conv_ids = [c.strip() for c in args.conv.split(",") if c.strip()]
         services.builds.queue(conv_ids, run_id)  # the Load page shows them from now on

@@ -104,12 +104,12 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
                   f"{len(result.replaced)} replaced): {streamed.turns} turns")
             return 0
         # one summary query for every line (not one stats query per conversation)
-        counts = {row["id"]: row for row in services.imports.list_conversations()}
+        counts = {row.id: row for row in services.imports.list_conversations()}
         for conv_id in result.ids:
             s = counts[conv_id]
             verb = "replaced" if conv_id in result.replaced else "imported"
-            print(f"{verb} {conv_id} ({result.format}): {s['sessions']} sessions, {s['turns']} turns, "
-                  f"{s['questions']} questions")
+            print(f"{verb} {conv_id} ({result.format}): {s.sessions} sessions, {s.turns} turns, "
+                  f"{s.questions} questions")
     return 0
 
 
@@ -237,11 +237,11 @@ def cmd_setup_sample(args: argparse.Namespace, settings: Settings) -> int:
         else:
             print(f"sample already imported: {', '.join(c.id for c in loaded.conversations)}")
         for row in services.imports.list_conversations():
-            todo = int(row["sessions"]) - int(row["built_sessions"])
+            todo = row.sessions - row.built_sessions
             if todo <= 0:
                 continue
-            print(f"building {row['id']}: {todo} of {row['sessions']} sessions to build", flush=True)
-            for event in services.builds.build(row["id"]):
+            print(f"building {row.id}: {todo} of {row.sessions} sessions to build", flush=True)
+            for event in services.builds.build(row.id):
                 if isinstance(event, quiet):
                     continue  # one line per session (plus start and end), not per episode
                 print(str(event), flush=True)

@@ -9,11 +9,11 @@ carry entity, property, value, valid time and their source turns. Every ``ask`` 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from memory_core.models import Record, Trace, Turn
+from memory_core.summaries import ConversationSummary
 
 
 class TurnOut(BaseModel):
@@ -106,16 +106,10 @@ def record_out(r: Record, turns: Mapping[str, Turn]) -> RecordOut:
                      source_turns=[turn_out(turns[t]) for t in r.evidence_turn_ids if t in turns])
 
 
-def conversation_out(row: Mapping[str, Any]) -> ConversationOut:
-    speakers = row.get("speakers") or []
-    if isinstance(speakers, str):
-        import json
-
-        speakers = json.loads(speakers)
-    return ConversationOut(id=row["id"], speakers=list(speakers), sessions=int(row["sessions"]),
-                           built_sessions=int(row["built_sessions"]), turns=int(row["turns"]),
-                           episodes=int(row["episodes"]), records=int(row["records"]),
-                           source_format=str(row["source_format"]))
+def conversation_out(row: ConversationSummary) -> ConversationOut:
+    return ConversationOut(id=row.id, speakers=list(row.speakers), sessions=row.sessions,
+                           built_sessions=row.built_sessions, turns=row.turns, episodes=row.episodes,
+                           records=row.records, source_format=row.source_format)
 
 
 def cited(trace: Trace, turns: Iterable[Turn]) -> list[TurnOut]:

@@ -6,10 +6,10 @@
     episodes / entity_graph / event_graph        -> what the build made, for the UI (graphs as
                                                     typed views: memory_core/graph_view.py)
     export_graphml(conv_id, out)                 -> both graphs as GraphML files
-    build_history(conv_id)                       -> the ``builds`` rows, newest first
+    build_history(conv_id)                       -> the ``builds`` rows, newest first (BuildRun)
     build_tracked(conv_id, run_id, worker=...)   -> build(), writing the conversation's state
                                                     into the build-status table as it goes
-    build_status(run_id=None)                    -> that table's rows of a run (default: the
+    build_status(run_id=None)                    -> that table's rows of a run (BuildState; default: the
                                                     latest), what the Load page polls
 
 The build-status table tells the app, from another process, where each conversation of a
@@ -48,6 +48,7 @@ from memory_core.progress import (
 )
 from memory_core.services.backend_choice import BackendChoice
 from memory_core.services.querying import QueryService
+from memory_core.summaries import BuildRun, BuildState
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -120,8 +121,8 @@ class BuildService:
         yield from self._tracked(self.build(conv_id, backend=backend, rebuild=rebuild,
                                             discard_edits=discard_edits), run_id, worker, [conv_id])
 
-    def build_status(self, run_id: str | None = None) -> list[dict[str, Any]]:
-        return self.store.build_status(run_id)
+    def build_status(self, run_id: str | None = None) -> list[BuildState]:
+        return [BuildState.of(row) for row in self.store.build_status(run_id)]
 
     def mark_failed(self, conv_id: str, run_id: str, error: BaseException | str, *, worker: str = "") -> None:
         """Record that ``conv_id`` failed in run ``run_id`` (e.g. its worker died for good)."""
@@ -204,9 +205,9 @@ class BuildService:
         self.store.require_conversation(conv_id)
         return write_graphml(self.store, conv_id, Path(out_path), day=day)
 
-    def build_history(self, conv_id: str) -> list[dict[str, Any]]:
+    def build_history(self, conv_id: str) -> list[BuildRun]:
         self.store.require_conversation(conv_id)
-        return self.store.builds(conv_id)
+        return [BuildRun.of(row) for row in self.store.builds(conv_id)]
 
     # ------------------------------------------------------------------ measuring (bench)
     def measure(self, conv_id: str, parse: Callable[[list[str]], list[Doc]] | None = None) -> dict[str, Any]:

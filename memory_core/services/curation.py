@@ -38,7 +38,7 @@ from memory_core.embeddings import Embedder
 from memory_core.errors import ConflictError, MnemoscopeError, StoreError
 from memory_core.models import Edit, Episode, Record, RecordStatus
 from memory_core.progress import OnProgress, Step
-from memory_core.record_filter import RecordFilter
+from memory_core.record_filter import RecordFacets, RecordFilter
 from memory_core.services.querying import QueryService
 
 log = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ class CurationService:
         self.store.require_conversation(conv_id)
         return self.store.records_naming(conv_id, names, as_value=True)
 
-    def record_facets(self, conv_id: str, *, as_of: str | None = None) -> dict[str, list[tuple[Any, int]]]:
+    def record_facets(self, conv_id: str, *, as_of: str | None = None) -> RecordFacets:
         """Distinct values with counts for the filter widgets; ``as_of`` (``YYYY-MM-DD``): the
         counts of the memory as it stood on that day (the records ``search_records`` lists then)."""
         return self.store.record_facets(conv_id, as_of=as_of)

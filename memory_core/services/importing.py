@@ -13,7 +13,7 @@ traces (``services/growing.py``); the next build does only what is new.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -36,6 +36,7 @@ from memory_core.models import Conversation, Record, Source, SourceLike, Turn
 from memory_core.progress import OnProgress, Step
 from memory_core.services.growing import Growth, grow, remember_turns
 from memory_core.store.forget import forget
+from memory_core.summaries import ConversationSummary, ImportPreview, PreviewConversation, PreviewTurn
 
 log = logging.getLogger(__name__)
 STREAM_MEMORY_MB = 256  # DuckDB's cache while a streamed file is saved
@@ -57,8 +58,8 @@ class ImportService:
         self.settings = settings
 
     # ------------------------------------------------------------------ reading
-    def list_conversations(self) -> list[dict[str, Any]]:
-        return self.store.conversation_summaries()
+    def list_conversations(self) -> list[ConversationSummary]:
+        return [ConversationSummary.of(row) for row in self.store.conversation_summaries()]
 
     def conversation_ids(self) -> list[str]:
         return self.store.conversation_ids()
@@ -207,7 +208,7 @@ class ImportService:
         return forget(self.store, self.index, conv_id, session=session, who=who, why=why)
 
     def preview(self, source: SourceLike, max_turns: int = 20, *, fmt: str | None = None,
-                display: str | None = None) -> dict[str, Any]:
+                display: str | None = None) -> ImportPreview:
         """What an import of a file or an upload would bring in (for the Load page) — nothing is
         written."""
         loaded = self.load(source, fmt=fmt, display=display)
@@ -255,25 +256,25 @@ class ImportService:
         }
 
 
-def _preview(loaded: Loaded, max_turns: int, exists: Any) -> dict[str, Any]:
-    return {
-        "format": loaded.format,
-        "warnings": list(loaded.warnings),
-        "conversations": [
-            {
-                "id": c.id,
-                "exists": bool(exists(c.id)),
-                "speakers": list(c.speakers),
-                "sessions": len(c.sessions),
-                "turns": sum(len(s.turns) for s in c.sessions),
-                "questions": len(c.qa),
-                "first_turns": [
-                    {"id": t.id, "session": t.session, "speaker": t.speaker, "text": t.text,
-                     "image_caption": t.image_caption,
-                     "session_time": t.session_time.isoformat() if t.session_time else None}
+def _preview(loaded: Loaded, max_turns: int, exists: Callable[[str], bool]) -> ImportPreview:
+    return ImportPreview(
+        format=loaded.format,
+        warnings=tuple(loaded.warnings),
+        conversations=tuple(
+            PreviewConversation(
+                id=c.id,
+                exists=bool(exists(c.id)),
+                speakers=tuple(c.speakers),
+                sessions=len(c.sessions),
+                turns=sum(len(s.turns) for s in c.sessions),
+                questions=len(c.qa),
+                first_turns=tuple(
+                    PreviewTurn(id=t.id, session=t.session, speaker=t.speaker, text=t.text,
+                                image_caption=t.image_caption,
+                                session_time=t.session_time.isoformat() if t.session_time else None)
                     for t in c.turns[:max_turns]
-                ],
-            }
+                ),
+            )
             for c in loaded.conversations
-        ],
-    }
+        ),
+    )

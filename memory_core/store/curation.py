@@ -17,7 +17,7 @@ from typing import Any
 from memory_core.as_of import AS_OF_SQL, as_of_params
 from memory_core.errors import StoreError
 from memory_core.models import Edit, Entity, EntityMerge, GraphEdge, Record
-from memory_core.record_filter import ALL_STATUSES, RecordFilter
+from memory_core.record_filter import ALL_STATUSES, RecordFacets, RecordFilter
 from memory_core.store.activity import EDIT_COLUMNS, edit_from_row
 from memory_core.store.base import StoreBase, loads
 from memory_core.store.memory import edge_row, entity_row, merge_row, record_from_row
@@ -110,11 +110,11 @@ class CurationStore(StoreBase):
         return [record_from_row(r) for r in rows], total
 
     def record_facets(self, conv_id: str, *, top_entities: int = 200,
-                      as_of: str | None = None) -> dict[str, list[tuple[Any, int]]]:
+                      as_of: str | None = None) -> RecordFacets:
         """Distinct values with counts for the filter widgets (non-deleted records); with
         ``as_of`` (a day) only the records of the memory as it stood then, like ``search_records``."""
         where, params = _where(conv_id, "", RecordFilter.of({"as_of": as_of}))
-        facets: dict[str, list[tuple[Any, int]]] = {}
+        facets: RecordFacets = {}
         for name, expr, order in (
             ("entity_type", "r.entity_type", "n DESC, v"),
             ("property", "r.property", "n DESC, v"),

@@ -38,8 +38,9 @@ from memory_core.models import (
     Trace,
     Turn,
 )
-from memory_core.record_filter import RecordFilter
+from memory_core.record_filter import RecordFacets, RecordFilter
 from memory_core.services.access import Principal, local_principal
+from memory_core.summaries import BuildRun, ConversationSummary
 
 CONV = "fake-garden"
 DAY1, DAY2 = datetime(2031, 4, 2, 10, 0), datetime(2031, 5, 9, 18, 30)
@@ -116,10 +117,10 @@ class FakeImports(_Part):
     def conversation_ids(self) -> list[str]:
         return [CONV]
 
-    def list_conversations(self) -> list[dict[str, Any]]:
-        return [{"id": CONV, "sessions": 2, "built_sessions": 2, "turns": len(self._data.turns),
-                 "records": len(self._data.records),
-                 "entities": len({r.entity for r in self._data.records.values()})}]
+    def list_conversations(self) -> list[ConversationSummary]:
+        return [ConversationSummary(id=CONV, sessions=2, built_sessions=2, turns=len(self._data.turns),
+                                    records=len(self._data.records),
+                                    entities=len({r.entity for r in self._data.records.values()}))]
 
     def stats(self, conv_id: str | None = None) -> dict[str, int]:
         active = [r for r in self._data.records.values() if r.status != RecordStatus.DELETED]
@@ -207,8 +208,8 @@ class FakeBuilds(_Part):
     def episodes(self, conv_id: str) -> list[Episode]:
         return list(self._data.episodes)
 
-    def build_history(self, conv_id: str) -> list[dict[str, Any]]:
-        return [{"id": "fake-build", "finished_at": DAY2}]
+    def build_history(self, conv_id: str) -> list[BuildRun]:
+        return [BuildRun(id="fake-build", conv_id=conv_id, backend="offline", finished_at=DAY2)]
 
 
 class FakeCuration(_Part):
@@ -240,7 +241,7 @@ class FakeCuration(_Part):
         start = (page - 1) * page_size
         return RecordPage(rows=rows[start:start + page_size], total=len(rows), page=page, page_size=page_size)
 
-    def record_facets(self, conv_id: str, *, as_of: str | None = None) -> dict[str, list[tuple[Any, int]]]:
+    def record_facets(self, conv_id: str, *, as_of: str | None = None) -> RecordFacets:
         rows = [r for r in self._listed("", None) if as_of is None or (r.valid_time or "") <= as_of]
         facets = {}
         for name, of in (("entity_type", lambda r: r.entity_type), ("property", lambda r: r.property),

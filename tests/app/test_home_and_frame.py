@@ -34,11 +34,11 @@ def test_home_lists_conversations_with_their_counts(open_app, app_services) -> N
     assert at.title[0].value == "Mnemoscope"
     rows = {r["conversation"]: r for r in conversation_rows(at)}
     for summary in app_services.imports.list_conversations():
-        row = rows[summary["id"]]
+        row = rows[summary.id]
         for column in ("sessions", "turns", "episodes", "records", "entities", "events"):
-            assert row[column] == summary[column], column
+            assert row[column] == summary.count(column), column
         assert row["memory"] == "built"
-        assert row["link"] == f"?conv={summary['id']}"  # the id opens the conversation
+        assert row["link"] == f"?conv={summary.id}"  # the id opens the conversation
     assert rows[SAMPLE_ID]["episodes"] > 0 and rows[SAMPLE_ID]["records"] > 0
     # the build cost of the current conversation is drawn from its build history
     text = all_text(at)

@@ -47,5 +47,5 @@ def test_load_lists_only_real_samples_and_documents_each_format(open_app) -> Non
 def test_every_format_example_imports_as_shown(fmt, app_services) -> None:
     for chosen in (fmt.key, None):  # named, and detected from the content
         found = app_services.imports.preview(Source.upload(fmt.file_name, fmt.example.encode()), fmt=chosen)
-        assert found["format"] == fmt.key, found
-        assert found["conversations"] and all(c["turns"] >= 2 for c in found["conversations"]), found
+        assert found.format == fmt.key, found
+        assert found.conversations and all(c.turns >= 2 for c in found.conversations), found

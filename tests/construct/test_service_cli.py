@@ -20,7 +20,7 @@ def test_service_build_graphs_history_and_export(services: Any, tmp_path: Path) 
     entities = services.raw_store().entities(conv_id)
     assert len(services.builds.entity_graph(conv_id).nodes) == len(entities)
     assert len(services.builds.event_graph(conv_id).nodes) == len(services.raw_store().events(conv_id))
-    assert [h["backend"] for h in services.builds.build_history(conv_id)] == ["offline"]
+    assert [h.backend for h in services.builds.build_history(conv_id)] == ["offline"]
     paths = services.builds.export_graphml(conv_id, tmp_path / "graphs")
     assert all(p.exists() and p.stat().st_size > 0 for p in paths)
     again = [e.kind for e in services.builds.build(conv_id, backend=services.backend)]

@@ -48,7 +48,7 @@ def test_import_file_returns_ids_format_and_warnings(svc, write):
     assert svc.imports.stats() | {} == svc.raw_store().stats()
     assert svc.imports.stats()["conversations"] == 2 and svc.imports.stats("a")["turns"] == 5
     assert svc.imports.conversation("a").qa[0].question == "What is the cat's name?"
-    assert [row["id"] for row in svc.imports.list_conversations()] == ["a", "b"]
+    assert [row.id for row in svc.imports.list_conversations()] == ["a", "b"]
 
 
 def test_a_file_is_one_transaction(svc, write):
@@ -128,12 +128,12 @@ def test_preview_reads_without_writing(svc, write):
     before = svc.imports.stats()
     info = svc.imports.preview(write("pq.json", [locomo_sample("p"), locomo_sample("q")]), max_turns=2)
     assert svc.imports.stats() == before
-    assert info["format"] == "locomo"
-    p, q = info["conversations"]
-    assert (p["id"], p["exists"], q["exists"]) == ("p", True, False)
-    assert (q["sessions"], q["turns"], q["questions"], q["speakers"]) == (2, 5, 3, ["Ana", "Ben"])
-    assert [t["id"] for t in q["first_turns"]] == ["D1:1", "D1:2"]
-    assert q["first_turns"][0]["session_time"] == "2023-05-08T13:56:00"
+    assert info.format == "locomo"
+    p, q = info.conversations
+    assert (p.id, p.exists, q.exists) == ("p", True, False)
+    assert (q.sessions, q.turns, q.questions, q.speakers) == (2, 5, 3, ("Ana", "Ben"))
+    assert [t.id for t in q.first_turns] == ["D1:1", "D1:2"]
+    assert q.first_turns[0].session_time == "2023-05-08T13:56:00"
     assert svc.imports.detect_format(write("t.txt", "Ana: hi\nBen: yo\n")) == "text"
     with pytest.raises(IngestError):
         svc.imports.preview(write("bad.json", "[1, 2"))

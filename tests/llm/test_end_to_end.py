@@ -47,7 +47,7 @@ def small_services(server: ScriptedServer, llm_settings, tmp_path: Path, embedde
 
 
 def _conv_id(services: Any) -> str:
-    return str(services.imports.list_conversations()[0]["id"])
+    return str(services.imports.list_conversations()[0].id)
 
 
 def _build(services: Any, conv_id: str, **kw: Any) -> list[Any]:
@@ -73,9 +73,9 @@ def test_full_build_ask_and_judged_eval_of_the_sample(server: ScriptedServer, ll
         calls = server.stage_calls()
         assert calls == {"segment": len(conv.sessions), "extract": len(episodes)}
         build = services.builds.build_history(conv_id)[0]
-        assert build["backend"] == "openai" and build["finished_at"] is not None
-        assert build["cost"]["calls"] == server.calls and build["cost"]["cached"] == 0
-        assert build["cost"]["tokens_in"] > 0 and build["cost"]["unpriced_models"] == ["test-model"]
+        assert build.backend == "openai" and build.finished_at is not None
+        assert build.cost.calls == server.calls and build.cost.cached == 0
+        assert build.cost.tokens_in > 0 and build.cost.unpriced_models == ("test-model",)
         records = services.raw_store().records(conv_id)
         assert records and all(r.origin == "openai" for r in records)
         assert type(events[-1]).__name__ == "BuildDone"
@@ -100,7 +100,7 @@ def test_full_build_ask_and_judged_eval_of_the_sample(server: ScriptedServer, ll
         assert report.summary["overall"].judge_accuracy is not None
 
     print(f"\nsample build against the scripted server: {calls} calls, "
-          f"tokens in/out {build['cost']['tokens_in']:.0f}/{build['cost']['tokens_out']:.0f}; "
+          f"tokens in/out {build.cost.tokens_in:.0f}/{build.cost.tokens_out:.0f}; "
           f"eval: {asked} questions, judged accuracy {report.summary['overall'].judge_accuracy:.2f}")
     services.raw_store().execute("CHECKPOINT")  # everything on disk before the bytes are searched
     home = services.settings.home
@@ -118,7 +118,7 @@ def test_rebuild_is_served_by_the_cache(server: ScriptedServer, small_services) 
     _build(services, conv_id, rebuild=True)
     assert server.calls == calls
     rebuilt = services.builds.build_history(conv_id)[0]
-    assert rebuilt["cost"]["calls"] == rebuilt["cost"]["cached"] == calls and rebuilt["cost"]["cost_usd"] == 0
+    assert rebuilt.cost.calls == rebuilt.cost.cached == calls and rebuilt.cost.cost_usd == 0
     again = _memory(services, conv_id)
     assert again["episodes"] == first["episodes"] and again["stats"] == first["stats"]
 
@@ -167,5 +167,5 @@ def test_a_failing_build_writes_nothing_and_stops_fast(fault: str, server: Scrip
     assert server.calls <= 1 + per_call * llm_settings.workers
     assert _memory(services, conv_id) == before
     history = services.builds.build_history(conv_id)[0]
-    assert "error" in history["stats"]
+    assert "error" in history.stats
     assert usage(services.raw_store(), "build:")["calls"] >= good_calls

@@ -48,7 +48,7 @@ def test_forgetting_a_conversation_removes_its_status_row(services, tmp_path: Pa
     for conv in ("s-a", "s-b"):
         services.raw_store().set_build_status(conv, "run-x", "failed", error=f"{conv}: could not build")
     services.imports.forget("s-a", who="test")
-    assert [r["conv_id"] for r in services.builds.build_status("run-x")] == ["s-b"]
+    assert [r.conv_id for r in services.builds.build_status("run-x")] == ["s-b"]
 
 
 def test_one_line_errors() -> None:
@@ -94,15 +94,15 @@ def test_a_cluster_build_writes_each_conversations_state_as_it_goes(
         for _event in services.builds.build_on_cluster(["k-a", "k-b"], offline_worker_backend, client=client,
                                                        run_id="run-ok"):
             for row in services.builds.build_status("run-ok"):  # what the page would read now
-                if not seen[row["conv_id"]] or seen[row["conv_id"]][-1] != (row["state"], row["stage"]):
-                    seen[row["conv_id"]].append((row["state"], row["stage"]))
+                if not seen[row.conv_id] or seen[row.conv_id][-1] != (row.state, row.stage):
+                    seen[row.conv_id].append((row.state, row.stage))
     for conv in ("k-a", "k-b"):
         states = [state for state, _ in seen[conv]]
         assert states[0] == "queued" and states[-1] == "done", seen[conv]
         assert "building" in states and states.index("building") < states.index("done")
         assert any(stage.startswith("session 2 saved") for _, stage in seen[conv]), seen[conv]
     final = services.builds.build_status()
-    assert [(r["conv_id"], r["state"], r["error"]) for r in final] == [("k-a", "done", ""),
+    assert [(r.conv_id, r.state, r.error) for r in final] == [("k-a", "done", ""),
                                                                         ("k-b", "done", "")]
     assert services.raw_store().built_sessions("k-a") == {1: "offline", 2: "offline"}
 
@@ -117,12 +117,12 @@ def test_a_failed_cluster_build_shows_its_one_line_error(cluster, services, tmp_
             pass
     line = str(raised.value).splitlines()[0]
     rows = services.builds.build_status()
-    assert [(r["conv_id"], r["run_id"], r["state"]) for r in rows] == [("f-a", "run-bad", "failed"),
+    assert [(r.conv_id, r.run_id, r.state) for r in rows] == [("f-a", "run-bad", "failed"),
                                                                        ("f-b", "run-bad", "failed")]
-    [about] = [r for r in rows if f"'{r['conv_id']}'" in line]  # the one the error names: its line
-    assert about["error"] == line and "\n" not in line
+    [about] = [r for r in rows if f"'{r.conv_id}'" in line]  # the one the error names: its line
+    assert about.error == line and "\n" not in line
     [other] = [r for r in rows if r is not about]  # the other one: not built, and why
-    assert other["error"] == f"not built: the run stopped ({line})"
+    assert other.error == f"not built: the run stopped ({line})"
     assert services.raw_store().built_sessions("f-a") == services.raw_store().built_sessions("f-b") == {}
 
 
@@ -133,10 +133,10 @@ def test_a_worker_building_itself_writes_its_stages(services, tmp_path: Path) ->
     for event in services.builds.build_tracked("w-a", "run-w", worker="tcp://127.0.0.1:1"):
         if event.kind in ("build_started", "session_done", "build_done"):
             [row] = services.builds.build_status("run-w")
-            states.append((row["state"], row["stage"]))
+            states.append((row.state, row.stage))
     assert states[0] == ("building", "starting") and states[-1] == ("done", "")
     assert ("building", "session 1 saved (2 to build)") in states
-    assert services.builds.build_status()[0]["worker"] == "tcp://127.0.0.1:1"
+    assert services.builds.build_status()[0].worker == "tcp://127.0.0.1:1"
 
 
 @pytest.mark.team_engines
@@ -156,8 +156,8 @@ def test_build_cluster_tasks_write_their_own_rows_on_the_team_engines(
         workers = set(client.scheduler_info()["workers"])
     assert result["conv_id"] == "t-a" and result["records"] > 0
     [row] = services.builds.build_status()
-    assert (row["run_id"], row["state"], row["error"]) == ("run-team", "done", "")
-    assert row["worker"] in workers  # written by the worker, not the client
+    assert (row.run_id, row.state, row.error) == ("run-team", "done", "")
+    assert row.worker in workers  # written by the worker, not the client
 
 
 def test_an_abandoned_build_does_not_stay_building(services, tmp_path: Path) -> None:
@@ -166,7 +166,7 @@ def test_an_abandoned_build_does_not_stay_building(services, tmp_path: Path) -> 
     services.imports.import_file(write(tmp_path / "one.json", "i-a"))
     events = services.builds.build_tracked("i-a", "run-i", worker="local")
     assert next(events).kind == "build_started"
-    assert services.builds.build_status("run-i")[0]["state"] == "building"
+    assert services.builds.build_status("run-i")[0].state == "building"
     events.close()
     [row] = services.builds.build_status("run-i")
-    assert (row["state"], row["error"]) == ("failed", "interrupted")
+    assert (row.state, row.error) == ("failed", "interrupted")
