@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from memory_core.config import Settings
 from memory_core.contracts import Backend, Vocabulary
 from memory_core.graph_view import GraphView
-from memory_core.models import Conversation, Edit, Episode, QAItem, Record, SourceLike, Trace, Turn
+from memory_core.models import Conversation, Edit, Episode, QAItem, Record, SourceLike, Trace, TraceRow, Turn
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -103,7 +103,7 @@ class QueriesApi(Protocol):
     def search(self, conv_id: str, query: str, *, limit: int = 10, client: str = "",
                now: datetime | None = None) -> tuple[Trace, list[Record]]: ...
     def trace(self, trace_id: str) -> Trace: ...
-    def traces(self, conv_id: str, *, agents: bool | None = False, limit: int = 200) -> list[dict[str, Any]]:
+    def traces(self, conv_id: str, *, agents: bool | None = False, limit: int = 200) -> list[TraceRow]:
         ...
 
 
