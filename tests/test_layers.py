@@ -62,11 +62,12 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("contracts",),
     ("progress", "record_filter"),  # value types built on the models: build progress, record filters
     # value types and small utilities
-    ("__init__", "models", "config", "tokens", "timeexpr", "ids", "eval_rows", "eval_summary", "as_of"),
+    ("__init__", "models", "config", "tokens", "timeexpr", "ids", "eval_rows", "eval_summary", "as_of",
+     "impact_report"),
     ("errors", "heap", "graph_view"),
 )
 BOTTOM = {"progress", "record_filter", "eval_rows", "eval_summary", "models", "errors", "config", "tokens",
-          "timeexpr", "ids", "as_of", "graph_view", "heap"}
+          "timeexpr", "ids", "as_of", "graph_view", "heap", "impact_report"}
 
 # What each unit may import: only units on lower floors. Units on one floor do not import each
 # other, except where noted.
@@ -100,6 +101,7 @@ ALLOWED: dict[str, set[str]] = {
     "as_of": {"errors", "graph_view"},  # the "memory as of a day" rule: the records filter and the graphs
     "eval_rows": set(),
     "eval_summary": set(),  # the figures of an evaluation run, per group of rows
+    "impact_report": set(),  # what re-asking the saved questions after corrections changed
     "graph_view": set(),  # typed nodes and edges of a graph, read by the front ends
     "errors": set(),
     "heap": set(),  # gc housekeeping after long-lived loads (models, the app's services)

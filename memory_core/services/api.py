@@ -32,11 +32,12 @@ from memory_core.models import Conversation, Edit, Episode, QAItem, Record, Sour
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-    from memory_core.curation.results import ImpactReport, RecordPage
+    from memory_core.curation.results import RecordPage
     from memory_core.embeddings import Embedder
     from memory_core.eval.fit import Candidates
     from memory_core.eval.locomo import GoldConversation
     from memory_core.eval.run import Judge
+    from memory_core.impact_report import ImpactReport
     from memory_core.ingest import Loaded, Streamed
     from memory_core.progress import BuildEvent, OnProgress
     from memory_core.query.context import ConversationIndex
