@@ -14,6 +14,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from components import links, plots
 from components.text import esc, md, shorten
+from memory_core.eval_rows import Triage
 from memory_core.eval_summary import Figure
 from memory_core.models import Source
 from memory_core.progress import CurvePoint, Step
@@ -264,38 +265,38 @@ def show_curve(curve: dict[str, dict[int, dict[str, float]]]) -> None:
     st.plotly_chart(plots.curve(points, "budget", ["full_recall"], group="strategy"))
 
 
-def show_triage(t: dict[str, Any], records: Mapping[str, str] | None = None) -> None:
+def show_triage(t: Triage, records: Mapping[str, str] | None = None) -> None:
     """``records``: record id -> a readable label (entity · property = value) for the links."""
-    st.markdown(f"**{md(t['question'])}** — gold: {md(t['gold'])}")
-    st.caption(f"{category_name(t['category'])} question · all gold evidence retrieved: "
-               f"{'yes' if t['full_recall'] else 'no'} · coverage {float(t['coverage']):.2f}")
+    st.markdown(f"**{md(t.question)}** — gold: {md(t.gold)}")
+    st.caption(f"{category_name(t.category)} question · all gold evidence retrieved: "
+               f"{'yes' if t.full_recall else 'no'} · coverage {float(t.coverage):.2f}")
     st.markdown("**Gold evidence turns** — cited by a record? retrieved? at what rank?")
     st.dataframe(pd.DataFrame([{
-        "turn": e["turn_id"], "retrieved": e["retrieved"], "rank": e["rank"],
-        "cited by records": len(e["cited_by_records"]), "text": e["text"]}
-        for e in t["evidence"]]), hide_index=True, column_config={
+        "turn": e.turn_id, "retrieved": e.retrieved, "rank": e.rank,
+        "cited by records": len(e.cited_by_records), "text": e.text}
+        for e in t.evidence]), hide_index=True, column_config={
             "rank": st.column_config.NumberColumn(help="the turn's place in the fused ranking (1 = best)"),
             "cited by records": st.column_config.NumberColumn(
                 help="how many records of the memory cite the turn as evidence (listed below)")})
-    cited = [(e["turn_id"], e["cited_by_records"]) for e in t["evidence"] if e["cited_by_records"]]
+    cited = [(e.turn_id, e.cited_by_records) for e in t.evidence if e.cited_by_records]
     if cited and records is not None:
         links.show("<br>".join(
             f"{esc(turn)} is cited by " + ", ".join(
-                links.record_link(str(t["conv_id"]), rid, records.get(rid, rid)) for rid in ids)
+                links.record_link(t.conv_id, rid, records.get(rid, rid)) for rid in ids)
             for turn, ids in cited))
-    if t.get("outranked_by"):
+    if t.outranked_by:
         st.markdown("**What outranked the missing evidence**")
-        st.dataframe(pd.DataFrame(t["outranked_by"]), hide_index=True)
-    if t.get("plan"):
+        st.dataframe(pd.DataFrame([o.to_json() for o in t.outranked_by]), hide_index=True)
+    if t.plan:
         with st.expander("Plan"):
-            st.json(t["plan"])
+            st.json(t.plan)
 
 
-def record_labels(svc: MemoryServices, triaged: dict[str, Any]) -> dict[str, str]:
+def record_labels(svc: MemoryServices, triaged: Triage) -> dict[str, str]:
     """Readable labels of the records citing a triaged question's gold turns."""
     from components import data
 
-    ids = list(dict.fromkeys(r for e in triaged["evidence"] for r in e["cited_by_records"]))
+    ids = list(dict.fromkeys(r for e in triaged.evidence for r in e.cited_by_records))
     return {r.id: shorten(f"{r.entity} · {r.property} = {r.value}", 60)
             for r in data.records_by_ids(svc, ids)} if ids else {}
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from memory_core.config import Settings
 from memory_core.contracts import Backend, Vocabulary
+from memory_core.eval_rows import EvalRow, Triage
 from memory_core.graph_view import GraphView
 from memory_core.models import Conversation, Edit, Episode, QAItem, Record, SourceLike, Trace, TraceRow, Turn
 
@@ -217,7 +218,7 @@ class EvaluationApi(Protocol):
         on_progress: OnProgress | None = None,
         save_traces: bool = False,
     ) -> EvalReport: ...
-    def triage(self, conv_id: str, qid: int, row: dict[str, Any]) -> dict[str, Any]: ...
+    def triage(self, conv_id: str, qid: int, row: EvalRow | Mapping[str, Any]) -> Triage: ...
     def gold_items(self, conv_id: str) -> list[QAItem]: ...
     def llm_judge(self) -> Judge: ...
     def fit_candidates(self, path: str | Path, *, limit: int | None = None,

@@ -123,8 +123,8 @@ def test_triage_filters_by_outcome_and_category(open_app, app_services):
         shown_row = rows[next(i for i, (n, o) in enumerate(zip(names, expected, strict=True))
                           if o == "wrong answer" and str(n) == category)]
         triaged = app_services.evaluation.triage(shown_row["conv_id"], int(shown_row["qid"]), shown_row)
-        for e in triaged["evidence"]:
-            for rid in e["cited_by_records"]:
+        for e in triaged.evidence:
+            for rid in e.cited_by_records:
                 assert f'href="{esc(href_record(SAMPLE_ID, rid))}"' in html_bodies(at)
 
 
