@@ -8,30 +8,28 @@ turns.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import date
-from typing import Any
+from collections.abc import Sequence
 
 import streamlit as st
 
 from components import links
 from components.text import md, shorten
-from memory_core.models import Trace
+from memory_core.models import Trace, TraceRow
 from memory_core.services import MemoryServices
 
 SHOWN = 30
 KIND = {"ask": "asked", "search": "searched"}
 
 
-def label(row: Mapping[str, Any]) -> str:
+def label(row: TraceRow) -> str:
     """One list line: when, who, what they did, their words."""
-    when = row.get("created_at")
-    stamp = when.strftime("%Y-%m-%d %H:%M") if isinstance(when, date) else str(when or "")
-    verb = KIND.get(str(row.get("kind") or "ask"), str(row.get("kind")))
-    return f"{stamp} · {row.get('client') or 'agent'} {verb}: {shorten(str(row['question']), 80)}"
+    when = row.created_at
+    stamp = when.strftime("%Y-%m-%d %H:%M") if when is not None else ""
+    verb = KIND.get(row.kind or "ask", row.kind)
+    return f"{stamp} · {row.client or 'agent'} {verb}: {shorten(row.question, 80)}"
 
 
-def render(conv: str, rows: Sequence[Mapping[str, Any]]) -> None:
+def render(conv: str, rows: Sequence[TraceRow]) -> None:
     """The agent calls (newest first), each opening its trace."""
     with st.expander(f"Agent calls ({len(rows)})", expanded=False):
         if not rows:
@@ -39,7 +37,7 @@ def render(conv: str, rows: Sequence[Mapping[str, Any]]) -> None:
                        "(`python -m memory_core mcp` serves it to MCP clients).")
         for row in rows[:SHOWN]:
             st.page_link("pages/ask.py", label=md(label(row)),
-                         query_params={"conv": conv, "trace": str(row["id"])})
+                         query_params={"conv": conv, "trace": row.id})
         if len(rows) > SHOWN:
             st.caption(f"… and {len(rows) - SHOWN} older calls.")
 

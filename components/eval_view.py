@@ -5,8 +5,8 @@ trace, and triage of questions that missed evidence, answered wrong, or both."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -14,6 +14,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from components import links, plots
 from components.text import esc, md, shorten
+from memory_core.eval_rows import EvalRow, Triage
 from memory_core.eval_summary import Figure
 from memory_core.models import Source
 from memory_core.progress import CurvePoint, Step
@@ -87,13 +88,54 @@ class Progress:
         self.bar.progress(1.0, text=text)
 
 
-def report_to_state(report: EvalReport, benchmark: str = LOCOMO, *, saved: bool = False) -> dict[str, Any]:
-    """What the page keeps of a run: its rows, summary (an ``EvalSummary``), benchmark and whether
+@dataclass(frozen=True)
+class EvalRun:
+    """What the page keeps of a run (in session state): its rows, summary, benchmark and whether
     traces were saved."""
-    return {"strategy": report.strategy, "budget_tokens": report.budget_tokens, "backend": report.backend,
-            "rows": report.json_rows(), "summary": report.summary,
-            "conv_ids": list(report.conv_ids), "seconds": float(report.seconds),
-            "benchmark": benchmark, "saved_traces": saved}
+
+    strategy: str
+    budget_tokens: int | None
+    backend: str
+    rows: list[EvalRow]
+    summary: EvalSummary
+    conv_ids: list[str]
+    seconds: float
+    benchmark: str = LOCOMO
+    saved_traces: bool = False
+
+
+@dataclass(frozen=True)
+class QuestionLine:
+    """One line of the per-question table: a row's outcome and, when saved, its trace's link."""
+
+    conversation: str
+    qid: int
+    category: str  # as the chart names it
+    question: str
+    gold: str
+    answer: str
+    evidence_found: bool | None
+    outcome: str  # one of ``OUTCOMES``
+    support: str
+    tokens: int
+    answer_f1: float
+    latency_s: float
+    trace: str | None  # the link to the question's trace on Ask
+
+    def cells(self) -> dict[str, object]:
+        """The table's columns."""
+        return {"conversation": self.conversation, "qid": self.qid, "category": self.category,
+                "question": self.question, "gold": self.gold, "answer": self.answer,
+                "evidence found": self.evidence_found, "outcome": self.outcome, "support": self.support,
+                "tokens": self.tokens, "answer F1": self.answer_f1, "latency s": self.latency_s,
+                "trace": self.trace}
+
+
+def report_to_state(report: EvalReport, benchmark: str = LOCOMO, *, saved: bool = False) -> EvalRun:
+    """What the page keeps of a run."""
+    return EvalRun(strategy=report.strategy, budget_tokens=report.budget_tokens, backend=report.backend,
+                   rows=list(report.rows), summary=report.summary, conv_ids=list(report.conv_ids),
+                   seconds=float(report.seconds), benchmark=benchmark, saved_traces=saved)
 
 
 def summary_rows(summary: EvalSummary, benchmark: str = LOCOMO) -> list[dict[str, Figure]]:
@@ -104,9 +146,9 @@ def summary_rows(summary: EvalSummary, benchmark: str = LOCOMO) -> list[dict[str
     return [{"category": summary[k].name or k, **summary[k].to_json()} for k in keys if k in summary]
 
 
-def show_summary(report: dict[str, Any]) -> None:
-    benchmark = report.get("benchmark", LOCOMO)
-    summary: EvalSummary = report["summary"]
+def show_summary(report: EvalRun) -> None:
+    benchmark = report.benchmark
+    summary = report.summary
     rows = summary_rows(summary, benchmark)
     overall = summary.overall
     n, recall, tokens, f1 = ((overall.n, overall.full_recall, overall.tokens_mean, overall.answer_f1)
@@ -171,15 +213,15 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * float(value):.1f}%"
 
 
-def evidence_found(row: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]]) -> bool | None:
+def evidence_found(row: EvalRow, gold: Mapping[tuple[str, int], Sequence[str]]) -> bool | None:
     """All gold evidence in the buffer? From the row's own evidence, else the home's gold."""
-    if row.get("evidence"):
-        missed = evidence_missed(row)
+    if row.evidence:
+        missed = evidence_missed(row.to_json())
         return None if missed is None else not missed
-    ev = gold.get((row["conv_id"], int(row["qid"])))
+    ev = gold.get((row.conv_id, int(row.qid)))
     if not ev:
         return None
-    got = set(row.get("dia_ids") or ())
+    got = set(row.dia_ids)
     return all(t in got for t in ev)
 
 
@@ -192,25 +234,24 @@ def category_name(category: int | str | None) -> str:
     return CATEGORY_NAMES.get(int(code), f"category {code}") if code.isdigit() else code
 
 
-def table_rows(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]], *,
-               f1_below: float = WRONG_F1) -> list[dict[str, Any]]:
+def table_rows(report: EvalRun, gold: Mapping[tuple[str, int], Sequence[str]], *,
+               f1_below: float = WRONG_F1) -> list[QuestionLine]:
     """One line per question: its outcome and, when the run saved traces, a link to its trace."""
     out = []
-    for r in report["rows"]:
+    for r in report.rows:
         found = evidence_found(r, gold)
-        row = {**r, "evidence": r.get("evidence") or list(gold.get((r["conv_id"], int(r["qid"])), ()))}
-        trace = r.get("trace_id") if report.get("saved_traces") else None
-        out.append({
-            "conversation": r["conv_id"], "qid": r["qid"], "category": category_name(r["category"]),
-            "question": r["question"], "gold": r["gold"], "answer": r["answer"], "evidence found": found,
-            "outcome": outcome(row, f1_below=f1_below), "support": r.get("support"),
-            "tokens": r["context_tokens"], "answer F1": r.get("answer_f1"), "latency s": r["latency_s"],
-            "trace": links.href_trace(str(r["conv_id"]), str(trace)) if trace else None})
+        row = {**r.to_json(), "evidence": r.evidence or list(gold.get((r.conv_id, int(r.qid)), ()))}
+        trace = r.trace_id if report.saved_traces else None
+        out.append(QuestionLine(
+            conversation=r.conv_id, qid=r.qid, category=category_name(r.category), question=r.question,
+            gold=r.gold, answer=r.answer, evidence_found=found, outcome=outcome(row, f1_below=f1_below),
+            support=r.support, tokens=r.context_tokens, answer_f1=r.answer_f1, latency_s=r.latency_s,
+            trace=links.href_trace(r.conv_id, trace) if trace else None))
     return out
 
 
-def question_table(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequence[str]], *,
-                   f1_below: float = WRONG_F1) -> list[dict]:
+def question_table(report: EvalRun, gold: Mapping[tuple[str, int], Sequence[str]], *,
+                   f1_below: float = WRONG_F1) -> list[QuestionLine]:
     rows = table_rows(report, gold, f1_below=f1_below)
     config = {"question": st.column_config.TextColumn("question", width="large"),
               "answer": st.column_config.TextColumn("answer", width="large",
@@ -224,38 +265,38 @@ def question_table(report: dict[str, Any], gold: Mapping[tuple[str, int], Sequen
                             "(fully) support (or a failed abstention); both; ok")}
     order = ("question", "answer", "gold", "outcome", "category", "evidence found", "support", "answer F1",
              "tokens", "latency s", "conversation", "qid", "trace")  # the link last
-    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=config, column_order=order)
+    st.dataframe(pd.DataFrame([r.cells() for r in rows]), hide_index=True, column_config=config,
+                 column_order=order)
     return rows
 
 
-def triage_filters(rows: Sequence[dict[str, Any]], key: str = "triage") -> list[dict[str, Any]]:
+def triage_filters(rows: Sequence[QuestionLine], key: str = "triage") -> list[QuestionLine]:
     """Category and outcome filters over the table's rows (default: everything not ok)."""
     c = st.columns(2)
-    categories = list(dict.fromkeys(str(r["category"]) for r in rows))
+    categories = list(dict.fromkeys(r.category for r in rows))
     chosen_cats = c[0].multiselect("Category", categories, default=categories, key=f"{key}_cat")
     chosen = c[1].multiselect("Outcome", list(OUTCOMES), default=[o for o in OUTCOMES if o != "ok"],
                               key=f"{key}_outcome")
-    return [r for r in rows if str(r["category"]) in chosen_cats and r["outcome"] in chosen]
+    return [r for r in rows if r.category in chosen_cats and r.outcome in chosen]
 
 
-def outcome_counts(rows: Sequence[dict[str, Any]]) -> str:
-    counts = {o: sum(1 for r in rows if r["outcome"] == o) for o in OUTCOMES}
+def outcome_counts(rows: Sequence[QuestionLine]) -> str:
+    counts = {o: sum(1 for r in rows if r.outcome == o) for o in OUTCOMES}
     return " · ".join(f"{n} {o}" for o, n in counts.items())
 
 
-def show_answer_check(row: dict[str, Any], table_row: dict[str, Any]) -> None:
+def show_answer_check(row: EvalRow, line: QuestionLine) -> None:
     """The answer against the gold one, and a link to the question's trace."""
-    st.markdown(f"**Answer**: {md(row.get('answer'))}  \n**Gold**: {md(row.get('gold'))}")
-    f1 = row.get("answer_f1")
-    st.caption(f"outcome {table_row['outcome']} · answer F1 "
-               f"{'—' if f1 is None else f'{float(f1):.2f}'} · support {row.get('support') or '—'}")
-    if table_row.get("trace"):
-        links.page_link("ask", str(row["conv_id"]), "Open this question's trace on Ask",
-                        icon=":material/account_tree:", trace=str(row["trace_id"]))
+    st.markdown(f"**Answer**: {md(row.answer)}  \n**Gold**: {md(row.gold)}")
+    st.caption(f"outcome {line.outcome} · answer F1 {float(row.answer_f1):.2f} · "
+               f"support {row.support or '—'}")
+    if line.trace:
+        links.page_link("ask", row.conv_id, "Open this question's trace on Ask",
+                        icon=":material/account_tree:", trace=row.trace_id)
 
 
-def pick_label(r: dict[str, Any]) -> str:
-    return f"[{r['outcome']}] {shorten(r['question'], 90)}"
+def pick_label(r: QuestionLine) -> str:
+    return f"[{r.outcome}] {shorten(r.question, 90)}"
 
 
 def show_curve(curve: dict[str, dict[int, dict[str, float]]]) -> None:
@@ -264,38 +305,38 @@ def show_curve(curve: dict[str, dict[int, dict[str, float]]]) -> None:
     st.plotly_chart(plots.curve(points, "budget", ["full_recall"], group="strategy"))
 
 
-def show_triage(t: dict[str, Any], records: Mapping[str, str] | None = None) -> None:
+def show_triage(t: Triage, records: Mapping[str, str] | None = None) -> None:
     """``records``: record id -> a readable label (entity · property = value) for the links."""
-    st.markdown(f"**{md(t['question'])}** — gold: {md(t['gold'])}")
-    st.caption(f"{category_name(t['category'])} question · all gold evidence retrieved: "
-               f"{'yes' if t['full_recall'] else 'no'} · coverage {float(t['coverage']):.2f}")
+    st.markdown(f"**{md(t.question)}** — gold: {md(t.gold)}")
+    st.caption(f"{category_name(t.category)} question · all gold evidence retrieved: "
+               f"{'yes' if t.full_recall else 'no'} · coverage {float(t.coverage):.2f}")
     st.markdown("**Gold evidence turns** — cited by a record? retrieved? at what rank?")
     st.dataframe(pd.DataFrame([{
-        "turn": e["turn_id"], "retrieved": e["retrieved"], "rank": e["rank"],
-        "cited by records": len(e["cited_by_records"]), "text": e["text"]}
-        for e in t["evidence"]]), hide_index=True, column_config={
+        "turn": e.turn_id, "retrieved": e.retrieved, "rank": e.rank,
+        "cited by records": len(e.cited_by_records), "text": e.text}
+        for e in t.evidence]), hide_index=True, column_config={
             "rank": st.column_config.NumberColumn(help="the turn's place in the fused ranking (1 = best)"),
             "cited by records": st.column_config.NumberColumn(
                 help="how many records of the memory cite the turn as evidence (listed below)")})
-    cited = [(e["turn_id"], e["cited_by_records"]) for e in t["evidence"] if e["cited_by_records"]]
+    cited = [(e.turn_id, e.cited_by_records) for e in t.evidence if e.cited_by_records]
     if cited and records is not None:
         links.show("<br>".join(
             f"{esc(turn)} is cited by " + ", ".join(
-                links.record_link(str(t["conv_id"]), rid, records.get(rid, rid)) for rid in ids)
+                links.record_link(t.conv_id, rid, records.get(rid, rid)) for rid in ids)
             for turn, ids in cited))
-    if t.get("outranked_by"):
+    if t.outranked_by:
         st.markdown("**What outranked the missing evidence**")
-        st.dataframe(pd.DataFrame(t["outranked_by"]), hide_index=True)
-    if t.get("plan"):
+        st.dataframe(pd.DataFrame([o.to_json() for o in t.outranked_by]), hide_index=True)
+    if t.plan:
         with st.expander("Plan"):
-            st.json(t["plan"])
+            st.json(t.plan)
 
 
-def record_labels(svc: MemoryServices, triaged: dict[str, Any]) -> dict[str, str]:
+def record_labels(svc: MemoryServices, triaged: Triage) -> dict[str, str]:
     """Readable labels of the records citing a triaged question's gold turns."""
     from components import data
 
-    ids = list(dict.fromkeys(r for e in triaged["evidence"] for r in e["cited_by_records"]))
+    ids = list(dict.fromkeys(r for e in triaged.evidence for r in e.cited_by_records))
     return {r.id: shorten(f"{r.entity} · {r.property} = {r.value}", 60)
             for r in data.records_by_ids(svc, ids)} if ids else {}
 

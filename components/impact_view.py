@@ -4,7 +4,7 @@ A question *changed* when its answer text or the turns it cites differ (``Impact
 a new plan or buffer under the same answer is listed but is not a change). The view lists the
 questions (*Changed only* by default), shows each changed question's answer as a word-level
 diff with the cited turns it gained and lost (their text), and opens the before / after
-comparison on the first changed question. The report lives in session state as plain JSON.
+comparison on the first changed question. The report (an ``ImpactReport``) lives in session state.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from components import trace_view
 from components.history_view import DIFF_CSS, edit_label
 from components.services import call
 from components.text import esc, shorten
+from memory_core.impact_report import ImpactReport, ImpactRow
 from memory_core.models import Edit, Trace
 from memory_core.services import MemoryServices
 from memory_core.services.curation import CurationService
@@ -45,21 +46,16 @@ def impact_baseline(edits: list[Edit]) -> Edit | None:
     return by_id.get(str(choice))
 
 
-def changed(r: Mapping[str, Any]) -> bool:
-    """The answer's text or its cited turns differ (as ``ImpactRow.changed``)."""
-    return bool(r["answer_changed"] or r.get("cited_added") or r.get("cited_removed"))
-
-
-def impact_rows(report: Mapping[str, Any], only_changed: bool = False) -> list[dict[str, Any]]:
+def impact_rows(report: ImpactReport, only_changed: bool = False) -> list[dict[str, Any]]:
     """The table's rows: changed ones first named as such; ``only_changed`` keeps just those."""
     return [{
-        "question": r["question"], "changed": changed(r),
-        "answer before": r["before_answer"] if r["before_answer"] is not None else "(never asked)",
-        "answer after": r["after_answer"],
-        "cited +": ", ".join(r.get("cited_added") or ()), "cited −": ", ".join(r.get("cited_removed") or ()),
-        "plan changed": r["plan_changed"],
-        "buffer +": ", ".join(r["buffer_added"]), "buffer −": ", ".join(r["buffer_removed"]),
-        "error": r.get("error") or ""} for r in report["rows"] if changed(r) or not only_changed]
+        "question": r.question, "changed": r.changed,
+        "answer before": r.before_answer if r.before_answer is not None else "(never asked)",
+        "answer after": r.after_answer,
+        "cited +": ", ".join(r.cited_added), "cited −": ", ".join(r.cited_removed),
+        "plan changed": r.plan_changed,
+        "buffer +": ", ".join(r.buffer_added), "buffer −": ", ".join(r.buffer_removed),
+        "error": r.error or ""} for r in report.rows if r.changed or not only_changed]
 
 
 def diff_words_html(before: str, after: str) -> str:
@@ -76,27 +72,27 @@ def _turn_lines(ids: Sequence[str], trace: Trace | None) -> str:
         if t in by_id else f"<div><b>{esc(t)}</b></div>" for t in ids) or "—"
 
 
-def changes_html(rows: Sequence[Mapping[str, Any]], traces: Mapping[str, Trace]) -> str:
+def changes_html(rows: Sequence[ImpactRow], traces: Mapping[str, Trace]) -> str:
     """A table of the changed questions: the answer's word diff, the cited turns gained (text from
     the new trace) and lost (text from the earlier one)."""
     body = "".join(
-        f"<tr><td>{esc(r['question'])}</td>"
-        f"<td>{diff_words_html(r['before_answer'] or '', r['after_answer'])}</td>"
-        f"<td>{_turn_lines(r.get('cited_added') or (), traces.get(r['after_trace_id']))}</td>"
-        f"<td>{_turn_lines(r.get('cited_removed') or (), traces.get(r['before_trace_id'] or ''))}</td></tr>"
+        f"<tr><td>{esc(r.question)}</td>"
+        f"<td>{diff_words_html(r.before_answer or '', r.after_answer)}</td>"
+        f"<td>{_turn_lines(r.cited_added, traces.get(r.after_trace_id))}</td>"
+        f"<td>{_turn_lines(r.cited_removed, traces.get(r.before_trace_id or ''))}</td></tr>"
         for r in rows)
     return (DIFF_CSS + '<table class="mn-diff"><tr><th>question</th><th>answer (before → after)</th>'
             "<th>cited turns gained</th><th>cited turns lost</th></tr>" + body + "</table>")
 
 
-def render(svc: MemoryServices, report: Mapping[str, Any]) -> None:
+def render(svc: MemoryServices, report: ImpactReport) -> None:
     """The report: a count, *Changed only*, the table, the changed questions' diffs, and the
     before / after traces opened on the first changed question."""
-    rows = report["rows"]
-    moved = [r for r in rows if changed(r) and r["before_trace_id"]]
+    rows = report.rows
+    moved = [r for r in rows if r.changed and r.before_trace_id]
     st.caption(f"{len(moved)} of {len(rows)} questions changed (answer text or cited turns differ) · "
-               f"{report['edits_considered']} edits considered")
-    token = hashlib.sha256("|".join(r["after_trace_id"] for r in rows).encode()).hexdigest()[:12]
+               f"{report.edits_considered} edits considered")
+    token = hashlib.sha256("|".join(r.after_trace_id for r in rows).encode()).hexdigest()[:12]
     only = st.toggle("Changed only", value=bool(moved), key=f"{ONLY_KEY}:{token}",
                      help="Only the questions whose answer text or cited turns differ from before.")
     table = impact_rows(report, only_changed=only)
@@ -105,17 +101,17 @@ def render(svc: MemoryServices, report: Mapping[str, Any]) -> None:
     else:
         st.info("No question changed: every re-asked answer and its cited turns are as before.")
     if moved:
-        wanted = {t for r in moved for t in (r["before_trace_id"], r["after_trace_id"])}
+        wanted = {t for r in moved for t in (r.before_trace_id, r.after_trace_id) if t}
         traces = {t: call(svc.queries.trace, t) for t in sorted(wanted)}
         st.html(changes_html(moved, traces))
-    compared = {r["after_trace_id"]: r for r in rows if r["before_trace_id"] and (changed(r) or not only)}
+    compared = {r.after_trace_id: r for r in rows if r.before_trace_id and (r.changed or not only)}
     if compared:  # keyed by the re-asked trace: the choice outlives a switch of "Changed only"
         ids = list(compared)
-        first = next((k for k, r in enumerate(compared.values()) if changed(r)), 0)
+        first = next((k for k, r in enumerate(compared.values()) if r.changed), 0)
         pick = st.selectbox("Before / after", ids, index=first, key=f"impact_pick:{token}",
-                            format_func=lambda t: ("changed · " if changed(compared[t]) else "")
-                            + compared[t]["question"][:100])
+                            format_func=lambda t: ("changed · " if compared[t].changed else "")
+                            + compared[t].question[:100])
         chosen = compared[str(pick)]
-        trace_view.comparison([call(svc.queries.trace, chosen["before_trace_id"]),
-                               call(svc.queries.trace, chosen["after_trace_id"])],
+        trace_view.comparison([call(svc.queries.trace, str(chosen.before_trace_id)),
+                               call(svc.queries.trace, chosen.after_trace_id)],
                               titles=("before", "after"))

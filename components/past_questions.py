@@ -10,14 +10,13 @@ gold answer is shown beside the trace whoever asked it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import streamlit as st
 
 from components.text import md, shorten
-from memory_core.models import QAItem
+from memory_core.models import QAItem, TraceRow
 from memory_core.services import MemoryServices
 
 SHOWN = 30
@@ -35,27 +34,27 @@ class Asked:
     times: int = 0
 
 
-def group(rows: Iterable[Mapping[str, Any]]) -> list[Asked]:
+def group(rows: Iterable[TraceRow]) -> list[Asked]:
     """Traces (newest first) -> distinct questions, newest first."""
     seen: dict[str, Asked] = {}
     for row in rows:
-        key = normalise(str(row["question"]))
+        key = normalise(row.question)
         item = seen.get(key)
         if item is None:
-            item = seen[key] = Asked(str(row["question"]), str(row["id"]))
+            item = seen[key] = Asked(row.question, row.id)
         item.times += 1
-        strategy = str(row.get("strategy") or "")
+        strategy = row.strategy
         if strategy and strategy not in item.strategies:
             item.strategies.append(strategy)
     return list(seen.values())
 
 
-def split(rows: Sequence[Mapping[str, Any]]) -> tuple[list[Asked], list[Asked]]:
+def split(rows: Sequence[TraceRow]) -> tuple[list[Asked], list[Asked]]:
     """(questions asked by hand, questions asked by evaluation runs), each grouped: a trace goes
     by who asked it, not by its words — a typed question that is also a benchmark question is
     the user's own."""
-    mine = group(r for r in rows if not r.get("by_evaluation"))
-    bench = group(r for r in rows if r.get("by_evaluation"))
+    mine = group(r for r in rows if not r.by_evaluation)
+    bench = group(r for r in rows if r.by_evaluation)
     return mine, bench
 
 
@@ -75,7 +74,7 @@ def _links(conv: str, items: Sequence[Asked], query: str) -> None:
         st.caption(f"… and {len(found) - SHOWN} more: narrow the search.")
 
 
-def render(svc: MemoryServices, conv: str, rows: Sequence[Mapping[str, Any]], expanded: bool) -> None:
+def render(svc: MemoryServices, conv: str, rows: Sequence[TraceRow], expanded: bool) -> None:
     """The two lists, each in its own expander (only the user's own one opens by default)."""
     mine, bench = split(rows)
     with st.expander(f"Past questions ({len(mine)})", expanded=expanded and bool(mine)):

@@ -71,7 +71,7 @@ def cited(svc: MemoryServices, conv: str) -> dict[str, int]:
     """record id -> in how many of the newest saved traces it was matched (kept for the
     session until a new trace is saved)."""
     rows = svc.queries.traces(conv, agents=None, limit=MAX_TRACES)
-    token = (conv, len(rows), str(rows[0]["id"]) if rows else "")
+    token = (conv, len(rows), rows[0].id if rows else "")
     cache = st.session_state.get("review_cited")
     if not cache or cache[0] != token:
         cache = (token, svc.curation.cite_counts(conv, limit=MAX_TRACES))

@@ -6,6 +6,8 @@ from that one retrieval (the rank of every gold turn, the turns that outranked t
 
 ``EvalRow`` is what ``EvalService.evaluate`` / ``longmemeval`` return in ``EvalReport.rows`` (the
 services' report) — LoCoMo-style rows, and LongMemEval rows with their own facts in ``lme``.
+``Triage`` is what ``EvalService.triage`` makes of one row: each gold turn (retrieved? at what
+rank? which records cite it?) and the turns that outranked the missing ones, with their text.
 The metrics, triage and the run-file line read the JSON form (``to_json``), which is also what
 the app keeps of a run. This module sits on the bottom floor: plain values, no imports of ours.
 """
@@ -93,4 +95,55 @@ class EvalRow:
         return out
 
 
-__all__ = ["SESSION_KS", "EvalRow", "LmeFacts", "Outranked"]
+@dataclass(frozen=True)
+class EvidenceCheck:
+    """One gold evidence turn of a triaged question."""
+
+    turn_id: str
+    retrieved: bool  # in the buffer
+    rank: int | None  # its place in the fused ranking (1 = best; None: not ranked)
+    cited_by_records: list[str]  # ids of the records citing it
+    text: str | None  # the turn rendered (None: not in the conversation)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"turn_id": self.turn_id, "retrieved": self.retrieved, "rank": self.rank,
+                "cited_by_records": list(self.cited_by_records), "text": self.text}
+
+
+@dataclass(frozen=True)
+class OutrankedTurn:
+    """A turn that outranked the missing evidence (``Outranked``), with the start of its text."""
+
+    turn_id: str
+    rank: int
+    score: float
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"turn_id": self.turn_id, "rank": self.rank, "score": self.score, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Triage:
+    """Why a question missed, from its row: its gold turns and what outranked them."""
+
+    conv_id: str
+    qid: int
+    question: str
+    gold: str
+    category: int | str
+    full_recall: bool
+    coverage: float
+    evidence: list[EvidenceCheck]
+    outranked_by: list[OutrankedTurn]
+    plan: dict[str, Any] | None  # the trace's plan, as JSON
+
+    def to_json(self) -> dict[str, Any]:
+        """As a JSON object, keys in the order triage has always given them."""
+        return {"conv_id": self.conv_id, "qid": self.qid, "question": self.question, "gold": self.gold,
+                "category": self.category, "full_recall": self.full_recall, "coverage": self.coverage,
+                "evidence": [e.to_json() for e in self.evidence],
+                "outranked_by": [o.to_json() for o in self.outranked_by], "plan": self.plan}
+
+
+__all__ = ["SESSION_KS", "EvalRow", "EvidenceCheck", "LmeFacts", "Outranked", "OutrankedTurn", "Triage"]

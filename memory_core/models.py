@@ -349,6 +349,29 @@ class Trace(_Model):
     kind: str = "ask"  # "ask" (answered) | "search" (records handed over, no answer)
 
 
+@dataclass(frozen=True)
+class TraceRow:
+    """One saved trace as the lists of past questions and agent calls show it (the trace itself
+    is ``Trace``): newest first from ``QueryService.traces``."""
+
+    id: str
+    question: str
+    strategy: str
+    backend: str
+    created_at: datetime | None
+    client: str = ""  # "" a person, else the MCP client's name
+    kind: str = "ask"  # "ask" | "search"
+    by_evaluation: bool = False  # an evaluation run asked it
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> TraceRow:
+        """From the store's row (``RelationalStore.traces``)."""
+        return cls(id=str(row["id"]), question=str(row["question"]), strategy=str(row.get("strategy") or ""),
+                   backend=str(row.get("backend") or ""), created_at=row.get("created_at"),
+                   client=str(row.get("client") or ""), kind=str(row.get("kind") or "ask"),
+                   by_evaluation=bool(row.get("by_evaluation")))
+
+
 class Edit(_Model):
     id: str
     conv_id: str

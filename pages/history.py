@@ -50,6 +50,6 @@ if st.button("Re-run saved questions"):
 
     impact = call(svc.curation.impact, conv, on_progress=advance,
                   before=baseline.at if baseline is not None else None)
-    st.session_state[impact_view.IMPACT_KEY] = impact.model_dump(mode="json")
+    st.session_state[impact_view.IMPACT_KEY] = impact
 if report := st.session_state.get(impact_view.IMPACT_KEY):
     impact_view.render(svc, report)

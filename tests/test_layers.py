@@ -63,11 +63,11 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("progress", "record_filter"),  # value types built on the models: build progress, record filters
     # value types and small utilities
     ("__init__", "models", "config", "tokens", "timeexpr", "ids", "eval_rows", "eval_summary", "as_of",
-     "summaries"),
+     "summaries", "impact_report"),
     ("errors", "heap", "graph_view", "json_value"),
 )
 BOTTOM = {"progress", "record_filter", "eval_rows", "eval_summary", "models", "errors", "config", "tokens",
-          "timeexpr", "ids", "as_of", "graph_view", "heap", "json_value", "summaries"}
+          "timeexpr", "ids", "as_of", "graph_view", "heap", "json_value", "summaries", "impact_report"}
 
 # What each unit may import: only units on lower floors. Units on one floor do not import each
 # other, except where noted.
@@ -101,6 +101,7 @@ ALLOWED: dict[str, set[str]] = {
     "as_of": {"errors", "graph_view"},  # the "memory as of a day" rule: the records filter and the graphs
     "eval_rows": set(),
     "eval_summary": set(),  # the figures of an evaluation run, per group of rows
+    "impact_report": set(),  # what re-asking the saved questions after corrections changed
     "graph_view": set(),  # typed nodes and edges of a graph, read by the front ends
     "errors": set(),
     "summaries": {"json_value"},  # conversations, a file's preview, builds: what Home and Load show
@@ -266,3 +267,39 @@ def test_the_door_scan_catches_a_way_around() -> None:
             "rows = svc.curation.records(conv)\n")
     assert door_offenders("memory_core/cli/x.py", fine) == []
     assert door_offenders("memory_core/services/x.py", around) == []
+
+
+# ------------------------------------------------------------------ typed seams in the front end
+# No parameter of a component or a page is ``Any`` (issue 22): graphs arrive as a GraphView,
+# table cells as a Cell, evaluation reports and rows as their types; a value that really can be
+# anything (a widget's return value being checked) is an ``object`` the code narrows.
+def any_parameters(rel: str, text: str) -> list[str]:
+    """Parameters in file ``rel`` whose annotation mentions ``Any``."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        a = node.args
+        params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(p for p in (a.vararg, a.kwarg) if p)]
+        for p in params:
+            if p.annotation is not None and any(
+                    isinstance(n, ast.Name) and n.id == "Any" or isinstance(n, ast.Attribute) and n.attr == "Any"
+                    for n in ast.walk(p.annotation)):
+                found.append(f"{rel}:{p.lineno}: {p.arg}: {ast.unparse(p.annotation)}")
+    return found
+
+
+def test_no_any_parameter_in_the_front_end() -> None:
+    files = [*(ROOT / "components").glob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+    offenders = [o for p in files
+                 for o in any_parameters(p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_the_any_scan_catches_an_untyped_seam() -> None:
+    code = ("def f(g: Any, n: int, *rest: Any, rows: dict[str, typing.Any], **kw: Any) -> Any:\n"
+            "    return g\n"
+            "def fine(value: object, cells: list[Cell]) -> Any:\n    return value\n")
+    assert any_parameters("components/x.py", code) == [
+        "components/x.py:1: g: Any", "components/x.py:1: rows: dict[str, typing.Any]",
+        "components/x.py:1: rest: Any", "components/x.py:1: kw: Any"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from memory_core.curation.results import ImpactRow
+from memory_core.impact_report import ImpactRow
 from memory_core.models import Plan, Trace
 
 DEFAULT_CAP = 60

@@ -18,7 +18,7 @@ from typing import Any
 
 from memory_core.eval.locomo import GoldQuestion
 from memory_core.eval.metrics import evidence_hits, token_f1
-from memory_core.eval_rows import EvalRow, LmeFacts, Outranked
+from memory_core.eval_rows import EvalRow, EvidenceCheck, LmeFacts, Outranked, OutrankedTurn, Triage
 from memory_core.eval_summary import OVERALL, EvalSummary
 from memory_core.models import SupportLevel, Trace
 
@@ -149,7 +149,7 @@ def add_judge_accuracy(summary: EvalSummary, rows: Sequence[Mapping[str, Any]]) 
 
 
 def triage(row: Mapping[str, Any], turn_text: Mapping[str, str],
-           cited_by: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+           cited_by: Mapping[str, Sequence[str]]) -> Triage:
     """Why a question missed, from its row: its gold turns, whether they were retrieved, their
     rank, which records cite them, and what outranked them. ``turn_text`` renders turns by id;
     ``cited_by`` lists the records citing each turn."""
@@ -157,28 +157,17 @@ def triage(row: Mapping[str, Any], turn_text: Mapping[str, str],
     got = set(row.get("dia_ids") or ())
     full, coverage = evidence_hits(evidence, got) if evidence else (False, 0.0)
     ranks = row.get("evidence_rank") or {}
-    return {
-        "conv_id": row["conv_id"],
-        "qid": int(row["qid"]),
-        "question": row["question"],
-        "gold": row["gold"],
-        "category": row["category"],
-        "full_recall": full,
-        "coverage": coverage,
-        "evidence": [
-            {
-                "turn_id": t,
-                "retrieved": t in got,
-                "rank": ranks.get(t),
-                "cited_by_records": list(cited_by.get(t, ())),
-                "text": turn_text.get(t),
-            }
-            for t in evidence
-        ],
-        "outranked_by": [{**o, "text": (turn_text.get(o["turn_id"]) or "")[:TEXT_SHOWN]}
-                         for o in row.get("outranked_by") or ()],
-        "plan": row.get("plan"),
-    }
+    return Triage(
+        conv_id=row["conv_id"], qid=int(row["qid"]), question=row["question"], gold=row["gold"],
+        category=row["category"], full_recall=full, coverage=coverage,
+        evidence=[EvidenceCheck(turn_id=t, retrieved=t in got, rank=ranks.get(t),
+                                cited_by_records=list(cited_by.get(t, ())), text=turn_text.get(t))
+                  for t in evidence],
+        outranked_by=[OutrankedTurn(turn_id=o["turn_id"], rank=o["rank"], score=o["score"],
+                                    text=(turn_text.get(o["turn_id"]) or "")[:TEXT_SHOWN])
+                      for o in row.get("outranked_by") or ()],
+        plan=row.get("plan"),
+    )
 
 
 def run_line(row: Mapping[str, Any]) -> dict[str, Any]:

@@ -26,17 +26,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from memory_core.config import Settings
 from memory_core.contracts import Backend, Vocabulary
+from memory_core.eval_rows import EvalRow, Triage
 from memory_core.graph_view import GraphView
-from memory_core.models import Conversation, Edit, Episode, QAItem, Record, SourceLike, Trace, Turn
+from memory_core.models import Conversation, Edit, Episode, QAItem, Record, SourceLike, Trace, TraceRow, Turn
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-    from memory_core.curation.results import ImpactReport, RecordPage
+    from memory_core.curation.results import RecordPage
     from memory_core.embeddings import Embedder
     from memory_core.eval.fit import Candidates
     from memory_core.eval.locomo import GoldConversation
     from memory_core.eval.run import Judge
+    from memory_core.impact_report import ImpactReport
     from memory_core.ingest import Loaded, Streamed
     from memory_core.progress import BuildEvent, OnProgress
     from memory_core.query.context import ConversationIndex
@@ -104,7 +106,7 @@ class QueriesApi(Protocol):
     def search(self, conv_id: str, query: str, *, limit: int = 10, client: str = "",
                now: datetime | None = None) -> tuple[Trace, list[Record]]: ...
     def trace(self, trace_id: str) -> Trace: ...
-    def traces(self, conv_id: str, *, agents: bool | None = False, limit: int = 200) -> list[dict[str, Any]]:
+    def traces(self, conv_id: str, *, agents: bool | None = False, limit: int = 200) -> list[TraceRow]:
         ...
 
 
@@ -217,7 +219,7 @@ class EvaluationApi(Protocol):
         on_progress: OnProgress | None = None,
         save_traces: bool = False,
     ) -> EvalReport: ...
-    def triage(self, conv_id: str, qid: int, row: dict[str, Any]) -> dict[str, Any]: ...
+    def triage(self, conv_id: str, qid: int, row: EvalRow | Mapping[str, Any]) -> Triage: ...
     def gold_items(self, conv_id: str) -> list[QAItem]: ...
     def llm_judge(self) -> Judge: ...
     def fit_candidates(self, path: str | Path, *, limit: int | None = None,

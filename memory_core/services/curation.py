@@ -33,9 +33,10 @@ from memory_core.curation import merging, review
 from memory_core.curation.impact import DEFAULT_CAP, compare, failed, saved_questions, word_diff
 from memory_core.curation.merging import ENTITY, RECORD
 from memory_core.curation.reindex import apply_record_vectors, prepare_record_vectors
-from memory_core.curation.results import ImpactReport, ImpactRow, RecordPage
+from memory_core.curation.results import RecordPage
 from memory_core.embeddings import Embedder
 from memory_core.errors import ConflictError, MnemoscopeError, StoreError
+from memory_core.impact_report import ImpactReport, ImpactRow
 from memory_core.models import Edit, Episode, Record, RecordStatus
 from memory_core.progress import OnProgress, Step
 from memory_core.record_filter import RecordFacets, RecordFilter

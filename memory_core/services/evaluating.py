@@ -47,7 +47,7 @@ from memory_core.eval.run import (
     run_line,
     triage,
 )
-from memory_core.eval_rows import EvalRow
+from memory_core.eval_rows import EvalRow, Triage
 from memory_core.eval_summary import EvalSummary, GroupSummary
 from memory_core.ids import normalise_evidence
 from memory_core.ingest import Loaded, detect_bytes, detect_format
@@ -344,7 +344,7 @@ class EvalService:
         return candidates(self, path, limit=limit, convs=convs, on_progress=on_progress)
 
     # ------------------------------------------------------------------ triage
-    def triage(self, conv_id: str, qid: int, row: EvalRow | Mapping[str, Any]) -> dict[str, Any]:
+    def triage(self, conv_id: str, qid: int, row: EvalRow | Mapping[str, Any]) -> Triage:
         """Why a question missed, from its evaluation row (the retrieval it kept): gold turns,
         whether records cite them, whether they were retrieved, and what outranked them.
 

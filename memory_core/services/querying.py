@@ -16,14 +16,13 @@ import threading
 import time
 import uuid
 from datetime import UTC, datetime
-from typing import Any
 
 from memory_core.config import Settings
 from memory_core.contracts import Backend, RelationalStore, VectorStore, Vocabulary
 from memory_core.embeddings import Embedder
 from memory_core.errors import QueryError
 from memory_core.llm.accounting import flat_cost, llm_scope, usage
-from memory_core.models import Answer, Record, Trace
+from memory_core.models import Answer, Record, Trace, TraceRow
 from memory_core.query.buffer import buffer_tokens, build_buffer
 from memory_core.query.context import ConversationIndex, IndexCache
 from memory_core.query.pipeline import run_question
@@ -168,10 +167,10 @@ class QueryService:
     def trace(self, trace_id: str) -> Trace:
         return self.store.trace(trace_id)
 
-    def traces(self, conv_id: str, *, agents: bool | None = False, limit: int = 200) -> list[dict[str, Any]]:
+    def traces(self, conv_id: str, *, agents: bool | None = False, limit: int = 200) -> list[TraceRow]:
         """The newest ``limit``, newest first. ``agents``: False — people's questions, True —
         agent calls (MCP clients; each row names its ``client`` and ``kind``), None — both."""
-        return self.store.traces(conv_id, limit, agents=agents)
+        return [TraceRow.of(row) for row in self.store.traces(conv_id, limit, agents=agents)]
 
 
 MAX_SEARCH = 50

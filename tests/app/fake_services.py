@@ -36,6 +36,7 @@ from memory_core.models import (
     RecordStatus,
     Session,
     Trace,
+    TraceRow,
     Turn,
 )
 from memory_core.record_filter import RecordFacets, RecordFilter
@@ -193,9 +194,9 @@ class FakeQueries(_Part):
             raise StoreError(f"no trace '{trace_id}'")
         return self._data.traces[trace_id]
 
-    def traces(self, conv_id: str, *, agents: bool | None = False, limit: int = 200) -> list[dict[str, Any]]:
-        rows = [{"id": t.id, "question": t.question, "strategy": t.strategy, "backend": t.backend,
-                 "created_at": t.created_at, "client": t.client, "kind": t.kind, "by_evaluation": False}
+    def traces(self, conv_id: str, *, agents: bool | None = False, limit: int = 200) -> list[TraceRow]:
+        rows = [TraceRow(id=t.id, question=t.question, strategy=t.strategy, backend=t.backend,
+                         created_at=t.created_at, client=t.client, kind=t.kind)
                 for t in reversed(list(self._data.traces.values()))
                 if agents is None or bool(t.client) == agents]
         return rows[:limit]

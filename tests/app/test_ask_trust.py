@@ -9,16 +9,17 @@ from typing import Any
 from components.buffer_view import key_turns, split
 from components.past_questions import group, normalise
 from components.past_questions import split as split_questions
+from memory_core.models import TraceRow
 from tests.app.conftest import SAMPLE_ID, all_text, button, full_trace, html_bodies, no_errors, shown, widget
 
 OWN = "Which city did Jonas move to?"
 
 
 def test_grouping_merges_repeats_and_keeps_evaluation_runs_apart() -> None:
-    rows = [{"id": "t4", "question": "Who is Ana?", "strategy": "bm25", "by_evaluation": True},
-            {"id": "t3", "question": "Where is Lisbon? ", "strategy": "bm25", "by_evaluation": False},
-            {"id": "t2", "question": "where is  lisbon", "strategy": "ensimem", "by_evaluation": False},
-            {"id": "t1", "question": "Who is Ana?", "strategy": "bm25", "by_evaluation": False}]
+    rows = [TraceRow("t4", "Who is Ana?", "bm25", "fake", None, by_evaluation=True),
+            TraceRow("t3", "Where is Lisbon? ", "bm25", "fake", None),
+            TraceRow("t2", "where is  lisbon", "ensimem", "fake", None),
+            TraceRow("t1", "Who is Ana?", "bm25", "fake", None)]
     asked = group(rows)
     assert [(a.latest_id, a.times, a.strategies) for a in asked] == [("t4", 2, ["bm25"]),
                                                                    ("t3", 2, ["bm25", "ensimem"])]

@@ -61,7 +61,7 @@ def test_a_longmemeval_upload_runs_per_question_type_and_rows_open_their_trace(o
     button(at, "Run evaluation").click().run()
     no_errors(at)
     report = at.session_state["eval_report"]
-    assert report["benchmark"] == "longmemeval" and len(report["rows"]) == 3
+    assert report.benchmark == "longmemeval" and len(report.rows) == 3
     # the summary table: one line per question type, abstentions apart, overall without them
     summary = next(d.value for d in at.dataframe if "session_recall_all@5" in d.value.columns)
     assert list(summary["category"]) == ["knowledge-update", "single-session-user", ABSTENTION, "overall"]
@@ -73,13 +73,13 @@ def test_a_longmemeval_upload_runs_per_question_type_and_rows_open_their_trace(o
     # every row links to its saved trace, and that trace opens on Ask
     table = next(d.value for d in at.dataframe if "outcome" in d.value.columns)
     assert set(table["outcome"]) <= set(OUTCOMES)
-    for row, link in zip(report["rows"], table["trace"], strict=True):
-        assert link == f"ask?conv={row['conv_id']}&trace={row['trace_id']}"
-        assert app_services.queries.trace(row["trace_id"]).question == row["question"]
-    row = report["rows"][1]
-    ask = open_app("pages/ask.py", conv=row["conv_id"], trace=row["trace_id"])
+    for row, link in zip(report.rows, table["trace"], strict=True):
+        assert link == f"ask?conv={row.conv_id}&trace={row.trace_id}"
+        assert app_services.queries.trace(row.trace_id).question == row.question
+    row = report.rows[1]
+    ask = open_app("pages/ask.py", conv=row.conv_id, trace=row.trace_id)
     no_errors(ask)
-    assert any(shown(s.value) == row["question"] for s in ask.subheader)
+    assert any(shown(s.value) == row.question for s in ask.subheader)
 
 
 def test_triage_filters_by_outcome_and_category(open_app, app_services):
@@ -88,7 +88,7 @@ def test_triage_filters_by_outcome_and_category(open_app, app_services):
     button(at, "Run evaluation").click().run()
     no_errors(at)
     table = next(d.value for d in at.dataframe if "outcome" in d.value.columns)
-    rows = at.session_state["eval_report"]["rows"]
+    rows = [r.to_json() for r in at.session_state["eval_report"].rows]
     # the outcome each row gets, recomputed from the row: evidence left out, answer F1 < 0.5 or
     # an answer the evidence does not fully support
     expected = []
@@ -123,8 +123,8 @@ def test_triage_filters_by_outcome_and_category(open_app, app_services):
         shown_row = rows[next(i for i, (n, o) in enumerate(zip(names, expected, strict=True))
                           if o == "wrong answer" and str(n) == category)]
         triaged = app_services.evaluation.triage(shown_row["conv_id"], int(shown_row["qid"]), shown_row)
-        for e in triaged["evidence"]:
-            for rid in e["cited_by_records"]:
+        for e in triaged.evidence:
+            for rid in e.cited_by_records:
                 assert f'href="{esc(href_record(SAMPLE_ID, rid))}"' in html_bodies(at)
 
 
@@ -141,7 +141,7 @@ def test_a_longmemeval_path_with_the_format_chosen_and_a_type_filter(open_app, t
     widget(at.selectbox, "Strategy").set_value("bm25").run()
     button(at, "Run evaluation").click().run()
     no_errors(at)
-    assert [r["conv_id"] for r in at.session_state["eval_report"]["rows"]] == ["app-lme-2"]
+    assert [r.conv_id for r in at.session_state["eval_report"].rows] == ["app-lme-2"]
     # a file that is no benchmark layout is refused in one line
     other = tmp_path / "chat.txt"
     other.write_text("Ana: hello\nBen: hi there\n", encoding="utf-8")
@@ -164,5 +164,5 @@ def test_hostile_strings_in_a_longmemeval_upload_stay_text(open_app) -> None:
     button(at, "Run evaluation").click().run()
     widget(at.multiselect, "Outcome").set_value(list(OUTCOMES)).run()
     no_errors(at)
-    assert len(at.session_state["eval_report"]["rows"]) == 1
+    assert len(at.session_state["eval_report"].rows) == 1
     assert_inert(at, forbidden=("<script", "](javascript:", "<img"))

@@ -12,7 +12,7 @@ import uuid
 
 from components.impact_view import IMPACT_KEY, ONLY_KEY
 from memory_core.curation.impact import compare
-from memory_core.curation.results import ImpactReport
+from memory_core.impact_report import ImpactReport
 from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors, widget
 
 
@@ -41,7 +41,7 @@ def test_changed_means_a_new_answer_or_citation_and_the_view_opens_on_it(open_ap
     report = ImpactReport(conv_id=SAMPLE_ID, strategy=None, rows=rows, edits_considered=1)
 
     at = open_app("pages/history.py", conv=SAMPLE_ID)
-    at.session_state[IMPACT_KEY] = report.model_dump(mode="json")
+    at.session_state[IMPACT_KEY] = report
     at.run()
     no_errors(at)
     assert "1 of 2 questions changed (answer text or cited turns differ)" in all_text(at)

@@ -10,6 +10,8 @@ from datetime import datetime
 
 from components import eval_view, html_table, transcript
 from components.theme import THEME_COLORS
+from memory_core.eval_rows import EvalRow
+from memory_core.eval_summary import EvalSummary
 from memory_core.models import Episode, ThemeType
 from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors
 
@@ -42,17 +44,19 @@ def test_episodes_draws_the_open_episodes_turns_once(open_app, app_services) -> 
     assert "turns are shown above, not again here" in all_text(at)
 
 
-def _report() -> dict:
-    rows = [{"conv_id": "c", "qid": i, "category": cat, "question": f"q{i}", "gold": "g",
-             "answer": "a long answer " * 8, "context_tokens": 10, "latency_s": 0.1, "answer_f1": 0.5,
-             "support": "supported", "full_recall": 1.0, "dia_ids": [], "evidence": []}
+def _report() -> eval_view.EvalRun:
+    rows = [EvalRow(conv_id="c", qid=i, category=cat, question=f"q{i}", gold="g", answer="a long answer " * 8,
+                    dia_ids=[], context_tokens=10, latency_s=0.1, strategy="bm25", plan_retrieve_s=0.01,
+                    budget_tokens=None, backend="offline", answer_f1=0.5, trace_id="", support="supported",
+                    evidence=[], evidence_rank={})
             for i, cat in enumerate((4, 2, 1, 3))]
-    return {"rows": rows, "saved_traces": False}
+    return eval_view.EvalRun(strategy="bm25", budget_tokens=None, backend="offline", rows=rows,
+                             summary=EvalSummary(), conv_ids=["c"], seconds=0.0)
 
 
 def test_evaluate_names_categories_as_its_chart_does() -> None:
     rows = eval_view.table_rows(_report(), {})
-    assert [r["category"] for r in rows] == ["single-hop", "temporal", "multi-hop", "open-domain"]
+    assert [r.category for r in rows] == ["single-hop", "temporal", "multi-hop", "open-domain"]
     assert eval_view.category_name("temporal-reasoning") == "temporal-reasoning"  # LongMemEval types
 
 

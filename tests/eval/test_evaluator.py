@@ -230,7 +230,7 @@ def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None:
     report = services.evaluation.evaluate(tiny, strategy="bm25", budget_tokens=30)
     row = next(r for r in report.json_rows() if r["qid"] == 1)
     traces_before = len(services.raw_store().traces("conv-tiny"))
-    info = services.evaluation.triage("conv-tiny", 1, row)
+    info = services.evaluation.triage("conv-tiny", 1, row).to_json()
     assert len(services.raw_store().traces("conv-tiny")) == traces_before
     ci = services.queries.conversation_index("conv-tiny")
     turns = {t.id: t for t in services.raw_store().turns("conv-tiny")}
@@ -255,7 +255,7 @@ def test_triage_explains_a_question_from_its_row(services, tiny: Path) -> None:
     assert all(o["rank"] < max(missing) and o["turn_id"] not in row["evidence"] for o in row["outranked_by"])
     # a row read back from a run file triages the same (gold evidence and ranks travel with it)
     line = json.loads(report.jsonl().splitlines()[[r["qid"] for r in report.json_rows()].index(1)])
-    assert services.evaluation.triage("conv-tiny", 1, line) == info
+    assert services.evaluation.triage("conv-tiny", 1, line).to_json() == info
 
 
 def test_evaluating_an_upload_reads_its_bytes_once_and_writes_no_file(services, tiny: Path,

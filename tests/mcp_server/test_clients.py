@@ -26,6 +26,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import Implementation
 
 from memory_core.config import Settings
+from memory_core.models import TraceRow
 from memory_core.services import Services
 from tests.conftest import filled_home
 from tests.construct.dialogues import HIKING, POTTERY
@@ -135,7 +136,7 @@ async def drive(client: Client) -> None:
     assert sources & set(grown["turn_ids"]), "the remembered session's records are searchable"
 
 
-def agent_traces(home: Path) -> list[dict[str, Any]]:
+def agent_traces(home: Path) -> list[TraceRow]:
     services = Services(Settings(home=home))
     try:
         return services.queries.traces(CONV, agents=True)
@@ -154,7 +155,7 @@ def test_stdio(home: Path) -> None:
 
     run_async(main)
     calls = agent_traces(home)
-    assert {(c["client"], c["kind"]) for c in calls} == {("mcp:test-agent", "ask"),
+    assert {(c.client, c.kind) for c in calls} == {("mcp:test-agent", "ask"),
                                                          ("mcp:test-agent", "search")}
     assert len(calls) == 3  # one ask and two searches (the bad and the unknown calls saved nothing)
 
@@ -240,4 +241,4 @@ def test_streamable_http(http_server: Served, home: Path, admin_token: str) -> N
 
     run_async(main)
     http_server.stop()  # the home is the server's until it exits
-    assert {c["client"] for c in agent_traces(home)} == {"mcp:test-agent"}
+    assert {c.client for c in agent_traces(home)} == {"mcp:test-agent"}

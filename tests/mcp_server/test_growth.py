@@ -134,8 +134,8 @@ def test_agent_traces_are_tagged_and_searches_are_not_re_asked(services: Any, tm
     agent = services.queries.ask(CONV, "Which cloud provider did Ben's company pick?", client="mcp:bot")
     search, records = services.queries.search(CONV, "beagle puppy", limit=2, client="mcp:bot")
     assert 1 <= len(records) <= 2 and search.kind == "search"
-    assert [r["id"] for r in services.queries.traces(CONV)] == [person.id]  # people's questions
-    assert {(r["id"], r["kind"]) for r in services.queries.traces(CONV, agents=True)} == {
+    assert [r.id for r in services.queries.traces(CONV)] == [person.id]  # people's questions
+    assert {(r.id, r.kind) for r in services.queries.traces(CONV, agents=True)} == {
         (agent.id, "ask"), (search.id, "search")}
     assert services.queries.trace(search.id).client == "mcp:bot"
     report = services.curation.impact(CONV)  # re-asks questions, never an agent's search

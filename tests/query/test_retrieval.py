@@ -87,7 +87,7 @@ def test_every_strategy_returns_a_valid_persisted_trace(built, name) -> None:
     trace = built.queries.ask("conv-test", "When did Alice adopt her puppy?", strategy=name)
     assert isinstance(trace, Trace) and trace.strategy == name and trace.backend == "offline"
     assert built.queries.trace(trace.id) == trace
-    assert trace.id in [row["id"] for row in built.queries.traces("conv-test")]
+    assert trace.id in [row.id for row in built.queries.traces("conv-test")]
     assert trace.plan.requirements and trace.buffer
     buffer_ids = [b.turn_id for b in trace.buffer]
     assert "D1:1" in buffer_ids

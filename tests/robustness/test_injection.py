@@ -197,9 +197,11 @@ def test_compare_and_history_diff_escape_every_hostile_string() -> None:
 
 def test_the_impact_diff_escapes_every_hostile_string() -> None:
     from components.impact_view import changes_html
+    from memory_core.impact_report import ImpactRow
 
-    rows = [{"question": h, "before_answer": h, "after_answer": HOSTILE[(i + 1) % len(HOSTILE)],
-             "before_trace_id": "", "after_trace_id": "", "cited_added": [h], "cited_removed": [h]}
+    rows = [ImpactRow(question=h, strategy="bm25", before_trace_id="", after_trace_id="", before_answer=h,
+                      after_answer=HOSTILE[(i + 1) % len(HOSTILE)], answer_changed=True, plan_changed=False,
+                      cited_added=(h,), cited_removed=(h,))
             for i, h in enumerate(HOSTILE)]
     parsed = markup(changes_html(rows, {}))
     assert "script" not in parsed.tags and "img" not in parsed.tags and "svg" not in parsed.tags
