@@ -273,6 +273,11 @@ def test_the_door_scan_catches_a_way_around() -> None:
 # No parameter of a component or a page is ``Any`` (issue 22): graphs arrive as a GraphView,
 # table cells as a Cell, evaluation reports and rows as their types; a value that really can be
 # anything (a widget's return value being checked) is an ``object`` the code narrows.
+def _names_any(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "Any") or (
+        isinstance(node, ast.Attribute) and node.attr == "Any")
+
+
 def any_parameters(rel: str, text: str) -> list[str]:
     """Parameters in file ``rel`` whose annotation mentions ``Any``."""
     found: list[str] = []
@@ -282,9 +287,7 @@ def any_parameters(rel: str, text: str) -> list[str]:
         a = node.args
         params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(p for p in (a.vararg, a.kwarg) if p)]
         for p in params:
-            if p.annotation is not None and any(
-                    isinstance(n, ast.Name) and n.id == "Any" or isinstance(n, ast.Attribute) and n.attr == "Any"
-                    for n in ast.walk(p.annotation)):
+            if p.annotation is not None and any(_names_any(n) for n in ast.walk(p.annotation)):
                 found.append(f"{rel}:{p.lineno}: {p.arg}: {ast.unparse(p.annotation)}")
     return found
 
