@@ -97,7 +97,7 @@ class LoadReport:
 
 
 def questions_of(services: Services, conv_id: str) -> list[str]:
-    asked = [t["question"] for t in services.queries.traces(conv_id, agents=None, limit=1000)]
+    asked = [t.question for t in services.queries.traces(conv_id, agents=None, limit=1000)]
     qa = [q.question for q in services.evaluation.gold_items(conv_id)]
     return list(dict.fromkeys(asked + qa)) or ["What happened?"]
 

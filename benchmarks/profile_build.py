@@ -41,7 +41,7 @@ def main() -> int:
         services = Services.open(Settings.from_env().with_home(home))
         ids = list(services.imports.import_file(args.file, replace=True).ids)
         conv = args.conv or ids[0]
-        services.backend.prepare()  # type: ignore[attr-defined]  # models load outside the profile
+        services.backend.prepare()  # models load outside the profile
         profiler = cProfile.Profile()
         started = time.perf_counter()
         profiler.enable()

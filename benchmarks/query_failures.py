@@ -67,7 +67,7 @@ def answer_table(services: Services, rows: list[dict[str, Any]]) -> str:
 
     per: dict[str, list[tuple[float, str]]] = {}
     for row in rows:
-        trace, _ = services.ask_detailed(
+        trace, _ = services.queries.ask_detailed(
             row["conv_id"],
             row["question"],
             strategy_name=row.get("strategy"),
@@ -107,7 +107,7 @@ def main() -> None:
     multi = 0
     examples: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
-        info = services.evaluation.triage(row["conv_id"], int(row["qid"]), row)
+        info = services.evaluation.triage(row["conv_id"], int(row["qid"]), row).to_json()
         if not info["evidence"] or info["full_recall"]:
             continue
         speakers = set(services.queries.conversation_index(row["conv_id"]).speakers)
