@@ -162,11 +162,6 @@ def only_links(g: GraphView, kinds: frozenset[str]) -> GraphView:
     return g.keeping(lambda e: bool(kinds & set(e.kinds)))
 
 
-def without(g: GraphView, drop: set[str]) -> GraphView:
-    """``g`` without the nodes in ``drop`` (and their edges)."""
-    return g.without(drop)
-
-
 # ------------------------------------------------------------------ selection helpers
 def node_choices(g: GraphView) -> list[str]:
     """The node ids, most important first (then most linked, then by id)."""

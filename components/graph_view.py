@@ -118,7 +118,7 @@ def _drawn(_g: GraphView, key: str, _chosen: Choices, name: str, note: str) -> _
     base, hidden = _g, 0
     if not _chosen.show_all and not _chosen.narrowed():
         keep = graph.default_entities(_g, _chosen.speakers) if name == "entity" else graph.default_events(_g)
-        base = graph.without(_g, set(_g.ids()) - keep)
+        base = _g.subgraph(keep)
         hidden = len(_g.nodes) - len(base.nodes)
         if name == "event":
             base = graph.only_links(base, graph.DEFAULT_EVENT_LINKS)
