@@ -73,6 +73,19 @@ def test_exact_days_are_resolved_and_durations_answered_as_said() -> None:
     assert _ask("When did Maya run a charity race?", buffer).text == "14 July 2023 [D1:3]"
     lasting = _buffer(("D1:5", "Jonas", "I have known these friends for 4 years, since I moved here."))
     assert _ask("How long has Jonas known his friends?", lasting).text == "4 years [D1:5]"
+    resting = _buffer(("D2:7", "Maya", "The doctor said my ankle needs rest for a month, so no climbing."))
+    assert _ask("How long does Maya's ankle need rest?", resting).text == "a month [D2:7]"
+
+
+def test_how_often_is_answered_with_the_frequency_said() -> None:
+    buffer = _buffer(
+        ("D3:2", "Jonas", "I bought a new pair of running shoes, the old ones were done."),
+        ("D3:4", "Jonas", "I go to the climbing gym every two weeks with Teun."),
+    )
+    answer = _ask("How often does Jonas go to the climbing gym?", buffer)
+    assert answer.text == "every two weeks [D3:4]"
+    weekly = _buffer(("D4:1", "Maya", "Pottery is 2-3 times a week now, I love it."))
+    assert _ask("How often does Maya do pottery?", weekly).text == "2-3 times a week [D4:1]"
 
 
 def test_spans_follow_the_answer_form() -> None:

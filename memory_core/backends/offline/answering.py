@@ -36,9 +36,12 @@ from typing import TYPE_CHECKING
 from memory_core.backends.offline.answer_model import AnswerModel, default_model, featurise
 from memory_core.backends.offline.compose import (
     DURATION_RE,
+    FREQUENCY_RE,
+    HOW_OFTEN_RE,
     Choice,
     Embed,
     Question,
+    frequency_options,
     quote,
     ranked_by_kind,
     record_options,
@@ -310,6 +313,8 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
     out: list[Choice] = record_options(q, records[:RECORD_OPTIONS], ranked, by_turn, closeness)
     if q.target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
         out += time_options(q, ranked, closeness)
+    if HOW_OFTEN_RE.match(question):
+        out += frequency_options(q, ranked, closeness)
     top = ranked[:SENTENCE_OPTIONS]
     docs = parse([c.sentence for c in top]) if top else []
     for rank, (cand, doc) in enumerate(zip(top, docs, strict=True)):
@@ -394,6 +399,8 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
                            quote_text=_said(_source(choice, ranked) or best), confidence=p)
     if not scored:
         return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best))
+    if HOW_OFTEN_RE.match(question) and (often := _often(scored)) is not None:
+        scored = [often] + [pc for pc in scored if pc is not often]
     if target != "count" and (target == "list" or plan.reasoning_type in GATHERING):
         return _gathered(plan, scored, ranked, model)
     p, choice = _typed(plan, scored)
@@ -441,6 +448,16 @@ def _timed(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
         return None
     rank = {"number": 0, "date": 1, "session_date": 2}
     return min(timed, key=lambda pc: (rank[pc[1].option.kind], pc[1].option.sentence_rank, order[id(pc[1])]))
+
+
+def _often(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
+    """A "how often" question's answer: the frequency said in the best sentence that says one
+    ("twice a week" rather than the bare "2" of "2 times a week")."""
+    said = [(k, pc) for k, pc in enumerate(scored)
+            if pc[1].option.kind == "number" and FREQUENCY_RE.fullmatch(pc[1].text)]
+    if not said:
+        return None
+    return min(said, key=lambda kpc: (kpc[1][1].option.sentence_rank, kpc[0]))[1]
 
 
 def _gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candidate],

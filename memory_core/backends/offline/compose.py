@@ -4,6 +4,7 @@
     sentence_options(q, cand, rank, best, doc)         constituents of one evidence sentence
     record_options(q, records, ranked)                 values of the active records that matched
     time_options(q, ranked)                            time expressions resolved on their session date
+    frequency_options(q, ranked)                       "twice a week" for "how often"
     quote(cand)                                        the sentence itself, with speaker and date
 
 An option keeps where it came from (the turn it cites, or the record), so the answer cites
@@ -246,12 +247,22 @@ _VAGUE_RE = re.compile(
     r"(?P<units>weeks|weekends)\s+ago)$",
     re.IGNORECASE,
 )
+_QUANTITY = (r"(?:\d+(?:\s*(?:-|–|to|or)\s*\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+             r"twelve|a\s+few|a\s+couple(?:\s+of)?|several|many|half\s+an?|an?)")
+_UNIT = r"(?:years?|months?|weeks?|days?|hours?|minutes?|nights?|decades?)"
+# how long: "three weeks", "a couple of months", "2-3 hours", "since 2019"
 DURATION_RE = re.compile(
-    r"\b(?:since\s+(?:19|20)\d{2}"
-    r"|(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+few|a\s+couple\s+of|"
-    r"several|many)\s+(?:years?|months?|weeks?|days?)(?:\s+ago|\s+now)?)\b",
+    rf"\b(?:since\s+(?:19|20)\d{{2}}|{_QUANTITY}\s+{_UNIT}(?:\s+ago|\s+now)?)\b",
     re.IGNORECASE,
 )
+# how often: "every two weeks", "twice a month", "2-3 times a week", "once per year", "daily"
+FREQUENCY_RE = re.compile(
+    rf"\b(?:(?:every|each)\s+(?:other\s+|{_QUANTITY}\s+)?{_UNIT}"
+    rf"|(?:once|twice|{_QUANTITY}\s+times?)\s+(?:a|an|per|every|each)\s+{_UNIT}"
+    r"|daily|weekly|monthly|yearly|nightly|every\s+(?:morning|evening|night|weekend))\b",
+    re.IGNORECASE,
+)
+HOW_OFTEN_RE = re.compile(r"\s*how\s+often\b", re.IGNORECASE)
 
 
 def resolve_time(expr: str, when: datetime) -> str:
@@ -293,6 +304,19 @@ def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, 
         text = timeexpr.fmt_day(top.turn.session_time.date())
         out.append(Choice(_option(q, text, "session_date", sentence_score=1.0, rank=0, sentence=top.sentence,
                                   closeness=closeness.get(top.turn.turn_id, 0.0)), text, top.turn))
+    return out
+
+
+def frequency_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, float]) -> list[Choice]:
+    """For "how often": the frequency expressions of the best sentences ("twice a week")."""
+    best = ranked[0].score if ranked else 1.0
+    out: list[Choice] = []
+    for rank, cand in enumerate(ranked[:TIME_SENTENCES]):
+        for m in FREQUENCY_RE.finditer(cand.sentence):
+            option = _option(q, m.group(0), "number", sentence_score=cand.score / best, rank=rank,
+                             distance=0.0, closeness=closeness.get(cand.turn.turn_id, 0.0),
+                             sentence=cand.sentence)
+            out.append(Choice(option, m.group(0), cand.turn))
     return out
 
 
