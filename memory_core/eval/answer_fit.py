@@ -14,12 +14,21 @@ in a JSON-lines file so that a refit does not ask again.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from memory_core.backends.offline.answer_model import AnswerModel, calibrate, featurise, fit
-from memory_core.backends.offline.answering import Candidate, Parse, candidates, covered, options
+from memory_core.backends.offline.answering import (
+    Candidate,
+    Parse,
+    candidates,
+    covered,
+    gathered,
+    gathers,
+    options,
+)
 from memory_core.backends.offline.compose import Choice, Embed
 from memory_core.eval.metrics import token_f1
 from memory_core.models import BufferTurn, Plan, Record
@@ -27,6 +36,8 @@ from memory_core.models import BufferTurn, Plan, Record
 RIGHT = 0.5  # token-F1 from which an answer counts as right
 PRECISION = 0.9  # share of supported answers that must be right on the tune files
 SKIPPED_TARGETS = frozenset({"boolean", "likelihood"})  # answered by polarity, not by options
+GATHER_FLOORS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)  # the list-item floors the fit tries
+_CITATIONS = re.compile(r"\s*\[[^\]]*\]\s*$")
 
 
 @dataclass(frozen=True)
@@ -99,6 +110,7 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
         by_target.setdefault(s.plan.answer_target or "value", []).append(chosen[-1])
     model.supported_at = calibrate(chosen, PRECISION)
     model.supported_at_by_target = {t: calibrate(c, PRECISION) for t, c in by_target.items()}
+    model.gather_floor, by_floor = _fit_gather_floor(model, groups)
     supported = sum(p >= model.threshold(t) for t, c in by_target.items() for p, _ok in c)
     right = sum(ok for t, c in by_target.items() for p, ok in c if p >= model.threshold(t))
     n = len(f1s)
@@ -112,6 +124,31 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
         "supported_at": {t: round(v, 4) for t, v in sorted(model.supported_at_by_target.items())},
         "supported_share": round(supported / n, 4) if n else 0.0,
         "supported_right": round(right / supported, 4) if supported else 0.0,
+        "gather_floor": model.gather_floor,
+        "gathered_f1_by_floor": by_floor,
     }
     model.notes = report
     return model, report
+
+
+def _fit_gather_floor(model: AnswerModel, groups: Sequence[tuple[Sample, Labelled, list[Candidate]]],
+                      ) -> tuple[float, dict[str, float]]:
+    """The list-item floor (``GATHER_FLOORS``) whose joined answers to the tune questions that
+    gather scored the best mean token-F1 against gold (the lowest floor on a tie)."""
+    lists = [(s, opts, ranked) for s, opts, ranked in groups
+             if opts and gathers(s.plan) and s.plan.answer_target != "time"]
+    if not lists:
+        return 0.0, {}
+    by_floor: dict[str, float] = {}
+    for floor in GATHER_FLOORS:
+        trial = AnswerModel(weights=model.weights, supported_at=model.supported_at,
+                            supported_at_by_target=model.supported_at_by_target, gather_floor=floor)
+        f1s = []
+        for s, opts, ranked in lists:
+            probs = model.probabilities([f for _c, f, _y in opts])
+            scored = sorted(zip(probs, [c for c, _f, _y in opts], strict=True), key=lambda pc: -pc[0])
+            answer = gathered(s.plan, scored, ranked, trial)
+            f1s.append(token_f1(_CITATIONS.sub("", answer.text), s.gold))
+        by_floor[f"{floor:.1f}"] = round(sum(f1s) / len(f1s), 4)
+    best = max(GATHER_FLOORS, key=lambda f: (by_floor[f"{f:.1f}"], -f))
+    return best, by_floor

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory_core.backends.offline.answer_model import AnswerModel, calibrate, fit
-from memory_core.backends.offline.answering import extractive_answer
+from memory_core.backends.offline.answer_model import AnswerModel, Option, calibrate, fit
+from memory_core.backends.offline.answering import extractive_answer, gathered
+from memory_core.backends.offline.compose import Choice
 from memory_core.backends.offline.constituents import constituents
 from memory_core.backends.offline.nlp import parse_many
 from memory_core.backends.offline.planner import plan_question
@@ -108,3 +109,24 @@ def test_sentences_do_not_end_after_an_abbreviation_or_an_initial() -> None:
     said = "We played at the Blue Gull, a bar in St. Ives. It was packed! Dr. Okafor came. J. Mbeki too."
     assert sentences(said) == ["We played at the Blue Gull, a bar in St. Ives.", "It was packed!",
                                "Dr. Okafor came.", "J. Mbeki too."]
+
+
+def _item(text: str, turn: BufferTurn) -> Choice:
+    option = Option(text=text, kind="np", target="list", sentence_score=1.0, sentence_rank=0, novelty=1.0,
+                    overlap=0.0, distance=0.0, attached=False, proper=0.0, words=len(text.split()),
+                    head_match=False, asked_name=False, speaker_is_asked=True)
+    return Choice(option, text, turn)
+
+
+def test_a_list_keeps_only_items_near_the_best_ones_probability() -> None:
+    turns = [_turn("D1:2", "Nadia", "I took up rowing."), _turn("D2:4", "Nadia", "Chess club is fun."),
+             _turn("D3:1", "Nadia", "Anyway, whatever.")]
+    scored = [(0.5, _item("rowing", turns[0])), (0.3, _item("chess club", turns[1])),
+              (0.05, _item("whatever", turns[2]))]
+    plan = Plan(question="What hobbies does Nadia have?", answer_target="list",
+                requirements=(Requirement(entity="Nadia", entity_type="person", property="hobby"),))
+    assert gathered(plan, scored, [], AnswerModel()).text.startswith("rowing, chess club, whatever")
+    floored = AnswerModel(gather_floor=0.5)
+    answer = gathered(plan, scored, [], floored)
+    assert answer.text.startswith("rowing, chess club [") and answer.cited_turn_ids == ("D1:2", "D2:4")
+    assert AnswerModel.from_json(floored.to_json()).gather_floor == 0.5

@@ -15,7 +15,8 @@ reproducible command, not chosen by hand: a listwise fit, where the options of o
 compete and the ones closest to the gold answer should win. The probability the chosen answer
 gets among its question's options is what its support level is calibrated on
 (``supported_at``: the lowest probability whose answers were right often enough on the tune
-files).
+files). ``gather_floor`` is fitted the same way: the share of the best item's probability a
+list answer's other items need, the one whose lists scored best on the tune files.
 """
 
 from __future__ import annotations
@@ -105,6 +106,8 @@ class AnswerModel:
     weights: dict[str, float] = field(default_factory=dict)
     supported_at: float = 0.5  # probability from which an answer is called supported
     supported_at_by_target: dict[str, float] = field(default_factory=dict)  # the same, per answer form
+    # a list answer keeps items whose probability is at least this share of the best item's
+    gather_floor: float = 0.0
     notes: dict[str, object] = field(default_factory=dict)  # how it was fitted (files, counts, scores)
 
     def threshold(self, target: str) -> float:
@@ -128,7 +131,8 @@ class AnswerModel:
         weights = {k: round(v, 5) for k, v in sorted(self.weights.items()) if abs(v) >= 1e-5}
         by_target = {k: round(v, 4) for k, v in sorted(self.supported_at_by_target.items())}
         return json.dumps({"weights": weights, "supported_at": round(self.supported_at, 4),
-                           "supported_at_by_target": by_target, "notes": self.notes},
+                           "supported_at_by_target": by_target, "gather_floor": round(self.gather_floor, 4),
+                           "notes": self.notes},
                           indent=1, sort_keys=True) + "\n"
 
     @classmethod
@@ -138,6 +142,7 @@ class AnswerModel:
                    supported_at=float(data.get("supported_at", 0.5)),
                    supported_at_by_target={str(k): float(v)
                                            for k, v in data.get("supported_at_by_target", {}).items()},
+                   gather_floor=float(data.get("gather_floor", 0.0)),
                    notes=dict(data.get("notes", {})))
 
     @classmethod

@@ -401,8 +401,8 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best))
     if HOW_OFTEN_RE.match(question) and (often := _often(scored)) is not None:
         scored = [often] + [pc for pc in scored if pc is not often]
-    if target != "count" and (target == "list" or plan.reasoning_type in GATHERING):
-        return _gathered(plan, scored, ranked, model)
+    if gathers(plan):
+        return gathered(plan, scored, ranked, model)
     p, choice = _typed(plan, scored)
     sure = p >= model.threshold(plan.answer_target) and covered(plan, choice, ranked)
     cand = _source(choice, ranked) or best
@@ -450,6 +450,12 @@ def _timed(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
     return min(timed, key=lambda pc: (rank[pc[1].option.kind], pc[1].option.sentence_rank, order[id(pc[1])]))
 
 
+def gathers(plan: Plan) -> bool:
+    """The question gathers items (a list, or a reasoning type that collects across turns)."""
+    target = plan.answer_target
+    return target != "count" and (target == "list" or plan.reasoning_type in GATHERING)
+
+
 def _often(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
     """A "how often" question's answer: the frequency said in the best sentence that says one
     ("twice a week" rather than the bare "2" of "2 times a week")."""
@@ -460,13 +466,17 @@ def _often(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
     return min(said, key=lambda kpc: (kpc[1][1].option.sentence_rank, kpc[0]))[1]
 
 
-def _gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candidate],
+def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candidate],
               model: AnswerModel) -> Answer:
     """The best option of each strong source (a sentence scoring at least ``GATHER_SHARE`` of
     the best, or a record citing one), de-duplicated, best first, joined (at most
-    ``LIST_ITEMS``)."""
+    ``LIST_ITEMS``). An item needs at least ``model.gather_floor`` of the best option's
+    probability (fitted on the tune files): a weak source adds noise, not an item."""
+    floor = model.gather_floor * scored[0][0] if scored else 0.0
     best_per_source: dict[str, tuple[float, Choice]] = {}
     for p, choice in scored:  # best first: the first option of a source is its best
+        if p < floor:
+            break  # the rest are weaker still
         if choice.option.kind == "sentence" or choice.option.sentence_score < GATHER_SHARE:
             continue
         source = choice.record.id if choice.record is not None else choice.turn.turn_id if choice.turn else ""

@@ -1,0 +1,56 @@
+"""Fitting the offline answer model on asked questions: weights, support thresholds and the
+list-item floor all come out of the fit, and a refit of the written parameters reads back."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from memory_core.backends.offline.answer_model import AnswerModel
+from memory_core.backends.offline.nlp import parse_many
+from memory_core.backends.offline.planner import plan_question
+from memory_core.contracts import Vocabulary
+from memory_core.embeddings import shared_embedder
+from memory_core.eval.answer_fit import GATHER_FLOORS, Sample, fit_answer_model
+from memory_core.models import BufferTurn, Turn
+from memory_core.query.buffer import buffer_turn
+
+VOCAB = Vocabulary(speakers=("Nadia", "Tomas"), entities=(), properties=())
+MARCH = datetime(2024, 3, 9, 11, 0)
+TURNS = (
+    ("D1:1", "Nadia", "Rowing is my favourite sport now, every Saturday on the canal."),
+    ("D1:2", "Tomas", "Nice! I adopted a tortoise called Pebble last week."),
+    ("D1:3", "Nadia", "My other sport is tennis, with my cousin Ines at the park."),
+    ("D1:4", "Tomas", "Whatever, the weather is grey again."),
+    ("D2:1", "Nadia", "My new job at the Harbour Library starts in April."),
+)
+ASKED = (
+    ("What sports does Nadia do?", "rowing, tennis"),
+    ("What is the name of Tomas's tortoise?", "Pebble"),
+    ("Where will Nadia work?", "Harbour Library"),
+    ("Who does Nadia play tennis with?", "her cousin Ines"),
+)
+
+
+def _buffer() -> tuple[BufferTurn, ...]:
+    out = []
+    for turn_id, speaker, text in TURNS:
+        session, index = turn_id[1:].split(":")
+        turn = Turn(id=turn_id, session=int(session), index=int(index) - 1, speaker=speaker, text=text,
+                    session_time=MARCH)
+        out.append(buffer_turn(turn, None, {}))
+    return tuple(out)
+
+
+def test_the_fit_sets_weights_thresholds_and_a_list_floor_that_read_back() -> None:
+    buffer = _buffer()
+    samples = [Sample(source="invented.json", conv_id="c", qid=k, category=4, question=q, gold=gold,
+                      plan=plan_question(q, VOCAB), buffer=buffer, records=(), unmentioned=())
+               for k, (q, gold) in enumerate(ASKED)]
+    model, report = fit_answer_model(samples, parse_many, embed=shared_embedder().embed)
+    assert 2 <= report["fitted_on"] <= len(ASKED) and report["options"] > len(ASKED)
+    assert model.weights and 0.0 <= report["chosen_f1"] <= report["best_option_f1"] <= 1.0
+    assert model.gather_floor in GATHER_FLOORS
+    assert set(report["gathered_f1_by_floor"]) == {f"{f:.1f}" for f in GATHER_FLOORS}  # the list was tried
+    again = AnswerModel.from_json(model.to_json())
+    assert again.gather_floor == model.gather_floor and again.weights.keys() == {
+        k for k, v in model.weights.items() if abs(v) >= 1e-5}
