@@ -77,6 +77,14 @@ def test_exact_days_are_resolved_and_durations_answered_as_said() -> None:
     assert _ask("How long does Maya's ankle need rest?", resting).text == "a month [D2:7]"
 
 
+def test_a_time_said_relative_to_the_session_is_answered_as_a_date() -> None:
+    ahead = _buffer(("D5:2", "Jonas", "Teun and I are finally painting the hallway tomorrow."))
+    assert _ask("When will Jonas paint the hallway?", ahead).text == "16 July 2023 [D5:2]"
+    # "in the morning" places nothing on the calendar: the day it was said on answers
+    walk = _buffer(("D6:3", "Maya", "I walked along the canal in the morning, so calm."))
+    assert _ask("When did Maya walk along the canal?", walk).text == "15 July 2023 [D6:3]"
+
+
 def test_how_often_is_answered_with_the_frequency_said() -> None:
     buffer = _buffer(
         ("D3:2", "Jonas", "I bought a new pair of running shoes, the old ones were done."),

@@ -136,13 +136,17 @@ def _speaker_is_asked(q: Question, turn: BufferTurn) -> bool:
 
 def sentence_options(q: Question, cand: Candidate, rank: int, best: float, doc: Doc,
                      closeness: float = 0.0) -> list[Choice]:
-    """Every constituent of the candidate's sentence as an option."""
+    """Every constituent of the candidate's sentence as an option (for a time question, a date
+    resolved against the session's date when it can be)."""
     hits = [t.i for t in doc if not t.is_stop and stem(fold(t.text)) in q.stems]
     n = max(len(doc), 1)
     out = []
+    when = cand.turn.session_time if q.target == "time" else None
     for c in constituents(doc):
         if not c.text or all(w in STOPWORDS for w in words(c.text)):
             continue
+        if c.kind == "date" and when is not None:  # "tomorrow" said on 11 January -> 12 January 2024
+            c = dataclasses.replace(c, text=resolve_time(c.text, when))
         out.append(Choice(_constituent_option(q, c, cand, rank, best, hits, n, closeness), c.text, cand.turn))
     return out
 
