@@ -4,15 +4,17 @@
                                                 (plan, buffer, matched records) and its gold
     fit_answer_model(samples, parse) -> (model, report)
 
-Each option the evidence offers a question (``query.compose``) is labelled with its token-F1
+Each option the evidence offers a question (``backends.offline.compose``) is labelled with its token-F1
 against the gold answer; a logistic model is fitted on those labels (``answer_model.fit``),
 then ``supported_at`` is calibrated: the lowest probability from which the chosen answers of
-the tune questions were right (F1 >= 0.5) at least 90 % of the time. The samples can be kept
-in a JSON-lines file so that a refit does not ask again.
+the tune questions were right (F1 >= 0.5) at least 90 % of the time, and ``gather_floor`` is
+the list-item floor whose joined answers scored best on the tune questions that gather. The
+samples can be kept in a JSON-lines file so that a refit does not ask again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Sequence
@@ -135,20 +137,19 @@ def _fit_gather_floor(model: AnswerModel, groups: Sequence[tuple[Sample, Labelle
                       ) -> tuple[float, dict[str, float]]:
     """The list-item floor (``GATHER_FLOORS``) whose joined answers to the tune questions that
     gather scored the best mean token-F1 against gold (the lowest floor on a tie)."""
-    lists = [(s, opts, ranked) for s, opts, ranked in groups
-             if opts and gathers(s.plan) and s.plan.answer_target != "time"]
+    lists = []
+    for s, opts, ranked in groups:
+        if opts and gathers(s.plan) and s.plan.answer_target != "time":
+            probs = model.probabilities([f for _c, f, _y in opts])
+            scored = sorted(zip(probs, [c for c, _f, _y in opts], strict=True), key=lambda pc: -pc[0])
+            lists.append((s, scored, ranked))
     if not lists:
         return 0.0, {}
     by_floor: dict[str, float] = {}
     for floor in GATHER_FLOORS:
-        trial = AnswerModel(weights=model.weights, supported_at=model.supported_at,
-                            supported_at_by_target=model.supported_at_by_target, gather_floor=floor)
-        f1s = []
-        for s, opts, ranked in lists:
-            probs = model.probabilities([f for _c, f, _y in opts])
-            scored = sorted(zip(probs, [c for c, _f, _y in opts], strict=True), key=lambda pc: -pc[0])
-            answer = gathered(s.plan, scored, ranked, trial)
-            f1s.append(token_f1(_CITATIONS.sub("", answer.text), s.gold))
+        trial = dataclasses.replace(model, gather_floor=floor)
+        f1s = [token_f1(_CITATIONS.sub("", gathered(s.plan, scored, ranked, trial).text), s.gold)
+               for s, scored, ranked in lists]
         by_floor[f"{floor:.1f}"] = round(sum(f1s) / len(f1s), 4)
     best = max(GATHER_FLOORS, key=lambda f: (by_floor[f"{f:.1f}"], -f))
     return best, by_floor
