@@ -68,7 +68,8 @@ def table_html(columns: Sequence[str], rows: Sequence[Row], *, link_column: str 
     cells are links (``href(row)``). Scrolls beyond ``max_height`` pixels. Cells wrap at spaces;
     the ``long`` columns' cells (free text) also break inside a word when they must, so the table
     fits its column whatever their text. The ``narrow`` columns hide while the table is under
-    ``NARROW_PX`` wide (``theme.CSS``), so a narrow window gets no sideways scroll. ``hints`` (column -> text) are the headers' tooltips, their names dotted-underlined."""
+    ``NARROW_PX`` wide (``theme.CSS``), so a narrow window gets no sideways scroll. ``hints``
+    (column -> text) are the headers' tooltips, their names dotted-underlined."""
     numeric = {c for c in columns if rows and all(is_number(r.get(c)) for r in rows)}
     hide = {c: ' class="mn-wide"' if c in narrow else "" for c in columns}
     head = "".join(_head(c, c in numeric, hide[c], (hints or {}).get(c)) for c in columns)
