@@ -36,7 +36,8 @@ def pager_row(total: int, page_size: int) -> None:
 ROWS_KEY = "records_rows"
 # (column, css classes): mn-p3 columns hide when the table is under 1100 px wide, mn-p2 ones
 # under 800 px (the open record below shows every field), so the table never needs a sideways
-# scroll (1440 x 900: 980 px; 1024 x 768: 560 px); mn-w* fix a column's width, the rest share
+# scroll (1440 x 900: 980 px; 1024 x 768: 560 px); mn-w* fix a column's width, the rest share;
+# names (mn-name) and free text (mn-long) wrap onto up to three lines, the open row's in full
 COLUMNS = (("entity", "mn-name"), ("type", "mn-dim mn-p3 mn-w5"), ("property", "mn-name"),
            ("value", "mn-long"), ("condition", "mn-long mn-p3"), ("modality", "mn-dim mn-p2 mn-w6"),
            ("valid time", "mn-dim mn-p2 mn-w6"), ("confidence", "mn-conf mn-w7"),
@@ -60,13 +61,17 @@ _CSS = """
 @container mn-rows (max-width: 1100px) {
   .mn-rows .mn-p3 { display: none; } .mn-rows th.mn-name { width: 12%; } }
 @container mn-rows (max-width: 800px) {
-  .mn-rows .mn-p2 { display: none; } .mn-rows th.mn-name { width: 14%; } }
+  .mn-rows .mn-p2 { display: none; } .mn-rows th.mn-name { width: 12%; } }
 .mn-rows th { position: sticky; top: 0; background: var(--mn-head); text-align: left; font-weight: 600;
   color: color-mix(in srgb, var(--mn-fg) 80%, transparent); padding: 6px 8px;
   border-bottom: 1px solid var(--mn-line); z-index: 1; overflow: hidden; text-overflow: ellipsis;
   white-space: nowrap; }
 .mn-rows td { padding: 4px 8px; border-bottom: 1px solid color-mix(in srgb, var(--mn-line) 40%, transparent);
   vertical-align: top; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.mn-rows td.mn-name, .mn-rows td.mn-long { white-space: normal; }
+.mn-rows .mn-text { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 3;
+  line-clamp: 3; overflow: hidden; overflow-wrap: anywhere; }
+.mn-rows tr.mn-selected .mn-text { display: block; -webkit-line-clamp: none; line-clamp: none; }
 .mn-rows tbody tr { cursor: pointer; }
 .mn-rows tbody tr:hover { background: color-mix(in srgb, var(--mn-fg) 6%, transparent); }
 .mn-rows tbody tr:focus { outline: 2px solid var(--mn-accent); outline-offset: -2px; }
@@ -77,7 +82,7 @@ _CSS = """
 .mn-rows .mn-dim { color: color-mix(in srgb, var(--mn-fg) 70%, transparent); }
 .mn-rows .mn-verdict { white-space: nowrap; }
 .mn-rows .mn-conf { position: relative; }
-.mn-rows .mn-bar { position: absolute; left: 0; top: 20%; height: 60%;
+.mn-rows .mn-bar { position: absolute; left: 0; top: 5px; height: 1.1rem;
   background: color-mix(in srgb, var(--mn-accent) 20%, transparent); z-index: 0; }
 .mn-rows th button.mn-sort { font: inherit; color: inherit; background: none; border: 0; padding: 0;
   cursor: pointer; text-align: left; }

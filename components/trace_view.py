@@ -5,6 +5,8 @@
     matched words highlighted.
 
 Citations are in-page links to the buffer turn (``#turn-D3-4``); the targeted turn is outlined.
+A requirement's matches and the chosen episodes are light HTML tables (``html_table``: every
+cell escaped, long cells wrap), so they fit the main column of a 1024 px window.
 """
 
 from __future__ import annotations
@@ -14,10 +16,9 @@ from collections.abc import Sequence
 from datetime import date, datetime, time
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
-from components import buffer_view, data, links, plain_words, support_view, transcript
+from components import buffer_view, data, html_table, links, plain_words, support_view, transcript
 from components.text import anchor_id, esc, md, shorten
 from memory_core.models import Episode, Record, Requirement, Trace
 from memory_core.services import MemoryServices
@@ -120,6 +121,20 @@ SCORE_PARTS: dict[str, str] = {
 _HOW = {"structured": "a record matched a requirement of the plan", "lexical": "matched by words",
         "dense": "matched by meaning", "graph": "reached through the memory graph",
         "event": "an event frame citing a seed turn"}
+# The requirements table (``walk``) and the episodes table: light HTML tables whose long cells
+# wrap, so they fit the main column of a 1024 px window with no sideways scroll (the data grid
+# of ``st.dataframe`` sized its columns to their longest cell); the headers' tooltips say what
+# each column means.
+MATCH_COLUMNS = ("how", "score", "components", "record", "turn", "episode")
+MATCH_HINTS = {
+    "how": "; ".join(f"{k}: {v}" for k, v in _HOW.items()),
+    "score": "the match's score: " + "; ".join(f"{k} = {SCORE_PARTS[k]}" for k in ("support", "normalised")),
+    "components": "the parts of the score; 'What the scores mean' below says each in words",
+}
+EPISODE_HINTS = {
+    "score": "the best fused score of the episode's chosen turns: " + SCORE_PARTS["fused"],
+    "covers": "requirements some chosen turn of the episode supports well",
+}
 
 
 def score_legend(trace: Trace) -> None:
@@ -153,7 +168,8 @@ def match_rows(trace: Trace, requirement: int, records: dict[str, Record],
         rows.append({
             "how": m.kind.value,
             "score": round(m.score, 3),
-            "components": ", ".join(f"{k} {v:.2f}" for k, v in sorted(m.components.items())),
+            # a part's name and figure on one line: the cell wraps between parts only
+            "components": ", ".join(f"{k}\u00a0{v:.2f}" for k, v in sorted(m.components.items())),
             "record": f"{rec.entity} · {rec.property} = {rec.value}" if rec else (m.record_id or ""),
             "turn": m.turn_id or "",
             "episode": labels.get(m.episode_id or "", m.episode_id or ""),
@@ -178,14 +194,7 @@ def walk(svc: MemoryServices, conv: str, trace: Trace, labels: dict[str, str]) -
     if not rows:
         st.caption("Nothing matched this requirement.")
         return
-    st.dataframe(pd.DataFrame(rows), hide_index=True,
-                 column_order=("how", "score", "components", "record", "turn", "episode"),
-                 column_config={
-                     "how": st.column_config.TextColumn(help="; ".join(f"{k}: {v}" for k, v in _HOW.items())),
-                     "score": st.column_config.NumberColumn(help="the match's score: " + "; ".join(
-                         f"{k} = {SCORE_PARTS[k]}" for k in ("support", "normalised"))),
-                     "components": st.column_config.TextColumn(
-                         help="the parts of the score; 'What the scores mean' below says each in words")})
+    html_table.render(MATCH_COLUMNS, rows, hints=MATCH_HINTS, long=("record",), max_height=460)
     rec_ids = [r["record_id"] for r in rows if r["record_id"] in records]
     if not rec_ids:
         return
@@ -209,14 +218,10 @@ def episodes_chosen(trace: Trace, labels: dict[str, str], requirements: Sequence
     if not trace.episodes:
         st.caption("No episode was chosen (this strategy ranks turns directly).")
         return
-    st.dataframe(pd.DataFrame([{
+    html_table.render(("episode", "score", "why", "covers"), [{
         "episode": labels.get(c.episode_id, c.episode_id), "score": round(c.score, 3),
         "why": requirement_names(c.reason), "covers": ", ".join(f"R{i + 1}" for i in c.covers)}
-        for c in trace.episodes]), hide_index=True, column_config={
-            "score": st.column_config.NumberColumn(help="the best fused score of the episode's chosen turns: "
-                                                        + SCORE_PARTS["fused"]),
-            "covers": st.column_config.TextColumn(help="requirements some chosen turn of the episode "
-                                                       "supports well")})
+        for c in trace.episodes], hints=EPISODE_HINTS, long=("why",))
 
 
 def buffer(trace: Trace, episodes: Sequence[Episode] = ()) -> None:

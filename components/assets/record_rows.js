@@ -4,7 +4,8 @@
 // data: {rows, selected, columns, sortable, sort}
 //   rows: {id, version, status, cells: {column: text}, confidence}   (every value plain text)
 //   columns: [[name, css classes], ...] in display order (mn-p2 / mn-p3: hidden when the
-//   table is narrow, see the CSS; the open record below shows every field)
+//   table is narrow, see the CSS; the open record below shows every field); names and long
+//   text wrap, at most three lines, the whole text in the open (selected) row
 //   sortable: the column names whose header sorts; sort: {column, descending} or null
 // A click sets the state value "action" = {kind: "open" | "correct" | "wrong" | "restore",
 // id, version, at} ("at" makes each click a new value), or {kind: "sort", column, at} for a
@@ -12,6 +13,10 @@
 // the rerun draws the saved state. Keys on a focused row: Enter opens, c correct, w wrong.
 // Every string from the conversation reaches the page as text (textContent / title):
 // nothing here builds HTML from data.
+
+// Cells of these classes (names and free text) wrap onto up to three lines (the open row: all
+// of them); the other cells are short codes on one line, cut with an ellipsis if they must be.
+const WRAPPING = ["mn-name", "mn-long"];
 
 function cell(tag, text, cls) {
   const el = document.createElement(tag);
@@ -79,14 +84,16 @@ export default function (component) {
     else verdict.append(button("↺", "restore", `Restore ${row.id}: active again (an edit)`, false));
     tr.append(verdict);
     for (const [name, cls] of data.columns) {
-      const td = cell("td", row.cells[name], cls);
+      const wraps = WRAPPING.some((c) => cls.split(" ").includes(c));
+      const td = wraps ? cell("td", "", cls) : cell("td", row.cells[name], cls);
+      if (wraps) td.append(cell("div", row.cells[name], "mn-text"));
       if (name === "confidence") {
         const bar = document.createElement("span");
         bar.className = "mn-bar";
         bar.style.width = `${Math.round(Math.max(0, Math.min(1, row.confidence)) * 100)}%`;
         td.prepend(bar);
       }
-      td.title = row.cells[name] || "";  // the whole text of a cell cut short to fit the width
+      td.title = row.cells[name] || "";  // the whole text, also on hover
       tr.append(td);
     }
     tr.addEventListener("click", (event) => {

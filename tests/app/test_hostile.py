@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import re
 
-from tests.app.conftest import HOSTILE_ID, html_bodies, no_errors, widget
+from tests.app.conftest import HOSTILE_ID, full_trace, html_bodies, no_errors, widget
 
 PAGES = ["home", "load", "episodes", "records", "graphs", "ask", "history", "settings"]
 RAW_TAGS = re.compile(r"<\s*(script|img|svg|iframe|a)\b", re.I)
@@ -89,3 +89,24 @@ def test_the_story_view_of_an_answer_from_hostile_turns_is_inert(open_app, app_s
     assert widget(at.toggle, "Full trace").value is False  # the story view
     body = assert_inert(at, "ask story")
     assert 'class="mn-answer"' in body and "mn-story" in body
+
+
+def test_the_full_traces_tables_hold_hostile_records_as_text(open_app, app_services) -> None:
+    """The requirement's matches and the chosen episodes are HTML tables: every record written
+    from the hostile turns reaches them escaped, as text."""
+    from components.html_table import cell_text
+    from components.text import esc
+    from components.trace_view import match_rows
+
+    speaker = app_services.raw_store().load_conversation(HOSTILE_ID).speakers[0]
+    trace = app_services.queries.ask(HOSTILE_ID, f"What did {speaker} share?")
+    at = open_app("pages/ask.py", conv=HOSTILE_ID, trace=trace.id)
+    full_trace(at)
+    body = assert_inert(at, "ask full trace")
+    records = {r.id: r for r in app_services.raw_store().records(HOSTILE_ID)}
+    rows = match_rows(trace, 0, records, {}) if trace.plan.requirements else []
+    shown = [r["record"] for r in rows if r["record"]]
+    assert shown, "the question matches records of the hostile conversation"
+    assert ">components</span></th>" in body
+    for text in shown:
+        assert esc(cell_text(text)) in body, text

@@ -3,7 +3,10 @@ from escaped addresses, numbers right-aligned, no rows a caption."""
 
 from __future__ import annotations
 
+import re
+
 from components.html_table import Cell, table_html
+from components.text import esc
 
 HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", '" onmouseover="alert(3)',
            "[x](javascript:alert(4))", "\u202eevil"]
@@ -26,3 +29,13 @@ def test_the_table_takes_its_colours_from_the_text_colour() -> None:
     assert "currentColor" in html
     for fixed in ("#495057", "#dee2e6", "#f1f3f5"):
         assert fixed not in html
+
+
+def test_header_hints_are_escaped_tooltips_and_long_cells_may_break_inside_a_word() -> None:
+    hostile = '"><script>alert(5)</script>'
+    html = table_html(("record", "turn"), [{"record": "x" * 200, "turn": "D1:14"}],
+                      hints={"record": hostile}, long=("record",))
+    assert "<script" not in html and f'title="{esc(hostile)}"' in html
+    cells = {text: style for style, text in re.findall(r'<td style="([^"]*)">([^<]*)</td>', html)}
+    assert "overflow-wrap:anywhere" in cells["x" * 200]  # a long run of letters cannot widen the table
+    assert "overflow-wrap:break-word" in cells["D1:14"]  # a short code keeps its characters together
