@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +38,6 @@ RIGHT = 0.5  # token-F1 from which an answer counts as right
 PRECISION = 0.9  # share of supported answers that must be right on the tune files
 SKIPPED_TARGETS = frozenset({"boolean", "likelihood"})  # answered by polarity, not by options
 GATHER_FLOORS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)  # the list-item floors the fit tries
-_CITATIONS = re.compile(r"\s*\[[^\]]*\]\s*$")
 
 
 @dataclass(frozen=True)
@@ -75,6 +73,7 @@ class Sample:
 
 
 Labelled = list[tuple[Choice, dict[str, float], float]]  # option, features, token-F1 against gold
+Scored = tuple[Sample, list[tuple[float, Choice]], list[Candidate]]  # a question, its options best first
 
 
 def _groups(samples: Sequence[Sample], parse: Parse,
@@ -101,10 +100,14 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
     by_target: dict[str, list[tuple[float, bool]]] = {}
     f1s: list[float] = []
     oracle: list[float] = []
+    lists: list[Scored] = []  # the questions that gather, their options best first
     for s, opts, ranked in groups:
         if not opts:
             continue
         probs = model.probabilities([f for _c, f, _y in opts])
+        if gathers(s.plan) and s.plan.answer_target != "time":
+            scored = sorted(zip(probs, [c for c, _f, _y in opts], strict=True), key=lambda pc: -pc[0])
+            lists.append((s, scored, ranked))
         p, c, f1 = max(((p, c, y) for p, (c, _f, y) in zip(probs, opts, strict=True)), key=lambda t: t[0])
         f1s.append(f1)
         oracle.append(max(y for _c, _f, y in opts))
@@ -112,7 +115,7 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
         by_target.setdefault(s.plan.answer_target or "value", []).append(chosen[-1])
     model.supported_at = calibrate(chosen, PRECISION)
     model.supported_at_by_target = {t: calibrate(c, PRECISION) for t, c in by_target.items()}
-    model.gather_floor, by_floor = _fit_gather_floor(model, groups)
+    model.gather_floor, by_floor = _fit_gather_floor(model, lists)
     supported = sum(p >= model.threshold(t) for t, c in by_target.items() for p, _ok in c)
     right = sum(ok for t, c in by_target.items() for p, ok in c if p >= model.threshold(t))
     n = len(f1s)
@@ -133,23 +136,16 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
     return model, report
 
 
-def _fit_gather_floor(model: AnswerModel, groups: Sequence[tuple[Sample, Labelled, list[Candidate]]],
-                      ) -> tuple[float, dict[str, float]]:
+def _fit_gather_floor(model: AnswerModel, lists: Sequence[Scored]) -> tuple[float, dict[str, float]]:
     """The list-item floor (``GATHER_FLOORS``) whose joined answers to the tune questions that
-    gather scored the best mean token-F1 against gold (the lowest floor on a tie)."""
-    lists = []
-    for s, opts, ranked in groups:
-        if opts and gathers(s.plan) and s.plan.answer_target != "time":
-            probs = model.probabilities([f for _c, f, _y in opts])
-            scored = sorted(zip(probs, [c for c, _f, _y in opts], strict=True), key=lambda pc: -pc[0])
-            lists.append((s, scored, ranked))
+    gather (``lists``: each with its options scored, best first) scored the best mean token-F1
+    against gold (the lowest floor on a tie)."""
     if not lists:
         return 0.0, {}
     by_floor: dict[str, float] = {}
     for floor in GATHER_FLOORS:
         trial = dataclasses.replace(model, gather_floor=floor)
-        f1s = [token_f1(_CITATIONS.sub("", gathered(s.plan, scored, ranked, trial).text), s.gold)
-               for s, scored, ranked in lists]
+        f1s = [token_f1(gathered(s.plan, scored, ranked, trial).text, s.gold) for s, scored, ranked in lists]
         by_floor[f"{floor:.1f}"] = round(sum(f1s) / len(f1s), 4)
     best = max(GATHER_FLOORS, key=lambda f: (by_floor[f"{f:.1f}"], -f))
     return best, by_floor

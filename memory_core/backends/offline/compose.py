@@ -266,6 +266,7 @@ FREQUENCY_RE = re.compile(
     r"|daily|weekly|monthly|yearly|nightly|every\s+(?:morning|evening|night|weekend))\b",
     re.IGNORECASE,
 )
+HOW_LONG_RE = re.compile(r"\s*how\s+long\b", re.IGNORECASE)
 HOW_OFTEN_RE = re.compile(r"\s*how\s+often\b", re.IGNORECASE)
 
 
@@ -284,7 +285,7 @@ def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, 
     resolved against their session's date, best sentence first; the best sentence's session
     date as the last option."""
     best = ranked[0].score if ranked else 1.0
-    how_long = bool(re.match(r"\s*how\s+long\b", q.plan.question, re.IGNORECASE))
+    how_long = bool(HOW_LONG_RE.match(q.plan.question))
     out: list[Choice] = []
     for rank, cand in enumerate(ranked[:TIME_SENTENCES]):
         bt = cand.turn
