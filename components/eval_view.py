@@ -90,18 +90,17 @@ class Progress:
 
 @dataclass(frozen=True)
 class EvalRun:
-    """What the page keeps of a run (in session state): its rows, summary, benchmark and whether
-    traces were saved."""
+    """What the page keeps of a run (in session state): the service's report, the benchmark it
+    ran and whether traces were saved."""
 
-    strategy: str
-    budget_tokens: int | None
-    backend: str
-    rows: list[EvalRow]
-    summary: EvalSummary
-    conv_ids: list[str]
-    seconds: float
+    report: EvalReport
     benchmark: str = LOCOMO
     saved_traces: bool = False
+
+    @property
+    def rows(self) -> list[EvalRow]:
+        """The run's rows (what the page tabulates and triages)."""
+        return self.report.rows
 
 
 @dataclass(frozen=True)
@@ -133,9 +132,7 @@ class QuestionLine:
 
 def report_to_state(report: EvalReport, benchmark: str = LOCOMO, *, saved: bool = False) -> EvalRun:
     """What the page keeps of a run."""
-    return EvalRun(strategy=report.strategy, budget_tokens=report.budget_tokens, backend=report.backend,
-                   rows=list(report.rows), summary=report.summary, conv_ids=list(report.conv_ids),
-                   seconds=float(report.seconds), benchmark=benchmark, saved_traces=saved)
+    return EvalRun(report, benchmark, saved)
 
 
 def summary_rows(summary: EvalSummary, benchmark: str = LOCOMO) -> list[dict[str, Figure]]:
@@ -146,9 +143,9 @@ def summary_rows(summary: EvalSummary, benchmark: str = LOCOMO) -> list[dict[str
     return [{"category": summary[k].name or k, **summary[k].to_json()} for k in keys if k in summary]
 
 
-def show_summary(report: EvalRun) -> None:
-    benchmark = report.benchmark
-    summary = report.summary
+def show_summary(run: EvalRun) -> None:
+    benchmark = run.benchmark
+    summary = run.report.summary
     rows = summary_rows(summary, benchmark)
     overall = summary.overall
     n, recall, tokens, f1 = ((overall.n, overall.full_recall, overall.tokens_mean, overall.answer_f1)
@@ -234,14 +231,14 @@ def category_name(category: int | str | None) -> str:
     return CATEGORY_NAMES.get(int(code), f"category {code}") if code.isdigit() else code
 
 
-def table_rows(report: EvalRun, gold: Mapping[tuple[str, int], Sequence[str]], *,
+def table_rows(run: EvalRun, gold: Mapping[tuple[str, int], Sequence[str]], *,
                f1_below: float = WRONG_F1) -> list[QuestionLine]:
     """One line per question: its outcome and, when the run saved traces, a link to its trace."""
     out = []
-    for r in report.rows:
+    for r in run.rows:
         found = evidence_found(r, gold)
         row = {**r.to_json(), "evidence": r.evidence or list(gold.get((r.conv_id, int(r.qid)), ()))}
-        trace = r.trace_id if report.saved_traces else None
+        trace = r.trace_id if run.saved_traces else None
         out.append(QuestionLine(
             conversation=r.conv_id, qid=r.qid, category=category_name(r.category), question=r.question,
             gold=r.gold, answer=r.answer, evidence_found=found, outcome=outcome(row, f1_below=f1_below),
@@ -250,9 +247,9 @@ def table_rows(report: EvalRun, gold: Mapping[tuple[str, int], Sequence[str]], *
     return out
 
 
-def question_table(report: EvalRun, gold: Mapping[tuple[str, int], Sequence[str]], *,
+def question_table(run: EvalRun, gold: Mapping[tuple[str, int], Sequence[str]], *,
                    f1_below: float = WRONG_F1) -> list[QuestionLine]:
-    rows = table_rows(report, gold, f1_below=f1_below)
+    rows = table_rows(run, gold, f1_below=f1_below)
     config = {"question": st.column_config.TextColumn("question", width="large"),
               "answer": st.column_config.TextColumn("answer", width="large",
                                                     help="the whole answer shows under Triage below"),

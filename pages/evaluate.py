@@ -66,17 +66,17 @@ if st.button("Run evaluation", type="primary", disabled=source_kind != OWN and s
     progress.done(f"Done in {finished.seconds:.1f} s")
     st.session_state[eval_view.REPORT_KEY] = eval_view.report_to_state(finished, benchmark, saved=True)
 
-report = st.session_state.get(eval_view.REPORT_KEY)
-if report:
-    st.subheader(f"Results · {eval_view.BENCHMARKS[report.benchmark]} · {report.strategy}")
-    eval_view.show_summary(report)
-    if report.benchmark != eval_view.LONGMEMEVAL:
-        eval_view.unscored_note(svc, report.conv_ids)
+run = st.session_state.get(eval_view.REPORT_KEY)
+if run:
+    st.subheader(f"Results · {eval_view.BENCHMARKS[run.benchmark]} · {run.report.strategy}")
+    eval_view.show_summary(run)
+    if run.benchmark != eval_view.LONGMEMEVAL:
+        eval_view.unscored_note(svc, run.report.conv_ids)
     f1_below = st.slider("An answer is wrong below this answer F1", 0.0, 1.0, eval_view.WRONG_F1, 0.05,
                          help="or when the evidence does not (fully) support it, or a judge said so")
-    gold = {} if report.benchmark == eval_view.LONGMEMEVAL else call(
-        eval_view.gold_evidence, svc, report.conv_ids)
-    rows = eval_view.question_table(report, gold, f1_below=f1_below)
+    gold = {} if run.benchmark == eval_view.LONGMEMEVAL else call(
+        eval_view.gold_evidence, svc, run.report.conv_ids)
+    rows = eval_view.question_table(run, gold, f1_below=f1_below)
     st.subheader("Triage")
     st.caption(eval_view.outcome_counts(rows))
     picked = eval_view.triage_filters(rows)
@@ -84,9 +84,9 @@ if report:
         pick = st.selectbox(f"Question ({len(picked)} match the filters)", range(len(picked)),
                             format_func=lambda i: eval_view.pick_label(picked[i]))
         chosen = picked[pick]
-        row = next(r for r in report.rows if r.qid == chosen.qid and r.conv_id == chosen.conversation)
+        row = next(r for r in run.rows if r.qid == chosen.qid and r.conv_id == chosen.conversation)
         eval_view.show_answer_check(row, chosen)
-        if row.evidence or report.benchmark != eval_view.LONGMEMEVAL:
+        if row.evidence or run.benchmark != eval_view.LONGMEMEVAL:
             triaged = call(svc.evaluation.triage, row.conv_id, int(row.qid), row)
             eval_view.show_triage(triaged, eval_view.record_labels(svc, triaged))
     else:

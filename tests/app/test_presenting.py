@@ -13,6 +13,7 @@ from components.theme import THEME_COLORS
 from memory_core.eval_rows import EvalRow
 from memory_core.eval_summary import EvalSummary
 from memory_core.models import Episode, ThemeType
+from memory_core.services.evaluating import EvalReport
 from tests.app.conftest import SAMPLE_ID, all_text, html_bodies, no_errors
 
 
@@ -50,8 +51,8 @@ def _report() -> eval_view.EvalRun:
                     budget_tokens=None, backend="offline", answer_f1=0.5, trace_id="", support="supported",
                     evidence=[], evidence_rank={})
             for i, cat in enumerate((4, 2, 1, 3))]
-    return eval_view.EvalRun(strategy="bm25", budget_tokens=None, backend="offline", rows=rows,
-                             summary=EvalSummary(), conv_ids=["c"], seconds=0.0)
+    return eval_view.EvalRun(EvalReport(strategy="bm25", budget_tokens=None, backend="offline", rows=rows,
+                                        summary=EvalSummary(), conv_ids=["c"], seconds=0.0))
 
 
 def test_evaluate_names_categories_as_its_chart_does() -> None:
