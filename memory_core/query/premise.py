@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from memory_core import timeexpr
 from memory_core.models import Answer, BufferTurn, SupportLevel
-from memory_core.query.question_form import answer_target
+from memory_core.query.question_form import is_hypothetical
 from memory_core.query.text import STOPWORDS, stem, word_spans, words
 
 UNKNOWN = "Unknown"
@@ -27,8 +27,8 @@ NAME_GAP = 4  # words a name's parts may be apart in a turn ("Lumix G9 mirrorles
 
 def unmentioned(question: str, buffer: list[BufferTurn]) -> tuple[str, ...]:
     """The question's names that no buffer turn says, or () when the question asks for an
-    inference (its answer form, as the question's wording gives it, is a likelihood)."""
-    if answer_target(" ".join(question.split())) == "likelihood":  # "would she likely enjoy Puccini?"
+    inference (a modal or a hedge: "would", "likely", ...)."""
+    if is_hypothetical(" ".join(question.split())):  # "would she likely enjoy Puccini?"
         return ()
     return tuple(unmentioned_names(question, buffer))
 

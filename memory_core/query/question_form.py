@@ -2,6 +2,7 @@
 
     answer_target(question)            -> "time" | "count" | "location" | "entity" | "explanation"
                                           | "likelihood" | "boolean" | "list" | "value"
+                                          (a likelihood or boolean only for a polar question)
     reasoning_type(question, n_entities) -> (ReasoningType, Scope)
     is_hypothetical(question)          a modal, hedge or counterfactual asks for an inference
     asks_for_list(question)            a plural answer category, "list", "all the"
@@ -99,6 +100,9 @@ _GATHERING_RE = re.compile(
     r"|what\b(?:\s+\w+){0,3}?\s+(?:does|do|has|have)\s+[A-Z]\w*(?:['’]s)?\s+(?!" + _STATIVE + r"\b)\w+)",
     re.IGNORECASE,
 )
+# a polar question opens with its verb ("would she ...", "is it likely ...", "could he ...")
+_POLAR_RE = re.compile(r"^\s*(?:did|does|do|is|are|was|were|has|have|had|can|will|would|could|might|should|"
+                       r"shall|may|must|isn't|wasn't|doesn't|didn't|won't|wouldn't)\b", re.IGNORECASE)
 _BOOLEAN_RE = re.compile(r"^\s*(?:did|does|do|is|are|was|were|has|have|had|can|will)\b", re.IGNORECASE)
 
 
@@ -114,7 +118,8 @@ def answer_target(question: str) -> str:
         return "entity"
     if q.startswith("why") or (q.startswith("how did") and "feel" not in q):
         return "explanation"
-    if is_hypothetical(q):
+    polar = bool(_POLAR_RE.search(q))
+    if polar and is_hypothetical(q):  # "would she likely enjoy ...?" (never "what would she ...?")
         return "likelihood"
     if _BOOLEAN_RE.search(q):
         return "boolean"

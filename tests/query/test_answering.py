@@ -13,6 +13,7 @@ from memory_core.embeddings import shared_embedder
 from memory_core.models import BufferTurn, SupportLevel, Turn
 from memory_core.query.buffer import buffer_turn
 from memory_core.query.premise import unmentioned
+from memory_core.query.question_form import answer_target
 
 EMBED = shared_embedder().embed
 VOCAB = Vocabulary(
@@ -113,6 +114,29 @@ def test_yes_no_and_likely_answers() -> None:
     assert _ask("Did Maya go camping?", buffer).text == "No [D4:1]"
     likely = _ask("Would Maya enjoy a camping trip?", buffer)
     assert likely.text == "Likely no [D4:1]" and likely.support == SupportLevel.WEAK
+
+
+def test_a_question_offering_two_choices_is_answered_with_one_of_them() -> None:
+    buffer = _buffer(
+        ("D4:2", "Maya", "I only do three mornings a week at the bakery, part-time suits me."),
+        ("D4:3", "Jonas", "Nice, I work full-time at the studio and barely see daylight."),
+    )
+    works = _ask("Does Maya work full-time or part-time at the bakery?", buffer)
+    assert works.text == "part-time [D4:2]" and works.support == SupportLevel.WEAK
+    # no sentence says either: the choice closer in meaning to what was said
+    quiet = _buffer(("D4:4", "Maya", "My dream vacation: a tent, a lake and no phone signal for a week."))
+    assert _ask("Would Maya prefer a camping trip or a city break for her vacation?", quiet).text \
+        == "camping trip [D4:4]"
+
+
+def test_a_what_question_with_a_modal_asks_for_a_thing_not_for_yes_or_no() -> None:
+    assert answer_target("Would Maya likely enjoy a camping trip?") == "likelihood"
+    assert answer_target("Could Jonas have met Maya before 2020?") == "likelihood"
+    assert answer_target("What instrument would Maya likely pick up next?") == "value"
+    assert answer_target("What hobbies might Jonas take up?") == "list"
+    buffer = _buffer(("D4:5", "Maya", "Next I want to pick up the cello, such a warm instrument."))
+    picked = _ask("What instrument would Maya likely pick up next?", buffer).text
+    assert "cello" in picked and not picked.startswith("Likely")
 
 
 def test_a_reply_takes_over_the_question_it_answers() -> None:

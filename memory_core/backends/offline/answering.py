@@ -33,6 +33,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from memory_core.backends.offline.answer_model import AnswerModel, default_model, featurise
 from memory_core.backends.offline.compose import (
     DURATION_RE,
@@ -223,6 +225,79 @@ def polarity(sentence: str) -> bool:
     return not (said & _NEGATION or any(w.endswith("n't") for w in said))
 
 
+# the words a choice's head word keeps in front of it ("a national park", "full-time")
+_MODIFIERS = frozenset({"det", "amod", "compound", "nummod", "poss", "nmod", "advmod", "quantmod", "punct"})
+_ARTICLE_RE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
+
+
+def alternatives(doc: Doc) -> tuple[str, str] | None:
+    """The two choices a question offers with "or" ("a humanities or a technical degree",
+    "full-time or part-time"), from the parse: the first is the head word of "or" with the
+    modifiers before it; the second is its conjunct's whole phrase after a preposition ("or in
+    the countryside"), else the conjunct with its modifiers ("or a city break", without "for
+    her vacation")."""
+    for tok in doc:
+        if tok.lower_ != "or" or tok.dep_ != "cc":
+            continue
+        first = tok.head
+        second = next((c for c in first.children if c.dep_ == "conj" and c.i > tok.i), None)
+        if second is None:
+            continue
+        start = first.i
+        while start > 0 and doc[start - 1].dep_ in _MODIFIERS and start <= doc[start - 1].head.i < tok.i:
+            start -= 1
+        kept = [t.right_edge.i for t in second.rights if t.dep_ in _MODIFIERS and t.dep_ != "punct"]
+        end = _hyphened(doc, second.right_edge.i if second.pos_ == "ADP" else max([second.i, *kept]))
+        one = _ARTICLE_RE.sub("", doc[start:tok.i].text.strip(" ,"))
+        two = _ARTICLE_RE.sub("", doc[tok.i + 1:end + 1].text.strip(" ,?"))
+        if one and two:
+            return one, two
+    return None
+
+
+def _hyphened(doc: Doc, i: int) -> int:
+    """The last token of the word ending at token ``i``, across hyphens ("part-time")."""
+    while i + 2 < len(doc) and doc[i + 1].text == "-" and not (doc[i].whitespace_ or doc[i + 1].whitespace_):
+        i += 2
+    return i
+
+
+def alternative(question: str, ranked: list[Candidate], parse: Parse, embed: Embed | None,
+                k: int = SENTENCE_OPTIONS) -> tuple[str, Candidate] | None:
+    """For a polar question that offers two choices ("Does she work full-time or part-time?"),
+    the choice the best sentences speak for, with the sentence that does: each choice's own
+    words (those the other lacks) found in a sentence count that sentence's score; when no
+    sentence says either, the choice closer in meaning to the best sentences (``embed``)."""
+    if " or " not in f" {question.lower()} " or not ranked:
+        return None
+    found = alternatives(parse([question])[0])
+    if found is None:
+        return None
+    own = [{stem(w) for w in words(a) if w not in STOPWORDS} for a in found]
+    own = [own[0] - own[1], own[1] - own[0]]
+    if not all(own):
+        return None
+    top = ranked[:k]
+    votes = [0.0, 0.0]
+    where: list[Candidate | None] = [None, None]
+    for cand in top:
+        said = {stem(w) for w in words(cand.sentence)}
+        for n in (0, 1):
+            if own[n] & said:
+                votes[n] += cand.score * len(own[n] & said) / len(own[n])
+                where[n] = where[n] or cand
+    if votes[0] != votes[1]:
+        n = 0 if votes[0] > votes[1] else 1
+        return found[n], where[n] or top[0]
+    if embed is None:
+        return None
+    vectors = embed([*found, *(c.sentence for c in top)])
+    sims = vectors[2:] @ vectors[:2].T  # sentences x choices
+    weights = np.array([c.score for c in top])
+    n = int(np.argmax(weights @ sims))
+    return found[n], top[int(np.argmax(sims[:, n]))]
+
+
 # ----------------------------------------------------------------------------- support
 def requirement_met(req: Requirement, cand: Candidate, plan: Plan) -> bool:
     """The answer's turn states the requirement: its entity speaks or is named, its words are there."""
@@ -353,8 +428,8 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
                       parse: Parse, records: Sequence[Record] = (), embed: Embed | None = None,
                       model: AnswerModel | None = None) -> Answer:
     """The answer from the evidence, in this order: an annotator's corrected record that
-    states the asked property; yes/no for a polar question, with the sentence that decides
-    it; for a question that gathers, the best options of several turns and records joined;
+    states the asked property; for a polar question offering two choices, the one the evidence
+    speaks for; yes/no for a polar question, with the sentence that decides it; for a question that gathers, the best options of several turns and records joined;
     else the best-scored complete piece (a record's value, a constituent of a sentence, a
     resolved time, or the sentence itself quoted). ``records``: the active records retrieval
     matched, best first. ``unmentioned``: the question's names no buffer turn says — the
@@ -385,6 +460,10 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
     best = ranked[0]
     target = plan.answer_target
     if target in ("boolean", "likelihood"):
+        picked = alternative(question, ranked, parse, embed)
+        if picked is not None:  # "is it A or B?" is answered with A or B, never with "yes"
+            text, cand = picked
+            return _answer(text, [cand.turn], SupportLevel.WEAK, quote_text=_said(cand))
         yes = polarity(best.sentence)
         text = ("Yes" if yes else "No") if target == "boolean" else ("Likely yes" if yes else "Likely no")
         return _answer(text, [best.turn], SupportLevel.WEAK, quote_text=_said(best))
