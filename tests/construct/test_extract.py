@@ -324,3 +324,12 @@ def test_the_parse_cache_is_bounded_by_text_length(embedder: Embedder,
     kept = sum(len(t) for t in fresh._docs)
     assert kept <= 1_000 and 0 < len(fresh._docs) < len(texts)
     assert fresh._chars == kept
+
+
+def test_a_place_relation_needs_a_value_that_names_a_place(backend: OfflineBackend) -> None:
+    records = extract(backend, [
+        ("Anna", "I'm going to Riga for a week to see if I could actually live there."),
+        ("Ben", "Nice! I moved to Porto last spring, and my cat acts like she's always lived here."),
+    ])
+    got = {(r.entity, r.property, r.value) for r in records if r.property in ("residence", "destination")}
+    assert got == {("Anna", "destination", "Riga"), ("Ben", "residence", "Porto")}

@@ -38,7 +38,7 @@ from memory_core.backends.offline.drafts import (
     conf,
 )
 from memory_core.backends.offline.frames import finish
-from memory_core.backends.offline.properties import property_of, value_of
+from memory_core.backends.offline.properties import names_a_place, property_of, value_of
 from memory_core.backends.offline.propositions import (
     advice_text,
     complement,
@@ -166,7 +166,8 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
         pred = gerund
     else:
         found = property_of(state, pred, subject, speaker, other, turn)
-    found = _as_propositions(found, pred, subject, speaker, other)
+    found = [f for f in _as_propositions(found, pred, subject, speaker, other)
+             if names_a_place(f[0], f[1], pred)]
     condition = clauses.condition_of(pred)
     if condition is None and pred.dep_ in ("xcomp", "conj"):
         condition = clauses.condition_of(pred.head)
