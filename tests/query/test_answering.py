@@ -139,6 +139,17 @@ def test_a_what_question_with_a_modal_asks_for_a_thing_not_for_yes_or_no() -> No
     assert "cello" in picked and not picked.startswith("Likely")
 
 
+def test_a_question_asking_for_a_name_is_answered_with_a_name() -> None:
+    buffer = _buffer(("D4:6", "Jonas", "Every Sunday I go to Brotzeit, a tiny bakery by the canal."))
+    assert _ask("What is the name of the bakery Jonas goes to?", buffer).text == "Brotzeit [D4:6]"
+    pets = _buffer(
+        ("D4:7", "Maya", "My cats are the best, Pixel sleeps all day on the heater."),
+        ("D4:8", "Maya", "And my other cat Mochi hides in the laundry basket."),
+    )
+    names = _ask("What are the names of Maya's cats?", pets).text
+    assert "Pixel" in names and "Mochi" in names and "heater" not in names and "basket" not in names
+
+
 def test_a_reply_takes_over_the_question_it_answers() -> None:
     buffer = _buffer(
         ("D5:1", "Jonas", "What made you pick the blue tiles for the studio?"),

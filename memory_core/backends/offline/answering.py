@@ -429,11 +429,12 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
                       model: AnswerModel | None = None) -> Answer:
     """The answer from the evidence, in this order: an annotator's corrected record that
     states the asked property; for a polar question offering two choices, the one the evidence
-    speaks for; yes/no for a polar question, with the sentence that decides it; for a question that gathers, the best options of several turns and records joined;
-    else the best-scored complete piece (a record's value, a constituent of a sentence, a
-    resolved time, or the sentence itself quoted). ``records``: the active records retrieval
-    matched, best first. ``unmentioned``: the question's names no buffer turn says — the
-    answer is then "Unknown" with them."""
+    speaks for; yes/no for a polar question, with the sentence that decides it; for a question
+    that gathers, the best options of several turns and records joined; else the best-scored
+    complete piece (a record's value, a constituent of a sentence, a resolved time, or the
+    sentence itself quoted; a proper name when the question asks for a name). ``records``: the
+    active records retrieval matched, best first. ``unmentioned``: the question's names no
+    buffer turn says — the answer is then "Unknown" with them."""
     model = model or default_model()
     if not buffer and not records:
         return unknown()
@@ -507,12 +508,35 @@ def _typed(plan: Plan, scored: list[tuple[float, Choice]]) -> tuple[float, Choic
     q = Question.of(plan)
     form = "places" if q.target == "value" and "places" in q.head_families else q.target
     kinds = FITTING_KINDS.get(form)
-    if kinds:
-        fitting = [(p, c) for p, c in scored
-                   if c.option.kind in kinds and c.option.sentence_rank < TYPED_SENTENCES]
+    if kinds or asks_for_a_name(plan):
+        fitting = [(p, c) for p, c in scored if c.option.sentence_rank < TYPED_SENTENCES
+                   and (c.option.kind in kinds if kinds else is_a_name(c))]
         if fitting:
             return fitting[0]
     return scored[0]
+
+
+# "what is the name of ...", "what are her pets' names?", "what is the studio called?"
+_NAME_RE = re.compile(r"\bnames?\b(?!\s+(?:him|her|it|them)\b)|\b(?:called|named)\s*\??$", re.IGNORECASE)
+NAME_KINDS = frozenset({"person", "place", "org", "group", "name"})
+
+
+def asks_for_a_name(plan: Plan) -> bool:
+    """The question asks for a name, not a count or a time ("how many dog names ..." counts)."""
+    return plan.answer_target not in ("count", "time", "boolean", "likelihood") and bool(
+        _NAME_RE.search(plan.question.strip()))
+
+
+def is_a_name(choice: Choice) -> bool:
+    """A piece that is a proper name: a named entity, or a short piece (or record value) mostly
+    of capitalised words."""
+    o = choice.option
+    if o.kind in NAME_KINDS:
+        return True
+    if o.kind in ("sentence", "quote", "predicate") or o.words > 5:
+        return False
+    said = choice.text.split()
+    return o.proper >= 0.5 or (o.kind == "record" and 2 * sum(w[:1].isupper() for w in said) >= len(said))
 
 
 def _timed(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
@@ -557,6 +581,8 @@ def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candid
     the best, or a record citing one), de-duplicated, best first, joined (at most
     ``LIST_ITEMS``). An item needs at least ``model.gather_floor`` of the best option's
     probability (fitted on the tune files): a weak source adds noise, not an item."""
+    if asks_for_a_name(plan) and any(is_a_name(c) for _p, c in scored):
+        scored = [(p, c) for p, c in scored if is_a_name(c)]  # "what are her pets' names?": names only
     floor = model.gather_floor * scored[0][0] if scored else 0.0
     best_per_source: dict[str, tuple[float, Choice]] = {}
     for p, choice in scored:  # best first: the first option of a source is its best
