@@ -20,7 +20,8 @@ from memory_core.query.text import fold, words
 
 _TEMPORAL_RE = re.compile(
     r"^\s*(?:when|what\s+(?:year|month|date|day|time|week)|which\s+(?:year|month|date|day|week)|"
-    r"how\s+long|since\s+when|how\s+many\s+(?:years|months|weeks|days|times\s+a))\b|\b(?:how\s+long\s+ago|"
+    r"how\s+long|since\s+when|how\s+many\s+(?:(?:years|months|weeks|days)(?!\s+(?:a|an|per|each|every)\s)|times\s+a))"
+    r"\b|\b(?:how\s+long\s+ago|"
     r"what\s+date|which\s+(?:year|month))\b",
     re.IGNORECASE,
 )
@@ -41,11 +42,19 @@ _OPEN_RE = re.compile(
     re.IGNORECASE,
 )
 _REPORTED = frozenset({"say", "says", "said", "tell", "tells", "told", "promise", "promised", "thought"})
+# a request phrased as a question ("Can you list ...", "Could you walk me through ...") asks for
+# what follows it, never for yes or no
+_REQUEST_RE = re.compile(
+    r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:list|tell|show|give|walk|remind|summari[sz]e|"
+    r"describe|explain|name|recall|help|outline|go\s+over|recap)\b(?:\s+me)?(?:\s+(?:through|about|of))?\s*",
+    re.IGNORECASE)
 
 
 def is_hypothetical(question: str) -> bool:
     """A modal, a hedge or a counterfactual asks for an inference; a modal in reported speech
-    ("what she said she would buy") reports a stated fact instead."""
+    ("what she said she would buy") reports a stated fact instead, and "could you tell me ..."
+    is a request."""
+    question = _unrequested(question)
     for m in _OPEN_RE.finditer(question):
         before = words(question[: m.start()])[-3:]
         if m.group(0).lower() in ("would", "might", "could") and _REPORTED & set(before):
@@ -106,8 +115,21 @@ _POLAR_RE = re.compile(r"^\s*(?:did|does|do|is|are|was|were|has|have|had|can|wil
 _BOOLEAN_RE = re.compile(r"^\s*(?:did|does|do|is|are|was|were|has|have|had|can|will)\b", re.IGNORECASE)
 
 
+def _unrequested(question: str) -> str:
+    """The question without a leading request ("could you tell me when ..." -> "when ...")."""
+    m = _REQUEST_RE.match(question)
+    return question[m.end():] if m else question
+
+
 def answer_target(question: str) -> str:
     q = question.strip().lower()
+    request = _REQUEST_RE.match(q)
+    if request:  # "can you tell me when ..." asks "when ..."; "can you list ..." asks for a list
+        rest = q[request.end():]
+        if re.match(r"(?:what|when|where|who|whose|which|why|how)\b", rest):
+            return answer_target(rest)
+        return "list" if q[request.start():request.end()].strip().split()[2:3] == ["list"] \
+            or asks_for_list(rest) else "value"
     if _TEMPORAL_RE.search(q):
         return "time"
     if _COUNT_RE.search(q):
@@ -130,7 +152,7 @@ def answer_target(question: str) -> str:
 
 def reasoning_type(question: str, n_entities: int) -> tuple[ReasoningType, Scope]:
     q = question.strip()
-    if _TEMPORAL_RE.search(q):
+    if _TEMPORAL_RE.search(_unrequested(q)):  # "could you tell me when ..." is a "when" question
         if _COUNT_RE.search(q) and re.search(r"\btimes\b", q, re.IGNORECASE):
             return ReasoningType.AGGREGATION, Scope.ALL
         return ReasoningType.TEMPORAL, Scope.POINT

@@ -139,6 +139,18 @@ def test_a_what_question_with_a_modal_asks_for_a_thing_not_for_yes_or_no() -> No
     assert "cello" in picked and not picked.startswith("Likely")
 
 
+def test_a_request_phrased_as_a_question_asks_for_what_follows_it() -> None:
+    assert answer_target("Can you list the cafés Maya likes?") == "list"
+    assert answer_target("Could you tell me when Jonas moved to Kiel?") == "time"
+    assert answer_target("Can you remind me how many cousins Maya has?") == "count"
+    assert answer_target("Can Maya swim?") == "boolean"  # a question about Maya, not a request
+    assert answer_target("How many days a week does Jonas run?") == "count"  # a frequency
+    assert answer_target("How many days did Jonas stay in Oslo?") == "time"
+    buffer = _buffer(("D4:9", "Maya", "My favourite cafés are Koffiebar Noord and the one by the station."))
+    listed = _ask("Can you list the cafés Maya likes?", buffer).text
+    assert "Koffiebar Noord" in listed and listed.split()[0] not in ("Yes", "No")
+
+
 def test_a_question_asking_for_a_name_is_answered_with_a_name() -> None:
     buffer = _buffer(("D4:6", "Jonas", "Every Sunday I go to Brotzeit, a tiny bakery by the canal."))
     assert _ask("What is the name of the bakery Jonas goes to?", buffer).text == "Brotzeit [D4:6]"
