@@ -139,6 +139,19 @@ def test_a_what_question_with_a_modal_asks_for_a_thing_not_for_yes_or_no() -> No
     assert "cello" in picked and not picked.startswith("Likely")
 
 
+def test_days_between_two_events_are_counted_from_the_days_said() -> None:
+    buffer = _buffer(
+        ("D4:10", "Maya", "My first sprint ends on July 20, then we demo it to the team."),
+        ("D4:11", "Jonas", "Sounds tight, good luck!"),
+        ("D4:12", "Maya", "And the analytics deadline is August 10, which scares me more."),
+    )
+    days = _ask("How many days are there between the end of Maya's first sprint and her analytics deadline?",
+                buffer)
+    assert days.text == "21 days (20 July 2023 to 10 August 2023) [D4:10, D4:12]"
+    weeks = _ask("How many weeks after her first sprint ends is Maya's analytics deadline?", buffer)
+    assert weeks.text.startswith("3 weeks (20 July 2023 to 10 August 2023)")
+
+
 def test_a_request_phrased_as_a_question_asks_for_what_follows_it() -> None:
     assert answer_target("Can you list the cafés Maya likes?") == "list"
     assert answer_target("Could you tell me when Jonas moved to Kiel?") == "time"

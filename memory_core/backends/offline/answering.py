@@ -51,6 +51,7 @@ from memory_core.backends.offline.compose import (
     time_options,
     with_head_similarity,
 )
+from memory_core.backends.offline.intervals import interval_answer
 from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Record, Requirement, SupportLevel
 from memory_core.query.buffer import highlight_terms
 from memory_core.query.premise import UNKNOWN, unmentioned_answer
@@ -468,6 +469,9 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         yes = polarity(best.sentence)
         text = ("Yes" if yes else "No") if target == "boolean" else ("Likely yes" if yes else "Likely no")
         return _answer(text, [best.turn], SupportLevel.WEAK, quote_text=_said(best))
+    if target == "time" and (between := interval_answer(question, buffer, parse)) is not None:
+        text, turns = between  # "how many days between A and B?": counted from the days said
+        return _answer(text, turns, SupportLevel.WEAK)
     scored = scored_options(question, plan, ranked, records, buffer, parse, model, embed)
     if target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
         timed = _timed(scored)
@@ -528,9 +532,12 @@ def asks_for_a_name(plan: Plan) -> bool:
 
 
 def is_a_name(choice: Choice) -> bool:
-    """A piece that is a proper name: a named entity, or a short piece (or record value) mostly
-    of capitalised words."""
+    """A piece that is a proper name other than the asked one's: a named entity, or a short
+    piece (or record value) mostly of capitalised words; a possessive phrase ("Vanessa's cat")
+    describes, it does not name."""
     o = choice.option
+    if o.asked_name or re.search(r"['’]s\b", choice.text):
+        return False
     if o.kind in NAME_KINDS:
         return True
     if o.kind in ("sentence", "quote", "predicate") or o.words > 5:
