@@ -123,6 +123,8 @@ def test_a_question_offering_two_choices_is_answered_with_one_of_them() -> None:
     )
     works = _ask("Does Maya work full-time or part-time at the bakery?", buffer)
     assert works.text == "part-time [D4:2]" and works.support == SupportLevel.WEAK
+    # "ever"/"any" make "A or B" part of a yes/no question
+    assert _ask("Has Maya ever worked full-time or part-time at the bakery?", buffer).text == "Yes [D4:2]"
     # no sentence says either: the choice closer in meaning to what was said
     quiet = _buffer(("D4:4", "Maya", "My dream vacation: a tent, a lake and no phone signal for a week."))
     assert _ask("Would Maya prefer a camping trip or a city break for her vacation?", quiet).text \

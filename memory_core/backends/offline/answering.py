@@ -263,14 +263,17 @@ def _hyphened(doc: Doc, i: int) -> int:
     return i
 
 
+_ANY_RE = re.compile(r"\b(?:ever|any|anything|anyone|anybody|anywhere|either)\b", re.IGNORECASE)
+
+
 def alternative(question: str, ranked: list[Candidate], parse: Parse, embed: Embed | None,
                 k: int = SENTENCE_OPTIONS) -> tuple[str, Candidate] | None:
     """For a polar question that offers two choices ("Does she work full-time or part-time?"),
     the choice the best sentences speak for, with the sentence that does: each choice's own
     words (those the other lacks) found in a sentence count that sentence's score; when no
     sentence says either, the choice closer in meaning to the best sentences (``embed``)."""
-    if " or " not in f" {question.lower()} " or not ranked:
-        return None
+    if " or " not in f" {question.lower()} " or not ranked or _ANY_RE.search(question):
+        return None  # "have you ever taken a course or a workshop?" asks yes or no
     found = alternatives(parse([question])[0])
     if found is None:
         return None
