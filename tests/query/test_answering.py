@@ -123,6 +123,9 @@ def test_a_question_offering_two_choices_is_answered_with_one_of_them() -> None:
     )
     works = _ask("Does Maya work full-time or part-time at the bakery?", buffer)
     assert works.text == "part-time [D4:2]" and works.support == SupportLevel.WEAK
+    # a preposition both choices share is no part of the answer
+    jobs = _buffer(("D4:1", "Jonas", "I work as a sound engineer at the theatre, mostly evenings."))
+    assert _ask("Does Jonas work as a sound engineer or as a baker?", jobs).text == "sound engineer [D4:1]"
     # "ever"/"any" make "A or B" part of a yes/no question
     assert _ask("Has Maya ever worked full-time or part-time at the bakery?", buffer).text == "Yes [D4:2]"
     # no sentence says either: the choice closer in meaning to what was said
@@ -175,6 +178,9 @@ def test_a_question_asking_for_a_name_is_answered_with_a_name() -> None:
     )
     names = _ask("What are the names of Maya's cats?", pets).text
     assert "Pixel" in names and "Mochi" in names and "heater" not in names and "basket" not in names
+    # in the order they were said when the question asks for an order
+    ordered = _ask("Can you list in which order Maya mentioned her cats?", list(reversed(pets))).text
+    assert ordered.index("Pixel") < ordered.index("Mochi")
 
 
 def test_a_reply_takes_over_the_question_it_answers() -> None:

@@ -27,6 +27,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -229,6 +230,7 @@ def polarity(sentence: str) -> bool:
 # the words a choice's head word keeps in front of it ("a national park", "full-time")
 _MODIFIERS = frozenset({"det", "amod", "compound", "nummod", "poss", "nmod", "advmod", "quantmod", "punct"})
 _ARTICLE_RE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
+_PREPOSITIONS = frozenset({"as", "in", "at", "on", "to", "by", "for", "with", "from"})
 
 
 def alternatives(doc: Doc) -> tuple[str, str] | None:
@@ -249,8 +251,12 @@ def alternatives(doc: Doc) -> tuple[str, str] | None:
             start -= 1
         kept = [t.right_edge.i for t in second.rights if t.dep_ in _MODIFIERS and t.dep_ != "punct"]
         end = _hyphened(doc, second.right_edge.i if second.pos_ == "ADP" else max([second.i, *kept]))
-        one = _ARTICLE_RE.sub("", doc[start:tok.i].text.strip(" ,"))
-        two = _ARTICLE_RE.sub("", doc[tok.i + 1:end + 1].text.strip(" ,?"))
+        one = doc[start:tok.i].text.strip(" ,")
+        two = doc[tok.i + 1:end + 1].text.strip(" ,?")
+        lead = one.split()[0].lower() if one else ""
+        if lead in _PREPOSITIONS and two.lower().startswith(lead + " "):  # "as a cook or as a baker"
+            one, two = one[len(lead):].strip(), two[len(lead):].strip()
+        one, two = _ARTICLE_RE.sub("", one), _ARTICLE_RE.sub("", two)
         if one and two:
             return one, two
     return None
@@ -518,11 +524,15 @@ def _typed(plan: Plan, scored: list[tuple[float, Choice]]) -> tuple[float, Choic
     if kinds or asks_for_a_name(plan):
         fitting = [(p, c) for p, c in scored if c.option.sentence_rank < TYPED_SENTENCES
                    and (c.option.kind in kinds if kinds else is_a_name(c))]
+        if fitting and not kinds:  # a name: without a pronoun the parse left before it ("him Steve")
+            p, choice = fitting[0]
+            return p, dataclasses.replace(choice, text=_LEAD_PRONOUN_RE.sub("", choice.text))
         if fitting:
             return fitting[0]
     return scored[0]
 
 
+_LEAD_PRONOUN_RE = re.compile(r"^(?:him|her|them|it|his|its|their|my|your|our)\s+(?=[A-Z])")
 # "what is the name of ...", "what are her pets' names?", "what is the studio called?"
 _NAME_RE = re.compile(r"\bnames?\b(?!\s+(?:him|her|it|them)\b)|\b(?:called|named)\s*\??$", re.IGNORECASE)
 NAME_KINDS = frozenset({"person", "place", "org", "group", "name"})
@@ -585,6 +595,22 @@ def _often(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
     return min(said, key=lambda kpc: (kpc[1][1].option.sentence_rank, kpc[0]))[1]
 
 
+# asks for an order ("in which order ...", "the order in which ...", "list in order how ..."), not
+# a purpose ("in order to ...")
+_ORDER_RE = re.compile(r"\b(?:in\s+(?:what|which|chronological)\s+order|the\s+order\s+in\s+which"
+                       r"|in\s+order\s+(?:how|what|which|when))\b", re.IGNORECASE)
+
+
+def said_at(turn: BufferTurn | None) -> tuple[int, int]:
+    """Where a turn sits in the conversation (session, position); unknown ones last."""
+    if turn is None:
+        return (1 << 30, 0)
+    try:
+        return (turn.session, int(turn.turn_id.rsplit(":", 1)[1]))
+    except (IndexError, ValueError):
+        return (turn.session, 0)
+
+
 def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candidate],
               model: AnswerModel) -> Answer:
     """The best option of each strong source (a sentence scoring at least ``GATHER_SHARE`` of
@@ -614,6 +640,8 @@ def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candid
             break
     if not picked:
         picked = [scored[0]]
+    if _ORDER_RE.search(plan.question):  # "in which order did I bring up ...": as said, first first
+        picked.sort(key=lambda pc: said_at(pc[1].turn))
     cited = [c.turn for _p, c in picked if c.turn is not None]
     sure = all(p >= model.threshold(plan.answer_target) and covered(plan, c, ranked) for p, c in picked)
     return _answer(", ".join(c.text for _p, c in picked), cited,
