@@ -10,7 +10,7 @@ from memory_core.backends.offline.nlp import parse_many
 from memory_core.backends.offline.planner import plan_question
 from memory_core.contracts import Vocabulary
 from memory_core.embeddings import shared_embedder
-from memory_core.models import BufferTurn, SupportLevel, Turn
+from memory_core.models import BufferTurn, Record, SupportLevel, Turn
 from memory_core.query.buffer import buffer_turn
 from memory_core.query.premise import unmentioned
 from memory_core.query.question_form import answer_target
@@ -178,6 +178,14 @@ def test_a_question_asking_for_a_name_is_answered_with_a_name() -> None:
     )
     names = _ask("What are the names of Maya's cats?", pets).text
     assert "Pixel" in names and "Mochi" in names and "heater" not in names and "basket" not in names
+    # a record's value keeps the pronoun its clause had ("named him Bruno"): the answer does not
+    called = _buffer(("D4:9", "Jonas", "Our new puppy is so tiny, and the names of puppies are hard."))
+    named = Record(id="r9", conv_id="c", episode_id="c:S4:E1", entity="Jonas", entity_type="person",
+                   property="names", value="him Bruno", evidence_turn_ids=("D4:9",), source_speaker="Jonas")
+    q = "What are the names of Jonas's puppies?"
+    got = extractive_answer(q, plan_question(q, VOCAB), called, unmentioned=(), parse=parse_many,
+                            records=[named], embed=EMBED).text
+    assert "Bruno" in got and "him" not in got
     # in the order they were said when the question asks for an order
     ordered = _ask("Can you list in which order Maya mentioned her cats?", list(reversed(pets))).text
     assert ordered.index("Pixel") < ordered.index("Mochi")

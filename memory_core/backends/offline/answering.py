@@ -524,9 +524,8 @@ def _typed(plan: Plan, scored: list[tuple[float, Choice]]) -> tuple[float, Choic
     if kinds or asks_for_a_name(plan):
         fitting = [(p, c) for p, c in scored if c.option.sentence_rank < TYPED_SENTENCES
                    and (c.option.kind in kinds if kinds else is_a_name(c))]
-        if fitting and not kinds:  # a name: without a pronoun the parse left before it ("him Steve")
-            p, choice = fitting[0]
-            return p, dataclasses.replace(choice, text=_LEAD_PRONOUN_RE.sub("", choice.text))
+        if fitting and not kinds:
+            return fitting[0][0], _named(fitting[0][1])
         if fitting:
             return fitting[0]
     return scored[0]
@@ -536,6 +535,11 @@ _LEAD_PRONOUN_RE = re.compile(r"^(?:him|her|them|it|his|its|their|my|your|our)\s
 # "what is the name of ...", "what are her pets' names?", "what is the studio called?"
 _NAME_RE = re.compile(r"\bnames?\b(?!\s+(?:him|her|it|them)\b)|\b(?:called|named)\s*\??$", re.IGNORECASE)
 NAME_KINDS = frozenset({"person", "place", "org", "group", "name"})
+
+
+def _named(choice: Choice) -> Choice:
+    """A name without a pronoun the parse left before it ("him Steve" -> "Steve")."""
+    return dataclasses.replace(choice, text=_LEAD_PRONOUN_RE.sub("", choice.text))
 
 
 def asks_for_a_name(plan: Plan) -> bool:
@@ -618,7 +622,7 @@ def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candid
     ``LIST_ITEMS``). An item needs at least ``model.gather_floor`` of the best option's
     probability (fitted on the tune files): a weak source adds noise, not an item."""
     if asks_for_a_name(plan) and any(is_a_name(c) for _p, c in scored):
-        scored = [(p, c) for p, c in scored if is_a_name(c)]  # "what are her pets' names?": names only
+        scored = [(p, _named(c)) for p, c in scored if is_a_name(c)]  # "her pets' names?": names only
     floor = model.gather_floor * scored[0][0] if scored else 0.0
     best_per_source: dict[str, tuple[float, Choice]] = {}
     for p, choice in scored:  # best first: the first option of a source is its best
