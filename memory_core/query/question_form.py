@@ -45,7 +45,7 @@ _REPORTED = frozenset({"say", "says", "said", "tell", "tells", "told", "promise"
 # a request phrased as a question ("Can you list ...", "Could you walk me through ...") asks for
 # what follows it, never for yes or no
 _REQUEST_RE = re.compile(
-    r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:list|tell|show|give|walk|remind|summari[sz]e|"
+    r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+)?(?P<verb>list|tell|show|give|walk|remind|summari[sz]e|"
     r"describe|explain|name|recall|help|outline|go\s+over|recap)\b(?:\s+me)?(?:\s+(?:through|about|of))?\s*",
     re.IGNORECASE)
 
@@ -128,8 +128,7 @@ def answer_target(question: str) -> str:
         rest = q[request.end():]
         if re.match(r"(?:what|when|where|who|whose|which|why|how)\b", rest):
             return answer_target(rest)
-        return "list" if q[request.start():request.end()].strip().split()[2:3] == ["list"] \
-            or asks_for_list(rest) else "value"
+        return "list" if request.group("verb") == "list" or asks_for_list(rest) else "value"
     if _TEMPORAL_RE.search(q):
         return "time"
     if _COUNT_RE.search(q):

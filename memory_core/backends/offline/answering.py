@@ -168,12 +168,23 @@ def _normalised(buffer: list[BufferTurn]) -> dict[str, float]:
     return {turn_id: (score - lo) / span for turn_id, score in scores.items()}
 
 
+def _index(turn: BufferTurn) -> int | None:
+    """The turn's number in its session ("D4:12" -> 12), when its id says it."""
+    try:
+        return int(turn.turn_id.rsplit(":", 1)[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def _said_at(turn: BufferTurn | None) -> tuple[int, int]:
+    """Where a turn sits in the conversation (session, number); a missing turn last."""
+    return (turn.session, _index(turn) or 0) if turn is not None else (1 << 30, 0)
+
+
 def _follows(prev: BufferTurn, turn: BufferTurn) -> bool:
     """``turn`` is the reply right after ``prev`` (same session, next turn, other speaker)."""
-    try:
-        a = int(prev.turn_id.rsplit(":", 1)[1])
-        b = int(turn.turn_id.rsplit(":", 1)[1])
-    except (IndexError, ValueError):
+    a, b = _index(prev), _index(turn)
+    if a is None or b is None:
         return False
     return prev.session == turn.session and b == a + 1 and prev.speaker != turn.speaker
 
@@ -524,10 +535,9 @@ def _typed(plan: Plan, scored: list[tuple[float, Choice]]) -> tuple[float, Choic
     if kinds or asks_for_a_name(plan):
         fitting = [(p, c) for p, c in scored if c.option.sentence_rank < TYPED_SENTENCES
                    and (c.option.kind in kinds if kinds else is_a_name(c))]
-        if fitting and not kinds:
-            return fitting[0][0], _named(fitting[0][1])
         if fitting:
-            return fitting[0]
+            p, choice = fitting[0]
+            return p, choice if kinds else _named(choice)
     return scored[0]
 
 
@@ -605,16 +615,6 @@ _ORDER_RE = re.compile(r"\b(?:in\s+(?:what|which|chronological)\s+order|the\s+or
                        r"|in\s+order\s+(?:how|what|which|when))\b", re.IGNORECASE)
 
 
-def said_at(turn: BufferTurn | None) -> tuple[int, int]:
-    """Where a turn sits in the conversation (session, position); unknown ones last."""
-    if turn is None:
-        return (1 << 30, 0)
-    try:
-        return (turn.session, int(turn.turn_id.rsplit(":", 1)[1]))
-    except (IndexError, ValueError):
-        return (turn.session, 0)
-
-
 def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candidate],
               model: AnswerModel) -> Answer:
     """The best option of each strong source (a sentence scoring at least ``GATHER_SHARE`` of
@@ -645,7 +645,7 @@ def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candid
     if not picked:
         picked = [scored[0]]
     if _ORDER_RE.search(plan.question):  # "in which order did I bring up ...": as said, first first
-        picked.sort(key=lambda pc: said_at(pc[1].turn))
+        picked.sort(key=lambda pc: _said_at(pc[1].turn))
     cited = [c.turn for _p, c in picked if c.turn is not None]
     sure = all(p >= model.threshold(plan.answer_target) and covered(plan, c, ranked) for p, c in picked)
     return _answer(", ".join(c.text for _p, c in picked), cited,

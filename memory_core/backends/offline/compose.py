@@ -291,10 +291,7 @@ def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, 
         bt = cand.turn
         near = closeness.get(bt.turn_id, 0.0)
         if how_long:
-            for m in DURATION_RE.finditer(cand.sentence):
-                option = _option(q, m.group(0), "number", sentence_score=cand.score / best, rank=rank,
-                                 distance=0.0, closeness=near, sentence=cand.sentence)
-                out.append(Choice(option, m.group(0), bt))
+            out += _said_as(DURATION_RE, q, cand, rank, best, near)
         if bt.session_time is None:
             continue
         said = list(timeexpr.TIME_RE.finditer(cand.sentence)) or list(timeexpr.TIME_RE.finditer(bt.text))
@@ -315,14 +312,16 @@ def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, 
 def frequency_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, float]) -> list[Choice]:
     """For "how often": the frequency expressions of the best sentences ("twice a week")."""
     best = ranked[0].score if ranked else 1.0
-    out: list[Choice] = []
-    for rank, cand in enumerate(ranked[:TIME_SENTENCES]):
-        for m in FREQUENCY_RE.finditer(cand.sentence):
-            option = _option(q, m.group(0), "number", sentence_score=cand.score / best, rank=rank,
-                             distance=0.0, closeness=closeness.get(cand.turn.turn_id, 0.0),
-                             sentence=cand.sentence)
-            out.append(Choice(option, m.group(0), cand.turn))
-    return out
+    return [c for rank, cand in enumerate(ranked[:TIME_SENTENCES])
+            for c in _said_as(FREQUENCY_RE, q, cand, rank, best, closeness.get(cand.turn.turn_id, 0.0))]
+
+
+def _said_as(pattern: re.Pattern[str], q: Question, cand: Candidate, rank: int, best: float,
+             closeness: float) -> list[Choice]:
+    """The candidate sentence's matches of ``pattern`` (a duration, a frequency) as number options."""
+    return [Choice(_option(q, m.group(0), "number", sentence_score=cand.score / best, rank=rank, distance=0.0,
+                           closeness=closeness, sentence=cand.sentence), m.group(0), cand.turn)
+            for m in pattern.finditer(cand.sentence)]
 
 
 def quote(cand: Candidate, rank: int, best: float, q: Question, closeness: float = 0.0) -> Choice:

@@ -81,22 +81,22 @@ def _event_day(event: str, buffer: list[BufferTurn], parse: Parse) -> tuple[date
     wanted = _stems(event)
     if not wanted:
         return None
-    scored: list[tuple[int, int, str, BufferTurn]] = []
+    scored: list[tuple[int, int, str, datetime, BufferTurn]] = []
     for k, bt in enumerate(buffer):
         if bt.session_time is None:
             continue
         for sentence in _SENTENCE_RE.findall(bt.text):
             shared = len(wanted & _stems(sentence))
             if shared:
-                scored.append((shared, -k, sentence.strip(), bt))
-    scored.sort(key=lambda s: (-s[0], -s[1]))
+                scored.append((shared, k, sentence.strip(), bt.session_time, bt))
+    scored.sort(key=lambda s: (-s[0], s[1]))  # most shared words first, then the earlier turn
     top = scored[:CANDIDATES]
-    for (_shared, _k, sentence, bt), doc in zip(top, parse([s[2] for s in top]), strict=True):
+    for (_shared, _k, sentence, when, bt), doc in zip(top, parse([s[2] for s in top]), strict=True):
         hits = [t.idx for t in doc if stem(t.lower_) in wanted]
         spans = [(e.start_char, e.text) for e in doc.ents if e.label_ == "DATE"]
         spans += [(m.start(), m.group(0)) for m in timeexpr.TIME_RE.finditer(sentence)]
         days = [(min((abs(at - h) for h in hits), default=0), day) for at, text in spans
-                if (day := _day(text, bt.session_time)) is not None]  # type: ignore[arg-type]
+                if (day := _day(text, when)) is not None]
         if days:
             return min(days, key=lambda d: d[0])[1], bt
     return None
