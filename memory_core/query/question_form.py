@@ -133,7 +133,9 @@ def answer_target(question: str) -> str:
         return "time"
     if _COUNT_RE.search(q):
         return "count"
-    if q.startswith("where") or re.search(r"\bwhere\b", q):
+    # "where" asks for a place unless it opens a relative clause of a what/which/who question
+    # ("what is the name of the studio where she takes classes?" asks for a name)
+    if q.startswith("where") or (re.search(r"\bwhere\b", q) and not re.match(r"(?:what|which|who)\b", q)):
         return "location"
     if q.startswith("who") or re.search(r"\bwhose\b", q):
         return "entity"

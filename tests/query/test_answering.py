@@ -273,3 +273,33 @@ def test_a_piece_the_question_already_says_is_not_an_answer() -> None:
     answer = _ask("What book did Maya recommend?", buffer)
     assert answer.cited_turn_ids == ("D3:1",)
     assert answer.text.split(" [")[0].lower() not in ("book", "a book", "recommend")
+
+
+def test_a_name_question_takes_the_name_the_evidence_gives_the_asked_noun() -> None:
+    # a relative "where" does not turn a what-question into a where-question
+    assert answer_target("What is the name of the café where Jonas works?") == "value"
+    bar = _buffer(("D2:3", "Jonas", "Our band Lotus played with Maya's friend Pim at the Kiosk bar."))
+    named = _ask("What is the name of the bar where Maya and Jonas saw Pim?", bar).text  # one name: the bar's
+    assert "Kiosk" in named and "Lotus" not in named
+    # "who is her coach?": the person the turns tie to the noun, even past the best few sentences
+    club = _buffer(
+        *[(f"D3:{k}", "Maya", text) for k, text in enumerate((
+            "The climbing club in Haarlem had a party on Friday, Anneliese organised it.",
+            "The climbing club in Haarlem is open late now, Dirk says.",
+            "Our climbing club in Haarlem won the regional cup, Wim was so happy.",
+            "I pay the climbing club in Haarlem every month, Greet collects it.",
+            "There is a new wall at the climbing club in Haarlem, Joost built it.",
+            "The climbing club in Haarlem is near the station, Femke told me.",
+        ), start=1)],
+        ("D3:8", "Maya", "My coach Tobias is strict but fair."),
+    )
+    assert _ask("Who is Maya's coach at the climbing club in Haarlem?", club).text == "Tobias [D3:8]"
+
+
+def test_a_where_question_reads_on_in_the_turn_that_says_the_asked_words() -> None:
+    buffer = _buffer(
+        ("D1:3", "Maya", "I finally signed up for that climbing course I kept mentioning. "
+                         "The first session was on Monday at a small gym in Haarlem."),
+        ("D1:9", "Maya", "This weekend I'm taking the bus to Delft to see my aunt."),
+    )
+    assert _ask("Where did Maya take her climbing course?", buffer).text == "Haarlem [D1:3]"

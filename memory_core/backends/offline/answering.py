@@ -75,6 +75,7 @@ SENTENCE_OPTIONS = 5  # the best sentences whose constituents are options
 RECORD_OPTIONS = 12  # the best matched records whose values are options
 GATHER_SHARE = 0.5  # a gathered item's probability, at least this share of the best one's
 LIST_ITEMS = 5
+NAMED_SOURCES = 3  # sentences beyond the best ones that say the noun whose name is asked
 GATHERING = frozenset({ReasoningType.AGGREGATION, ReasoningType.COMPARISON})
 _CURRENT_RE = re.compile(
     r"\b(?:current(?:ly)?|now|these\s+days|at\s+the\s+moment|nowadays|still|any\s*more|latest|"
@@ -411,7 +412,7 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
         out += time_options(q, ranked, closeness)
     if HOW_OFTEN_RE.match(question):
         out += frequency_options(q, ranked, closeness)
-    top = ranked[:SENTENCE_OPTIONS]
+    top = ranked[:SENTENCE_OPTIONS] + _typed_sources(question, plan, ranked, embed)
     docs = parse([c.sentence for c in top]) if top else []
     for rank, (cand, doc) in enumerate(zip(top, docs, strict=True)):
         near = closeness.get(cand.turn.turn_id, 0.0)
@@ -420,6 +421,32 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
     # a piece whose every word the question already says adds nothing ("What book ..." -> "book")
     out = ranked_by_kind([c for c in out if c.option.kind == "sentence" or c.option.novelty > 0])
     return with_head_similarity(q, out, embed) if embed is not None else out
+
+
+def _typed_sources(question: str, plan: Plan, ranked: list[Candidate],
+                   embed: Embed | None) -> list[Candidate]:
+    """More sentences for a question asking for a person, a place or a name: the one after the
+    best sentence in its turn, when it is closer in meaning to the question than the second-best
+    sentence ("I signed up for a pottery class. The first lesson was at a studio in Utrecht."),
+    and, when the question names what is named, the sentences beyond the best few that say that
+    noun ("my manager Ruben")."""
+    if not ranked or not (plan.answer_target in ("entity", "location") or asks_for_a_name(plan)):
+        return []
+    out = []
+    best = ranked[0]
+    parts = sentences(best.turn.text)
+    if embed is not None and best.sentence in parts:
+        after = parts.index(best.sentence) + 1
+        if after < len(parts) and not parts[after].endswith("?"):
+            rival = [ranked[1].sentence] if len(ranked) > 1 else []
+            v = np.asarray(embed([question, parts[after], *rival]), dtype=float)  # normalised
+            if not rival or v[0] @ v[1] > v[0] @ v[2]:
+                out.append(Candidate(best.score, best.order, parts[after], best.turn, 0.0))
+    noun = named_noun(question)
+    if noun is not None:
+        said = re.compile(rf"\b{re.escape(_singular(noun))}(?:e?s)?\b", re.IGNORECASE)
+        out += [c for c in ranked[SENTENCE_OPTIONS:] if said.search(c.sentence)][:NAMED_SOURCES]
+    return [c for c in out if c.sentence not in {r.sentence for r in ranked[:SENTENCE_OPTIONS]}]
 
 
 def scored_options(question: str, plan: Plan, ranked: list[Candidate], records: Sequence[Record],
@@ -505,7 +532,7 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best))
     if HOW_OFTEN_RE.match(question) and (often := _often(scored)) is not None:
         scored = [often] + [pc for pc in scored if pc is not often]
-    if gathers(plan):
+    if gathers(plan) and not _one_name(plan):  # "what is the name of ...?" wants one name, not a list
         return gathered(plan, scored, ranked, model)
     p, choice = _typed(plan, scored)
     sure = p >= model.threshold(plan.answer_target) and covered(plan, choice, ranked)
@@ -528,17 +555,72 @@ TYPED_SENTENCES = 3  # a fitting piece is looked for in the best few sentences
 
 def _typed(plan: Plan, scored: list[tuple[float, Choice]]) -> tuple[float, Choice]:
     """The best-scored option whose kind fits the answer form, when the best sentences hold
-    one (else the best-scored option)."""
+    one (else the best-scored option). When the question names what is named ("the name of
+    the studio ...", "who is her manager?"), a fitting piece the evidence ties to that noun
+    ("a studio called Kleiwerk", "my manager Ruben") comes first."""
     q = Question.of(plan)
     form = "places" if q.target == "value" and "places" in q.head_families else q.target
     kinds = FITTING_KINDS.get(form)
-    if kinds or asks_for_a_name(plan):
-        fitting = [(p, c) for p, c in scored if c.option.sentence_rank < TYPED_SENTENCES
-                   and (c.option.kind in kinds if kinds else is_a_name(c))]
-        if fitting:
-            p, choice = fitting[0]
+    naming = asks_for_a_name(plan)
+    if kinds or naming:
+        fitting = [(p, c) for p, c in scored if (c.option.kind in kinds if kinds else is_a_name(c))]
+        noun = named_noun(plan.question) if naming or form == "entity" else None
+        tied = [(p, c) for p, c in scored if noun is not None and names_the(noun, c)
+                and ((p, c) in fitting or (naming and c.option.kind == "quote"))]
+        # the turn of the best sentence speaks first, its next sentence included ("I signed up
+        # for a pottery class. The first lesson was at a studio in Utrecht." before a place said
+        # in another turn)
+        best = next((c.turn.turn_id for _p, c in scored
+                     if c.option.sentence_rank == 0 and not c.option.record and c.turn is not None), None)
+        near = [(p, c) for p, c in fitting if c.option.sentence_rank < TYPED_SENTENCES
+                or (c.turn is not None and c.turn.turn_id == best)]
+        near.sort(key=lambda pc: pc[1].turn is None or pc[1].turn.turn_id != best)
+        if tied or near:
+            p, choice = (tied or near)[0]
             return p, choice if kinds else _named(choice)
     return scored[0]
+
+
+# the noun whose name is asked: "the name of the pottery studio where ..." -> studio,
+# "what is her dog called?" -> dog, "who is Maya's manager at ...?" -> manager
+_NAME_OF_RE = re.compile(r"\bnames?\s+of\s+([^?,]+)", re.IGNORECASE)
+_WHAT_IS_RE = re.compile(r"^\s*(?:what|who)\s+(?:is|was|are|were)\s+([^?,]+)", re.IGNORECASE)
+_BOUNDARY_RE = re.compile(
+    r"\s+(?:called|named|where|that|which|who|whom|whose|when|at|in|on|from|for|with|by)\b.*$", re.IGNORECASE)
+
+
+def named_noun(question: str) -> str | None:
+    """The common noun whose name (or holder) the question asks for, if it says one."""
+    m = _NAME_OF_RE.search(question) or _WHAT_IS_RE.search(question)
+    if not m:
+        return None
+    found = re.findall(r"[A-Za-z][\w\-]*", _BOUNDARY_RE.sub("", m.group(1)))
+    if not found:
+        return None
+    noun = found[-1]
+    # a capitalised word is a name, not a category ("who is Maya?"); an all-capitals one is not
+    return None if (noun[0].isupper() and not noun.isupper()) or noun.lower() in STOPWORDS else noun
+
+
+def _singular(noun: str) -> str:
+    return noun[:-1] if len(noun) > 3 and noun.endswith("s") and not noun.endswith("ss") else noun
+
+
+def names_the(noun: str, choice: Choice) -> bool:
+    """The choice's turn ties its text to the noun as that noun's name: "a studio called
+    Kleiwerk", "the EP ... we called it 'Low Light'", "my manager Ruben", "Kleiwerk, the
+    studio", "the Kleiwerk studio"."""
+    if choice.turn is None or not choice.text.strip():
+        return False
+    name = re.escape(_LEAD_PRONOUN_RE.sub("", choice.text).strip().strip('"“”'))
+    n = rf"(?i:\b{re.escape(_singular(noun))}(?:e?s)?\b)"
+    q = "[\"“]?"
+    return any(re.search(pattern, choice.turn.text) for pattern in (
+        rf"{n}[^?]{{0,40}}?\b(?i:called|named|titled)\s+(?i:(?:it|him|her|them)\s+)?{q}{name}\b",
+        rf"{n}\s*,?\s+{q}{name}\b",
+        rf"\b{name}{q}\s*,\s*(?i:the|a|an|my|our|his|her|their)\s+(?:\w+\s+)?{n}",
+        rf"\b{name}\s+{n}",
+    ))
 
 
 _LEAD_PRONOUN_RE = re.compile(r"^(?:him|her|them|it|his|its|their|my|your|our)\s+(?=[A-Z])")
@@ -556,6 +638,11 @@ def asks_for_a_name(plan: Plan) -> bool:
     """The question asks for a name, not a count or a time ("how many dog names ..." counts)."""
     return plan.answer_target not in ("count", "time", "boolean", "likelihood") and bool(
         _NAME_RE.search(plan.question.strip()))
+
+
+def _one_name(plan: Plan) -> bool:
+    return (asks_for_a_name(plan) and plan.answer_target != "list"
+            and not re.search(r"\bnames\b", plan.question, re.IGNORECASE))
 
 
 def is_a_name(choice: Choice) -> bool:
