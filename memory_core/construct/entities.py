@@ -163,6 +163,30 @@ def animal_names(names: Sequence[str], turn_texts: Sequence[str]) -> set[str]:
     return out
 
 
+PLACE_SHARE = 0.5  # share of the turns naming a name that say it the way places are said
+# how a place is said: after a preposition of place, or as where one goes or comes from
+_PLACE_CUE = (r"(?i:\b(?:in|near|around|outside|across|through|from|visit|visits|visited|visiting)"
+              r"|\b(?:go|goes|going|went|move|moves|moved|moving|travel|travels|traveled|travelled|trip|train"
+              r"|flight|fly|flew|drive|drove|back|came|come|coming|head|headed|heading)\s+(?:to|back\s+to))"
+              r"\s+(?:the\s+)?")
+
+
+def place_names(names: Sequence[str], turn_texts: Sequence[str]) -> set[str]:
+    """The names the talk treats as places: a name said after a word of place ("in Haarlem",
+    "a train to Haarlem", "visiting Haarlem") in at least ``PLACE_SHARE`` of the turns that name
+    it (and in two turns when it is named more than twice). The small NER model calls many a
+    town a person."""
+    out: set[str] = set()
+    for name in names:
+        said = re.compile(rf"\b{re.escape(name)}\b")
+        placed = re.compile(rf"{_PLACE_CUE}{re.escape(name)}\b")
+        turns = [t for t in turn_texts if said.search(t)]
+        hits = sum(bool(placed.search(t)) for t in turns)
+        if hits and hits >= PLACE_SHARE * len(turns) and (hits >= 2 or len(turns) <= 2):
+            out.add(name)
+    return out
+
+
 def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str],
                  embed: Callable[[list[str]], np.ndarray] | None = None,
                  annotator_merges: Sequence[tuple[str, str]] = (),
@@ -223,6 +247,9 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
                  and g.name[:1].isupper() and "'" not in g.name}
         for name in animal_names(list(named), turn_texts):
             groups[named[name]].types["animal"] += DECIDES // 2
+        # ... or a place ("here in Utrecht", "my mom lives in Kiel")
+        for name in place_names([n for n in named if groups[named[n]].type == "person"], turn_texts):
+            groups[named[name]].types["place"] += DECIDES // 2
     # 1b. the names speakers go by: "Kat" -> "Katherine Miller"; a name claimed for two speakers
     # (or that is another speaker's) joins nobody, and two speakers are never one entity
     claims: dict[str, set[str]] = defaultdict(set)

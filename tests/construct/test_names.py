@@ -13,7 +13,7 @@ from memory_core.backends.offline.clauses import is_noise_word
 from memory_core.backends.offline.frames import clean_value, is_raw_utterance, speakers_named
 from memory_core.backends.offline.nlp import get_nlp, normalise_text
 from memory_core.backends.offline.segment import key_phrases
-from memory_core.construct.entities import animal_names, canonicalise
+from memory_core.construct.entities import animal_names, canonicalise, place_names
 from memory_core.contracts import ConversationInfo
 from memory_core.embeddings import Embedder
 from memory_core.models import Record
@@ -198,3 +198,20 @@ def test_the_talk_around_a_name_says_it_is_an_animal() -> None:
                              turn_texts=texts)
     types = {e.name: e.type for e in canonical.entities}
     assert types["Mochi"] == "animal" and types["Ilse"] == "person", types
+
+
+def test_the_talk_around_a_name_says_it_is_a_place() -> None:
+    texts = [
+        "We finally found a flat here in Zwolle.", "Zwolle seems lovely.",
+        "Took the train to Zwolle again, Ilse came along.", "Say hi to Ilse!",
+        "Got a postcard from Ilse today.", "Ilse starts her new job on Monday.",
+    ]
+    assert place_names(["Zwolle", "Ilse"], texts) == {"Zwolle"}
+
+    def rec(n: int, entity: str) -> Record:
+        return Record(id=f"c:S1:E1:R{n}", conv_id="c", episode_id="c:S1:E1", entity=entity,
+                      entity_type="person", property="feels", value="like home", evidence_turn_ids=("D1:1",))
+
+    canonical = canonicalise("c", [rec(1, "Zwolle"), rec(2, "Ilse")], list(INFO.speakers), turn_texts=texts)
+    types = {e.name: e.type for e in canonical.entities}
+    assert types["Zwolle"] == "place" and types["Ilse"] == "person", types
