@@ -333,3 +333,13 @@ def test_a_place_relation_needs_a_value_that_names_a_place(backend: OfflineBacke
     ])
     got = {(r.entity, r.property, r.value) for r in records if r.property in ("residence", "destination")}
     assert got == {("Anna", "destination", "Riga"), ("Ben", "residence", "Porto")}
+
+
+def test_shouted_words_are_no_names(backend: OfflineBackend) -> None:
+    records = extract(backend, [
+        ("Anna", "I GOT THE CLIMBING PERMIT! Finally."),
+        ("Ben", "Wow, finally! Send a picture."),
+    ])
+    got = {(r.entity, r.property, r.value) for r in records if r.entity == "Anna"}
+    assert ("Anna", "gets", "climbing permit") in got, got
+    assert not any(r.value.isupper() or r.entity.isupper() for r in records), records

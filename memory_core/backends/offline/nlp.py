@@ -43,9 +43,20 @@ _CASUAL = [
 ]
 
 
+# three or more words in capitals in a row are shouted, not names ("I GOT THE JOB!")
+_SHOUTED_RE = re.compile(r"\b(?:[A-Z]{2,}|I)(?:[\s,']+(?:[A-Z]{2,}|I)\b){2,}")
+
+
+def _unshouted(m: re.Match[str]) -> str:
+    low = re.sub(r"\bi\b", "I", m.group(0).lower())
+    start = m.start() == 0 or m.string[:m.start()].rstrip()[-1:] in ".!?"
+    return low[:1].upper() + low[1:] if start else low
+
+
 def normalise_text(text: str) -> str:
-    """Rewrite casual spellings so the small parser sees standard English."""
-    out = text
+    """Rewrite casual spellings and shouted words so the small parser sees standard English
+    (it calls a shouted word a proper name: "THE CARGO BIKE!" made a person CARGO)."""
+    out = _SHOUTED_RE.sub(_unshouted, text)
     for pattern, repl in _CASUAL:
         out = pattern.sub(repl, out)
     # "Gonna ..." at sentence start becomes "Going to ..." — keep a capital letter.
