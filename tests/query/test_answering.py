@@ -303,3 +303,15 @@ def test_a_where_question_reads_on_in_the_turn_that_says_the_asked_words() -> No
         ("D1:9", "Maya", "This weekend I'm taking the bus to Delft to see my aunt."),
     )
     assert _ask("Where did Maya take her climbing course?", buffer).text == "Haarlem [D1:3]"
+
+
+def test_a_when_answer_keeps_the_hour_with_its_day_and_counts_ahead_from_the_session() -> None:
+    airport = _buffer(
+        ("D2:1", "Jonas", "So tired, I drove my sister to the airport at 6am for her flight."),
+        ("D2:2", "Jonas", "Luckily the airport is only 15 minutes away."),
+    )
+    # an hour places nothing on the calendar, a distance in minutes is no time at all
+    drove = _ask("When did Jonas drive his sister to the airport?", airport).text
+    assert drove == "6am on 15 July 2023 [D2:1]"
+    visit = _buffer(("D2:3", "Jonas", "My cousin Pim is coming over from Ghent in 3 days, time to tidy up."))
+    assert _ask("When will Jonas's cousin Pim visit?", visit).text == "3 days after 15 July 2023 [D2:3]"

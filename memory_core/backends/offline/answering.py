@@ -27,6 +27,7 @@
 
 from __future__ import annotations
 
+import calendar
 import dataclasses
 import math
 import re
@@ -40,6 +41,7 @@ from memory_core.backends.offline.answer_model import AnswerModel, default_model
 from memory_core.backends.offline.compose import (
     DURATION_RE,
     FREQUENCY_RE,
+    HOW_LONG_RE,
     HOW_OFTEN_RE,
     Choice,
     Embed,
@@ -521,7 +523,7 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         return _answer(text, turns, SupportLevel.WEAK)
     scored = scored_options(question, plan, ranked, records, buffer, parse, model, embed)
     if target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
-        timed = _timed(scored)
+        timed = _timed(scored, how_long=bool(HOW_LONG_RE.match(question)))
         if timed is not None:
             p, choice = timed
             sure = p >= model.threshold("time") and covered(plan, choice, ranked)
@@ -660,7 +662,7 @@ def is_a_name(choice: Choice) -> bool:
     return o.proper >= 0.5 or (o.kind == "record" and 2 * sum(w[:1].isupper() for w in said) >= len(said))
 
 
-def _timed(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
+def _timed(scored: list[tuple[float, Choice]], *, how_long: bool = False) -> tuple[float, Choice] | None:
     """A time question's answer: the first time expression said in the best sentences (a
     duration first for "how long"), else the best sentence's session date; a time that places
     nothing on the calendar ("in the morning") gives way to one that does. On the tune files
@@ -673,11 +675,31 @@ def _timed(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
         return None
     rank = {"number": 0, "date": 1, "session_date": 2}
 
-    def placed(c: Choice) -> bool:  # a duration, or a time that names a day, month or year
-        return c.option.kind == "number" or any(ch.isdigit() for ch in c.text)
+    def placed(c: Choice) -> bool:  # a duration (for "when": one that counts back, "two weeks ago"),
+        # or a time that names a day, month or year (an hour alone does not)
+        if c.option.kind == "number" or (DURATION_RE.search(c.text) and not _DATED_RE.search(c.text)):
+            return how_long or bool(_BACK_RE.search(c.text))
+        return any(ch.isdigit() for ch in c.text) and not _clock(c)
 
-    return min(timed, key=lambda pc: (not placed(pc[1]), rank[pc[1].option.kind], pc[1].option.sentence_rank,
-                                      order[id(pc[1])]))
+    p, chosen = min(timed, key=lambda pc: (not placed(pc[1]), rank[pc[1].option.kind],
+                                           pc[1].option.sentence_rank, order[id(pc[1])]))
+    # a day said with the hour its turn gives ("at 5am" -> "5am on 6 January 2024")
+    hour = next((c for _p, c in timed if _clock(c) and c.turn is not None and chosen.turn is not None
+                 and c.turn.turn_id == chosen.turn.turn_id), None)
+    if hour is not None and placed(chosen) and chosen.option.kind != "number":
+        chosen = dataclasses.replace(chosen, text=f"{hour.text} on {chosen.text}")
+    return p, chosen
+
+
+_DATED_RE = re.compile(r"\b(?:1[89]|20)\d{2}\b|\b(?:" + "|".join(calendar.month_name[1:]) + r")\b",
+                       re.IGNORECASE)  # a year or a month: the text places itself on the calendar
+_BACK_RE = re.compile(r"\b(?:ago|since)\b", re.IGNORECASE)
+_CLOCK_RE = re.compile(r"(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)|\d{1,2}:\d{2})", re.IGNORECASE)
+
+
+def _clock(c: Choice) -> bool:
+    """The piece is an hour of the day only ("5am", "10:30"): it places nothing on the calendar."""
+    return bool(_CLOCK_RE.fullmatch(c.text.strip()))
 
 
 def gathers(plan: Plan) -> bool:

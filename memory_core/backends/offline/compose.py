@@ -266,6 +266,9 @@ FREQUENCY_RE = re.compile(
     r"|daily|weekly|monthly|yearly|nightly|every\s+(?:morning|evening|night|weekend))\b",
     re.IGNORECASE,
 )
+# a time counted forward from when it was said: "in 5 days", "two weeks from now"
+AHEAD_RE = re.compile(rf"\bin\s+(?P<n>{_QUANTITY})\s+(?P<unit>{_UNIT})(?!\s+ago)\b"
+                      rf"|\b(?P<n2>{_QUANTITY})\s+(?P<unit2>{_UNIT})\s+from\s+now\b", re.IGNORECASE)
 HOW_LONG_RE = re.compile(r"\s*how\s+long\b", re.IGNORECASE)
 HOW_OFTEN_RE = re.compile(r"\s*how\s+often\b", re.IGNORECASE)
 
@@ -295,8 +298,11 @@ def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, 
         if bt.session_time is None:
             continue
         said = list(timeexpr.TIME_RE.finditer(cand.sentence)) or list(timeexpr.TIME_RE.finditer(bt.text))
-        for m in said:  # the sentence's own expressions, else the rest of its turn's
-            text = resolve_time(m.group(0), bt.session_time)
+        day = timeexpr.fmt_day(bt.session_time.date())
+        ahead = [f"{m.group('n') or m.group('n2')} {m.group('unit') or m.group('unit2')} after {day}"
+                 for m in AHEAD_RE.finditer(cand.sentence)]  # "in 5 days" -> "5 days after 30 December 2023"
+        # the sentence's own expressions (else the rest of its turn's), and the times it counts ahead
+        for text in [*(resolve_time(m.group(0), bt.session_time) for m in said), *ahead]:
             option = _option(q, text, "date", sentence_score=cand.score / best, rank=rank, distance=0.0,
                              speaker_is_asked=_speaker_is_asked(q, bt), closeness=near,
                              sentence=cand.sentence)
