@@ -315,3 +315,13 @@ def test_a_when_answer_keeps_the_hour_with_its_day_and_counts_ahead_from_the_ses
     assert drove == "6am on 15 July 2023 [D2:1]"
     visit = _buffer(("D2:3", "Jonas", "My cousin Pim is coming over from Ghent in 3 days, time to tidy up."))
     assert _ask("When will Jonas's cousin Pim visit?", visit).text == "3 days after 15 July 2023 [D2:3]"
+
+
+def test_a_question_that_says_only_names_is_answered_from_the_turn_that_says_them() -> None:
+    buffer = _buffer(
+        ("D3:1", "Jonas", "Still busy. Took a short trip last week to Lisbon to clear my head."),
+        ("D3:2", "Maya", "Nice, I have never been to Lisbon."),
+    )
+    assert _ask("When was Jonas in Lisbon?", buffer).text == "the week before 15 July 2023 [D3:1]"
+    # a name nobody said still gets "Unknown"
+    assert _ask("When was Jonas in Lyon?", buffer).text.startswith("Unknown")

@@ -140,6 +140,15 @@ def _rarity(parts: list[str], labels: dict[str, str]) -> dict[str, float]:
     return {s: 1.0 + math.log(n / d) if d else 1.0 for s, d in df.items()} if n else {}
 
 
+def _floor(plan: Plan, buffer: list[BufferTurn]) -> float:
+    """The words' score the best sentence needs: a keyword's worth (``MIN_SCORE``), or all the
+    question says besides the speakers' names when that is less ("When was Jon in Rome?" says
+    only a name: a sentence that says "Rome" has something to say)."""
+    speakers = {stem(fold(bt.speaker.split()[0])) for bt in buffer if bt.speaker.strip()}
+    content = sum(_WEIGHT.get(kind, 0.5) for s, kind in highlight_terms(plan).items() if s not in speakers)
+    return min(MIN_SCORE, content) if content > 0 else MIN_SCORE
+
+
 def _first_names(plan: Plan) -> set[str]:
     return {
         fold(r.entity.split("'")[0].split()[0]) for r in plan.requirements if r.entity and r.role != "bridge"
@@ -493,7 +502,7 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
     if edited is not None:
         cited = [bt for bt in buffer if bt.turn_id in edited.evidence_turn_ids]
         return _answer(edited.value, cited, SupportLevel.SUPPORTED, record_ids=(edited.id,), confidence=1.0)
-    if not ranked or max(c.words_score for c in ranked) < MIN_SCORE:
+    if not ranked or max(c.words_score for c in ranked) < _floor(plan, buffer):
         return unknown()
     if unmentioned:  # "my post as Ward Nursing Director" when only "Head Ward Nurse" was said
         return unmentioned_answer(unmentioned)
