@@ -40,8 +40,8 @@ def unmentioned_answer(names: tuple[str, ...]) -> Answer:
 
 
 def question_names(question: str) -> list[list[str]]:
-    """The names a question uses: runs of capitalised words after its first word ("my post as
-    Ward Nursing Director" -> [ward, nursing, director]), split into words as turns are
+    """The names a question uses: runs of capitalised words, a sentence's first word left out
+    ("my post as Ward Nursing Director" -> [ward, nursing, director]), split into words as turns are
     ("Jean-Luc" -> [jean, luc]); months, weekdays, titles, "I" and question words are no names;
     punctuation or a possessive ends a run ("Oscar Melanie's" -> one, "Paris, Rome" -> two)."""
     names: list[list[str]] = []
@@ -55,7 +55,8 @@ def question_names(question: str) -> list[list[str]]:
             run = []
         end = stop
         tok = question[start:stop]
-        if k > 0 and tok[:1].isupper() and tok != "I" and w not in STOPWORDS and w not in _TITLES \
+        opens = k == 0 or question[:start].rstrip()[-1:] in ".!?:"  # a sentence's first word
+        if not opens and tok[:1].isupper() and tok != "I" and w not in STOPWORDS and w not in _TITLES \
                 and w not in timeexpr.MONTHS and w not in timeexpr.WEEKDAYS:
             run.append(w)
             if "'" not in tok and "’" not in tok:
