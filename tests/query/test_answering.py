@@ -327,3 +327,16 @@ def test_a_question_that_says_only_names_is_answered_from_the_turn_that_says_the
     assert _ask("When was Jonas in Lisbon?", buffer).text == "the week before 15 July 2023 [D3:1]"
     # a name nobody said still gets "Unknown"
     assert _ask("When was Jonas in Lyon?", buffer).text.startswith("Unknown")
+
+
+def test_the_order_things_were_brought_up_is_the_askers_turns_as_said() -> None:
+    buffer = _buffer(
+        ("D3:4", "user", "Next I want to plan the watering schedule for my garden plan."),
+        ("D1:2", "user", "I'm starting a garden plan and first need to choose the vegetables."),
+        ("D1:3", "assistant", "Great! For a garden plan, tomatoes and beans are easy vegetables."),
+        ("D2:5", "user", "For the garden plan I also need raised beds, what size should they be?"),
+    )
+    got = _ask("Can you list the order in which I brought up different aspects of my garden plan? "
+               "Mention only three items.", buffer)
+    assert got.cited_turn_ids == ("D1:2", "D2:5", "D3:4"), got  # the user's turns, as said
+    assert got.text.startswith("1) I'm starting a garden plan") and "3) Next I want to plan" in got.text

@@ -55,6 +55,7 @@ from memory_core.backends.offline.compose import (
     with_head_similarity,
 )
 from memory_core.backends.offline.intervals import interval_answer
+from memory_core.backends.offline.planner import addressed_speaker
 from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Record, Requirement, SupportLevel
 from memory_core.query.buffer import highlight_terms
 from memory_core.query.premise import UNKNOWN, unmentioned_answer
@@ -527,6 +528,8 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         yes = polarity(best.sentence)
         text = ("Yes" if yes else "No") if target == "boolean" else ("Likely yes" if yes else "Likely no")
         return _answer(text, [best.turn], SupportLevel.WEAK, quote_text=_said(best))
+    if _ORDER_RE.search(question) and _RAISED_RE.search(question):
+        return _raised_in_order(question, plan, ranked)
     if target == "time" and (between := interval_answer(question, buffer, parse)) is not None:
         text, turns = between  # "how many days between A and B?": counted from the days said
         return _answer(text, turns, SupportLevel.WEAK)
@@ -731,6 +734,33 @@ def _often(scored: list[tuple[float, Choice]]) -> tuple[float, Choice] | None:
 # a purpose ("in order to ...")
 _ORDER_RE = re.compile(r"\b(?:in\s+(?:what|which|chronological)\s+order|the\s+order\s+in\s+which"
                        r"|in\s+order\s+(?:how|what|which|when))\b", re.IGNORECASE)
+
+
+# what was raised in talk, not done: "the order in which I brought up ...", "... mentioned ..."
+_RAISED_RE = re.compile(r"\b(?:br(?:ought|ing|ings)\s+up|mention(?:ed|s)?|rais(?:ed|e)|discuss(?:ed)?"
+                        r"|talk(?:ed)?\s+about|ask(?:ed)?\s+about)\b", re.IGNORECASE)
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+            "ten": 10}
+_ITEMS_RE = re.compile(
+    r"\b(\d{1,2}|" + "|".join(_NUMBERS) + r")\s+(?:items?|points?|aspects?|things?|topics?)\b", re.IGNORECASE)
+
+
+def _raised_in_order(question: str, plan: Plan, ranked: list[Candidate]) -> Answer:
+    """"In which order did I bring up ...?": the turns that say the question's words best (the
+    asked person's, when they said any), as many as the question asks for (else ``LIST_ITEMS``),
+    each by its best sentence, numbered in the order they were said."""
+    m = _ITEMS_RE.search(question)
+    n = (int(m.group(1)) if m.group(1).isdigit() else _NUMBERS[m.group(1).lower()]) if m else LIST_ITEMS
+    speakers = tuple(dict.fromkeys(c.turn.speaker for c in ranked))
+    addressed = addressed_speaker(question, speakers)  # "I brought up" in a user/assistant chat
+    asked = {fold(addressed[0])} if addressed is not None else _first_names(plan)
+    own = [c for c in ranked if fold(c.turn.speaker.split()[0]) in asked] if asked else []
+    best: dict[str, Candidate] = {}
+    for cand in own or ranked:  # best first: a turn's first sentence here is its best
+        best.setdefault(cand.turn.turn_id, cand)
+    picked = sorted(list(best.values())[:max(n, 1)], key=lambda c: _said_at(c.turn))
+    text = ", ".join(f"{k}) {c.sentence.rstrip('.!?')}" for k, c in enumerate(picked, start=1))
+    return _answer(text, [c.turn for c in picked], SupportLevel.WEAK)
 
 
 def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candidate],
