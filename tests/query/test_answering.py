@@ -340,3 +340,19 @@ def test_the_order_things_were_brought_up_is_the_askers_turns_as_said() -> None:
                "Mention only three items.", buffer)
     assert got.cited_turn_ids == ("D1:2", "D2:5", "D3:4"), got  # the user's turns, as said
     assert got.text.startswith("1) I'm starting a garden plan") and "3) Next I want to plan" in got.text
+
+
+def test_a_user_who_said_it_both_ways_is_told_so_with_both_turns() -> None:
+    buffer = _buffer(
+        ("D1:4", "user", "I have never used a pressure cooker before, so I'm nervous about it."),
+        ("D1:5", "assistant", "A pressure cooker is safe if you follow the manual."),
+        ("D3:2", "user", "I used my pressure cooker for beans again last night, it was quick."),
+    )
+    got = _ask("Have I ever used a pressure cooker?", buffer)
+    assert got.text.startswith("Contradictory") and got.cited_turn_ids == ("D1:4", "D3:2"), got
+    # between named people a "not" near the asked words is no contradiction: a plain yes/no
+    named = _buffer(
+        ("D1:4", "Maya", "I have never used a pressure cooker before, so I'm nervous about it."),
+        ("D3:2", "Maya", "I used my pressure cooker for beans again last night, it was quick."),
+    )
+    assert _ask("Has Maya ever used a pressure cooker?", named).text.split(" [")[0] in ("Yes", "No")

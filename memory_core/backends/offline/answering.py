@@ -245,6 +245,34 @@ def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
     return out
 
 
+CONTRADICTION_SHARE = 0.5  # the sentences weighed for a contradiction score this share of the best
+CONTRADICTION_SENTENCES = 4
+
+
+def _contradicted(question: str, plan: Plan, ranked: list[Candidate]) -> Answer | None:
+    """"Have I ever ...?" asked of an assistant's memory, when the user's own best sentences say
+    it both ways ("I have never tried X" in one turn, "I tried X twice" in another): the answer
+    says so, quoting both, instead of picking a side. Only for a user asking about themselves in
+    a user/assistant chat: between people who talk loosely, a "not" in one of the best sentences
+    was mostly not about the thing asked (on the tune chats it cost more answers than it won)."""
+    speakers = tuple(dict.fromkeys(c.turn.speaker for c in ranked))
+    addressed = addressed_speaker(question, speakers)
+    if addressed is None:
+        return None
+    asked = {fold(addressed[0])}
+    top = ranked[0].score
+    own = [c for c in ranked[:3 * CONTRADICTION_SENTENCES] if fold(c.turn.speaker.split()[0]) in asked
+           and not c.sentence.endswith("?") and c.score >= CONTRADICTION_SHARE * top]
+    own = own[:CONTRADICTION_SENTENCES]
+    yes = next((c for c in own if polarity(c.sentence)), None)
+    no = next((c for c in own if not polarity(c.sentence)), None)
+    if yes is None or no is None or yes.turn.turn_id == no.turn.turn_id:
+        return None
+    first, second = sorted((yes, no), key=lambda c: _said_at(c.turn))
+    return _answer(f'Contradictory: "{first.sentence}" ({first.turn.turn_id}), but later "{second.sentence}" '
+                   f"({second.turn.turn_id})", [first.turn, second.turn], SupportLevel.WEAK)
+
+
 def polarity(sentence: str) -> bool:
     """True unless the sentence is negated."""
     said = {fold(w) for w in re.findall(r"[A-Za-z']+", sentence.lower())}
@@ -525,6 +553,8 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         if picked is not None:  # "is it A or B?" is answered with A or B, never with "yes"
             text, cand = picked
             return _answer(text, [cand.turn], SupportLevel.WEAK, quote_text=_said(cand))
+        if target == "boolean" and (both := _contradicted(question, plan, ranked)) is not None:
+            return both
         yes = polarity(best.sentence)
         text = ("Yes" if yes else "No") if target == "boolean" else ("Likely yes" if yes else "Likely no")
         return _answer(text, [best.turn], SupportLevel.WEAK, quote_text=_said(best))
