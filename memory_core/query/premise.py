@@ -15,6 +15,8 @@ likely enjoy a Puccini opera?") are not checked.
 
 from __future__ import annotations
 
+from rapidfuzz import fuzz
+
 from memory_core import timeexpr
 from memory_core.models import Answer, BufferTurn, SupportLevel
 from memory_core.query.question_form import is_hypothetical
@@ -22,6 +24,7 @@ from memory_core.query.text import STOPWORDS, stem, word_spans, words
 
 UNKNOWN = "Unknown"
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "st", "prof"})
+SPELLING = 85  # a name this close (rapidfuzz ratio) to a speaker's first name is that speaker (as planned)
 NAME_GAP = 4  # words a name's parts may be apart in a turn ("Lumix G9 mirrorless camera")
 
 
@@ -73,9 +76,12 @@ def unmentioned_names(question: str, buffer: list[BufferTurn]) -> list[str]:
     """The question's names that no buffer turn says (or speaks: a speaker's name counts): every
     word, in order, at most ``NAME_GAP`` words apart, plural or singular (stemmed)."""
     said = [[stem(w) for w in words(f"{t.speaker}: {t.text} {t.image_caption or ''}")] for t in buffer]
+    speakers = {w for t in buffer for w in words(t.speaker)[:1]}
     missing = []
     for name in question_names(question):
         wanted = [stem(w) for w in name]
+        if len(name) == 1 and any(fuzz.ratio(name[0], s) >= SPELLING for s in speakers):
+            continue  # a speaker's name spelled another way ("Nikolas" for "Nicolas")
         if not any(_says(turn, wanted) for turn in said):
             missing.append(" ".join(name))
     return missing

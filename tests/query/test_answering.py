@@ -263,6 +263,9 @@ def test_a_question_naming_what_no_turn_says_is_unknown() -> None:
     # months, weekdays and titles are no names; a question that reasons past the text is not checked
     assert _ask("What did Maya set up on Saturday in July?", buffer).unmentioned == ()
     assert _ask("Would Maya likely enjoy a Puccini opera?", buffer).unmentioned == ()
+    # a speaker's name spelled another way is that speaker's; another name is not
+    assert _ask("What did Mya set up on Saturday?", buffer).unmentioned == ()
+    assert _ask("What did Mira set up on Saturday?", buffer).unmentioned == ("mira",)
     # the first word of each of the question's sentences is no name ("... Answer briefly.")
     assert _ask("What did Maya set up on Saturday? Answer in three words.", buffer).unmentioned == ()
 
