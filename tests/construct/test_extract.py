@@ -330,6 +330,7 @@ def test_a_place_relation_needs_a_value_that_names_a_place(backend: OfflineBacke
     records = extract(backend, [
         ("Anna", "I'm going to Riga for a week to see if I could actually live there."),
         ("Ben", "Nice! I moved to Porto last spring, and my cat acts like she's always lived here."),
+        ("Anna", "In Riga I want to live like a local, not a tourist."),
     ])
     got = {(r.entity, r.property, r.value) for r in records if r.property in ("residence", "destination")}
     assert got == {("Anna", "destination", "Riga"), ("Ben", "residence", "Porto")}
