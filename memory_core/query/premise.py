@@ -81,7 +81,7 @@ def unmentioned_names(question: str, buffer: list[BufferTurn]) -> list[str]:
     for name in question_names(question):
         wanted = [stem(w) for w in name]
         if len(name) == 1 and any(fuzz.ratio(name[0], s) >= SPELLING for s in speakers):
-            continue  # a speaker's name spelled another way ("Nikolas" for "Nicolas")
+            continue  # a speaker's name spelled another way ("Katia" for "Katja")
         if not any(_says(turn, wanted) for turn in said):
             missing.append(" ".join(name))
     return missing

@@ -4,6 +4,7 @@ header does not cover, and the graph canvas is above the fold at 1440×900."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from tests.browser.conftest import SAMPLE_ID, goto, shot, wait_ready
@@ -23,7 +24,11 @@ def _jump(page, cite) -> dict:
     assert target and target.startswith("#turn-")
     cite.click()
     page.wait_for_function(f"() => location.hash === '{target}'")
-    page.wait_for_timeout(400)  # the scroll settles
+    try:  # the scroll settles (slower on a loaded machine); the assertion below says where it ended
+        page.wait_for_function(f"() => {{ const at = ({_UNCOVERED})('{target}'); "
+                               "return at.header <= at.top && at.top < at.height; }", timeout=5_000)
+    except PlaywrightTimeout:
+        pass
     return page.evaluate(_UNCOVERED, target)
 
 

@@ -143,8 +143,8 @@ def _rarity(parts: list[str], labels: dict[str, str]) -> dict[str, float]:
 
 def _floor(plan: Plan, buffer: list[BufferTurn]) -> float:
     """The words' score the best sentence needs: a keyword's worth (``MIN_SCORE``), or all the
-    question says besides the speakers' names when that is less ("When was Jon in Rome?" says
-    only a name: a sentence that says "Rome" has something to say)."""
+    question says besides the speakers' names when that is less ("When was Maya in Porto?" says
+    only a name: a sentence that says "Porto" has something to say)."""
     speakers = {stem(fold(bt.speaker.split()[0])) for bt in buffer if bt.speaker.strip()}
     content = sum(_WEIGHT.get(kind, 0.5) for s, kind in highlight_terms(plan).items() if s not in speakers)
     return min(MIN_SCORE, content) if content > 0 else MIN_SCORE
