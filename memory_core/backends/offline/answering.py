@@ -27,7 +27,6 @@
 
 from __future__ import annotations
 
-import calendar
 import dataclasses
 import math
 import re
@@ -37,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from memory_core import timeexpr
 from memory_core.backends.offline.answer_model import AnswerModel, default_model, featurise
 from memory_core.backends.offline.compose import (
     DURATION_RE,
@@ -60,6 +60,7 @@ from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Record, 
 from memory_core.query.buffer import highlight_terms
 from memory_core.query.premise import UNKNOWN, unmentioned_answer
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
+from memory_core.timeexpr.months import NUMBER_WORDS
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -245,6 +246,18 @@ def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
     return out
 
 
+def _user(question: str, ranked: list[Candidate]) -> set[str] | None:
+    """The (folded) user a first-person question is about, in a chat between a user and an
+    assistant (``planner.addressed_speaker``); None elsewhere."""
+    addressed = addressed_speaker(question, tuple(dict.fromkeys(c.turn.speaker for c in ranked)))
+    return {fold(addressed[0])} if addressed is not None else None
+
+
+def _said_by(asked: set[str], ranked: list[Candidate]) -> list[Candidate]:
+    """The candidates said by one of the (folded first) names ``asked``."""
+    return [c for c in ranked if fold(c.turn.speaker.split()[0]) in asked]
+
+
 CONTRADICTION_SHARE = 0.5  # the sentences weighed for a contradiction score this share of the best
 CONTRADICTION_SENTENCES = 4
 
@@ -255,15 +268,12 @@ def _contradicted(question: str, plan: Plan, ranked: list[Candidate]) -> Answer 
     says so, quoting both, instead of picking a side. Only for a user asking about themselves in
     a user/assistant chat: between people who talk loosely, a "not" in one of the best sentences
     was mostly not about the thing asked (on the tune chats it cost more answers than it won)."""
-    speakers = tuple(dict.fromkeys(c.turn.speaker for c in ranked))
-    addressed = addressed_speaker(question, speakers)
-    if addressed is None:
+    user = _user(question, ranked)
+    if user is None:
         return None
-    asked = {fold(addressed[0])}
     top = ranked[0].score
-    own = [c for c in ranked[:3 * CONTRADICTION_SENTENCES] if fold(c.turn.speaker.split()[0]) in asked
-           and not c.sentence.endswith("?") and c.score >= CONTRADICTION_SHARE * top]
-    own = own[:CONTRADICTION_SENTENCES]
+    own = [c for c in _said_by(user, ranked[:3 * CONTRADICTION_SENTENCES])
+           if not c.sentence.endswith("?") and c.score >= CONTRADICTION_SHARE * top][:CONTRADICTION_SENTENCES]
     yes = next((c for c in own if polarity(c.sentence)), None)
     no = next((c for c in own if not polarity(c.sentence)), None)
     if yes is None or no is None or yes.turn.turn_id == no.turn.turn_id:
@@ -607,10 +617,13 @@ def _typed(plan: Plan, scored: list[tuple[float, Choice]]) -> tuple[float, Choic
     kinds = FITTING_KINDS.get(form)
     naming = asks_for_a_name(plan)
     if kinds or naming:
-        fitting = [(p, c) for p, c in scored if (c.option.kind in kinds if kinds else is_a_name(c))]
+        def fits(c: Choice) -> bool:
+            return c.option.kind in kinds if kinds else is_a_name(c)
+
+        fitting = [(p, c) for p, c in scored if fits(c)]
         noun = named_noun(plan.question) if naming or form == "entity" else None
-        tied = [(p, c) for p, c in scored if noun is not None and names_the(noun, c)
-                and ((p, c) in fitting or (naming and c.option.kind == "quote"))]
+        tied = [(p, c) for p, c in scored if noun is not None
+                and (fits(c) or (naming and c.option.kind == "quote")) and names_the(noun, c)]
         # the turn of the best sentence speaks first, its next sentence included ("I signed up
         # for a pottery class. The first lesson was at a studio in Utrecht." before a place said
         # in another turn)
@@ -733,8 +746,9 @@ def _timed(scored: list[tuple[float, Choice]], *, how_long: bool = False) -> tup
     return p, chosen
 
 
-_DATED_RE = re.compile(r"\b(?:1[89]|20)\d{2}\b|\b(?:" + "|".join(calendar.month_name[1:]) + r")\b",
-                       re.IGNORECASE)  # a year or a month: the text places itself on the calendar
+# a year or a month's name: the text places itself on the calendar
+_DATED_RE = re.compile(r"\b(?:1[89]|20)\d{2}\b|\b(?:" + "|".join(timeexpr.MONTH_NAMES) + r")\b",
+                       re.IGNORECASE)
 _BACK_RE = re.compile(r"\b(?:ago|since)\b", re.IGNORECASE)
 _CLOCK_RE = re.compile(r"(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)|\d{1,2}:\d{2})", re.IGNORECASE)
 
@@ -769,10 +783,9 @@ _ORDER_RE = re.compile(r"\b(?:in\s+(?:what|which|chronological)\s+order|the\s+or
 # what was raised in talk, not done: "the order in which I brought up ...", "... mentioned ..."
 _RAISED_RE = re.compile(r"\b(?:br(?:ought|ing|ings)\s+up|mention(?:ed|s)?|rais(?:ed|e)|discuss(?:ed)?"
                         r"|talk(?:ed)?\s+about|ask(?:ed)?\s+about)\b", re.IGNORECASE)
-_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-            "ten": 10}
 _ITEMS_RE = re.compile(
-    r"\b(\d{1,2}|" + "|".join(_NUMBERS) + r")\s+(?:items?|points?|aspects?|things?|topics?)\b", re.IGNORECASE)
+    r"\b(\d{1,2}|" + "|".join(NUMBER_WORDS) + r")\s+(?:items?|points?|aspects?|things?|topics?)\b",
+    re.IGNORECASE)
 
 
 def _raised_in_order(question: str, plan: Plan, ranked: list[Candidate]) -> Answer:
@@ -780,11 +793,9 @@ def _raised_in_order(question: str, plan: Plan, ranked: list[Candidate]) -> Answ
     asked person's, when they said any), as many as the question asks for (else ``LIST_ITEMS``),
     each by its best sentence, numbered in the order they were said."""
     m = _ITEMS_RE.search(question)
-    n = (int(m.group(1)) if m.group(1).isdigit() else _NUMBERS[m.group(1).lower()]) if m else LIST_ITEMS
-    speakers = tuple(dict.fromkeys(c.turn.speaker for c in ranked))
-    addressed = addressed_speaker(question, speakers)  # "I brought up" in a user/assistant chat
-    asked = {fold(addressed[0])} if addressed is not None else _first_names(plan)
-    own = [c for c in ranked if fold(c.turn.speaker.split()[0]) in asked] if asked else []
+    n = (int(m.group(1)) if m.group(1).isdigit() else NUMBER_WORDS[m.group(1).lower()]) if m else LIST_ITEMS
+    user = _user(question, ranked)  # "I brought up" in a user/assistant chat
+    own = _said_by(user if user is not None else _first_names(plan), ranked)
     best: dict[str, Candidate] = {}
     for cand in own or ranked:  # best first: a turn's first sentence here is its best
         best.setdefault(cand.turn.turn_id, cand)

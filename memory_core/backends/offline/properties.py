@@ -111,13 +111,13 @@ def property_of(state: ExtractState, pred: Token, subject: Subject, speaker: str
 
 
 def names_a_place(prop: Prop, value: str, pred: Token) -> bool:
-    """A place relation's value holds a noun or a name that is no time: "could actually live
-    there", "always lived here", "next week", "like a local" name no place. The value's words are looked up in
-    its sentence (values may be reordered: "lived always"); a word the sentence lacks counts
-    as a noun."""
+    """A place relation's value holds a noun or a name that is no time, and names no manner:
+    "could actually live there", "always lived here", "next week", "like a local" name no place.
+    The value's words are looked up in its sentence (values may be reordered: "lived always"); a
+    word the sentence lacks counts as a noun."""
     if not (prop.relation and prop.value_type == "place"):
         return True
-    if value.split()[:1] and value.split()[0].lower() in ("like", "as"):  # a manner: "live like a local"
+    if value.lower().split()[:1] in (["like"], ["as"]):  # a manner: "live like a local"
         return False
     tokens = {t.lower_: t for t in pred.sent}
     said = [tokens.get(w.lower()) for w in value.split()]
