@@ -108,14 +108,18 @@ DECIDES = 100  # the weight of such a record in the type vote (a mention counts 
 # what a common noun (no capital letter) can be as a relation value: a person only when it names
 # one ("mom", "coworker", "teacher"), never an organisation ("job", "team" are no company names)
 _PERSON_NOUNS = frozenset(lexicon.KIN) | lexicon.OCCUPATIONS
+_GROUP_NOUNS = frozenset({"team", "family", "relatives", "in-laws", "crew", "band", "club", "group"})
 
 
 def value_type(value: str, declared: str) -> str:
     """The entity type of a relation value: the property's declared type, except that a common
-    noun is an organisation never, and a person only when its head noun names a person."""
+    noun is an organisation never, a person only when its head noun names a person, and a group
+    when it names several ("Maya's team")."""
+    head = value.split()[-1].lower().strip(".,!?") if value.split() else ""
+    if declared == "person" and head in _GROUP_NOUNS:
+        return "group"  # "Maya's team" is people, not a person
     if any(c.isupper() for c in value) or declared not in ("person", "organization"):
         return declared
-    head = value.split()[-1].lower().strip(".,!?") if value.split() else ""
     if declared == "person" and (head in _PERSON_NOUNS or head.rstrip("s") in _PERSON_NOUNS
                                  or "'s " in value):
         return declared

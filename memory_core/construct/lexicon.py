@@ -156,7 +156,7 @@ PHRASES: dict[tuple[str, str], Prop] = {
     ("lose", "job"): _p("loses_job", False, "organization", True),
     ("put", "together"): _p("organizes", False, "event", True), ("set", "up"): STARTS,
     ("open", "up"): STARTS, ("sign", "into"): ENROLLS,
-    ("get", "job"): _p("employer", True, "organization", True),
+    ("get", "job"): _p("gets_job", False, "concept", True),  # the job got is no employer
 }
 
 TRAVEL_VERBS = frozenset({"go", "travel", "fly", "drive", "take", "ride", "head", "journey", "come",
@@ -228,6 +228,12 @@ OCCUPATIONS = frozenset({
     "player", "mom", "dad", "homemaker", "founder", "ceo", "activist",
     "advocate", "caregiver", "sculptor", "potter", "baker", "carpenter", "plumber", "electrician",
 })
+# pronouns before a noun that make it people ("you guys", "we two", "us girls")
+GROUP_PRONOUNS = frozenset({"you", "we", "us"})
+# words said before a name as a title, in address or in talk ("Auntie Maya", "Coach Ben"): the
+# titled name is the person named, not a relative of theirs
+TITLES = frozenset({"aunt", "auntie", "aunty", "uncle", "grandma", "grandpa", "granny", "nana", "cousin",
+                    "mr", "mrs", "ms", "miss", "dr", "doc", "sir", "coach", "professor", "prof", "captain"})
 NOT_OCCUPATION = frozenset({"fan", "lover", "member", "person", "one", "thing", "number", "kind",
                             "type", "sort", "part", "fighter", "user", "winner", "beginner",
                             "partner", "supporter", "follower", "believer", "listener", "reader",
@@ -280,6 +286,8 @@ DESIRE_VERBS = frozenset({"want", "wish", "hope", "dream", "long", "yearn", "lik
                           "desire", "need", "would", "consider", "think", "try", "aspire"})
 
 # turns or sentences that carry no fact
+# verb + object idioms that state nothing about anyone ("makes sense", "take care")
+NO_FACT_PHRASES = frozenset({("make", "sense"), ("take", "care")})
 ACK_WORDS = frozenset({
     "thanks", "thank", "wow", "cool", "great", "awesome", "nice", "ok", "okay", "yeah", "yes",
     "no", "sure", "totally", "definitely", "absolutely", "haha", "lol", "hey", "hi", "hello",

@@ -86,6 +86,7 @@ def test_the_alias_joins_the_speakers_entity_and_kin_stay_their_own() -> None:
         rec(6, "Lumo", "is_a", "studio", "place"),
         rec(7, "Lumo", "hosts", "a fair"),  # a guess from an untagged proper noun
         rec(8, "Lumo", "opens", "at nine"),
+        rec(9, "Benedikt", "colleague", "Benedikt's team"),
     ]
     canonical = canonicalise("c", records, ["Katarzyna W", "Benedikt"])
     by_name = {e.name: e for e in canonical.entities}
@@ -97,6 +98,7 @@ def test_the_alias_joins_the_speakers_entity_and_kin_stay_their_own() -> None:
     assert by_name["Benedikt's mom"].type == "person"
     assert by_name["job"].type == "concept"  # a common noun names no organisation
     assert by_name["Lumo"].type == "place"
+    assert by_name["Benedikt's team"].type == "group"  # several people, not a person
     # a name claimed for both speakers joins neither, and speakers never merge
     claimed = [rec(1, "Katarzyna W", "goes_by", "Sunny"), rec(2, "Benedikt", "goes_by", "Sunny"),
                rec(3, "Sunny", "likes", "tea")]

@@ -52,8 +52,12 @@ _NAME_ENTS = frozenset({"PERSON", "ORG", ""})  # the small NER tags unfamiliar f
 
 def speaker_alias(text: str, speakers: Sequence[str], aliases: Mapping[str, str] | None = None) -> str | None:
     """The speaker ``text`` names: a display name, a prefix of one ("Mel", "Katherine" for
-    "Katherine Miller"), or an alias found in the dialogue."""
+    "Katherine Miller"), or an alias found in the dialogue, with or without a title before it
+    ("Auntie Mel")."""
     low = " ".join(text.lower().split())
+    first, _, rest = low.partition(" ")
+    if rest and first.rstrip(".") in lexicon.TITLES:
+        low = rest  # "Auntie Maya", "Dr. Ben": the titled speaker
     for s in speakers:
         if low == s.lower() or (len(low) >= 3 and s.lower().startswith(low)):
             return s

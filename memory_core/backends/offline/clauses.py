@@ -60,13 +60,15 @@ _SHORT_CVC = re.compile(r"^[^aeiouy]*[aeiou][^aeiouwxy]$")  # "hat", "cod", "vot
 
 
 def lemma(tok: Token) -> str:
-    """The token's lemma, repairing past forms the small model leaves as they are ("Lost")."""
+    """The token's lemma, repairing past forms the small model leaves as they are ("Lost") and
+    the final "e" its rules take from a long vowel ("staring", "hopes")."""
     low = tok.lower_
     lem = tok.lemma_.lower()
     if lem == low and low in _IRREGULAR and (tok.pos_ in ("VERB", "AUX") or low not in _NOT_LEMMA_AGAIN):
         return _IRREGULAR[low]
-    if tok.tag_ in ("VBD", "VBN") and low == lem + "ed" and _SHORT_CVC.match(lem):
-        return lem + "e"  # "hated" -> "hat" by the rule; a short vowel would have doubled ("hatted")
+    ending = {"VBD": "ed", "VBN": "ed", "VBG": "ing", "VBZ": "es"}.get(tok.tag_)
+    if ending and low == lem + ending and _SHORT_CVC.match(lem):
+        return lem + "e"  # "hated" -> "hat", "staring" -> "star" by the rule; a short vowel doubles
     return lem
 
 

@@ -138,6 +138,8 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     catching_up = "since" in marks and _catching_up(pred)
     if pred.dep_ == "advcl" and (marks & {"if", "unless", "whenever"} or catching_up):
         return  # an if-clause is the condition of its head; "since we last talked" is no fact
+    if _idiom(pred):
+        return  # "makes sense": no fact
     subj_tok = clauses.subject_of(pred)
     head_subj = clauses.subject_of(pred.head) if pred.dep_ in ("ccomp", "xcomp") and pred.head.i != pred.i \
         else None
@@ -173,6 +175,7 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
         condition = clauses.condition_of(pred.head)
     subjects = [subject, *conjunct_subjects(state, pred, subject, speaker, other, pos)]
     for prop, value, rule in found:
+        value = _object_named(state, pred, value, speaker, other, pos)
         if not value or value.lower() in PRONOUN_VALUES:
             continue
         if prop is lexicon.FEELS and _bare_feeling(value) and not _caused(pred):
@@ -182,6 +185,23 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
                 who.name, who.type, prop.name, value, turn,
                 conf(rule, who.resolution, who.agreement), mod, condition, None, pred, prop.event))
             _inverse(state, who, prop, value, turn, mod, rule)
+
+
+def _idiom(pred: Token) -> bool:
+    """A verb + object idiom that states nothing about anyone ("makes sense")."""
+    return any(c.dep_ == "dobj" and (clauses.lemma(pred), c.lemma_.lower()) in lexicon.NO_FACT_PHRASES
+               for c in pred.children)
+
+
+def _object_named(state: ExtractState, pred: Token, value: str, speaker: str, other: str, pos: int) -> str:
+    """"adopted her from the shelter" -> "Pepper from the shelter": a third-person object that
+    opens the value is the person or animal it resolves to (as a subject would), if any."""
+    first, _, rest = value.partition(" ")
+    obj = next((c for c in pred.children if c.dep_ == "dobj" and c.lower_ == first.lower()), None)
+    if obj is None or obj.lower_ not in ("him", "her", "them"):
+        return value
+    who = resolve(state, obj, speaker, other, pos)
+    return f"{who.name} {rest}".strip() if who is not None else value
 
 
 def _view(state: ExtractState, pred: Token, subj: Token, turn: Turn, speaker: str, other: str,
@@ -307,7 +327,7 @@ def _possessions(state: ExtractState, sent: Span, turn: Turn, speaker: str, othe
         if owner is None:
             continue
         kin = lexicon.KIN[noun]
-        name = name_of(tok)
+        name = name_of(tok, state, owner)
         # an unnamed relative is the owner's ("Jonas's mom"): the same entity as the subject of
         # "my mom buys her sausages", linked to the owner by this record, never merged into them
         value = name or f"{owner}'s " + clauses.join([t for t in tok.subtree
@@ -345,7 +365,8 @@ def _fallback(state: ExtractState, doc: Doc, turn: Turn, speaker: str, other: st
         for tok in sent:
             if _in_condition(tok) or tok.dep_ in ("csubj", "csubjpass"):
                 continue  # "Winning first place is amazing!" is not the speaker winning
-            if tok.pos_ == "VERB" and clauses.lemma(tok) not in TRIVIAL_VERBS and tok.lemma_.isalpha():
+            if tok.pos_ == "VERB" and clauses.lemma(tok) not in TRIVIAL_VERBS and tok.lemma_.isalpha() \
+                    and not _idiom(tok):
                 subj = clauses.subject_of(tok)
                 who = resolve(state, subj, speaker, other, pos) if subj is not None else None
                 if subj is not None and who is None:

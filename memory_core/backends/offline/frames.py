@@ -83,6 +83,8 @@ _FIRST = {"me": "{me}", "my": "{me}'s", "mine": "{me}'s", "our": "{me}'s"}  # "u
 _SECOND = {"you": "{you}", "your": "{you}'s", "yours": "{you}'s"}
 _PARTICLES = frozenset({"up", "out", "off", "down", "over", "away"})
 _DANGLING = frozenset({"the", "a", "an", "and", "but", "or"})
+_BARE = frozenset({"on", "in", "at", "with", "for", "by", "from", "into", "about", "up", "out", "off",
+                   "down", "over", "away", "through", "around", "back", ""})  # no object, nothing said
 
 
 def _filler(word: str) -> bool:
@@ -157,6 +159,9 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
         d.entity not in speakers or d.entity.lower() in ASSISTANT_ROLES)
     if unnamed and "'s " not in d.entity and d.time is None:
         return False  # an undated unnamed thing as subject ("kids had a blast", "colors blend nicely")
+    own = {w.lower() for w in d.entity.replace("'s", "").split()}
+    if all(w.lower().strip(".,!?'") in own | _FILLER | _BARE for w in d.value.split()):
+        return False  # "expresses Anna", "works on on": the subject again, or a lone preposition
     verb = d.prop.split("_")[0]
     repeated = (verb, verb[:-1], verb[:-2], d.prop)
     if all(w.lower() in repeated or w.lower() in DISCOURSE for w in d.value.split()):

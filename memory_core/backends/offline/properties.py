@@ -145,8 +145,11 @@ def _feel_aux(c: Clause) -> Found | None:
 
 
 def _copula_attr(c: Clause) -> Found | None:
-    """copula + noun: occupation, identity, fan of, member of, age, description."""
-    return _copula_noun(c.attr, c.subject, c.lemma) if c.copula and c.attr is not None else None
+    """copula + noun: occupation, identity, fan of, member of, age, description; a date is no
+    noun ("my last day is the 30th": when it takes place)."""
+    if not c.copula or c.attr is None or c.attr.ent_type_ in ("DATE", "TIME"):
+        return None
+    return _copula_noun(c.attr, c.subject, c.lemma)
 
 
 def _copula_acomp(c: Clause) -> Found | None:
@@ -211,7 +214,7 @@ def _possession(c: Clause) -> Found | None:
         return None
     out: Found = []
     kin = lexicon.KIN[dobj.lemma_.lower()]
-    name = name_of(dobj)
+    name = name_of(dobj, c.state, c.subject.name)
     if name:
         out.append((kin, name, "pattern"))
         if kin is lexicon.PET:
@@ -360,7 +363,7 @@ def value_of(pred: Token, dobj: Token | None, xcomp: Token | None, preps: list[T
         head = pred.head
         return clauses.join([t for t in head.subtree if t.i <= head.i and t.dep_ not in ("det", "poss")])
     rest = [c for c in pred.children if c.dep_ in ("acomp", "advmod", "npadvmod", "oprd", "prt")
-            and c.ent_type_ not in ("DATE", "TIME")]
+            and c.ent_type_ not in ("DATE", "TIME") and c.i > pred.i]  # what came before is another clause's
     if rest:
         return " ".join([pred.text, *(clauses.phrase(c, max_words=5) for c in rest)])
     return ""

@@ -57,7 +57,7 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
             owner = possessor(tok, speaker, other)
             if owner is not None:
                 kin = lexicon.KIN[tok.lemma_.lower()]
-                name = name_of(tok) or f"{owner}'s {tok.lower_}"
+                name = name_of(tok, state, owner) or f"{owner}'s {tok.lower_}"
                 kind = "animal" if kin.value_type == "animal" else "person"
                 state.mentions.append(Mention(name, kind, tok.tag_ == "NNS", pos))
 
@@ -73,8 +73,18 @@ def possessor(tok: Token, speaker: str, other: str) -> str | None:
     return None
 
 
-def name_of(tok: Token) -> str | None:
-    """A proper name given to a noun: "my husband John", "a dog named Oliver"."""
+def name_of(tok: Token, state: ExtractState | None = None, owner: str | None = None) -> str | None:
+    """A proper name given to a noun: "my husband John", "a dog named Oliver"; never the name of
+    the noun's ``owner`` ("go cuddle your nephew, Auntie Maya!" addresses Maya, no nephew of
+    her own)."""
+    name = _given_name(tok)
+    if name is not None and state is not None and owner is not None \
+            and speaker_alias(name, state.info.speakers, state.aliases) == owner:
+        return None
+    return name
+
+
+def _given_name(tok: Token) -> str | None:
     for child in tok.children:
         if child.dep_ in ("appos", "compound") and child.pos_ == "PROPN" and (child.dep_ == "appos"
                                                                            or child.i > tok.i):
@@ -106,10 +116,13 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         owner = possessor(tok, speaker, other)
         if owner is not None:
             kin = lexicon.KIN[tok.lemma_.lower()]
-            named = name_of(tok)
+            named = name_of(tok, state, owner)
             kind = "animal" if kin.value_type == "animal" else "person"
             return Subject(named or f"{owner}'s {tok.lower_}", kind, 0.95)
-    if tok.pos_ == "PROPN" or tok.ent_type_:
+    group = next((c.lower_ for c in tok.children if c.i < tok.i and c.lower_ in lexicon.GROUP_PRONOUNS), None)
+    if tok.pos_ == "NOUN" and group is not None:  # "you guys", "we two", "us girls": the speakers
+        return Subject(other if group == "you" else speaker, "person", 0.85)
+    if tok.pos_ == "PROPN" or tok.ent_type_ in NER_TYPES:  # "my last day" (DATE) is no name
         name = " ".join(t.text for t in tok.subtree if t.pos_ == "PROPN" or t.dep_ in ("compound", "flat")
                         ) or tok.text
         alias = speaker_alias(name, state.info.speakers, state.aliases)
@@ -123,6 +136,8 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         return Subject(name, kind, 1.0)
     if tok.pos_ == "NOUN":
         text = clauses.phrase(tok, max_words=5, name=True)
+        if text and possessor(tok, speaker, other) == speaker:  # "my last day": the speaker's own
+            text = f"{speaker}'s {text}"
         return Subject(text or tok.text, "concept", 0.9) if text else None
     return None
 
