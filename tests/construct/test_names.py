@@ -119,6 +119,7 @@ def test_no_value_is_a_raw_utterance(backend: OfflineBackend) -> None:
     for v in got.events:  # every frame says more than its verb
         verb, _, value = v.action.partition(": ")
         assert value and value.split()[0].lower() != verb.split()[0], v
+    assert any(v.action.startswith("stare:") for v in got.events), got.events  # not "star"
 
 
 def test_value_cleaning_and_noise_words() -> None:

@@ -58,7 +58,7 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
             if key_pred in event_preds:
                 continue
             event_preds.add(key_pred)
-            events.append(_frame(state, d, len(events) + 1))
+            events.append(_frame(state, d, value, len(events) + 1))
     return Extraction(records=records, events=events)
 
 
@@ -171,7 +171,8 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     return d.prop == "goes_by" or not (d.entity != d.turn.speaker and d.entity in speakers)
 
 
-def _frame(state: ExtractState, d: Draft, n: int) -> EventFrame:
+def _frame(state: ExtractState, d: Draft, value: str, n: int) -> EventFrame:
+    """The event frame of draft ``d`` whose cleaned value is ``value``."""
     pred = d.pred
     assert pred is not None
     participants = list(dict.fromkeys(
@@ -192,12 +193,11 @@ def _frame(state: ExtractState, d: Draft, n: int) -> EventFrame:
             label = f"{owner}'s {obj.lower_}" if owner else (obj.text if obj.pos_ == "PROPN" else None)
             if label and label not in participants:
                 participants.append(label)
-    action = pred.lemma_.lower()
     prt = next((c.lower_ for c in pred.children if c.dep_ == "prt"), "")
-    action = f"{action} {prt}".strip() + f": {d.value}"
+    action = f"{clauses.lemma(pred)} {prt}".strip() + f": {value}"
     manner = clauses.manner_of(pred)
     if d.prop == "means_of_transport":
-        manner = f"by {d.value}"
+        manner = f"by {value}"
     return EventFrame(
         id=f"{state.episode.id}:V{n}", conv_id=state.episode.conv_id, episode_id=state.episode.id,
         action=action[:160], participants=tuple(participants), time=d.time.iso if d.time else None,
