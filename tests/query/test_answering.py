@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory_core.backends.offline.answering import extractive_answer
+from memory_core.backends.offline.answering import candidates, extractive_answer
 from memory_core.backends.offline.compose import category_head, vague_phrase
 from memory_core.backends.offline.nlp import parse_many
 from memory_core.backends.offline.planner import plan_question
@@ -359,3 +359,13 @@ def test_a_user_who_said_it_both_ways_is_told_so_with_both_turns() -> None:
         ("D3:2", "Maya", "I used my pressure cooker for beans again last night, it was quick."),
     )
     assert _ask("Has Maya ever used a pressure cooker?", named).text.split(" [")[0] in ("Yes", "No")
+
+
+def test_a_name_called_out_is_no_answer_sentence() -> None:
+    buffer = _buffer(
+        ("D1:1", "Maya", "Hey Jonas!"),
+        ("D1:2", "Jonas", "MAYA!!!"),
+        ("D1:3", "Jonas", "My brother Felix sent me a ticket for the derby."),
+    )
+    ranked = candidates(plan_question("Which relatives of Jonas and Maya came up?", VOCAB), buffer)
+    assert "Hey Jonas!" not in {c.sentence for c in ranked} and "MAYA!!!" not in {c.sentence for c in ranked}

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memory_core import timeexpr
+from memory_core.backends.offline import clauses
 from memory_core.backends.offline.answer_model import AnswerModel, default_model, featurise
 from memory_core.backends.offline.compose import (
     DURATION_RE,
@@ -226,6 +227,8 @@ def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
         if bt.image_caption:
             parts.append(bt.image_caption)
         for n, s in enumerate(parts):
+            if _only_names(s, labels):
+                continue  # "Hey Maya!", "JONAS.": a name called out answers nothing
             plain = _score(s, labels)
             score = _score(s, labels, rarity)
             if s.endswith("?"):
@@ -244,6 +247,12 @@ def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
             out.append(Candidate(score, k, s, bt, plain))
     out.sort(key=lambda c: (-c.score, c.order))
     return out
+
+
+def _only_names(sentence: str, labels: dict[str, str]) -> bool:
+    """A sentence that says nothing but the question's names and interjections."""
+    said = [w for w in words(sentence) if w not in STOPWORDS]
+    return bool(said) and all(labels.get(stem(w)) == "entity" or clauses.is_noise_word(w) for w in said)
 
 
 def _user(question: str, ranked: list[Candidate]) -> set[str] | None:
