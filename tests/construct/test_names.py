@@ -218,3 +218,16 @@ def test_the_talk_around_a_name_says_it_is_a_place() -> None:
     canonical = canonicalise("c", [rec(1, "Zwolle"), rec(2, "Ilse")], list(INFO.speakers), turn_texts=texts)
     types = {e.name: e.type for e in canonical.entities}
     assert types["Zwolle"] == "place" and types["Ilse"] == "person", types
+
+
+def test_episode_themes_say_what_not_when() -> None:
+    nlp = get_nlp()
+    texts = [
+        "Quick question: are you free on Thursday evening?",
+        "Thursday evening works. Big news, the ferry to Texel is running again on Thursday.",
+        "Great news! Let's take the ferry to Texel on Thursday then.",
+    ]
+    phrases, _ = key_phrases([nlp(normalise_text(t)) for t in texts], INFO.speakers)
+    low = {p.lower() for p in phrases}
+    assert "texel" in low and "ferry" in low, phrases
+    assert not low & {"thursday", "evening", "thursday evening", "news", "question", "quick question"}, phrases

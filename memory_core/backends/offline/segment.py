@@ -54,7 +54,9 @@ _STOP_NOUNS = frozenset({
     "people", "someone", "everyone", "anyone", "guy", "guys", "idea", "moment", "part", "end",
     "today", "yesterday", "week", "weekend", "year", "years", "month", "months", "while", "fun",
     "photo", "picture", "pic", "image", "look", "sense", "deal", "feeling", "feelings", "place",
+    "news", "question", "questions", "update", "updates", "chat", "talk",
 })
+_TIME_ENTS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
 _EDGE_POS = frozenset({"VERB", "AUX", "INTJ", "ADP", "CCONJ", "DET", "PART", "PRON", "ADV", "SCONJ"})
 _EVENT_WORDS = frozenset(p for p, prop in lexicon.VERBS.items() if prop.event) | {"go", "take"}
 
@@ -237,8 +239,9 @@ def key_phrases(docs: list[Doc], speakers: tuple[str, ...], limit: int = 3) -> t
             named.add(key)
         for chunk in doc.noun_chunks:
             root = chunk.root
-            if root.pos_ == "PRON" or root.lemma_.lower() in _STOP_NOUNS or root.is_stop:
-                continue
+            if root.pos_ == "PRON" or root.lemma_.lower() in _STOP_NOUNS or root.is_stop \
+                    or root.ent_type_ in _TIME_ENTS:
+                continue  # "Thursday", "the evening": when, not what the episode is about
             words = clean([t for t in chunk if t.pos_ in ("NOUN", "PROPN", "ADJ") and not t.is_stop])
             if not words:
                 continue
