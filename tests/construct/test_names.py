@@ -232,3 +232,15 @@ def test_episode_themes_say_what_not_when() -> None:
     assert "texel" in low and "ferry" in low, phrases
     when_or_talk = {"thursday", "evening", "thursday evening", "news", "question", "quick question"}
     assert not low & when_or_talk, phrases
+
+
+def test_episode_themes_do_not_repeat_a_name_inside_another_phrase() -> None:
+    nlp = get_nlp()
+    texts = [
+        "My new manager Ruben actually listens. Ruben even asked about my pottery.",
+        "Ruben sounds great! Does Ruben like ceramics too?",
+        "He does, my manager Ruben bought a mug from the Kleiwerk show.",
+    ]
+    phrases, _ = key_phrases([nlp(normalise_text(t)) for t in texts], INFO.speakers)
+    words = [set(p.lower().split()) for p in phrases]
+    assert not any(a < b for a in words for b in words), phrases

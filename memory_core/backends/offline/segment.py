@@ -253,8 +253,10 @@ def key_phrases(docs: list[Doc], speakers: tuple[str, ...], limit: int = 3) -> t
             surface.setdefault(key, " ".join(t.text for t in words))
     ranked = [k for k, _ in sorted(scores.items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))]
     top: list[str] = []
-    for k in ranked:  # one spelling of a phrase once ("classic Biscuit" as entity and as chunk)
-        if surface[k].lower() not in {surface[t].lower() for t in top}:
+    for k in ranked:  # a phrase once, in one spelling, and never inside another ("manager Ruben", "Ruben")
+        mine = set(surface[k].lower().split())
+        if not any(mine <= set(surface[t].lower().split()) or set(surface[t].lower().split()) <= mine
+                   for t in top):
             top.append(k)
         if len(top) == limit:
             break
