@@ -390,3 +390,13 @@ def test_objects_idioms_and_long_vowels(backend: OfflineBackend) -> None:
     assert not any("sense" in r.value for r in records), got  # an idiom states nothing
     props = {r.property for r in records}
     assert "stares" in props and "stars" not in props, got  # "staring" is "stare" + "ing"
+
+
+def test_a_view_agrees_with_the_name_it_writes_for_i_and_you(backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [
+        ("Anna", "It is great that you are helping out at the shelter."),
+        ("Ben", "It is great you have people who support you and that you get to spend time with family."),
+    ]))
+    views = {value for _, _, prop, value, _, _ in got if prop == "thinks"}
+    assert "It is great that Ben is helping out at the shelter" in views, views
+    assert any("Anna has people" in v and "Anna gets to spend" in v for v in views), views

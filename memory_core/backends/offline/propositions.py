@@ -135,6 +135,14 @@ def _rewrite(t: Token, speaker: str, other: str, subject: str) -> str:
     return t.text
 
 
+def _said_of_one(t: Token) -> bool:
+    """A verb (or its auxiliary) of a clause whose subject is "I" or "you": rewritten to a name, it
+    agrees with one person ("that you are helping" -> "that Ben is helping")."""
+    head = t.head if t.dep_ in ("aux", "auxpass") else t
+    return t.pos_ in ("AUX", "VERB") and any(
+        c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in ("i", "you") for c in head.children)
+
+
 def _is_kin(tok: Token) -> bool:
     return tok.lemma_.lower() in lexicon.KIN
 
@@ -189,8 +197,10 @@ def view_text(pred: Token, subj: Token, speaker: str, other: str) -> str:
     person = subj.lower_ in ("i", "you", "we")
     for i in ordered:
         t = pred.doc[i]
-        if (person and t.head.i == pred.i and t.dep_ in ("aux", "auxpass")) or (person and t.i == pred.i):
-            agreed = _AGREE.get(t.lower_)
+        if (person and t.head.i == pred.i and t.dep_ in ("aux", "auxpass")) or (person and t.i == pred.i) \
+                or _said_of_one(t):
+            agreed = _AGREE.get(t.lower_) or (third_person(t.lower_) if t.tag_ == "VBP" and t.pos_ == "VERB"
+                                              else None)
             if agreed:
                 words.append(agreed)
                 continue
