@@ -400,3 +400,10 @@ def test_a_view_agrees_with_the_name_it_writes_for_i_and_you(backend: OfflineBac
     views = {value for _, _, prop, value, _, _ in got if prop == "thinks"}
     assert "It is great that Ben is helping out at the shelter" in views, views
     assert any("Anna has people" in v and "Anna gets to spend" in v for v in views), views
+
+
+def test_gerunds_name_their_verb() -> None:
+    from memory_core.backends.offline.clauses import gerund_lemma
+
+    got = [gerund_lemma(w) for w in ("riding", "paddling", "bowling", "camping", "swimming", "hiking")]
+    assert got == ["ride", "paddle", "bowl", "camp", "swim", "hike"]

@@ -279,7 +279,7 @@ def owning_clause(tok: Token) -> Token | None:
 
 
 def gerund_lemma(word: str) -> str:
-    """"camping" -> "camp", "swimming" -> "swim", "hiking" -> "hike"."""
+    """"camping" -> "camp", "swimming" -> "swim", "hiking" -> "hike", "riding" -> "ride"."""
     w = word.lower()
     if not w.endswith("ing") or len(w) < 6:
         return w
@@ -288,4 +288,6 @@ def gerund_lemma(word: str) -> str:
     for candidate in (stem, stem + "e", doubled):
         if candidate and candidate in lexicon.VERBS:
             return candidate
+    if doubled is None and (_SHORT_CVC.match(stem) or (stem[-1] == "l" and stem[-2] in "bcdfgkptz")):
+        return stem + "e"  # "riding" -> "ride" (a short vowel doubles: "ridding"); "paddling" -> "paddle"
     return doubled or stem
