@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from memory_core.backends.offline.backend import OfflineBackend
-from memory_core.contracts import ConversationInfo
+from memory_core.contracts import ConversationInfo, Extraction
 from memory_core.embeddings import Embedder
 from memory_core.models import Record
 from tests.construct.dialogues import INFO, Line, one_episode, session
@@ -407,3 +407,17 @@ def test_gerunds_name_their_verb() -> None:
 
     got = [gerund_lemma(w) for w in ("riding", "paddling", "bowling", "camping", "swimming", "hiking")]
     assert got == ["ride", "paddle", "bowl", "camp", "swim", "hike"]
+
+
+def test_a_frame_keeps_what_its_verb_does_and_no_date_leaves_a_preposition(backend: OfflineBackend) -> None:
+    ex = extract_all(backend, [("Anna", "I went camping with Rex at the lake last weekend. "
+                                        "I went running with Ben on Monday.")])
+    actions = {v.action for v in ex.events}
+    assert "go: camping with Rex at the lake" in actions, actions  # not "go: with Rex ..."
+    assert "go: running with Ben" in actions, actions
+    assert ("Anna", "runs", "with Ben") in {(r.entity, r.property, r.value) for r in ex.records}
+
+
+def extract_all(backend: OfflineBackend, lines: list[Line]) -> Extraction:
+    s = session(1, lines)
+    return backend.extract(one_episode(s), list(s.turns), INFO)

@@ -31,7 +31,7 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
     for d in state.drafts:
         other = next((sp for sp in state.info.speakers if sp != d.turn.speaker), "")
         entity = d.entity.strip()
-        value = speakers_named(clean_value(d.value, d.prop), d.turn.speaker, other)
+        value = _timeless(speakers_named(clean_value(d.value, d.prop), d.turn.speaker, other), d)
         restates_alias = d.prop != "goes_by" and value.lower() in state.aliases  # "Anna identity Annie"
         if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers) \
                 or is_raw_utterance(value) or _opens_with_interjection(d.value) or restates_alias:
@@ -58,7 +58,11 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
             if key_pred in event_preds:
                 continue
             event_preds.add(key_pred)
-            events.append(_frame(state, d, value, len(events) + 1))
+            # the frame's verb is the clause's: when the property names another verb ("go camping
+            # with Pepper": camps), the words the record's value dropped for it stay in the frame
+            said = value if clauses.lemma(d.pred) == _verb_of(d.prop) else _timeless(speakers_named(
+                clean_value(d.value, ""), d.turn.speaker, other), d)
+            events.append(_frame(state, d, said, len(events) + 1))
     return Extraction(records=records, events=events)
 
 
@@ -113,6 +117,27 @@ def clean_value(value: str, prop: str) -> str:
         if len(words) == before:
             break
     return " ".join(words).strip(" ,;:-")
+
+
+_TIME_PREPS = frozenset({"on", "in", "at", "during", "since", "until", "by"})
+
+
+def _timeless(value: str, d: Draft) -> str:
+    """A dated value without the preposition its date left behind ("with Ben on" [Monday])."""
+    words = value.split()
+    if d.time is not None and len(words) > 1 and words[-1].lower() in _TIME_PREPS:
+        return " ".join(words[:-1])
+    return value
+
+
+def _verb_of(prop: str) -> str:
+    """The verb a property is named after ("signs_up" -> "sign", "rehearses" -> "rehearse")."""
+    verb = prop.split("_")[0].lower()
+    if verb.endswith("ies"):
+        return verb[:-3] + "y"
+    if verb.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") else verb
 
 
 def _carries_content(value: str, pred: Token) -> bool:
