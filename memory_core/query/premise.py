@@ -20,11 +20,10 @@ from rapidfuzz import fuzz
 from memory_core import timeexpr
 from memory_core.models import Answer, BufferTurn, SupportLevel
 from memory_core.query.question_form import is_hypothetical
-from memory_core.query.text import STOPWORDS, stem, word_spans, words
+from memory_core.query.text import SPELLING, STOPWORDS, stem, word_spans, words
 
 UNKNOWN = "Unknown"
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "st", "prof"})
-SPELLING = 85  # a name this close (rapidfuzz ratio) to a speaker's first name is that speaker (as planned)
 NAME_GAP = 4  # words a name's parts may be apart in a turn ("Lumix G9 mirrorless camera")
 
 

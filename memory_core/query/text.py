@@ -14,6 +14,8 @@ from functools import lru_cache
 
 _WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 
+SPELLING = 85  # rapidfuzz ratio at which a word is another spelling of a person's first name
+
 # Lucene's English stop words plus question/auxiliary words that carry no topic.
 STOPWORDS = frozenset(
     """

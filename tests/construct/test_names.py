@@ -134,14 +134,18 @@ def test_value_cleaning_and_noise_words() -> None:
     assert not any(is_noise_word(w) for w in ("Kasia", "Tallinn", "Hannah", "Otto"))
 
 
-def test_episode_themes_are_key_phrases_not_interjections() -> None:
+def _themes(texts: list[str]) -> list[str]:
+    """The key phrases of an episode made of ``texts``."""
     nlp = get_nlp()
-    texts = [
+    return key_phrases([nlp(normalise_text(t)) for t in texts], INFO.speakers)[0]
+
+
+def test_episode_themes_are_key_phrases_not_interjections() -> None:
+    phrases = _themes([
         "Hahaha perfect. Morning Benedikt!",
         "RIP Mochi, NOOO, NOOO Mochi. I forgot to water the basil on my balcony in Tallinn.",
         "Hahaha classic Mochi. The basil on the balcony needs a new pot from the garden centre.",
-    ]
-    phrases, _ = key_phrases([nlp(normalise_text(t)) for t in texts], INFO.speakers)
+    ])
     assert phrases, phrases
     low = " ".join(phrases).lower()
     assert "haha" not in low and "nooo" not in low and "benedikt" not in low and "," not in low, phrases
@@ -221,13 +225,11 @@ def test_the_talk_around_a_name_says_it_is_a_place() -> None:
 
 
 def test_episode_themes_say_what_not_when() -> None:
-    nlp = get_nlp()
-    texts = [
+    phrases = _themes([
         "Quick question: are you free on Thursday evening?",
         "Thursday evening works. Big news, the ferry to Texel is running again on Thursday.",
         "Great news! Let's take the ferry to Texel on Thursday then.",
-    ]
-    phrases, _ = key_phrases([nlp(normalise_text(t)) for t in texts], INFO.speakers)
+    ])
     low = {p.lower() for p in phrases}
     assert "texel" in low and "ferry" in low, phrases
     when_or_talk = {"thursday", "evening", "thursday evening", "news", "question", "quick question"}
@@ -235,12 +237,10 @@ def test_episode_themes_say_what_not_when() -> None:
 
 
 def test_episode_themes_do_not_repeat_a_name_inside_another_phrase() -> None:
-    nlp = get_nlp()
-    texts = [
+    phrases = _themes([
         "My new manager Ruben actually listens. Ruben even asked about my pottery.",
         "Ruben sounds great! Does Ruben like ceramics too?",
         "He does, my manager Ruben bought a mug from the Kleiwerk show.",
-    ]
-    phrases, _ = key_phrases([nlp(normalise_text(t)) for t in texts], INFO.speakers)
+    ])
     words = [set(p.lower().split()) for p in phrases]
     assert not any(a < b for a in words for b in words), phrases

@@ -110,6 +110,11 @@ def is_noise_word(word: str, *, acknowledgements: bool = True) -> bool:
                           or (acknowledgements and low in lexicon.ACK_WORDS))
 
 
+def group_pronoun(tok: Token) -> str | None:
+    """The pronoun that makes a noun people ("you guys", "we two", "us girls"), if any."""
+    return next((c.lower_ for c in tok.children if c.i < tok.i and c.lower_ in lexicon.GROUP_PRONOUNS), None)
+
+
 def is_vocative(tok: Token) -> bool:
     """"Hey Caroline, ..." / "Thanks, Mel!": a name addressed, not a subject."""
     if tok.pos_ != "PROPN":

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from memory_core.backends.offline import clauses
 from memory_core.backends.offline.drafts import Draft, ExtractState
-from memory_core.backends.offline.propositions import DISCOURSE
+from memory_core.backends.offline.propositions import DISCOURSE, third_person
 from memory_core.backends.offline.subjects import possessor
 from memory_core.contracts import ASSISTANT_ROLES, Extraction
 from memory_core.models import EventFrame, Record, Turn
@@ -31,7 +31,7 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
     for d in state.drafts:
         other = next((sp for sp in state.info.speakers if sp != d.turn.speaker), "")
         entity = d.entity.strip()
-        value = _timeless(speakers_named(clean_value(d.value, d.prop), d.turn.speaker, other), d)
+        value = _value(d, d.prop, other)
         restates_alias = d.prop != "goes_by" and value.lower() in state.aliases  # "Anna identity Annie"
         if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers) \
                 or is_raw_utterance(value) or _opens_with_interjection(d.value) or restates_alias:
@@ -60,9 +60,8 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
             event_preds.add(key_pred)
             # the frame's verb is the clause's: when the property names another verb ("go camping
             # with Pepper": camps), the words the record's value dropped for it stay in the frame
-            said = value if clauses.lemma(d.pred) == _verb_of(d.prop) else _timeless(speakers_named(
-                clean_value(d.value, ""), d.turn.speaker, other), d)
-            events.append(_frame(state, d, said, len(events) + 1))
+            own_verb = d.prop.split("_")[0] == third_person(clauses.lemma(d.pred))
+            events.append(_frame(state, d, value if own_verb else _value(d, "", other), len(events) + 1))
     return Extraction(records=records, events=events)
 
 
@@ -122,22 +121,13 @@ def clean_value(value: str, prop: str) -> str:
 _TIME_PREPS = frozenset({"on", "in", "at", "during", "since", "until", "by"})
 
 
-def _timeless(value: str, d: Draft) -> str:
-    """A dated value without the preposition its date left behind ("with Ben on" [Monday])."""
-    words = value.split()
+def _value(d: Draft, prop: str, other: str) -> str:
+    """The draft's value cleaned as for ``prop`` (``clean_value``), the speakers named, and
+    without the preposition a date left behind ("with Ben on" [Monday])."""
+    words = speakers_named(clean_value(d.value, prop), d.turn.speaker, other).split()
     if d.time is not None and len(words) > 1 and words[-1].lower() in _TIME_PREPS:
-        return " ".join(words[:-1])
-    return value
-
-
-def _verb_of(prop: str) -> str:
-    """The verb a property is named after ("signs_up" -> "sign", "rehearses" -> "rehearse")."""
-    verb = prop.split("_")[0].lower()
-    if verb.endswith("ies"):
-        return verb[:-3] + "y"
-    if verb.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
-        return verb[:-2]
-    return verb[:-1] if verb.endswith("s") else verb
+        words = words[:-1]
+    return " ".join(words)
 
 
 def _carries_content(value: str, pred: Token) -> bool:

@@ -22,7 +22,7 @@ from memory_core.contracts import ASSISTANT_ROLES, USER_ROLES, Vocabulary
 from memory_core.models import Plan, ReasoningType, Requirement
 from memory_core.query.qembed import embed_question
 from memory_core.query.question_form import answer_target, reasoning_type
-from memory_core.query.text import STOPWORDS, WEAK_WORDS, content_words, fold, stem, words
+from memory_core.query.text import SPELLING, STOPWORDS, WEAK_WORDS, content_words, fold, stem, words
 from memory_core.timeexpr import MONTH_ALT
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def find_entities(question: str, vocabulary: Vocabulary) -> list[tuple[str, str,
     """(canonical name, type, span) of the vocabulary's names mentioned in ``question``.
 
     Names are matched as whole words (possessives included); a capitalised word that matches
-    no name exactly is matched fuzzily against first names (ratio >= 0.85).
+    no name exactly is matched fuzzily against first names (ratio >= ``SPELLING``).
     """
     candidates: list[tuple[str, str]] = [(s, "person") for s in vocabulary.speakers]
     candidates += [(n, t) for n, t in vocabulary.entities if n and n not in vocabulary.speakers]
@@ -97,7 +97,7 @@ def find_entities(question: str, vocabulary: Vocabulary) -> list[tuple[str, str,
                 r = max(r, 0.86)
             if r > ratio:
                 best, ratio = name, r
-        if best is not None and ratio >= 0.85:
+        if best is not None and ratio >= SPELLING / 100:
             taken.append(span)
             found.append((best, "person", span))
     found.sort(key=lambda f: f[2][0])

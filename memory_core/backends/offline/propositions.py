@@ -169,7 +169,7 @@ def is_view_subject(subj: Token) -> bool:
         return False
     if subj.i > subj.head.i:  # "Here's the bowl ...": a presentation, not a view
         return False
-    if any(c.i < subj.i and c.lower_ in lexicon.GROUP_PRONOUNS for c in subj.children):
+    if clauses.group_pronoun(subj) is not None:
         return False  # "you guys are on fire": people, not a thing
     return not any(c.dep_ == "poss" and c.lower_ in ("your", "his", "her", "their") for c in subj.children)
 

@@ -73,13 +73,12 @@ def possessor(tok: Token, speaker: str, other: str) -> str | None:
     return None
 
 
-def name_of(tok: Token, state: ExtractState | None = None, owner: str | None = None) -> str | None:
+def name_of(tok: Token, state: ExtractState, owner: str) -> str | None:
     """A proper name given to a noun: "my husband John", "a dog named Oliver"; never the name of
     the noun's ``owner`` ("go cuddle your nephew, Auntie Maya!" addresses Maya, no nephew of
     her own)."""
     name = _given_name(tok)
-    if name is not None and state is not None and owner is not None \
-            and speaker_alias(name, state.info.speakers, state.aliases) == owner:
+    if name is not None and speaker_alias(name, state.info.speakers, state.aliases) == owner:
         return None
     return name
 
@@ -119,7 +118,7 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
             named = name_of(tok, state, owner)
             kind = "animal" if kin.value_type == "animal" else "person"
             return Subject(named or f"{owner}'s {tok.lower_}", kind, 0.95)
-    group = next((c.lower_ for c in tok.children if c.i < tok.i and c.lower_ in lexicon.GROUP_PRONOUNS), None)
+    group = clauses.group_pronoun(tok)
     if tok.pos_ == "NOUN" and group is not None:  # "you guys", "we two", "us girls": the speakers
         return Subject(other if group == "you" else speaker, "person", 0.85)
     if tok.pos_ == "PROPN" or tok.ent_type_ in NER_TYPES:  # "my last day" (DATE) is no name
