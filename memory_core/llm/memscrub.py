@@ -11,14 +11,13 @@ processes that talk to an LLM endpoint. On a libc without ``mallopt`` this is a 
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import logging
 import threading
 
+from memory_core import heap
+
 log = logging.getLogger(__name__)
 
-_M_PERTURB = -6  # glibc malloc.h
 _PERTURB_BYTE = 0x5A
 _done = False
 _lock = threading.Lock()
@@ -30,14 +29,7 @@ def scrub_freed_memory() -> bool:
     with _lock:
         if _done:
             return True
-        name = ctypes.util.find_library("c")
-        if not name:
-            return False
-        try:
-            libc = ctypes.CDLL(name)
-            ok = bool(libc.mallopt(_M_PERTURB, _PERTURB_BYTE))
-        except (OSError, AttributeError):
-            return False
+        ok = heap.mallopt(heap.M_PERTURB, _PERTURB_BYTE)
         _done = ok
         if ok:
             log.info("freed heap memory is scrubbed from now on (an API key is in use)")
