@@ -33,8 +33,10 @@ def mode() -> bool:
                                "episodes chosen and the whole evidence buffer."))
 
 
-def source_turns(trace: Trace) -> list[BufferTurn]:
-    """The buffer turns the answer cites, else its best matched turns (in dialogue order)."""
+def source_turns(trace: Trace, records: Sequence[Record] = ()) -> list[BufferTurn]:
+    """The buffer turns the answer cites, else the closest ones (in dialogue order): the turns
+    the listed ``records`` come from and the matched turns that say one of the question's own
+    words (not only a name); the best matched turns only when there are none of those."""
     cited = set(trace.answer.cited_turn_ids)
     chosen = [b for b in trace.buffer if b.turn_id in cited]
     if chosen:
@@ -43,7 +45,12 @@ def source_turns(trace: Trace) -> list[BufferTurn]:
     for m in trace.matches:
         if m.turn_id:
             best[m.turn_id] = max(best.get(m.turn_id, float("-inf")), m.score)
-    top = set(sorted(best, key=lambda t: (-best[t], t))[:MAX_TURNS])
+    in_buffer = {b.turn_id for b in trace.buffer}
+    sourced = [t for r in records for t in r.evidence_turn_ids if t in in_buffer]
+    worded = {b.turn_id for b in trace.buffer if any(h.label != "entity" for h in b.highlights)}
+    ranked = sorted(best, key=lambda t: (-best[t], t))
+    reasons = [*sourced, *(t for t in ranked if t in worded)]
+    top = set(list(dict.fromkeys(reasons or ranked))[:MAX_TURNS])
     return [b for b in trace.buffer if b.turn_id in top]
 
 
@@ -77,8 +84,13 @@ def render(svc: MemoryServices, conv: str, trace: Trace, episodes: Sequence[Epis
     else:
         st.caption("No stored record matched this question: the answer comes from the turns below.")
 
-    turns = source_turns(trace)
-    st.markdown("**What was said**")
+    turns = source_turns(trace, from_cited or records)
+    if trace.answer.cited_turn_ids:
+        st.markdown("**What was said**")
+    else:  # nothing was taken as the answer: say so, not "what was said"
+        st.markdown("**Closest turns**")
+        st.caption("The answer cites no turn. These matched the question best; none of them was "
+                   "taken as its answer.")
     if not turns:
         st.caption("No turn of the conversation was found for this question.")
         return

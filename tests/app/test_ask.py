@@ -94,6 +94,40 @@ def test_the_story_view_tells_answer_records_and_turns_without_scores(open_app, 
     assert any("Looking for: " in o for o in sentences)
 
 
+def test_an_answer_that_cites_no_turn_shows_the_closest_turns_as_such(open_app, app_services) -> None:
+    from components.story_view import MAX_TURNS, source_turns
+    from memory_core.models import Highlight
+
+    # an invented question nothing in the sample answers
+    trace = app_services.queries.ask(SAMPLE_ID, "What colour is the sailboat Jonas owns?")
+    assert not trace.answer.cited_turn_ids
+    at = open_app("pages/ask.py", conv=SAMPLE_ID, trace=trace.id)
+    no_errors(at)
+    text = all_text(at)
+    assert "Closest turns" in text and "none of them was taken as its answer" in text
+    assert "What was said" not in text
+    body = html_bodies(at)
+    listed = [r for r in app_services.raw_store().records(SAMPLE_ID)
+              if esc(href_record(SAMPLE_ID, r.id)) in body]
+    assert listed, "the closest records are listed"
+    shown_turns = source_turns(trace, listed)
+    assert 0 < len(shown_turns) <= MAX_TURNS
+    assert all(f'id="{anchor_id(b.turn_id)}"' in body for b in shown_turns)
+    # the turns the listed records come from are among them
+    sourced = {t for r in listed for t in r.evidence_turn_ids} & {b.turn_id for b in trace.buffer}
+    assert sourced and sourced <= {b.turn_id for b in shown_turns}
+    worded_ids = {b.turn_id for b in trace.buffer if any(h.label != "entity" for h in b.highlights)}
+    assert {b.turn_id for b in shown_turns} <= sourced | worded_ids, "no turn matched by a name only"
+    # without records, a turn that says one of the question's own words comes before turns
+    # matched by a name only
+    scored = {m.turn_id for m in trace.matches if m.turn_id}
+    plain = [b for b in trace.buffer if b.turn_id in scored and b not in source_turns(trace)]
+    assert plain, "more matched turns than are shown"
+    worded = plain[-1].model_copy(update={"highlights": (Highlight(start=0, end=3, label="keyword"),)})
+    buffer = tuple(worded if b.turn_id == worded.turn_id else b for b in trace.buffer)
+    assert worded.turn_id in {b.turn_id for b in source_turns(trace.model_copy(update={"buffer": buffer}))}
+
+
 def test_requirements_read_as_sentences() -> None:
     from components.plain_words import requirement_sentence
     from memory_core.models import Requirement
