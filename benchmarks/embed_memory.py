@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import sys
 import time
 from pathlib import Path
@@ -27,15 +26,6 @@ sys.path.insert(0, str(ROOT))
 
 from memory_core import heap  # noqa: E402
 from memory_core.embeddings import TOKEN_BUDGET, Embedder  # noqa: E402
-
-
-def rss_mb() -> int:
-    with open("/proc/self/statm", encoding="ascii") as f:
-        return int(f.read().split()[1]) * resource.getpagesize() // 2**20
-
-
-def peak_mb() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 
 
 def main() -> int:
@@ -53,8 +43,8 @@ def main() -> int:
     embedder = Embedder(batch_size=args.batch_size, token_budget=args.token_budget or 10**9,
                         pin_allocator=not args.no_pin)
     embedder.embed(["warm-up one", "warm-up two"] * 8)
-    print(f"model loaded: rss {rss_mb()} MB, mmap threshold pinned: {heap.mmap_pinned()}")
-    first = None
+    print(f"model loaded: rss {heap.resident_mb()} MB, mmap threshold pinned: {heap.mmap_pinned()}")
+    first: float | None = None
     total = 0.0
     for item in items:
         texts = [t["content"] for session in item["haystack_sessions"] for t in session if t.get("content")]
@@ -62,11 +52,13 @@ def main() -> int:
         embedder.embed(texts)
         took = time.perf_counter() - started
         total += took
-        first = first if first is not None else rss_mb()
-        print(f"{item['question_id']:<22} {len(texts):4d} texts {took:6.1f} s  rss {rss_mb():5d} MB  "
-              f"peak {peak_mb():5d} MB", flush=True)
-    print(f"{len(items)} haystacks: {total:.1f} s embedding, rss grew {rss_mb() - (first or 0)} MB after the "
-          f"first, peak {peak_mb()} MB")
+        now = heap.resident_mb()
+        first = now if first is None else first
+        print(f"{item['question_id']:<22} {len(texts):4d} texts {took:6.1f} s  rss {now:7.1f} MB  "
+              f"peak {heap.peak_mb():7.1f} MB", flush=True)
+    grew = heap.resident_mb() - (first or 0.0)
+    print(f"{len(items)} haystacks: {total:.1f} s embedding, rss grew {grew:.1f} MB after the first, "
+          f"peak {heap.peak_mb()} MB")
     return 0
 
 

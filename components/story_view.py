@@ -79,12 +79,13 @@ def render(svc: MemoryServices, conv: str, trace: Trace, episodes: Sequence[Epis
     cited = set(trace.answer.cited_turn_ids)
     from_cited = [r for r in records if cited & set(r.evidence_turn_ids)]
     st.markdown("**Where it comes from**" if from_cited else "**Closest records in the memory**")
-    if records:
-        st.html(records_html(conv, from_cited or records, trace, episodes))
+    listed = from_cited or records
+    if listed:
+        st.html(records_html(conv, listed, trace, episodes))
     else:
         st.caption("No stored record matched this question: the answer comes from the turns below.")
 
-    turns = source_turns(trace, from_cited or records)
+    turns = source_turns(trace, listed)
     if trace.answer.cited_turn_ids:
         st.markdown("**What was said**")
     else:  # nothing was taken as the answer: say so, not "what was said"

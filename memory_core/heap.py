@@ -26,8 +26,11 @@ import ctypes
 import ctypes.util
 import gc
 import logging
+import resource
 import threading
 import time
+from functools import lru_cache
+from typing import Any
 
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -49,14 +52,21 @@ MMAP_THRESHOLD = 4 << 20
 _pinned = False
 
 
+@lru_cache(maxsize=1)
+def _libc() -> Any:
+    """The C library, looked up once (``find_library`` runs ``ldconfig``); None where there is none."""
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+
+
 def mallopt(param: int, value: int) -> bool:
     """glibc's ``mallopt(param, value)`` for this process; False where there is none."""
-    name = ctypes.util.find_library("c")
-    if not name:
-        return False
     try:
-        return bool(ctypes.CDLL(name).mallopt(param, value))
-    except (OSError, AttributeError):
+        return bool(_libc().mallopt(param, value))
+    except AttributeError:  # no C library, or one without mallopt
         return False
 
 
@@ -73,3 +83,14 @@ def pin_mmap_threshold(nbytes: int = MMAP_THRESHOLD) -> bool:
 
 def mmap_pinned() -> bool:
     return _pinned
+
+
+def resident_mb() -> float:
+    """This process's resident memory now, in MB (Linux ``/proc``)."""
+    with open("/proc/self/statm", encoding="ascii") as f:
+        return round(int(f.read().split()[1]) * resource.getpagesize() / 2**20, 1)
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory so far, in MB (``ru_maxrss``)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

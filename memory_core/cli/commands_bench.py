@@ -36,6 +36,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from memory_core import heap
 from memory_core.cli import commands_fit_answer
 from memory_core.config import Settings
 from memory_core.errors import ConfigError
@@ -102,10 +103,6 @@ def _pick(ids: list[str], convs: str | None, file: str) -> list[str]:
     return wanted
 
 
-def _peak_mb() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
 def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given: bool | None = None) -> int:
     from memory_core.backends.offline.backend import OfflineBackend
     from memory_core.progress import BuildDone
@@ -146,13 +143,14 @@ def cmd_bench_build(args: argparse.Namespace, settings: Settings, *, home_given:
                 "process_wall_s": round(time.perf_counter() - _STARTED, 2),
                 "turns_per_s": stats.get("turns_per_s"),
                 "stages_s": stats.get("stages", {}),
-                "peak_rss_mb": _peak_mb(),
+                "peak_rss_mb": heap.peak_mb(),
             })
             rows.append(row)
             _print(row, as_json=args.json)
         total = time.perf_counter() - total_started
         print(f"# all {len(ids)} conversation(s): {total:.1f}s build wall, "
-              f"{time.perf_counter() - _STARTED:.1f}s since the process started, peak RSS {_peak_mb()} MB",
+              f"{time.perf_counter() - _STARTED:.1f}s since the process started, "
+              f"peak RSS {heap.peak_mb()} MB",
               file=sys.stderr if args.json else sys.stdout)
     finally:
         services.close()
