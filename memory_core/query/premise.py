@@ -15,6 +15,8 @@ likely enjoy a Puccini opera?") are not checked.
 
 from __future__ import annotations
 
+import re
+
 from rapidfuzz import fuzz
 
 from memory_core import timeexpr
@@ -24,6 +26,8 @@ from memory_core.query.text import SPELLING, STOPWORDS, stem, word_spans, words
 
 UNKNOWN = "Unknown"
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "st", "prof"})
+# a word whose capital comes after a small letter is a name wherever it stands ("iPad", "eBay")
+_CAMEL_RE = re.compile(r"[a-z]+[A-Z][A-Za-z]*")
 NAME_GAP = 4  # words a name's parts may be apart in a turn ("Lumix G9 mirrorless camera")
 
 
@@ -43,7 +47,8 @@ def unmentioned_answer(names: tuple[str, ...]) -> Answer:
 
 def question_names(question: str) -> list[list[str]]:
     """The names a question uses: runs of capitalised words, a sentence's first word left out
-    ("my post as Ward Nursing Director" -> [ward, nursing, director]), split into words as turns are
+    ("my post as Ward Nursing Director" -> [ward, nursing, director]) unless its capital follows a
+    small letter ("iPad" is a name anywhere), split into words as turns are
     ("Jean-Luc" -> [jean, luc]); months, weekdays, titles, "I" and question words are no names;
     punctuation or a possessive ends a run ("Oscar Melanie's" -> one, "Paris, Rome" -> two)."""
     names: list[list[str]] = []
@@ -58,7 +63,8 @@ def question_names(question: str) -> list[list[str]]:
         end = stop
         tok = question[start:stop]
         opens = k == 0 or question[:start].rstrip()[-1:] in ".!?:"  # a sentence's first word
-        if not opens and tok[:1].isupper() and tok != "I" and w not in STOPWORDS and w not in _TITLES \
+        capital = (not opens and tok[:1].isupper()) or _CAMEL_RE.fullmatch(tok) is not None
+        if capital and tok != "I" and w not in STOPWORDS and w not in _TITLES \
                 and w not in timeexpr.MONTHS and w not in timeexpr.WEEKDAYS:
             run.append(w)
             if "'" not in tok and "’" not in tok:

@@ -56,3 +56,18 @@ def test_the_model_answers_when_the_names_are_said_or_the_question_reasons_past_
                                            backend=llm)
     assert likely.plan.answer_target != "likelihood"
     assert likely.answer.unmentioned == () and server.stage_calls().get("answer") == 2
+
+
+def test_a_name_with_its_capital_after_a_small_letter_is_checked_wherever_it_stands() -> None:
+    from memory_core.models import BufferTurn
+    from memory_core.query.premise import question_names, unmentioned
+
+    assert question_names("How long after buying my eReader did I join the Book Club?") == [
+        ["ereader"], ["book", "club"]]
+    assert question_names("eReaders: which one did I buy?") == [["ereaders"]]
+    assert question_names("When did I buy the ereader?") == []  # no capital: a plain word
+    said = [BufferTurn(turn_id="D1:1", speaker="user", session=1,
+                       text="I joined the book club at the library last week.")]
+    assert unmentioned("How long after buying my eReader did I join the Book Club?", said) == ("ereader",)
+    bought = [*said, BufferTurn(turn_id="D1:2", speaker="user", session=1, text="My new eReader arrived!")]
+    assert unmentioned("How long after buying my eReader did I join the Book Club?", bought) == ()
