@@ -1,4 +1,5 @@
-"""``bench fit-answer FILE [FILE ...] [--cache PATH] [--out PATH]``: fit the offline answer model.
+"""``bench fit-answer FILE [FILE ...] [--cache PATH] [--out PATH] [--keep-weights]``: fit the offline
+answer model (with ``--keep-weights``: only calibrate the thresholds of the model at ``--out``).
 
 Imports and builds what the home lacks, asks every scored question of the (tune) files once,
 fits the answer model on the options their evidence offers (``eval.answer_fit``) and writes
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_core.backends.offline.answer_model import MODEL_PATH
+from memory_core.backends.offline.answer_model import MODEL_PATH, AnswerModel
 from memory_core.config import Settings
 
 if TYPE_CHECKING:
@@ -29,6 +30,9 @@ def register(which: Any) -> None:
                    help="JSON-lines file of asked questions (read if present, else written)")
     f.add_argument("--out", default=str(MODEL_PATH), help="where to write the model's parameters")
     f.add_argument("--l2", type=float, default=1.0, help="L2 penalty of the logistic fit")
+    f.add_argument("--keep-weights", action="store_true",
+                   help="keep the weights of the model at --out and only calibrate its thresholds "
+                        "(support levels, list floor) on these questions")
     f.set_defaults(func=cmd_fit_answer)
 
 
@@ -48,7 +52,14 @@ def cmd_fit_answer(args: argparse.Namespace, settings: Settings) -> int:
             cache.write_text("".join(s.to_json() + "\n" for s in samples), encoding="utf-8")
     embedder = shared_embedder(settings.embed_precision)
     backend = OfflineBackend(embedder=embedder)
-    model, report = fit_answer_model(samples, backend.parse, embed=embedder.embed, l2=args.l2)
+    kept = None
+    if args.keep_weights:
+        kept = AnswerModel.load(Path(args.out))
+        if not kept.weights:
+            print(f"error: --keep-weights: {args.out} holds no model weights", file=sys.stderr)
+            return 2
+    model, report = fit_answer_model(samples, backend.parse, embed=embedder.embed, l2=args.l2,
+                                     weights_of=kept)
     Path(args.out).write_text(model.to_json(), encoding="utf-8")
     print(json.dumps(report))
     print(f"wrote {args.out}")

@@ -7,7 +7,10 @@
 Each option the evidence offers a question (``backends.offline.compose``) is labelled with its token-F1
 against the gold answer; a logistic model is fitted on those labels (``answer_model.fit``),
 then ``supported_at`` is calibrated: the lowest probability from which the chosen answers of
-the tune questions were right (F1 >= 0.5) at least 90 % of the time, and ``gather_floor`` is
+the tune questions were right (F1 >= 0.5) at least 90 % of the time; ``doubtful_at``: the
+highest probability up to which the model's first choices (questions answered by one piece,
+not a time or a list) were right at most 10 % of the time (shown as a guess, support
+"unknown"); and ``gather_floor`` is
 the list-item floor whose joined answers scored best on the tune questions that gather. The
 samples can be kept in a JSON-lines file so that a refit does not ask again.
 """
@@ -20,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.backends.offline.answer_model import AnswerModel, calibrate, featurise, fit
+from memory_core.backends.offline.answer_model import AnswerModel, calibrate, calibrate_doubt, featurise, fit
 from memory_core.backends.offline.answering import (
     Candidate,
     Parse,
@@ -36,6 +39,7 @@ from memory_core.models import BufferTurn, Plan, Record
 
 RIGHT = 0.5  # token-F1 from which an answer counts as right
 PRECISION = 0.9  # share of supported answers that must be right on the tune files
+DOUBT = 0.1  # share of the answers shown as a guess that may be right on the tune files
 SKIPPED_TARGETS = frozenset({"boolean", "likelihood"})  # answered by polarity, not by options
 GATHER_FLOORS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)  # the list-item floors the fit tries
 
@@ -92,11 +96,18 @@ def _groups(samples: Sequence[Sample], parse: Parse,
 
 
 def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | None = None,
-                     l2: float = 1.0, temperature: float | None = None) -> tuple[AnswerModel, dict[str, Any]]:
+                     l2: float = 1.0, temperature: float | None = None,
+                     weights_of: AnswerModel | None = None) -> tuple[AnswerModel, dict[str, Any]]:
+    """The answer model fitted on the samples, its thresholds calibrated on them; with
+    ``weights_of``, that model's weights are kept and only the thresholds are calibrated."""
     groups = _groups(samples, parse, embed)
-    model = fit([[(f, y) for _c, f, y in opts] for _s, opts, _r in groups if opts], l2=l2,
-                temperature=temperature)
+    if weights_of is not None:
+        model = AnswerModel(weights=dict(weights_of.weights))
+    else:
+        model = fit([[(f, y) for _c, f, y in opts] for _s, opts, _r in groups if opts], l2=l2,
+                    temperature=temperature)
     chosen: list[tuple[float, bool]] = []
+    first_choice: list[tuple[float, bool]] = []  # (probability, right) where the top option is the answer
     by_target: dict[str, list[tuple[float, bool]]] = {}
     f1s: list[float] = []
     oracle: list[float] = []
@@ -112,15 +123,19 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
         f1s.append(f1)
         oracle.append(max(y for _c, _f, y in opts))
         chosen.append((p, bool(f1 >= RIGHT and covered(s.plan, c, ranked))))
+        if not gathers(s.plan) and s.plan.answer_target != "time":  # answered by the model's first choice
+            first_choice.append((p, f1 >= RIGHT))
         by_target.setdefault(s.plan.answer_target or "value", []).append(chosen[-1])
     model.supported_at = calibrate(chosen, PRECISION)
     model.supported_at_by_target = {t: calibrate(c, PRECISION) for t, c in by_target.items()}
+    model.doubtful_at = calibrate_doubt(first_choice, DOUBT)
     model.gather_floor, by_floor = _fit_gather_floor(model, lists)
     supported = sum(p >= model.threshold(t) for t, c in by_target.items() for p, _ok in c)
     right = sum(ok for t, c in by_target.items() for p, ok in c if p >= model.threshold(t))
     n = len(f1s)
     report = {
         "files": sorted({s.source for s in samples}),
+        "weights": "kept" if weights_of is not None else "fitted",
         "questions": len(samples),
         "fitted_on": n,
         "options": sum(len(opts) for _s, opts, _r in groups),
@@ -129,11 +144,18 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
         "supported_at": {t: round(v, 4) for t, v in sorted(model.supported_at_by_target.items())},
         "supported_share": round(supported / n, 4) if n else 0.0,
         "supported_right": round(right / supported, 4) if supported else 0.0,
+        "doubtful_at": round(model.doubtful_at, 4),
+        "doubtful_share": round(sum(model.doubtful(p) for p, _ok in first_choice) / n, 4) if n else 0.0,
+        "doubtful_right": round(_share([ok for p, ok in first_choice if model.doubtful(p)]), 4),
         "gather_floor": model.gather_floor,
         "gathered_f1_by_floor": by_floor,
     }
     model.notes = report
     return model, report
+
+
+def _share(flags: Sequence[bool]) -> float:
+    return sum(flags) / len(flags) if flags else 0.0
 
 
 def _fit_gather_floor(model: AnswerModel, lists: Sequence[Scored]) -> tuple[float, dict[str, float]]:

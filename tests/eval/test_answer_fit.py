@@ -54,3 +54,17 @@ def test_the_fit_sets_weights_thresholds_and_a_list_floor_that_read_back() -> No
     again = AnswerModel.from_json(model.to_json())
     assert again.gather_floor == model.gather_floor and again.weights.keys() == {
         k for k, v in model.weights.items() if abs(v) >= 1e-5}
+
+
+def test_a_refit_that_keeps_the_weights_only_calibrates_the_thresholds() -> None:
+    buffer = _buffer()
+    samples = [Sample(source="invented.json", conv_id="c", qid=k, category=4, question=q, gold=gold,
+                      plan=plan_question(q, VOCAB), buffer=buffer, records=(), unmentioned=())
+               for k, (q, gold) in enumerate(ASKED)]
+    given = AnswerModel(weights={"kind=person": 0.7, "proper": 0.4, "kind=sentence": -1.0},
+                        doubtful_at=0.9, gather_floor=0.7)
+    model, report = fit_answer_model(samples, parse_many, embed=shared_embedder().embed, weights_of=given)
+    assert model.weights == given.weights and report["weights"] == "kept"
+    assert model.gather_floor in GATHER_FLOORS and 0.0 <= model.doubtful_at < 0.9  # calibrated anew
+    again = AnswerModel.from_json(model.to_json())
+    assert again.doubtful_at == round(model.doubtful_at, 4)

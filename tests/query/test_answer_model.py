@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory_core.backends.offline.answer_model import AnswerModel, Option, calibrate, fit
+from memory_core.backends.offline.answer_model import (
+    AnswerModel,
+    Option,
+    calibrate,
+    calibrate_doubt,
+    default_model,
+    fit,
+)
 from memory_core.backends.offline.answering import extractive_answer, gathered
 from memory_core.backends.offline.compose import Choice
 from memory_core.backends.offline.constituents import constituents
@@ -63,6 +70,36 @@ def test_calibration_takes_the_lowest_probability_that_keeps_precision() -> None
     right = [ok for p, ok in chosen if p >= at]
     assert sum(right) / len(right) >= 0.9 and at <= 0.71
     assert calibrate([(0.9, False)] * 20, precision=0.9) == 1.0  # never precise enough: nothing supported
+
+
+def test_doubt_takes_the_highest_probability_below_which_answers_were_rarely_right() -> None:
+    unsure = [(k / 100, False) for k in range(1, 20)] + [(0.08, True)]
+    chosen = unsure + [(0.3 + k / 100, True) for k in range(10)]
+    at = calibrate_doubt(chosen, most_right=0.1, min_n=10)
+    doubted = [ok for p, ok in chosen if p <= at]
+    assert at == 0.3 and sum(doubted) / len(doubted) <= 0.1  # one more (0.31, right) would pass 10 %
+    assert calibrate_doubt([(0.1, True)] * 20) == 0.0  # right even when unsure: nothing is a guess
+    tied = [(0.2, False)] * 5 + [(0.2, True)] * 5 + [(0.1, False)] * 10
+    assert calibrate_doubt(tied) == 0.1  # never between two answers of the same probability
+
+
+def test_an_unsure_first_choice_is_shown_as_a_guess_and_a_piece_that_fits_the_form_is_not() -> None:
+    question = "What does Nadia think of the new bakery?"
+    plan = plan_question(question, VOCAB)
+    buffer = [_turn("D1:1", "Tomas", "Have you tried the new bakery? I adopted a tortoise called Pebble."),
+              _turn("D1:2", "Nadia", "The new bakery sells sourdough that tastes like cardboard.")]
+    sure = extractive_answer(question, plan, buffer, unmentioned=(), parse=parse_many, embed=EMBED,
+                             model=AnswerModel(weights=default_model().weights, supported_at=1.0))
+    assert sure.support == SupportLevel.WEAK and sure.supported and sure.confidence is not None
+    doubting = AnswerModel(weights=default_model().weights, supported_at=1.0, doubtful_at=0.999)
+    guess = extractive_answer(question, plan, buffer, unmentioned=(), parse=parse_many, embed=EMBED,
+                              model=doubting)
+    assert guess.text == sure.text and guess.cited_turn_ids == sure.cited_turn_ids  # the same answer shown
+    assert guess.support == SupportLevel.UNKNOWN and not guess.supported  # marked as a guess
+    named = "What is the name of Tomas's tortoise?"
+    pick = extractive_answer(named, plan_question(named, VOCAB), buffer, unmentioned=(), parse=parse_many,
+                             embed=EMBED, model=doubting)
+    assert pick.text.startswith("Pebble") and pick.support == SupportLevel.WEAK  # picked as a name: no guess
 
 
 def test_a_corrected_record_answers_and_without_it_the_turn_does() -> None:

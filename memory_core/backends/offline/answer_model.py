@@ -15,7 +15,8 @@ reproducible command, not chosen by hand: a listwise fit, where the options of o
 compete and the ones closest to the gold answer should win. The probability the chosen answer
 gets among its question's options is what its support level is calibrated on
 (``supported_at``: the lowest probability whose answers were right often enough on the tune
-files). ``gather_floor`` is fitted the same way: the share of the best item's probability a
+files; ``doubtful_at``: the highest probability whose answers were right so rarely that they
+are shown as a guess). ``gather_floor`` is fitted the same way: the share of the best item's probability a
 list answer's other items need, the one whose lists scored best on the tune files.
 """
 
@@ -106,6 +107,9 @@ class AnswerModel:
     weights: dict[str, float] = field(default_factory=dict)
     supported_at: float = 0.5  # probability from which an answer is called supported
     supported_at_by_target: dict[str, float] = field(default_factory=dict)  # the same, per answer form
+    # probability up to which an answer is a guess: the tune answers chosen that unsure were
+    # rarely right (``calibrate_doubt``); 0 = no answer is called a guess for its probability
+    doubtful_at: float = 0.0
     # a list answer keeps items whose probability is at least this share of the best item's
     gather_floor: float = 0.0
     notes: dict[str, object] = field(default_factory=dict)  # how it was fitted (files, counts, scores)
@@ -113,6 +117,10 @@ class AnswerModel:
     def threshold(self, target: str) -> float:
         """The probability from which an answer of this form is called supported."""
         return self.supported_at_by_target.get(target, self.supported_at)
+
+    def doubtful(self, p: float) -> bool:
+        """Is an answer chosen with probability ``p`` a guess (right rarely on the tune files)?"""
+        return p <= self.doubtful_at
 
     def score(self, features: Mapping[str, float]) -> float:
         return sum(self.weights.get(k, 0.0) * v for k, v in features.items())
@@ -132,6 +140,7 @@ class AnswerModel:
         by_target = {k: round(v, 4) for k, v in sorted(self.supported_at_by_target.items())}
         return json.dumps({"weights": weights, "supported_at": round(self.supported_at, 4),
                            "supported_at_by_target": by_target, "gather_floor": round(self.gather_floor, 4),
+                           "doubtful_at": round(self.doubtful_at, 4),
                            "notes": self.notes},
                           indent=1, sort_keys=True) + "\n"
 
@@ -143,6 +152,7 @@ class AnswerModel:
                    supported_at_by_target={str(k): float(v)
                                            for k, v in data.get("supported_at_by_target", {}).items()},
                    gather_floor=float(data.get("gather_floor", 0.0)),
+                   doubtful_at=float(data.get("doubtful_at", 0.0)),
                    notes=dict(data.get("notes", {})))
 
     @classmethod
@@ -203,4 +213,17 @@ def calibrate(chosen: Sequence[tuple[float, bool]], precision: float = 0.9, min_
         right += ok
         if n >= min_n and right / n >= precision:
             best = p
+    return best
+
+
+def calibrate_doubt(chosen: Sequence[tuple[float, bool]], most_right: float = 0.1, min_n: int = 10) -> float:
+    """The highest probability p such that answers chosen with probability <= p were right at
+    most ``most_right`` of the time (over at least ``min_n`` answers); 0.0 when none is."""
+    ordered = sorted(chosen, key=lambda c: c[0])
+    best = 0.0
+    right = 0
+    for n, (p, ok) in enumerate(ordered, start=1):
+        right += ok
+        if n >= min_n and right / n <= most_right and (n == len(ordered) or ordered[n][0] > p):
+            best = p  # never between two answers of the same probability
     return best

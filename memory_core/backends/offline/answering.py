@@ -19,7 +19,9 @@
 3. Support: ``supported`` when the model's probability that the answer is right reaches the
    threshold calibrated for its answer form on the tune files and every target requirement is met
    by the answer's source (its record's entity, or the turn's speaker/names and words);
-   ``weak`` otherwise; ``unknown`` when nothing in the evidence carries an answer.
+   ``unknown`` when nothing in the evidence carries an answer, or when the probability is at or
+   below the one up to which the tune answers were rarely right (the answer is then shown as a
+   guess); ``weak`` otherwise.
 4. A question naming something no buffer turn says is answered "Unknown" with the names
    (``Answer.unmentioned``): the query pipeline checks that once after retrieval, for every
    backend (``query/premise.py``), and passes the names in.
@@ -589,7 +591,7 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
             p, choice = timed
             sure = p >= model.threshold("time") and covered(plan, choice, ranked)
             return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
-                           SupportLevel.SUPPORTED if sure else SupportLevel.WEAK,
+                           _level(model, p, sure),  # a time picked for fitting: never a guess
                            quote_text=_said(_source(choice, ranked) or best), confidence=p)
     if not scored:
         return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best))
@@ -601,8 +603,18 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
     sure = p >= model.threshold(plan.answer_target) and covered(plan, choice, ranked)
     cand = _source(choice, ranked) or best
     return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
-                   SupportLevel.SUPPORTED if sure else SupportLevel.WEAK, quote_text=_said(cand),
+                   _level(model, p, sure, doubtable=choice is scored[0][1]), quote_text=_said(cand),
                    record_ids=(choice.record.id,) if choice.record is not None else (), confidence=p)
+
+
+def _level(model: AnswerModel, p: float, sure: bool, *, doubtable: bool = False) -> SupportLevel:
+    """Supported when ``sure``; a guess ("unknown": the answer is shown, marked as a guess) when
+    it is the model's own first choice (``doubtable``) and such choices made with probability
+    ``p`` were rarely right on the tune files; else weak. A piece picked for fitting the
+    question's form (a name, a place, a date) is not the model's choice and is not judged so."""
+    if sure:
+        return SupportLevel.SUPPORTED
+    return SupportLevel.UNKNOWN if doubtable and model.doubtful(p) else SupportLevel.WEAK
 
 
 # the kinds of piece that fit an answer form: a person or a group for "who", a place for
@@ -847,6 +859,6 @@ def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candid
     cited = [c.turn for _p, c in picked if c.turn is not None]
     sure = all(p >= model.threshold(plan.answer_target) and covered(plan, c, ranked) for p, c in picked)
     return _answer(", ".join(c.text for _p, c in picked), cited,
-                   SupportLevel.SUPPORTED if sure else SupportLevel.WEAK,
+                   _level(model, max(p for p, _c in picked), sure),  # a list: not the model's one choice
                    record_ids=tuple(c.record.id for _p, c in picked if c.record is not None),
                    confidence=min(p for p, _c in picked))
