@@ -133,7 +133,7 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
     supported = sum(p >= model.threshold(t) for t, c in by_target.items() for p, _ok in c)
     right = sum(ok for t, c in by_target.items() for p, ok in c if p >= model.threshold(t))
     n = len(f1s)
-    report = {
+    report: dict[str, Any] = {
         "files": sorted({s.source for s in samples}),
         "weights": "kept" if weights_of is not None else "fitted",
         "questions": len(samples),
