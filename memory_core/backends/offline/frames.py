@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memory_core.backends.offline import clauses
-from memory_core.backends.offline.drafts import Draft, ExtractState
+from memory_core.backends.offline.drafts import VAGUE_NOUNS, Draft, ExtractState
 from memory_core.backends.offline.propositions import DISCOURSE, third_person
 from memory_core.backends.offline.subjects import possessor
 from memory_core.contracts import ASSISTANT_ROLES, Extraction
@@ -34,7 +34,8 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
         value = _value(d, d.prop, other)
         restates_alias = d.prop != "goes_by" and value.lower() in state.aliases  # "Anna identity Annie"
         if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers) \
-                or is_raw_utterance(value) or _opens_with_interjection(d.value) or restates_alias:
+                or is_raw_utterance(value) or _opens_with_interjection(d.value) or restates_alias \
+                or _empty_word(value, d.pred):
             continue
         key = (entity.lower(), d.prop, _gist(value), d.modality.value)
         earlier = stated.get(key)
@@ -156,6 +157,32 @@ def _opens_with_interjection(value: str) -> bool:
     return "," in value and " " not in first and clauses.is_noise_word(first, acknowledgements=False)
 
 
+# a lone word of these kinds says nothing about anyone: "works: together", "eats: them",
+# "recommends: few", "talks: about", "has: have"
+_EMPTY_POS = frozenset({"PRON", "DET", "ADP", "AUX", "PART", "CCONJ", "SCONJ", "INTJ", "PUNCT", "SYM"})
+_LIGHT_LEMMAS = frozenset({"be", "have", "do"})
+
+
+def _empty_word(value: str, pred: Token | None) -> bool:
+    """A one-word value that, where it was said, is a pronoun, a determiner, a preposition, a
+    particle, an auxiliary, a function adverb or adjective ("together", "back", "few"), a
+    comparative or superlative adverb ("hardest"), a vague noun ("lots") or a light verb; or a
+    stray letter. No proposition: dropped. "abroad", "online", "single" are kept."""
+    words = value.split()
+    if len(words) != 1:
+        return False
+    word = words[0].strip(".,!?;:'\"()").lower()
+    if not any(ch.isdigit() for ch in word) and sum(ch.isalpha() for ch in word) < 2:
+        return True
+    said = next((t for t in pred.sent if t.lower_ == word), None) if pred is not None else None
+    if said is None:
+        return False
+    pos, lemma = said.pos_, said.lemma_.lower()
+    return (pos in _EMPTY_POS or (pos == "ADV" and (said.is_stop or said.tag_ in ("RBR", "RBS")))
+            or (pos == "ADJ" and said.is_stop) or (pos == "VERB" and lemma in _LIGHT_LEMMAS)
+            or (pos == "NOUN" and lemma in VAGUE_NOUNS))
+
+
 def is_raw_utterance(value: str) -> bool:
     """A value that still holds a first- or second-person subject ("Okay, Pepper is staring at
     me, I'm ...", "I've been waiting"): a copy of the turn, not a proposition."""
@@ -179,8 +206,8 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
         return False  # "expresses Anna", "works on on": the subject again, or a lone preposition
     verb = d.prop.split("_")[0]
     repeated = (verb, verb[:-1], verb[:-2], d.prop)
-    if all(w.lower() in repeated or w.lower() in DISCOURSE for w in d.value.split()):
-        return False  # "feels feel", "quits quit": the verb repeated, nothing stated
+    if all(w.lower() in repeated or w.lower() in DISCOURSE or w.lower() in _BARE for w in d.value.split()):
+        return False  # "feels feel", "quits quit", "gets up: get up": the verb again, nothing stated
     # what a speaker says of the other speaker ("you're so brave") is a reaction, not the other's
     # own account; their facts come from their own turns (the name they are addressed by is one)
     return d.prop == "goes_by" or not (d.entity != d.turn.speaker and d.entity in speakers)
