@@ -99,6 +99,10 @@ def test_how_often_is_answered_with_the_frequency_said() -> None:
 
 def test_spans_follow_the_answer_form() -> None:
     assert category_head("What workshop did Maya attend?") == "workshop"
+    # the attribute asked of a named owner is the category too; a name asked for is not one
+    assert category_head("What are Maya's hobbies?") == "hobbies"
+    assert category_head("What is her favourite colour?") == "colour"
+    assert category_head("What is the name of Maya's cat?") is None
     book = _buffer(("D3:1", "Maya", 'I\'m reading "The Lean Startup" and it is great for my shop.'))
     title = _ask("What book is Maya reading?", book).text  # whole, never cut ("Lean", "Startup")
     assert "Lean Startup" in title and "shop" not in title

@@ -75,6 +75,9 @@ def category_head(question: str) -> str | None:
         question,
         re.IGNORECASE,
     )
+    if not m:  # "What is Anna's job?": the attribute asked of a named owner
+        m = re.search(r"\b(?i:what|which)\s+(?i:is|are|was|were)\s+(?:[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*'s?"
+                      r"|(?i:his|her|their|my|your))\s+(?:[a-z\-]+\s+)?([a-z\-]+)\s*\??\s*$", question)
     if not m or m.group(1).lower() in STOPWORDS:
         return None
     return m.group(1)
