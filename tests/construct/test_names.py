@@ -254,8 +254,10 @@ def test_no_record_whose_value_says_nothing(backend: OfflineBackend) -> None:
         ("Katarzyna W", "I checked it out and I will check out more."),
         ("Benedikt", "Did you check out? I did check out."),
         ("Katarzyna W", "I am single."),
+        ("Katarzyna W", "Knitting is my escape. It is amazing to have something we enjoy."),
+        ("Benedikt", "Running my own bakery and doing something I love is great."),
     ])
     kept = {(r.entity, r.property, r.value) for r in got.records}
     for r in got.records:  # a lone adverb, quantifier or the property's verb again is no fact
-        assert r.value.lower() not in {"hardest", "few", "lots", "more", "check out"}, kept
+        assert r.value.lower() not in {"hardest", "few", "lots", "more", "check out", "enjoy", "love"}, kept
     assert ("Katarzyna W", "relationship_status", "single") in kept  # an adjective that says something

@@ -15,6 +15,7 @@ from memory_core.backends.offline import clauses
 from memory_core.backends.offline.drafts import VAGUE_NOUNS, Draft, ExtractState
 from memory_core.backends.offline.propositions import DISCOURSE, third_person
 from memory_core.backends.offline.subjects import possessor
+from memory_core.construct import lexicon
 from memory_core.contracts import ASSISTANT_ROLES, Extraction
 from memory_core.models import EventFrame, Record, Turn
 
@@ -35,7 +36,7 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
         restates_alias = d.prop != "goes_by" and value.lower() in state.aliases  # "Anna identity Annie"
         if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers) \
                 or is_raw_utterance(value) or _opens_with_interjection(d.value) or restates_alias \
-                or _empty_word(value, d.pred):
+                or _empty_word(value, d.pred, d.prop):
             continue
         key = (entity.lower(), d.prop, _gist(value), d.modality.value)
         earlier = stated.get(key)
@@ -163,11 +164,14 @@ _EMPTY_POS = frozenset({"PRON", "DET", "ADP", "AUX", "PART", "CCONJ", "SCONJ", "
 _LIGHT_LEMMAS = frozenset({"be", "have", "do"})
 
 
-def _empty_word(value: str, pred: Token | None) -> bool:
+def _empty_word(value: str, pred: Token | None, prop: str) -> bool:
     """A one-word value that, where it was said, is a pronoun, a determiner, a preposition, a
     particle, an auxiliary, a function adverb or adjective ("together", "back", "few"), a
-    comparative or superlative adverb ("hardest"), a vague noun ("lots") or a light verb; or a
-    stray letter. No proposition: dropped. "abroad", "online", "single" are kept."""
+    comparative or superlative adverb ("hardest"), a vague noun ("lots") or a light verb, or
+    that only says the property's verb again ("likes: love", "creates: make", "walks: walking";
+    "loses_job: job" and "injury: hurt" state their fact in the property and stay); or a stray
+    letter. No proposition: dropped. "abroad", "online",
+    "single" are kept."""
     words = value.split()
     if len(words) != 1:
         return False
@@ -178,6 +182,11 @@ def _empty_word(value: str, pred: Token | None) -> bool:
     if said is None:
         return False
     pos, lemma = said.pos_, said.lemma_.lower()
+    if pos in ("VERB", "NOUN") and "_" not in prop and prop.endswith("s"):  # a verb property wants an object
+        verb = clauses.lemma(said) if pos == "VERB" else lemma
+        mapped = lexicon.VERBS.get(verb)
+        if (mapped is not None and mapped.name == prop) or third_person(verb) == prop:
+            return True
     return (pos in _EMPTY_POS or (pos == "ADV" and (said.is_stop or said.tag_ in ("RBR", "RBS")))
             or (pos == "ADJ" and said.is_stop) or (pos == "VERB" and lemma in _LIGHT_LEMMAS)
             or (pos == "NOUN" and lemma in VAGUE_NOUNS))
