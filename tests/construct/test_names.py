@@ -261,3 +261,12 @@ def test_no_record_whose_value_says_nothing(backend: OfflineBackend) -> None:
     for r in got.records:  # a lone adverb, quantifier or the property's verb again is no fact
         assert r.value.lower() not in {"hardest", "few", "lots", "more", "check out", "enjoy", "love"}, kept
     assert ("Katarzyna W", "relationship_status", "single") in kept  # an adjective that says something
+
+
+def test_episode_themes_are_written_as_said() -> None:
+    phrases = _themes([
+        "The U-Bahn was packed again, so I cycled along the canal.",
+        "Cycling beats the U-Bahn! The canal path is lovely in spring.",
+        "The U-Bahn is faster in winter though, and the canal path gets icy.",
+    ])
+    assert "U-Bahn" in phrases, phrases  # not "U - Bahn"

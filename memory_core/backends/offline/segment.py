@@ -230,7 +230,7 @@ def key_phrases(docs: list[Doc], speakers: tuple[str, ...], limit: int = 3) -> t
             tokens = clean(list(ent))
             if tokens is None or (len(tokens) == 1 and tokens[0].is_sent_start and tokens[0].pos_ != "PROPN"):
                 continue
-            text = " ".join(t.text for t in tokens)
+            text = _surface(tokens)
             key = text.lower().strip()
             if key in speaker_names or len(key) < 2:
                 continue
@@ -250,7 +250,7 @@ def key_phrases(docs: list[Doc], speakers: tuple[str, ...], limit: int = 3) -> t
             if key in speaker_names or key in _STOP_NOUNS:
                 continue
             scores[key] += 1.0
-            surface.setdefault(key, " ".join(t.text for t in words))
+            surface.setdefault(key, _surface(words))
     ranked = [k for k, _ in sorted(scores.items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))]
     top: list[str] = []
     for k in ranked:  # a phrase once, in one spelling, and never inside another ("manager Ruben", "Ruben")
@@ -261,6 +261,12 @@ def key_phrases(docs: list[Doc], speakers: tuple[str, ...], limit: int = 3) -> t
         if len(top) == limit:
             break
     return [surface[k] for k in top], bool(top and top[0] in named)
+
+
+def _surface(tokens: list[Token]) -> str:
+    """The tokens as written: "U-Bahn", not "U - Bahn"; a space where words were left out."""
+    out = [a.text + (a.whitespace_ if b.i == a.i + 1 else " ") for a, b in itertools.pairwise(tokens)]
+    return "".join(out) + tokens[-1].text
 
 
 def theme_type(docs: list[Doc], top_is_entity: bool) -> ThemeType:
