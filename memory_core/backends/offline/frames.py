@@ -170,8 +170,7 @@ def _empty_word(value: str, pred: Token | None, prop: str) -> bool:
     comparative or superlative adverb ("hardest"), a vague noun ("lots") or a light verb, or
     that only says the property's verb again ("likes: love", "creates: make", "walks: walking";
     "loses_job: job" and "injury: hurt" state their fact in the property and stay); or a stray
-    letter. No proposition: dropped. "abroad", "online",
-    "single" are kept."""
+    letter. No proposition: dropped. "abroad", "online" and "single" are kept."""
     words = value.split()
     if len(words) != 1:
         return False
