@@ -263,6 +263,21 @@ def test_no_record_whose_value_says_nothing(backend: OfflineBackend) -> None:
     assert ("Katarzyna W", "relationship_status", "single") in kept  # an adjective that says something
 
 
+def test_what_someone_was_doing_is_no_identity_and_a_list_names_no_kin(backend: OfflineBackend) -> None:
+    got = run(backend, [
+        ("Benedikt", "I missed the match while I was away fishing last weekend."),
+        ("Katarzyna W", "So much keeps me here: the flat, my choir friends, Blauwhal... It feels like home."),
+        ("Benedikt", "My kids Jack and Lily love it. My grandma will adore her."),
+        ("Katarzyna W", "I'm a darling, honestly."),
+    ])
+    kept = {(r.entity, r.property, r.value) for r in got.records}
+    assert not [r for r in got.records if r.property == "identity" and "fishing" in r.value], kept
+    assert not [r for r in got.records if "Blauwhal" in (r.entity, r.value) and r.property == "friend"], kept
+    assert ("Benedikt", "child", "Jack and Lily") in kept  # both names, not "Jack Lily"
+    assert not [r for r in got.records if r.entity == r.value], kept  # "her" is not the grandma herself
+    assert ("Katarzyna W", "identity", "darling") in kept  # a noun with its article still is one
+
+
 def test_episode_themes_are_written_as_said() -> None:
     phrases = _themes([
         "The U-Bahn was packed again, so I cycled along the canal.",

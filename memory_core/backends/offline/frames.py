@@ -210,7 +210,7 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     if unnamed and "'s " not in d.entity and d.time is None:
         return False  # an undated unnamed thing as subject ("kids had a blast", "colors blend nicely")
     own = {w.lower() for w in d.entity.replace("'s", "").split()}
-    if all(w.lower().strip(".,!?'") in own | _FILLER | _BARE for w in d.value.split()):
+    if all(w.lower().strip(".,!?'") in own | _FILLER | _BARE for w in d.value.replace("'s", "").split()):
         return False  # "expresses Anna", "works on on": the subject again, or a lone preposition
     verb = d.prop.split("_")[0]
     repeated = (verb, verb[:-1], verb[:-2], d.prop)

@@ -385,7 +385,16 @@ def _copula_noun(attr: Token, subject: Subject, lemma: str) -> list[tuple[Prop, 
         return []
     if noun in lexicon.OCCUPATIONS or _agent_noun(attr):
         return [(lexicon.OCCUPATION, clauses.phrase(attr), "pattern")]
+    if _bare_gerund(attr):
+        return []  # "I was away fishing": what they were doing, not what they are
     return [(lexicon.IDENTITY, clauses.phrase(attr), "pattern")]
+
+
+def _bare_gerund(attr: Token) -> bool:
+    """A singular "-ing" noun with no determiner, possessive or number: an activity the subject
+    was busy with ("was out fishing"), not a kind of person ("a darling", "the king")."""
+    return attr.tag_ == "NN" and attr.lower_.endswith("ing") and not any(
+        c.dep_ in ("det", "poss", "nummod") for c in attr.children)
 
 
 def _agent_noun(attr: Token) -> bool:

@@ -87,12 +87,21 @@ def _given_name(tok: Token) -> str | None:
     for child in tok.children:
         if child.dep_ in ("appos", "compound") and child.pos_ == "PROPN" and (child.dep_ == "appos"
                                                                            or child.i > tok.i):
-            return " ".join(t.text for t in child.subtree if t.pos_ == "PROPN") or child.text
+            names = [child, *(c for c in child.children if c.dep_ == "conj" and c.pos_ == "PROPN")]
+            if (tok.tag_ in ("NNS", "NNPS")) != (len(names) > 1):
+                continue  # "my friends, Blauwhal, ...": one name is no name of several (a list goes on)
+            return " and ".join(_own_name(n) for n in names)  # "my kids Jack and Lily"
         if child.dep_ == "acl" and child.lemma_ in ("name", "call"):
             for g in child.children:
                 if g.dep_ in ("oprd", "attr", "dobj", "xcomp") and g.pos_ == "PROPN":
                     return g.text
     return None
+
+
+def _own_name(tok: Token) -> str:
+    """A name token with the proper nouns before it that it governs ("Mary Ann", "Uncle Tom")."""
+    before = [t.text for t in tok.children if t.dep_ == "compound" and t.pos_ == "PROPN" and t.i < tok.i]
+    return " ".join([*before, tok.text])
 
 
 def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int) -> Subject | None:
