@@ -10,9 +10,11 @@ import pytest
 
 from memory_core.backends.offline.backend import OfflineBackend
 from memory_core.backends.offline.clauses import is_noise_word
+from memory_core.backends.offline.drafts import ExtractState
 from memory_core.backends.offline.frames import clean_value, is_raw_utterance, speakers_named
 from memory_core.backends.offline.nlp import get_nlp, normalise_text
 from memory_core.backends.offline.segment import key_phrases
+from memory_core.backends.offline.subjects import register_mentions
 from memory_core.construct.entities import animal_names, canonicalise, place_names
 from memory_core.contracts import ConversationInfo
 from memory_core.embeddings import Embedder
@@ -276,6 +278,30 @@ def test_what_someone_was_doing_is_no_identity_and_a_list_names_no_kin(backend: 
     assert ("Benedikt", "child", "Jack and Lily") in kept  # both names, not "Jack Lily"
     assert not [r for r in got.records if r.entity == r.value], kept  # "her" is not the grandma herself
     assert ("Katarzyna W", "identity", "darling") in kept  # a noun with its article still is one
+
+
+def test_a_name_one_lives_in_is_no_one_a_pronoun_can_mean() -> None:
+    s = session(1, [("Benedikt", "My aunt lives in Kiel. Anna stays in Kiel with her.")])
+    state = ExtractState(one_episode(s), INFO)
+    doc = get_nlp()(s.turns[0].text)
+    assert [e.text for e in doc.ents if e.label_ == "PERSON"].count("Kiel") >= 1  # what the small NER says
+    for sent in doc.sents:
+        register_mentions(state, sent, "Benedikt", "Katarzyna W", 0)
+    people = [m.name for m in state.mentions if m.type == "person"]
+    assert "Kiel" not in people and "Anna" in people, people
+
+
+def test_a_value_does_not_repeat_its_preposition_or_name_each_other(backend: OfflineBackend) -> None:
+    got = run(backend, [
+        ("Benedikt", "We always support each other. I'm hoping for the best with the exam."),
+        ("Katarzyna W", "We play chess with each other on Sundays. I lost my job at the bakery last spring."),
+    ])
+    kept = {(r.entity, r.property, r.value) for r in got.records}
+    assert not [v for _e, _p, v in kept if v.lower().endswith("each other") and len(v.split()) <= 3], kept
+    hopes = [r.value for r in got.records if r.property == "hopes_for"]
+    assert hopes and not [v for v in hopes if v.lower().startswith("for ")], kept  # not "for the best"
+    assert any(r.property == "plays" and "chess" in r.value for r in got.records), kept
+    assert ("Katarzyna W", "loses_job", "job at bakery") in kept  # "job" is no preposition to drop
 
 
 def test_episode_themes_are_written_as_said() -> None:

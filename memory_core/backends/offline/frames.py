@@ -99,9 +99,12 @@ def _filler(word: str) -> bool:
 def clean_value(value: str, prop: str) -> str:
     """A value without the chat around it: no leading or trailing interjection or discourse word
     ("Exactly spoiled rotten", "escaping Anyway"), no leading form of the property's own verb
-    ("plays: played live" -> "live"), no dangling article or conjunction."""
+    ("plays: played live" -> "live"), nor its own preposition again ("hopes_for: for rain" ->
+    "rain"), no dangling article or conjunction."""
     words = value.split()
     verb = prop.split("_")[0].lower()
+    particle = prop.rsplit("_", 1)[-1].lower() if "_" in prop else None
+    particle = particle if particle in _BARE | {"to"} else None  # "loses_job: job at X" keeps "job"
     stem = verb[:-2] if verb.endswith("es") and len(verb) > 4 else verb[:-1] if verb.endswith("s") else verb
     stem = stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem
     for _ in range(3):
@@ -115,6 +118,8 @@ def clean_value(value: str, prop: str) -> str:
             while rest and rest[0].lower() in _PARTICLES:
                 rest = rest[1:]
             words = rest or words
+        if particle and len(words) > 1 and words[0].lower() == particle:
+            words = words[1:]
         if len(words) == before:
             break
     return " ".join(words).strip(" ,;:-")
@@ -197,6 +202,9 @@ def is_raw_utterance(value: str) -> bool:
     return any(w.lower().strip(".,!?;:\"()") in _VOICE for w in value.replace("’", "'").split())
 
 
+_RECIPROCAL = ("each other", "one another")
+
+
 def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     """Phatic and opinion-only drafts are no facts: an evaluation of something ("things are
     tough"), a topic without a statement, a picture's caption."""
@@ -209,6 +217,9 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
         d.entity not in speakers or d.entity.lower() in ASSISTANT_ROLES)
     if unnamed and "'s " not in d.entity and d.time is None:
         return False  # an undated unnamed thing as subject ("kids had a blast", "colors blend nicely")
+    said = " ".join(d.value.lower().split())
+    if said[:1] in ("'", "’") or (said.endswith(_RECIPROCAL) and len(said.split()) <= 3):
+        return False  # "'s good", "'em to feel" (a clitic cut from its word), "(always) each other"
     own = {w.lower() for w in d.entity.replace("'s", "").split()}
     if all(w.lower().strip(".,!?'") in own | _FILLER | _BARE for w in d.value.replace("'s", "").split()):
         return False  # "expresses Anna", "works on on": the subject again, or a lone preposition

@@ -31,6 +31,7 @@ NER_TYPES = {"PERSON": "person", "GPE": "place", "LOC": "place", "FAC": "place",
              "ORG": "organization", "NORP": "group", "PRODUCT": "object", "WORK_OF_ART": "work",
              "EVENT": "event", "LANGUAGE": "concept"}
 _NAMED = frozenset({"", "ORG", "PERSON"})  # what the small NER calls a pet's or a person's name
+_LOCATIVE = frozenset({"in", "at", "near", "around", "inside", "outside"})
 PERSON_PRON = {"he": False, "him": False, "his": False, "she": False, "her": False,
                "they": True, "them": True, "their": True}
 
@@ -45,7 +46,8 @@ def other_speaker(turns: list[Turn], pos: int, info: ConversationInfo) -> str:
 
 def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str, pos: int) -> None:
     for ent in sent.ents:
-        if ent.label_ == "PERSON" and speaker_alias(ent.text, state.info.speakers, state.aliases) is None:
+        if ent.label_ == "PERSON" and speaker_alias(ent.text, state.info.speakers, state.aliases) is None \
+                and not _somewhere(ent.root):
             state.mentions.append(Mention(ent.text.strip(), "person", False, pos))
     for tok in sent:  # a named subject, whatever NER guessed ("Pepper is staring at me, she wants ...")
         if tok.dep_ in ("nsubj", "nsubjpass") and tok.pos_ == "PROPN" and tok.ent_type_ in _NAMED \
@@ -60,6 +62,12 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
                 name = name_of(tok, state, owner) or f"{owner}'s {tok.lower_}"
                 kind = "animal" if kin.value_type == "animal" else "person"
                 state.mentions.append(Mention(name, kind, tok.tag_ == "NNS", pos))
+
+
+def _somewhere(tok: Token) -> bool:
+    """The name is where something is ("lives in Tartu", "at Blauwhal"): a place, whatever the
+    small NER calls it, so no "he" or "she" can mean it."""
+    return tok.dep_ == "pobj" and tok.head.lower_ in _LOCATIVE
 
 
 def possessor(tok: Token, speaker: str, other: str) -> str | None:
