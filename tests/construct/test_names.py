@@ -304,6 +304,13 @@ def test_a_value_does_not_repeat_its_preposition_or_name_each_other(backend: Off
     assert ("Katarzyna W", "loses_job", "job at bakery") in kept  # "job" is no preposition to drop
 
 
+def test_having_to_do_something_is_no_possession(backend: OfflineBackend) -> None:
+    got = run(backend, [("Benedikt", "I had to sell my bike. I have two bikes left though.")])
+    kept = {(r.entity, r.property, r.value) for r in got.records}
+    assert not [r for r in got.records if r.property == "has" and "sell" in r.value], kept
+    assert any(r.property == "sells" and "bike" in r.value for r in got.records), kept
+
+
 def test_episode_themes_are_written_as_said() -> None:
     phrases = _themes([
         "The U-Bahn was packed again, so I cycled along the canal.",

@@ -122,7 +122,9 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     xcomp = next((c for c in pred.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None)
     governs = xcomp is not None and (
         lemma in lexicon.DESIRE_VERBS | lexicon.PLAN_VERBS
-        or lemma in ("start", "begin", "continue", "try", "need", "decide", "learn", "keep", "go", "get"))
+        or lemma in ("start", "begin", "continue", "try", "need", "decide", "learn", "keep", "go", "get")
+        # "had to sell my bike": the selling is the fact, "have to" no possession
+        or (lemma == "have" and any(c.dep_ == "aux" and c.lower_ == "to" for c in xcomp.children)))
     mod, _ = clauses.modality(pred)
     hypothetical = bool({c.lower_ for c in pred.children if c.dep_ == "aux"} & {"would", "'d"})
     likes_clause = lemma in ("love", "like", "enjoy", "prefer", "hate") and not hypothetical
