@@ -304,6 +304,12 @@ def test_a_value_does_not_repeat_its_preposition_or_name_each_other(backend: Off
     assert ("Katarzyna W", "loses_job", "job at bakery") in kept  # "job" is no preposition to drop
 
 
+def test_a_value_of_pronouns_and_prepositions_says_nothing(backend: OfflineBackend) -> None:
+    got = run(backend, [("Benedikt", "I learn a lot with them. I learn Spanish with them too.")])
+    kept = {(r.entity, r.property, r.value) for r in got.records}
+    assert [v for _e, p, v in kept if p == "learns"] == ["Spanish with them"], kept
+
+
 def test_having_to_do_something_is_no_possession(backend: OfflineBackend) -> None:
     got = run(backend, [("Benedikt", "I had to sell my bike. I have two bikes left though.")])
     kept = {(r.entity, r.property, r.value) for r in got.records}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memory_core.backends.offline import clauses
-from memory_core.backends.offline.drafts import VAGUE_NOUNS, Draft, ExtractState
+from memory_core.backends.offline.drafts import PRONOUN_VALUES, VAGUE_NOUNS, Draft, ExtractState
 from memory_core.backends.offline.propositions import DISCOURSE, third_person
 from memory_core.backends.offline.subjects import possessor
 from memory_core.construct import lexicon
@@ -221,8 +221,10 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     if said[:1] in ("'", "’") or (said.endswith(_RECIPROCAL) and len(said.split()) <= 3):
         return False  # "'s good", "'em to feel" (a clitic cut from its word), "(always) each other"
     own = {w.lower() for w in d.entity.replace("'s", "").split()}
-    if all(w.lower().strip(".,!?'") in own | _FILLER | _BARE for w in d.value.replace("'s", "").split()):
-        return False  # "expresses Anna", "works on on": the subject again, or a lone preposition
+    empty = own | _FILLER | _BARE | PRONOUN_VALUES
+    if all(w.lower().strip(".,!?'") in empty for w in d.value.replace("'s", "").split()):
+        return False  # "expresses Anna", "works on on", "learns a lot with them": the subject again, a
+        # lone preposition, pronouns
     verb = d.prop.split("_")[0]
     repeated = (verb, verb[:-1], verb[:-2], d.prop)
     if all(w.lower() in repeated or w.lower() in DISCOURSE or w.lower() in _BARE for w in d.value.split()):
