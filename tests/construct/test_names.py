@@ -310,6 +310,12 @@ def test_a_value_of_pronouns_and_prepositions_says_nothing(backend: OfflineBacke
     assert [v for _e, p, v in kept if p == "learns"] == ["Spanish with them"], kept
 
 
+def test_a_relation_named_after_its_noun_links_the_name(backend: OfflineBackend) -> None:
+    got = run(backend, [("Katarzyna W", "I love it. My manager Dirk is calm and actually listens.")])
+    kept = {(r.entity, r.property, r.value) for r in got.records}
+    assert ("Katarzyna W", "colleague", "Dirk") in kept, kept  # not "Katarzyna W's manager"
+
+
 def test_having_to_do_something_is_no_possession(backend: OfflineBackend) -> None:
     got = run(backend, [("Benedikt", "I had to sell my bike. I have two bikes left though.")])
     kept = {(r.entity, r.property, r.value) for r in got.records}

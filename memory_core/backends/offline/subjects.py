@@ -92,6 +92,11 @@ def name_of(tok: Token, state: ExtractState, owner: str) -> str | None:
 
 
 def _given_name(tok: Token) -> str | None:
+    head = tok.head
+    if tok.dep_ == "compound" and head.pos_ == "PROPN" and head.i > tok.i:  # "my manager Dirk (Brandt)"
+        first = [t.text for t in head.children
+                 if t.dep_ == "compound" and t.pos_ == "PROPN" and tok.i < t.i < head.i]
+        return " ".join([*first, head.text])
     for child in tok.children:
         if child.dep_ in ("appos", "compound") and child.pos_ == "PROPN" and (child.dep_ == "appos"
                                                                            or child.i > tok.i):
