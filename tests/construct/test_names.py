@@ -10,8 +10,8 @@ import pytest
 
 from memory_core.backends.offline.backend import OfflineBackend
 from memory_core.backends.offline.clauses import is_noise_word
-from memory_core.backends.offline.drafts import ExtractState
-from memory_core.backends.offline.frames import clean_value, is_raw_utterance, speakers_named
+from memory_core.backends.offline.drafts import Draft, ExtractState
+from memory_core.backends.offline.frames import clean_value, is_raw_utterance, speakers_named, worth_keeping
 from memory_core.backends.offline.nlp import get_nlp, normalise_text
 from memory_core.backends.offline.segment import key_phrases
 from memory_core.backends.offline.subjects import register_mentions
@@ -314,6 +314,12 @@ def test_a_relation_named_after_its_noun_links_the_name(backend: OfflineBackend)
     got = run(backend, [("Katarzyna W", "I love it. My manager Dirk is calm and actually listens.")])
     kept = {(r.entity, r.property, r.value) for r in got.records}
     assert ("Katarzyna W", "colleague", "Dirk") in kept, kept  # not "Katarzyna W's manager"
+
+
+def test_the_verb_again_after_to_is_no_value() -> None:
+    turn = session(1, [("Benedikt", "My stomach is empty, so I gotta eat.")]).turns[0]
+    assert not worth_keeping(Draft("Benedikt", "person", "eats", "to eat", turn, 0.8), INFO.speakers)
+    assert worth_keeping(Draft("Benedikt", "person", "eats", "to eat soup", turn, 0.8), INFO.speakers)
 
 
 def test_having_to_do_something_is_no_possession(backend: OfflineBackend) -> None:

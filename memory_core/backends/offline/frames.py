@@ -227,8 +227,9 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
         # lone preposition, pronouns
     verb = d.prop.split("_")[0]
     repeated = (verb, verb[:-1], verb[:-2], d.prop)
-    if all(w.lower() in repeated or w.lower() in DISCOURSE or w.lower() in _BARE for w in d.value.split()):
-        return False  # "feels feel", "quits quit", "gets up: get up": the verb again, nothing stated
+    if all(w.lower() in repeated or w.lower() in DISCOURSE or w.lower() in _BARE or w.lower() == "to"
+           for w in d.value.split()):
+        return False  # "feels feel", "eats: to eat", "gets up: get up": the verb again, nothing stated
     # what a speaker says of the other speaker ("you're so brave") is a reaction, not the other's
     # own account; their facts come from their own turns (the name they are addressed by is one)
     return d.prop == "goes_by" or not (d.entity != d.turn.speaker and d.entity in speakers)
