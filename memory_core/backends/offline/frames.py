@@ -36,7 +36,7 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
         restates_alias = d.prop != "goes_by" and value.lower() in state.aliases  # "Anna identity Annie"
         if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers) \
                 or is_raw_utterance(value) or _opens_with_interjection(d.value) or restates_alias \
-                or _empty_word(value, d.pred, d.prop):
+                or _empty_word(value, d.pred, d.prop) or _reciprocal_only(value):
             continue
         key = (entity.lower(), d.prop, _gist(value), d.modality.value)
         earlier = stated.get(key)
@@ -131,7 +131,12 @@ _TIME_PREPS = frozenset({"on", "in", "at", "during", "since", "until", "by"})
 def _value(d: Draft, prop: str, other: str) -> str:
     """The draft's value cleaned as for ``prop`` (``clean_value``), the speakers named, and
     without the preposition a date left behind ("with Ben on" [Monday])."""
-    words = speakers_named(clean_value(d.value, prop), d.turn.speaker, other).split()
+    value = clean_value(d.value, prop)
+    subject = clauses.subject_of(d.pred) if d.pred is not None else None
+    if other and subject is not None and subject.lower_ == "we":  # "we support each other": the other
+        for phrase in _RECIPROCAL:
+            value = value.replace(phrase, other)
+    words = speakers_named(value, d.turn.speaker, other).split()
     if d.time is not None and len(words) > 1 and words[-1].lower() in _TIME_PREPS:
         words = words[:-1]
     return " ".join(words)
@@ -203,6 +208,14 @@ def is_raw_utterance(value: str) -> bool:
 
 
 _RECIPROCAL = ("each other", "one another")
+_NAMED_LATER = frozenset({"me", "you"})  # ``speakers_named`` writes them as names ("shares with you")
+
+
+def _reciprocal_only(value: str) -> bool:
+    """"(always) each other": whom it was done to is not said (a "we" subject's reciprocal is
+    named by ``_value``)."""
+    said = " ".join(value.lower().split())
+    return said.endswith(_RECIPROCAL) and len(said.split()) <= 3
 
 
 def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
@@ -217,11 +230,10 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
         d.entity not in speakers or d.entity.lower() in ASSISTANT_ROLES)
     if unnamed and "'s " not in d.entity and d.time is None:
         return False  # an undated unnamed thing as subject ("kids had a blast", "colors blend nicely")
-    said = " ".join(d.value.lower().split())
-    if said[:1] in ("'", "’") or (said.endswith(_RECIPROCAL) and len(said.split()) <= 3):
-        return False  # "'s good", "'em to feel" (a clitic cut from its word), "(always) each other"
+    if d.value.lstrip()[:1] in ("'", "’"):
+        return False  # "'s good", "'em to feel": a clitic cut from its word
     own = {w.lower() for w in d.entity.replace("'s", "").split()}
-    empty = own | _FILLER | _BARE | PRONOUN_VALUES
+    empty = own | _FILLER | _BARE | (PRONOUN_VALUES - _NAMED_LATER)
     if all(w.lower().strip(".,!?'") in empty for w in d.value.replace("'s", "").split()):
         return False  # "expresses Anna", "works on on", "learns a lot with them": the subject again, a
         # lone preposition, pronouns
