@@ -133,7 +133,8 @@ def _value(d: Draft, prop: str, other: str) -> str:
     without the preposition a date left behind ("with Ben on" [Monday])."""
     value = clean_value(d.value, prop)
     subject = clauses.subject_of(d.pred) if d.pred is not None else None
-    if other and subject is not None and subject.lower_ == "we":  # "we support each other": the other
+    # "we support each other", "let's keep cheering each other on": the speaker and the other
+    if other and d.entity == d.turn.speaker and (subject is None or subject.lower_ in ("we", "us", "'s")):
         for phrase in _RECIPROCAL:
             value = value.replace(phrase, other)
     words = speakers_named(value, d.turn.speaker, other).split()
