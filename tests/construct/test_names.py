@@ -323,6 +323,16 @@ def test_the_verb_again_after_to_is_no_value() -> None:
     assert worth_keeping(Draft("Benedikt", "person", "eats", "to eat soup", turn, 0.8), INFO.speakers)
 
 
+def test_he_or_she_means_the_last_subject_before_the_last_name(backend: OfflineBackend) -> None:
+    got = run(backend, [
+        ("Benedikt", "My dog Noodle hates trains. Noodle is staying with my aunt while we're away."),
+        ("Katarzyna W", "Lucky dog!"),
+        ("Benedikt", "Exactly, she'll be spoiled rotten."),
+    ])
+    kept = {(r.entity, r.property, r.value) for r in got.records}
+    assert ("Noodle", "feels", "spoiled rotten") in kept, kept  # not the aunt, named after Noodle
+
+
 def test_having_to_do_something_is_no_possession(backend: OfflineBackend) -> None:
     got = run(backend, [("Benedikt", "I had to sell my bike. I have two bikes left though.")])
     kept = {(r.entity, r.property, r.value) for r in got.records}

@@ -52,6 +52,7 @@ class Mention:
     type: str
     plural: bool
     turn: int
+    subject: bool = False  # the subject of its clause ("Rex is staying with my mom": Rex)
 
 
 @dataclass

@@ -48,12 +48,14 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
     for ent in sent.ents:
         if ent.label_ == "PERSON" and speaker_alias(ent.text, state.info.speakers, state.aliases) is None \
                 and not _somewhere(ent.root):
-            state.mentions.append(Mention(ent.text.strip(), "person", False, pos))
+            state.mentions.append(Mention(ent.text.strip(), "person", False, pos, _is_subject(ent.root)))
     for tok in sent:  # a named subject, whatever NER guessed ("Pepper is staring at me, she wants ...")
         if tok.dep_ in ("nsubj", "nsubjpass") and tok.pos_ == "PROPN" and tok.ent_type_ in _NAMED \
                 and speaker_alias(tok.text, state.info.speakers, state.aliases) is None:
             known = next((m for m in reversed(state.mentions) if m.name == tok.text), None)
-            state.mentions.append(Mention(tok.text, known.type if known else "person", False, pos))
+            # a subject only when named before: a capitalised heading word parses as one too
+            state.mentions.append(Mention(tok.text, known.type if known else "person", False, pos,
+                                          known is not None))
     for tok in sent:
         if tok.lemma_.lower() in lexicon.KIN and tok.pos_ == "NOUN":
             owner = possessor(tok, speaker, other)
@@ -61,7 +63,11 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
                 kin = lexicon.KIN[tok.lemma_.lower()]
                 name = name_of(tok, state, owner) or f"{owner}'s {tok.lower_}"
                 kind = "animal" if kin.value_type == "animal" else "person"
-                state.mentions.append(Mention(name, kind, tok.tag_ == "NNS", pos))
+                state.mentions.append(Mention(name, kind, tok.tag_ == "NNS", pos, _is_subject(tok)))
+
+
+def _is_subject(tok: Token) -> bool:
+    return tok.dep_ in ("nsubj", "nsubjpass")
 
 
 def _somewhere(tok: Token) -> bool:
@@ -127,10 +133,15 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         return Subject(other, "person", 1.0)
     if low in PERSON_PRON:
         plural = PERSON_PRON[low]
-        for m in reversed(state.mentions):
-            if m.plural == plural and m.type in ("person", "animal") and pos - m.turn <= 3:
-                return Subject(m.name, m.type, 0.8 * 0.9 ** (pos - m.turn))
-        return None
+        fits = [m for m in state.mentions
+                if m.plural == plural and m.type in ("person", "animal") and 0 <= pos - m.turn <= 3]
+        if not fits:
+            return None
+        # the latest turn that mentions someone who fits; in it, whoever was its subject
+        # ("Rex is staying with my mom. ... She'll be spoiled": Rex), else the last one named
+        latest = [m for m in fits if m.turn == fits[-1].turn]
+        m = next((m for m in reversed(latest) if m.subject), latest[-1])
+        return Subject(m.name, m.type, 0.8 * 0.9 ** (pos - m.turn))
     if tok.pos_ == "PRON" or tok.lower_ in ("this", "that", "these", "those", "it", "there"):
         return None
     if tok.lemma_.lower() in lexicon.KIN and tok.pos_ == "NOUN":
