@@ -160,7 +160,7 @@ def _closing_address(tok: Token) -> bool:
 
 
 _NAMED_DEPS = frozenset({"oprd", "attr", "dobj", "xcomp"})
-_LOCATIVE = frozenset({"at", "in", "to", "from", "near", "into", "inside", "outside", "around"})
+_LOCATIVE = clauses.WHERE_PREPS | {"to", "from", "into"}  # where a thing is, or one goes to / comes from
 
 
 def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Draft]:
@@ -207,7 +207,7 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
             out.append(Draft(name, "person", lexicon.OCCUPATION.name, kind, turn, conf("pattern", 1.0)))
             continue
         head = noun if noun.dep_ != "appos" else noun.head
-        where = head.dep_ == "pobj" and head.head.lower_ in _LOCATIVE
+        where = clauses.object_of(head, _LOCATIVE)
         what = "animal" if lemma in lexicon.ANIMAL_NOUNS or noun.lower_ in lexicon.ANIMAL_NOUNS else \
             "person" if lemma in lexicon.PERSON_NOUNS else "place" if where else "organization"
         out.append(Draft(name, what, "is_a", kind, turn, conf("pattern", 1.0)))

@@ -18,11 +18,18 @@ if TYPE_CHECKING:
 CLAUSE_DEPS = frozenset({"ROOT", "conj", "ccomp", "advcl", "parataxis", "xcomp", "relcl"})
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj"})
 OBJECT_DEPS = frozenset({"dobj", "attr", "oprd", "dative", "obj"})
+# prepositions saying where something is ("in Tartu", "at the studio")
+WHERE_PREPS = frozenset({"in", "at", "near", "around", "inside", "outside"})
 _DROP_DEPS = frozenset({"advcl", "punct", "mark", "parataxis", "appos", "ccomp"})
 _LEADING = frozenset({"a", "an", "the", "some", "any", "this", "that", "these", "those", "my", "our",
                       "your", "such", "so", "really", "very", "just", "all", "also"})
 _MODAL_FUTURE = frozenset({"will", "'ll", "shall", "wo"})
 _MODAL_HYPO = frozenset({"would", "'d", "could", "might", "may", "should"})
+
+
+def object_of(tok: Token, preps: frozenset[str]) -> bool:
+    """The token is the object of one of these prepositions ("lives in Tartu": Tartu, "in")."""
+    return tok.dep_ == "pobj" and tok.head.lower_ in preps
 
 
 # past forms of irregular verbs (past and participle) the small model may leave unlemmatised

@@ -90,6 +90,7 @@ _PARTICLES = frozenset({"up", "out", "off", "down", "over", "away"})
 _DANGLING = frozenset({"the", "a", "an", "and", "but", "or"})
 _BARE = frozenset({"on", "in", "at", "with", "for", "by", "from", "into", "about", "up", "out", "off",
                    "down", "over", "away", "through", "around", "back", ""})  # no object, nothing said
+_NO_OBJECT = _BARE | {"to"}  # ... and "to" ("eats: to eat", "listens_to: to music")
 
 
 def _filler(word: str) -> bool:
@@ -104,7 +105,7 @@ def clean_value(value: str, prop: str) -> str:
     words = value.split()
     verb = prop.split("_")[0].lower()
     particle = prop.rsplit("_", 1)[-1].lower() if "_" in prop else None
-    particle = particle if particle in _BARE | {"to"} else None  # "loses_job: job at X" keeps "job"
+    particle = particle if particle in _NO_OBJECT else None  # "loses_job: job at X" keeps "job"
     stem = verb[:-2] if verb.endswith("es") and len(verb) > 4 else verb[:-1] if verb.endswith("s") else verb
     stem = stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem
     for _ in range(3):
@@ -132,11 +133,12 @@ def _value(d: Draft, prop: str, other: str) -> str:
     """The draft's value cleaned as for ``prop`` (``clean_value``), the speakers named, and
     without the preposition a date left behind ("with Ben on" [Monday])."""
     value = clean_value(d.value, prop)
-    subject = clauses.subject_of(d.pred) if d.pred is not None else None
-    # "we support each other", "let's keep cheering each other on": the speaker and the other
-    if other and d.entity == d.turn.speaker and (subject is None or subject.lower_ in ("we", "us", "'s")):
-        for phrase in _RECIPROCAL:
-            value = value.replace(phrase, other)
+    if other and d.entity == d.turn.speaker and any(p in value for p in _RECIPROCAL):
+        subject = clauses.subject_of(d.pred) if d.pred is not None else None
+        # "we support each other", "let's keep cheering each other on": the speaker and the other
+        if subject is None or subject.lower_ in ("we", "us", "'s"):
+            for phrase in _RECIPROCAL:
+                value = value.replace(phrase, other)
     words = speakers_named(value, d.turn.speaker, other).split()
     if d.time is not None and len(words) > 1 and words[-1].lower() in _TIME_PREPS:
         words = words[:-1]
@@ -240,8 +242,8 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
         # lone preposition, pronouns
     verb = d.prop.split("_")[0]
     repeated = (verb, verb[:-1], verb[:-2], d.prop)
-    if all(w.lower() in repeated or w.lower() in DISCOURSE or w.lower() in _BARE or w.lower() == "to"
-           for w in d.value.split()):
+    said = [w.lower() for w in d.value.split()]
+    if all(w in repeated or w in DISCOURSE or w in _NO_OBJECT for w in said):
         return False  # "feels feel", "eats: to eat", "gets up: get up": the verb again, nothing stated
     # what a speaker says of the other speaker ("you're so brave") is a reaction, not the other's
     # own account; their facts come from their own turns (the name they are addressed by is one)

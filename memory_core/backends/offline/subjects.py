@@ -31,7 +31,6 @@ NER_TYPES = {"PERSON": "person", "GPE": "place", "LOC": "place", "FAC": "place",
              "ORG": "organization", "NORP": "group", "PRODUCT": "object", "WORK_OF_ART": "work",
              "EVENT": "event", "LANGUAGE": "concept"}
 _NAMED = frozenset({"", "ORG", "PERSON"})  # what the small NER calls a pet's or a person's name
-_LOCATIVE = frozenset({"in", "at", "near", "around", "inside", "outside"})
 PERSON_PRON = {"he": False, "him": False, "his": False, "she": False, "her": False,
                "they": True, "them": True, "their": True}
 
@@ -46,9 +45,11 @@ def other_speaker(turns: list[Turn], pos: int, info: ConversationInfo) -> str:
 
 def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str, pos: int) -> None:
     for ent in sent.ents:
+        # a name someone is in or at ("lives in Tartu") is a place, whatever the small NER calls it
         if ent.label_ == "PERSON" and speaker_alias(ent.text, state.info.speakers, state.aliases) is None \
-                and not _somewhere(ent.root):
-            state.mentions.append(Mention(ent.text.strip(), "person", False, pos, _is_subject(ent.root)))
+                and not clauses.object_of(ent.root, clauses.WHERE_PREPS):
+            state.mentions.append(Mention(ent.text.strip(), "person", False, pos,
+                                          ent.root.dep_ in clauses.SUBJECT_DEPS))
     for tok in sent:  # a named subject, whatever NER guessed ("Pepper is staring at me, she wants ...")
         if tok.dep_ in ("nsubj", "nsubjpass") and tok.pos_ == "PROPN" and tok.ent_type_ in _NAMED \
                 and speaker_alias(tok.text, state.info.speakers, state.aliases) is None:
@@ -63,17 +64,8 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
                 kin = lexicon.KIN[tok.lemma_.lower()]
                 name = name_of(tok, state, owner) or f"{owner}'s {tok.lower_}"
                 kind = "animal" if kin.value_type == "animal" else "person"
-                state.mentions.append(Mention(name, kind, tok.tag_ == "NNS", pos, _is_subject(tok)))
-
-
-def _is_subject(tok: Token) -> bool:
-    return tok.dep_ in ("nsubj", "nsubjpass")
-
-
-def _somewhere(tok: Token) -> bool:
-    """The name is where something is ("lives in Tartu", "at Blauwhal"): a place, whatever the
-    small NER calls it, so no "he" or "she" can mean it."""
-    return tok.dep_ == "pobj" and tok.head.lower_ in _LOCATIVE
+                subject = tok.dep_ in clauses.SUBJECT_DEPS
+                state.mentions.append(Mention(name, kind, tok.tag_ == "NNS", pos, subject))
 
 
 def possessor(tok: Token, speaker: str, other: str) -> str | None:
@@ -100,9 +92,7 @@ def name_of(tok: Token, state: ExtractState, owner: str) -> str | None:
 def _given_name(tok: Token) -> str | None:
     head = tok.head
     if tok.dep_ == "compound" and head.pos_ == "PROPN" and head.i > tok.i:  # "my manager Dirk (Brandt)"
-        first = [t.text for t in head.children
-                 if t.dep_ == "compound" and t.pos_ == "PROPN" and tok.i < t.i < head.i]
-        return " ".join([*first, head.text])
+        return _own_name(head)
     for child in tok.children:
         if child.dep_ in ("appos", "compound") and child.pos_ == "PROPN" and (child.dep_ == "appos"
                                                                            or child.i > tok.i):
