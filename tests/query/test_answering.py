@@ -373,3 +373,23 @@ def test_a_name_called_out_is_no_answer_sentence() -> None:
     )
     ranked = candidates(plan_question("Which relatives of Jonas and Maya came up?", VOCAB), buffer)
     assert "Hey Jonas!" not in {c.sentence for c in ranked} and "MAYA!!!" not in {c.sentence for c in ranked}
+
+
+def test_a_list_of_places_holds_only_places_and_the_records_that_name_them() -> None:
+    buffer = _buffer(
+        ("D1:1", "Jonas", "I took the night train and walked in the forests around the city all weekend."),
+        ("D2:4", "Maya", "Where did you go this time?"),
+        ("D2:5", "Jonas", "A long weekend in Trondheim with my cousin."),
+        ("D3:2", "Jonas", "Back from Bergen, the fish market was wild."),
+    )
+    vocab = Vocabulary(speakers=("Maya", "Jonas"), entities=(), properties=("destination",))
+    records = [
+        Record(id=f"r{i}", conv_id="c", episode_id=f"c:S{i}:E1", entity="Jonas", entity_type="person",
+               property="destination", value=value, evidence_turn_ids=(turn,), source_speaker="Jonas")
+        for i, (value, turn) in enumerate(
+            [("in the forests around the city", "D1:1"), ("Trondheim", "D2:5"), ("Bergen", "D3:2")], 1)
+    ]
+    q = "Which cities has Jonas travelled to?"
+    got = extractive_answer(q, plan_question(q, vocab), buffer, unmentioned=(), parse=parse_many,
+                            records=records, embed=EMBED)
+    assert "Trondheim" in got.text and "Bergen" in got.text and "forest" not in got.text

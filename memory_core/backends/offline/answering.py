@@ -61,6 +61,7 @@ from memory_core.backends.offline.intervals import interval_answer
 from memory_core.backends.offline.planner import addressed_speaker
 from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Record, Requirement, SupportLevel
 from memory_core.query.buffer import highlight_terms
+from memory_core.query.families import property_families
 from memory_core.query.premise import UNKNOWN, unmentioned_answer
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
 from memory_core.timeexpr.months import NUMBER_WORDS
@@ -825,6 +826,29 @@ def _raised_in_order(question: str, plan: Plan, ranked: list[Candidate]) -> Answ
     return _answer(text, [c.turn for c in picked], SupportLevel.WEAK)
 
 
+def _list_kinds(plan: Plan) -> frozenset[str] | None:
+    """The kinds of piece a list question asks for: places for "which cities / where ...",
+    people for "who ..."; None when it asks for things of any kind."""
+    q = Question.of(plan)
+    if "places" in q.head_families or q.target == "location":
+        return FITTING_KINDS["places"]
+    return FITTING_KINDS["entity"] if q.target == "entity" else None
+
+
+def _of_kind(choice: Choice, kinds: frozenset[str]) -> bool:
+    """The piece is of one of these kinds: a named entity of that type, or a record whose
+    property names such a thing (``destination``, ``friend``) and whose value is a name."""
+    if choice.option.kind in kinds:
+        return True
+    rec = choice.record
+    if rec is None:
+        return False
+    family = "places" if "place" in kinds else "relations"
+    said = choice.text.split()
+    named = bool(said) and 2 * sum(w[:1].isupper() for w in said) >= len(said)
+    return named and family in property_families(rec.property)
+
+
 def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candidate],
               model: AnswerModel) -> Answer:
     """The best option of each strong source (a sentence scoring at least ``GATHER_SHARE`` of
@@ -833,13 +857,17 @@ def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candid
     probability (fitted on the tune files): a weak source adds noise, not an item."""
     if asks_for_a_name(plan) and any(is_a_name(c) for _p, c in scored):
         scored = [(p, _named(c)) for p, c in scored if is_a_name(c)]  # "her pets' names?": names only
+    kinds = _list_kinds(plan)
+    if kinds and any(_of_kind(c, kinds) for _p, c in scored):  # "which cities ...?": places only
+        scored = [(p, c) for p, c in scored if _of_kind(c, kinds)]
     floor = model.gather_floor * scored[0][0] if scored else 0.0
     best_per_source: dict[str, tuple[float, Choice]] = {}
     for p, choice in scored:  # best first: the first option of a source is its best
         if p < floor:
             break  # the rest are weaker still
-        if choice.option.kind == "sentence" or choice.option.sentence_score < GATHER_SHARE:
-            continue
+        if choice.option.kind == "sentence" or (choice.option.sentence_score < GATHER_SHARE
+                                                  and not (kinds and choice.option.record_property)):
+            continue  # a weak source adds noise; a record of the asked kind of thing is its own source
         source = choice.record.id if choice.record is not None else choice.turn.turn_id if choice.turn else ""
         best_per_source.setdefault(source, (p, choice))
     picked: list[tuple[float, Choice]] = []
