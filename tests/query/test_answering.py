@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory_core.backends.offline.answering import candidates, extractive_answer
+from memory_core.backends.offline.answering import candidates, extractive_answer, state_record
 from memory_core.backends.offline.compose import category_head, vague_phrase
 from memory_core.backends.offline.nlp import parse_many
 from memory_core.backends.offline.planner import plan_question
@@ -393,3 +393,26 @@ def test_a_list_of_places_holds_only_places_and_the_records_that_name_them() -> 
     got = extractive_answer(q, plan_question(q, vocab), buffer, unmentioned=(), parse=parse_many,
                             records=records, embed=EMBED)
     assert "Trondheim" in got.text and "Bergen" in got.text and "forest" not in got.text
+
+
+def test_what_someone_is_is_answered_by_the_record_of_it() -> None:
+    vocab = Vocabulary(speakers=("Maya", "Jonas"), entities=(),
+                       properties=("gets_job", "occupation", "likes"))
+    plan = plan_question("What is Jonas's job?", vocab, embedder=shared_embedder())
+    assert plan.requirements[0].property == "occupation"  # a job is work, not getting something
+    buffer = _buffer(
+        ("D1:9", "Maya", "Who is Ingrid again?"),
+        ("D1:10", "Jonas", "She runs the lights at the Nordlicht opera, where I work as a stagehand."),
+        ("D4:2", "Jonas", "Don't get too excited about my job, it is one show."),
+    )
+    records = [
+        Record(id=rid, conv_id="c", episode_id="c:S1:E1", entity="Jonas", entity_type="person",
+               property="occupation", value=value, evidence_turn_ids=(turn,), source_speaker="Jonas")
+        for rid, value, turn in [("r1", "stagehand", "D1:10"), ("r2", "Jonas's job", "D4:2")]
+    ]
+    got = extractive_answer("What is Jonas's job?", plan, buffer, unmentioned=(), parse=parse_many,
+                            records=records[::-1], embed=EMBED)
+    assert got.text == "stagehand [D1:10]" and got.record_ids == ("r1",)
+    # a question about what was done is not answered by the state record before the evidence
+    done = "What did Jonas do at his job?"
+    assert state_record(done, plan_question(done, vocab, embedder=shared_embedder()), records) is None

@@ -59,6 +59,7 @@ from memory_core.backends.offline.compose import (
 )
 from memory_core.backends.offline.intervals import interval_answer
 from memory_core.backends.offline.planner import addressed_speaker
+from memory_core.construct import lexicon
 from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Record, Requirement, SupportLevel
 from memory_core.query.buffer import highlight_terms
 from memory_core.query.families import property_families
@@ -534,13 +535,41 @@ def _edited(plan: Plan, records: Sequence[Record]) -> Record | None:
     return None
 
 
+# what a person *is* or *has* rather than what they did: a question "what is X's <noun>?"
+# aligned to one of these is answered by X's record of it ("What is Tom's job?" -> occupation)
+STATE_PROPERTIES = frozenset({p.name for p in lexicon.KIN.values()}
+                             | {"occupation", "employer", "species", "relationship_status", "age"})
+_COPULAR_RE = re.compile(r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+\w+['’]s?\s+\w+\s*\??\s*$", re.IGNORECASE)
+
+
+def state_record(question: str, plan: Plan, records: Sequence[Record]) -> Record | None:
+    """For "What is Tom's job?" / "Who is Tom's sister?": the best matched active record of
+    the asked person whose property is the one asked for and whose value says more than the
+    question (not "Tom's sister" again)."""
+    targets = [r for r in plan.requirements if r.role != "bridge"]
+    if not _COPULAR_RE.match(question) or len(targets) != 1:
+        return None
+    req = targets[0]
+    if not req.entity or req.property not in STATE_PROPERTIES:
+        return None
+    asked = {stem(w) for w in words(question)}
+    for rec in records:
+        if rec.property != req.property or not _about(req, rec) or re.search(r"['’]s\b", rec.value):
+            continue
+        if {stem(w) for w in words(rec.value) if w not in STOPWORDS} - asked:
+            return rec
+    return None
+
+
 def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, unmentioned: tuple[str, ...],
                       parse: Parse, records: Sequence[Record] = (), embed: Embed | None = None,
                       model: AnswerModel | None = None) -> Answer:
     """The answer from the evidence, in this order: an annotator's corrected record that
-    states the asked property; for a polar question offering two choices, the one the evidence
-    speaks for; yes/no for a polar question, with the sentence that decides it; for a question
-    that gathers, the best options of several turns and records joined; else the best-scored
+    states the asked property; for "what is <name>'s <noun>?" asking for what someone is or
+    has (a job, a sister), the matched record of it; for a polar question offering two choices,
+    the one the evidence speaks for; yes/no for a polar question, with the sentence that decides
+    it; for a question that gathers, the best options of several turns and records joined; else
+    the best-scored
     complete piece (a record's value, a constituent of a sentence, a resolved time, or the
     sentence itself quoted; a proper name when the question asks for a name). ``records``: the
     active records retrieval matched, best first. ``unmentioned``: the question's names no
@@ -557,6 +586,12 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
         return unknown()
     if unmentioned:  # "my post as Ward Nursing Director" when only "Head Ward Nurse" was said
         return unmentioned_answer(unmentioned)
+    state = state_record(question, plan, records)
+    if state is not None:
+        cited = [bt for bt in buffer if bt.turn_id in state.evidence_turn_ids]
+        source = next((c for c in ranked if cited and c.turn.turn_id == cited[0].turn_id), None)
+        return _answer(state.value, cited, SupportLevel.WEAK, record_ids=(state.id,),
+                       quote_text=_said(source) if source is not None else None)
     ranked, updated = latest_first(question, ranked)
     answer = _compose(question, plan, ranked, records, buffer, parse, model, embed)
     if updated is not None and answer.supported and updated.turn.turn_id not in answer.cited_turn_ids:

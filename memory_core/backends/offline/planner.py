@@ -20,6 +20,7 @@ from rapidfuzz import fuzz
 
 from memory_core.contracts import ASSISTANT_ROLES, USER_ROLES, Vocabulary
 from memory_core.models import Plan, ReasoningType, Requirement
+from memory_core.query.families import families_of_words, property_families
 from memory_core.query.qembed import embed_question
 from memory_core.query.question_form import answer_target, reasoning_type
 from memory_core.query.text import SPELLING, STOPWORDS, WEAK_WORDS, content_words, fold, stem, words
@@ -142,8 +143,15 @@ def align_property(
     if not phrase or not vocabulary.properties:
         return None, 0.0, ""
     phrase_stems = {stem(w) for w in words(phrase) if w not in _NOT_PROPERTY}
+    # a property with a head verb the question does not say, naming another kind of fact, is no
+    # match whatever else it shares: "job" (work) is not ``gets_job`` (getting things)
+    asked = families_of_words(w for w in words(phrase) if w not in _NOT_PROPERTY)
+    fits = [not asked or "_" not in p or stem(p.split("_")[0]) in phrase_stems
+            or not (fam := property_families(p)) or bool(fam & asked) for p in vocabulary.properties]
     best, best_score, how = None, 0.0, ""
-    for prop in vocabulary.properties:
+    for prop, fit in zip(vocabulary.properties, fits, strict=True):
+        if not fit:
+            continue
         prop_stems = {stem(w) for w in words(prop) if w not in STOPWORDS}
         if not prop_stems:
             continue
@@ -158,7 +166,7 @@ def align_property(
         _EMBEDDERS[id(embedder)] = embedder
         matrix = _property_matrix(vocabulary.properties, id(embedder))
         vec = phrase_vector if phrase_vector is not None else embed_question(embedder, phrase)
-        sims = matrix @ vec
+        sims = np.where(fits, matrix @ vec, -1.0)
         k = int(np.argmax(sims))
         if float(sims[k]) >= 0.55 and float(sims[k]) > best_score:
             best, best_score, how = vocabulary.properties[k], float(sims[k]), "embedding"
