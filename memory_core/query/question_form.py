@@ -18,8 +18,10 @@ import re
 from memory_core.models import ReasoningType, Scope
 from memory_core.query.text import fold, words
 
+# a preposition may lead: "for how long ...", "in what year ...", "until when ..."
 _TEMPORAL_RE = re.compile(
-    r"^\s*(?:when|what\s+(?:year|month|date|day|time|week)|which\s+(?:year|month|date|day|week)|"
+    r"^\s*(?:(?:for|in|on|at|until|till|by|during)\s+)?"
+    r"(?:when|what\s+(?:year|month|date|day|time|week)|which\s+(?:year|month|date|day|week)|"
     r"how\s+long|since\s+when|how\s+many\s+(?:(?:years|months|weeks|days)(?!\s+(?:a|an|per|each|every)\s)|times\s+a))"
     r"\b|\b(?:how\s+long\s+ago|"
     r"what\s+date|which\s+(?:year|month))\b",

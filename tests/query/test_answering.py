@@ -416,3 +416,12 @@ def test_what_someone_is_is_answered_by_the_record_of_it() -> None:
     # a question about what was done is not answered by the state record before the evidence
     done = "What did Jonas do at his job?"
     assert state_record(done, plan_question(done, vocab, embedder=shared_embedder()), records) is None
+
+
+def test_a_question_led_by_a_preposition_keeps_its_answer_form() -> None:
+    assert answer_target("For how long did Maya live in Porto?") == "time"
+    assert answer_target("In what year did Jonas start the band?") == "time"
+    assert answer_target("Until when is the studio closed?") == "time"
+    assert answer_target("In what ways does Maya help out?") == "list"  # ways are no time
+    resting = _buffer(("D2:7", "Maya", "The doctor said my ankle needs rest for a month, so no climbing."))
+    assert _ask("For how long does Maya's ankle need rest?", resting).text == "a month [D2:7]"
