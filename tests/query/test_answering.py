@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory_core.backends.offline.answering import candidates, extractive_answer, state_record
+from memory_core.backends.offline.answering import candidates, extractive_answer, options, state_record
 from memory_core.backends.offline.compose import category_head, vague_phrase
 from memory_core.backends.offline.nlp import parse_many
 from memory_core.backends.offline.planner import plan_question
@@ -425,3 +425,11 @@ def test_a_question_led_by_a_preposition_keeps_its_answer_form() -> None:
     assert answer_target("In what ways does Maya help out?") == "list"  # ways are no time
     resting = _buffer(("D2:7", "Maya", "The doctor said my ankle needs rest for a month, so no climbing."))
     assert _ask("For how long does Maya's ankle need rest?", resting).text == "a month [D2:7]"
+
+
+def test_a_lone_letter_is_no_answer_option() -> None:
+    buffer = _buffer(("D1:1", "Maya", "If the beans were cheaper than the meat id be vegan"))
+    q = "For what reason would Maya be vegan?"
+    plan = plan_question(q, VOCAB)
+    pieces = [c.text for c in options(q, plan, candidates(plan, buffer), [], buffer, parse_many)]
+    assert "beans" in pieces and not any(len(p.strip()) == 1 for p in pieces)  # "id be" gave "d"

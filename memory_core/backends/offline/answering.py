@@ -81,6 +81,7 @@ TURN_WEIGHT = 4.0  # a sentence of the buffer turn closest to the question count
 SUPPORT_SHARE = 0.5  # share of a requirement's words the answer's turn must hold to support it
 LATEST_SHARE = 0.7  # a question about the current state takes the latest candidate this close to the best
 SENTENCE_OPTIONS = 5  # the best sentences whose constituents are options
+_LONE_LETTER_RE = re.compile(r"\W*[A-Za-z]\W*")
 RECORD_OPTIONS = 12  # the best matched records whose values are options
 GATHER_SHARE = 0.5  # a gathered item's probability, at least this share of the best one's
 LIST_ITEMS = 5
@@ -481,8 +482,10 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
         near = closeness.get(cand.turn.turn_id, 0.0)
         out += sentence_options(q, cand, rank, best, doc, near)
         out.append(quote(cand, rank, best, q, near))
-    # a piece whose every word the question already says adds nothing ("What book ..." -> "book")
-    out = ranked_by_kind([c for c in out if c.option.kind == "sentence" or c.option.novelty > 0])
+    # a piece whose every word the question already says adds nothing ("What book ..." -> "book"),
+    # nor does a lone letter left of a clitic or a typo ("id be" -> "d")
+    out = ranked_by_kind([c for c in out if c.option.kind == "sentence"
+                          or (c.option.novelty > 0 and not _LONE_LETTER_RE.fullmatch(c.text))])
     return with_head_similarity(q, out, embed) if embed is not None else out
 
 
