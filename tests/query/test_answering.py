@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 
+from memory_core.backends.offline.answer_model import default_model
 from memory_core.backends.offline.answering import candidates, extractive_answer, options, state_record
 from memory_core.backends.offline.compose import category_head, vague_phrase
 from memory_core.backends.offline.nlp import parse_many
@@ -433,3 +435,15 @@ def test_a_lone_letter_is_no_answer_option() -> None:
     plan = plan_question(q, VOCAB)
     pieces = [c.text for c in options(q, plan, candidates(plan, buffer), [], buffer, parse_many)]
     assert "beans" in pieces and not any(len(p.strip()) == 1 for p in pieces)  # "id be" gave "d"
+
+
+def test_a_day_given_for_how_long_is_never_supported() -> None:
+    sure_of_times = dataclasses.replace(default_model(), supported_at_by_target={"time": 0.0})
+    q = "How long did Maya date Tomas?"
+    for text, answer, level in [
+        ("I dated Tomas until 3 March 2021, it was a mess.", "3 March 2021", SupportLevel.WEAK),
+        ("I dated Tomas for three years, it was a mess.", "three years", SupportLevel.SUPPORTED),
+    ]:
+        got = extractive_answer(q, plan_question(q, VOCAB), _buffer(("D1:1", "Maya", text)), unmentioned=(),
+                                parse=parse_many, embed=EMBED, model=sure_of_times)
+        assert got.text == f"{answer} [D1:1]" and got.support == level

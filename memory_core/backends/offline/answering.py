@@ -625,10 +625,13 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         return _answer(text, turns, SupportLevel.WEAK)
     scored = scored_options(question, plan, ranked, records, buffer, parse, model, embed)
     if target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
-        timed = _timed(scored, how_long=bool(HOW_LONG_RE.match(question)))
+        how_long = bool(HOW_LONG_RE.match(question))
+        timed = _timed(scored, how_long=how_long)
         if timed is not None:
             p, choice = timed
-            sure = p >= model.threshold("time") and covered(plan, choice, ranked)
+            # a day given for "how long?" is the nearest time there was, not what was asked
+            fits = not how_long or bool(DURATION_RE.search(choice.text))
+            sure = fits and p >= model.threshold("time") and covered(plan, choice, ranked)
             return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
                            _level(model, p, sure),  # a time picked for fitting: never a guess
                            quote_text=_said(_source(choice, ranked) or best), confidence=p)
