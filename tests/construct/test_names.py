@@ -347,3 +347,12 @@ def test_episode_themes_are_written_as_said() -> None:
         "The U-Bahn is faster in winter though, and the canal path gets icy.",
     ])
     assert "U-Bahn" in phrases, phrases  # not "U - Bahn"
+
+
+def test_a_time_word_alone_is_no_value() -> None:
+    turn = session(1, [("Benedikt", "I can't work a double shift at this point.")]).turns[0]
+    for value in ("point", "this point", "one time", "a month", "days"):
+        draft = Draft("Benedikt", "person", "employer", value, turn, 0.8)
+        assert not worth_keeping(draft, INFO.speakers), value
+    for value in ("every day", "the night shift", "a month in Lisbon"):
+        assert worth_keeping(Draft("Benedikt", "person", "runs", value, turn, 0.8), INFO.speakers), value

@@ -67,6 +67,13 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
     return Extraction(records=records, events=events)
 
 
+# a time word alone is no value: "work a manager role at this point" gives no employer
+TIME_UNITS = frozenset({
+    "point", "moment", "moments", "time", "times", "stage", "second", "seconds", "minute", "minutes",
+    "hour", "hours", "day", "days", "week", "weeks", "weekend", "weekends", "month", "months", "year",
+    "years", "night", "nights", "morning", "mornings", "evening", "evenings", "afternoon",
+    "afternoons", "while"})
+_DETERMINERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "some", "one", "another"})
 _FILLER = frozenset({"a", "an", "the", "some", "to", "of", "and", "so", "really", "very", "much", "my",
                      "your", "their", "his", "her", "own"})
 
@@ -240,6 +247,9 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     if all(w.lower().strip(".,!?'") in empty for w in d.value.replace("'s", "").split()):
         return False  # "expresses Anna", "works on on", "learns a lot with them": the subject again, a
         # lone preposition, pronouns
+    said_words = [w.lower().strip(".,!?'\"") for w in d.value.split()]
+    if any(w in TIME_UNITS for w in said_words) and all(w in TIME_UNITS | _DETERMINERS for w in said_words):
+        return False  # "at this point", "for a month", "one time": a time that stood for no object
     verb = d.prop.split("_")[0]
     repeated = (verb, verb[:-1], verb[:-2], d.prop)
     said = [w.lower() for w in d.value.split()]
