@@ -356,3 +356,13 @@ def test_a_time_word_alone_is_no_value() -> None:
         assert not worth_keeping(draft, INFO.speakers), value
     for value in ("every day", "the night shift", "a month in Lisbon"):
         assert worth_keeping(Draft("Benedikt", "person", "runs", value, turn, 0.8), INFO.speakers), value
+
+
+def test_markup_and_code_are_no_one_a_record_is_about() -> None:
+    turn = session(1, [("Benedikt", "**Plan Ahead**:* block two hours")]).turns[0]
+    for entity in (":*", "Plan Ahead *", "# Timeline", "data = request.get_json", "( May 11", "Setup\n\n###"):
+        draft = Draft(entity, "organization", "is_a", "first step", turn, 0.8)
+        assert not worth_keeping(draft, INFO.speakers), entity
+    for entity in ("Benedikt", "Dr. Vera Okafor", "“Low Light”", "O'Neill"):
+        draft = Draft(entity, "person", "likes", "sea kayaking", turn, 0.8)
+        assert worth_keeping(draft, INFO.speakers), entity

@@ -9,6 +9,7 @@ place named, cause and manner.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from memory_core.backends.offline import clauses
@@ -67,6 +68,9 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
     return Extraction(records=records, events=events)
 
 
+# what a subject holding these is made of is markdown or code, not a name
+_MARKUP_RE = re.compile(r"[*#|`\[\]{}<>=\\]|\n|\(\)|^\W*:")
+_NAME_START_RE = re.compile(r"[\w\"“'‘]")
 # a time word alone is no value: "work a manager role at this point" gives no employer
 TIME_UNITS = frozenset({
     "point", "moment", "moments", "time", "times", "stage", "second", "seconds", "minute", "minutes",
@@ -231,6 +235,9 @@ def _reciprocal_only(value: str) -> bool:
 def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     """Phatic and opinion-only drafts are no facts: an evaluation of something ("things are
     tough"), a topic without a statement, a picture's caption."""
+    markup = _MARKUP_RE.search(d.entity) or not _NAME_START_RE.match(d.entity.strip())
+    if markup and d.entity not in speakers:
+        return False  # "**Set Goals**:*", "# Timeline", "data = request.get_json": markup or code, no one
     if d.prop in OPINION_ONLY or clauses.is_noise_word(d.entity.split()[0] if d.entity.split() else "",
                                                        acknowledgements=False):
         return False  # "Hahaha perfect" has no "Hahaha" doing anything
