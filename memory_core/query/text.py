@@ -42,35 +42,34 @@ WEAK_WORDS = frozenset(
 # Irregular English verb forms (past tense, past participle) and plurals, to the base form the
 # stemmer then stems, so "What did she bring?" meets "she brought", "Where did he go?" meets
 # "we went" and "his children" meets "a child". General morphology, one table; forms that are as
-# often another word are left out ("left", "rose", "drew", "lay", "shot").
+# often another word are left out ("left", "rose", "drew", "lay", "shot", "ground", "wound", "lit",
+# "bore").
 IRREGULAR: dict[str, str] = {
     form: base
     for base, forms in (
         entry.strip().split(":") for entry in re.split(r"[|\n]", """
-        arise:arose arisen|awake:awoke awoken|bear:bore borne|beat:beaten|become:became|begin:began begun
+        arise:arose arisen|awake:awoke awoken|bear:borne|beat:beaten|become:became|begin:began begun
         bend:bent|bite:bit bitten|bleed:bled|blow:blew blown|break:broke broken|breed:bred|bring:brought
         build:built|burn:burnt|buy:bought|catch:caught|choose:chose chosen|come:came|creep:crept
         deal:dealt|dig:dug|dive:dove|draw:drawn|dream:dreamt|drink:drank drunk|drive:drove driven
         eat:ate eaten|fall:fell fallen|feed:fed|feel:felt|fight:fought|find:found|flee:fled
         fly:flew flown|forbid:forbade forbidden|forget:forgot forgotten|forgive:forgave forgiven
-        freeze:froze frozen|get:got gotten|give:gave given|go:went gone|grind:ground|grow:grew grown
+        freeze:froze frozen|get:got gotten|give:gave given|go:went gone|grow:grew grown
         hang:hung|hear:heard|hide:hid hidden|hold:held|keep:kept|kneel:knelt|know:knew known|lead:led
-        leave:left|lend:lent|light:lit|lose:lost|make:made|mean:meant|meet:met|overcome:overcame
+        lend:lent|lose:lost|make:made|mean:meant|meet:met|overcome:overcame
         pay:paid|ride:rode ridden|ring:rang rung|rise:risen|run:ran|say:said|see:saw seen|seek:sought
-        sell:sold|send:sent|shake:shook shaken|shine:shone|shoot:shot|show:shown|shrink:shrank shrunk
+        sell:sold|send:sent|shake:shook shaken|shine:shone|show:shown|shrink:shrank shrunk
         sing:sang sung|sink:sank sunk|sit:sat|sleep:slept|slide:slid|speak:spoke spoken|speed:sped
         spend:spent|spin:spun|stand:stood|steal:stole stolen|stick:stuck|sting:stung|stink:stank
         strike:struck|swear:swore sworn|sweep:swept|swim:swam swum|swing:swung|take:took taken
         teach:taught|tear:tore torn|tell:told|think:thought|throw:threw thrown|understand:understood
-        wake:woke woken|wear:wore worn|weep:wept|win:won|wind:wound|withdraw:withdrew|write:wrote written
+        wake:woke woken|wear:wore worn|weep:wept|win:won|withdraw:withdrew|write:wrote written
         child:children|man:men|woman:women|person:people|foot:feet|tooth:teeth|mouse:mice|goose:geese
         wife:wives|knife:knives|wolf:wolves|shelf:shelves|thief:thieves|calf:calves|half:halves
         """) if entry.strip()
     )
     for form in forms.split()
 }
-for _form in ("left", "ground", "wound", "shot", "lit", "bore"):
-    IRREGULAR.pop(_form, None)  # as often a noun, an adjective or another verb
 
 _stemmer_lock = threading.Lock()
 

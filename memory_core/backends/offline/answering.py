@@ -81,7 +81,6 @@ TURN_WEIGHT = 4.0  # a sentence of the buffer turn closest to the question count
 SUPPORT_SHARE = 0.5  # share of a requirement's words the answer's turn must hold to support it
 LATEST_SHARE = 0.7  # a question about the current state takes the latest candidate this close to the best
 SENTENCE_OPTIONS = 5  # the best sentences whose constituents are options
-_LONE_LETTER_RE = re.compile(r"\W*[A-Za-z]\W*")
 RECORD_OPTIONS = 12  # the best matched records whose values are options
 GATHER_SHARE = 0.5  # a gathered item's probability, at least this share of the best one's
 LIST_ITEMS = 5
@@ -464,6 +463,9 @@ def _said(cand: Candidate) -> str:
     return f"{bt.speaker}{when}: “{cand.sentence.strip()}”"
 
 
+_LONE_LETTER_RE = re.compile(r"\W*[A-Za-z]\W*")  # a letter left of a clitic or a typo ("id be" -> "d")
+
+
 def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequence[Record],
             buffer: list[BufferTurn], parse: Parse, embed: Embed | None = None) -> list[Choice]:
     """Every answer option the evidence offers for the question's answer form."""
@@ -572,9 +574,8 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
     has (a job, a sister), the matched record of it; for a polar question offering two choices,
     the one the evidence speaks for; yes/no for a polar question, with the sentence that decides
     it; for a question that gathers, the best options of several turns and records joined; else
-    the best-scored
-    complete piece (a record's value, a constituent of a sentence, a resolved time, or the
-    sentence itself quoted; a proper name when the question asks for a name). ``records``: the
+    the best-scored complete piece (a record's value, a constituent of a sentence, a resolved
+    time, or the sentence itself quoted; a proper name when the question asks for a name). ``records``: the
     active records retrieval matched, best first. ``unmentioned``: the question's names no
     buffer turn says — the answer is then "Unknown" with them."""
     model = model or default_model()

@@ -68,7 +68,7 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
     return Extraction(records=records, events=events)
 
 
-# what a subject holding these is made of is markdown or code, not a name
+# a subject holding one of these is markdown or code, not a name
 _MARKUP_RE = re.compile(r"[*#|`\[\]{}<>=\\]|\n|\(\)|^\W*:")
 _NAME_START_RE = re.compile(r"[\w\"“'‘]")
 # a time word alone is no value: "work a manager role at this point" gives no employer
