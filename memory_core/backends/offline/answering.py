@@ -777,8 +777,13 @@ def is_a_name(choice: Choice) -> bool:
         return True
     if o.kind in ("sentence", "quote", "predicate") or o.words > 5:
         return False
-    said = choice.text.split()
-    return o.proper >= 0.5 or (o.kind == "record" and 2 * sum(w[:1].isupper() for w in said) >= len(said))
+    return o.proper >= 0.5 or (o.kind == "record" and _capitalised(choice.text))
+
+
+def _capitalised(text: str) -> bool:
+    """At least half of the words start with a capital: a name more than a description."""
+    said = text.split()
+    return bool(said) and 2 * sum(w[:1].isupper() for w in said) >= len(said)
 
 
 def _timed(scored: list[tuple[float, Choice]], *, how_long: bool = False) -> tuple[float, Choice] | None:
@@ -886,9 +891,7 @@ def _of_kind(choice: Choice, kinds: frozenset[str]) -> bool:
     if rec is None:
         return False
     family = "places" if "place" in kinds else "relations"
-    said = choice.text.split()
-    named = bool(said) and 2 * sum(w[:1].isupper() for w in said) >= len(said)
-    return named and family in property_families(rec.property)
+    return _capitalised(choice.text) and family in property_families(rec.property)
 
 
 def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candidate],
