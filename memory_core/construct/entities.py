@@ -126,15 +126,25 @@ def value_type(value: str, declared: str) -> str:
     return "concept"
 
 
+# a value that opens with one of these is a phrase around a thing ("to the mall", "with two
+# friends", "it a certain way", "when we met"), not the thing's name
+_PHRASE_OPENERS = frozenset({
+    "to", "with", "at", "in", "on", "of", "for", "from", "by", "about", "into", "onto", "like", "as", "than",
+    "it", "i", "me", "you", "he", "him", "she", "her", "we", "us", "they", "them", "this", "that", "these",
+    "those", "when", "where", "while", "if", "because", "how", "what", "why", "who",
+})
+
+
 def record_mentions(r: Record) -> list[tuple[str, str, bool]]:
     """(name, type, as_entity) of one record's entity mentions: its entity, and its value when
-    the property is a relation and the value is short enough to be a name; the name a person
-    goes by is a mention of a person."""
+    the property is a relation and the value is short enough to be a name and does not open
+    like a phrase (``_PHRASE_OPENERS``); the name a person goes by is a mention of a person."""
     out = [(r.entity, r.entity_type, True)]
     prop = lexicon.prop_for(r.property)
+    said = r.value.split()
     if r.property == GOES_BY and r.value:
         out.append((r.value, "person", False))
-    elif prop.relation and r.value and len(r.value.split()) <= MAX_MENTION_WORDS:
+    elif prop.relation and said and len(said) <= MAX_MENTION_WORDS and said[0].lower() not in _PHRASE_OPENERS:
         out.append((r.value, value_type(r.value, prop.value_type), False))
     return out
 

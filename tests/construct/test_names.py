@@ -15,7 +15,7 @@ from memory_core.backends.offline.frames import clean_value, is_raw_utterance, s
 from memory_core.backends.offline.nlp import get_nlp, normalise_text
 from memory_core.backends.offline.segment import key_phrases
 from memory_core.backends.offline.subjects import register_mentions
-from memory_core.construct.entities import animal_names, canonicalise, place_names
+from memory_core.construct.entities import animal_names, canonicalise, place_names, record_mentions
 from memory_core.contracts import ConversationInfo
 from memory_core.embeddings import Embedder
 from memory_core.models import Record
@@ -366,3 +366,44 @@ def test_markup_and_code_are_no_one_a_record_is_about() -> None:
     for entity in ("Benedikt", "Dr. Vera Okafor", "“Low Light”", "O'Neill"):
         draft = Draft(entity, "person", "likes", "sea kayaking", turn, 0.8)
         assert worth_keeping(draft, INFO.speakers), entity
+
+
+def test_chat_shorthand_and_held_letters_are_noise_and_words_stay_words() -> None:
+    assert all(is_noise_word(w) for w in ("ngl", "Idk", "tho", "Yess", "Loll", "okk", "hmm", "Kk"))
+    assert not any(is_noise_word(w) for w in ("ill", "well", "shell", "Otto", "Tallinn", "tool", "grass"))
+    assert clean_value("ngl the night market", "likes") == "the night market"
+
+
+def test_episode_themes_hold_no_shorthand_bare_contraction_or_link() -> None:
+    phrases = _themes([
+        "Ill send you the photo ngl. https://pics.example.org/photo/balcony-basil-1234.jpg",
+        "Yess the basil on the balcony needs a new pot. Idk which garden centre has them.",
+        "Ill check the garden centre in Tallinn tho.",
+    ])
+    assert phrases, phrases
+    low = [p.lower() for p in phrases]
+    assert not any(w in p.split() for p in low for w in ("ill", "ngl", "yess", "idk", "tho")), phrases
+    assert not any("http" in p or ".jpg" in p for p in low), phrases
+
+
+def test_a_first_person_no_one_was_resolved_to_is_no_one() -> None:
+    turn = session(1, [("Benedikt", "Ill fix the bike tomorrow")]).turns[0]
+    def draft(entity: str) -> Draft:
+        return Draft(entity, "person", "fixes", "the bike", turn, 0.8)
+
+    for entity in ("Ill", "I", "I d", "Im"):
+        assert not worth_keeping(draft(entity), INFO.speakers), entity
+    for entity in ("Benedikt", "Ida", "Ilse", "Imogen"):
+        assert worth_keeping(draft(entity), INFO.speakers), entity
+
+
+def test_a_value_that_opens_like_a_phrase_names_no_entity() -> None:
+    def rec(prop: str, value: str) -> Record:
+        return Record(id=f"t:S1:E1:R{len(value)}", conv_id="t", episode_id="t:S1:E1", entity="Benedikt",
+                      entity_type="person", property=prop, value=value, evidence_turn_ids=["D1:1"])
+
+    for value in ("to the mall", "with two friends", "it a certain way", "when we met"):
+        names = [name for name, _type, _as in record_mentions(rec("destination", value))]
+        assert names == ["Benedikt"], value
+    names = [name for name, _type, _as in record_mentions(rec("destination", "Tallinn"))]
+    assert names == ["Benedikt", "Tallinn"]

@@ -104,8 +104,16 @@ _LAUGHTER = re.compile(r"^(?:[aeiou]?h+[aeiou]+){2,}h?$"
 _ELONGATED = re.compile(r"([a-z])\1\1", re.I)
 
 
-_INTERJECTIONS = frozenset({"okay", "ok", "anyway", "anyways", "exactly", "yeah", "yep", "yes", "nah", "oh",
-                            "wow", "hey", "hi", "um", "uh", "congrats", "thanks", "omg", "btw", "tbh"})
+_INTERJECTIONS = frozenset({"okay", "ok", "kk", "anyway", "anyways", "exactly", "yeah", "yep", "yes", "nah",
+                            "oh", "wow", "hey", "hi", "um", "uh", "congrats", "thanks", "omg", "btw", "tbh",
+                            # chat shorthand: "not gonna lie", "I don't know", "see you", "though" ...
+                            "ngl", "idk", "imo", "imho", "tho", "cya", "lmk", "smh", "ikr", "jk", "thx",
+                            "ty", "pls", "plz", "brb", "ttyl"})
+# "Ill", "Im", "Ive", "Dont": a contraction typed without its apostrophe, as people chat; never a
+# name ("well", "were", "shell", "its" are words of their own and not here)
+BARE_CONTRACTIONS = frozenset({"ill", "im", "ive", "dont", "didnt", "doesnt", "cant", "wont", "isnt", "arent",
+                               "wasnt", "werent", "youre", "theyre", "thats", "whats", "youve", "theyve",
+                               "youll", "theyll", "couldnt", "wouldnt", "shouldnt", "havent", "hasnt"})
 
 
 def is_noise_word(word: str, *, acknowledgements: bool = True) -> bool:
@@ -113,8 +121,15 @@ def is_noise_word(word: str, *, acknowledgements: bool = True) -> bool:
     "okay"; with ``acknowledgements`` also any word of an acknowledgement ("Congrats", "Cool")
     — a word that names nothing."""
     low = word.lower().strip(".,!?;:'\"")
-    return bool(low) and (bool(_LAUGHTER.match(low)) or bool(_ELONGATED.search(low)) or low in _INTERJECTIONS
-                          or (acknowledgements and low in lexicon.ACK_WORDS))
+    # ... also with its last letter held ("yess", "loll", "okk")
+    forms = (low, low[:-1]) if len(low) > 2 and low[-1] == low[-2] else (low,)
+    return bool(low) and any(bool(_LAUGHTER.match(f)) or bool(_ELONGATED.search(f)) or f in _INTERJECTIONS
+                             or (acknowledgements and f in lexicon.ACK_WORDS) for f in forms)
+
+
+def is_bare_contraction(word: str) -> bool:
+    """"Ill go", "Im here": a contraction without its apostrophe (``BARE_CONTRACTIONS``)."""
+    return word.lower().strip(".,!?;:'\"") in BARE_CONTRACTIONS
 
 
 def group_pronoun(tok: Token) -> str | None:

@@ -238,9 +238,11 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     markup = _MARKUP_RE.search(d.entity) or not _NAME_START_RE.match(d.entity.strip())
     if markup and d.entity not in speakers:
         return False  # "**Set Goals**:*", "# Timeline", "data = request.get_json": markup or code, no one
-    if d.prop in OPINION_ONLY or clauses.is_noise_word(d.entity.split()[0] if d.entity.split() else "",
-                                                       acknowledgements=False):
+    first = d.entity.split()[0] if d.entity.split() else ""
+    if d.prop in OPINION_ONLY or clauses.is_noise_word(first, acknowledgements=False):
         return False  # "Hahaha perfect" has no "Hahaha" doing anything
+    if d.entity not in speakers and (first.lower() == "i" or clauses.is_bare_contraction(first)):
+        return False  # "Ill go" (I'll), "I d rather": a first person no one was resolved to
     # "Dance fixes ...": no name; a speaker is named even when the name is a role ("user"), but an
     # assistant's own undated statements ("I think the book is great") are advice, not its facts
     unnamed = (d.entity[:1].islower() or d.entity_type == "concept") and (

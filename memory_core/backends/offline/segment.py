@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memory_core.backends.offline.clauses import is_noise_word
+from memory_core.backends.offline.clauses import is_bare_contraction, is_noise_word
 from memory_core.construct import lexicon
 from memory_core.models import Episode, Session, ThemeType, Turn
 
@@ -202,7 +202,8 @@ def find_spans(turns: list[Turn], vectors: np.ndarray, *, window: int = WINDOW, 
 def key_phrases(docs: list[Doc], speakers: tuple[str, ...], limit: int = 3) -> tuple[list[str], bool]:
     """Top phrases of an episode and whether the top one names an entity.
 
-    No phrase holds an interjection, laughter or a shout ("Hahaha", "NOOO"), an acknowledgement
+    No phrase holds an interjection, laughter or a shout ("Hahaha", "NOOO"), chat shorthand
+    ("ngl"), a contraction typed without its apostrophe ("Ill"), a link, an acknowledgement
     ("Congrats"), a speaker's name (a greeting: "Morning Maya") or a verb at its edge ("Meet
     Gustav" -> "Gustav"); a lone capitalised word opening a sentence counts as a name only when
     the parser tags it a proper noun."""
@@ -219,8 +220,9 @@ def key_phrases(docs: list[Doc], speakers: tuple[str, ...], limit: int = 3) -> t
             tokens = tokens[:-1]
         if not tokens or any(t.is_punct and t.text != "-" for t in tokens):
             return None  # "RIP Gustav, NOOO, NOOO Gustav": a cry, not a name
-        if any(is_noise_word(t.text) or t.lower_ in speaker_words for t in tokens):
-            return None
+        if any(is_noise_word(t.text) or is_bare_contraction(t.text) or t.like_url or t.like_email
+               or t.lower_ in speaker_words for t in tokens):
+            return None  # "ngl", "Ill" (I'll), a link: nothing the episode is about
         return tokens
 
     for doc in docs:
@@ -247,7 +249,7 @@ def key_phrases(docs: list[Doc], speakers: tuple[str, ...], limit: int = 3) -> t
                 continue
             key = " ".join(t.lemma_.lower() for t in words if t.pos_ != "ADJ" or t.dep_ == "compound")
             key = key or root.lemma_.lower()
-            if key in speaker_names or key in _STOP_NOUNS:
+            if key in speaker_names or key in _STOP_NOUNS or len(key) < 2:
                 continue
             scores[key] += 1.0
             surface.setdefault(key, _surface(words))
