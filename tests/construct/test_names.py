@@ -407,3 +407,27 @@ def test_a_value_that_opens_like_a_phrase_names_no_entity() -> None:
         assert names == ["Benedikt"], value
     names = [name for name, _type, _as in record_mentions(rec("destination", "Tallinn"))]
     assert names == ["Benedikt", "Tallinn"]
+
+
+def test_contractions_typed_without_apostrophes_are_read_as_contractions() -> None:
+    cases = {
+        "Im home and youre late": "I'm home and you're late",
+        "Shes sure thats fine, I dont know": "She's sure that's fine, I don't know",
+        "Ill call you. Id rather walk": "I'll call you. I'd rather walk",
+        "I feel ill, and a shell is no contraction": "I feel ill, and a shell is no contraction",
+        "Its tail wagged, well": "Its tail wagged, well",
+    }
+    for said, read in cases.items():
+        assert normalise_text(said) == read, said
+
+
+def test_a_chat_without_apostrophes_makes_no_verb_of_their_remains(backend: OfflineBackend) -> None:
+    got = run(backend, [
+        ("Benedikt", "Im finally home and my couch looks so inviting lol"),
+        ("Katarzyna W", "Im sure youll love the new rowing club! Shes great at coaching."),
+        ("Benedikt", "Ive signed up already, Ill go on Monday."),
+    ])
+    assert got.records, got.records
+    for r in got.records:
+        assert r.property.split("_")[0] not in ("m", "ms", "s", "ses", "ve", "ll", "d"), r
+        assert r.entity not in ("I", "Ill", "Im"), r

