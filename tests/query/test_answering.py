@@ -447,3 +447,18 @@ def test_a_day_given_for_how_long_is_never_supported() -> None:
         got = extractive_answer(q, plan_question(q, VOCAB), _buffer(("D1:1", "Maya", text)), unmentioned=(),
                                 parse=parse_many, embed=EMBED, model=sure_of_times)
         assert got.text == f"{answer} [D1:1]" and got.support == level
+
+
+def test_a_cry_is_no_answer_option() -> None:
+    buffer = _buffer(
+        ("D4:1", "Jonas", "Ahh, the trip! On the trip we saw Porto and then Lisbon."),
+        ("D4:2", "Maya", "Hahaha ohh, the trip was so sunny. Ugh, I miss the trip."),
+    )
+    question = "What cities did Jonas see on the trip?"
+    plan = plan_question(question, VOCAB)
+    ranked = candidates(plan, buffer)
+    texts = [c.text.lower() for c in options(question, plan, ranked, (), buffer, parse_many, EMBED)
+             if c.option.kind != "sentence"]
+    assert texts and not {"ahh", "hahaha", "ohh", "ugh", "hahaha ohh"} & set(texts), texts
+    said = _ask(question, buffer).text.lower()
+    assert "ahh" not in said and ("porto" in said or "lisbon" in said), said

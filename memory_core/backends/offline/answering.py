@@ -485,10 +485,16 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
         out += sentence_options(q, cand, rank, best, doc, near)
         out.append(quote(cand, rank, best, q, near))
     # a piece whose every word the question already says adds nothing ("What book ..." -> "book"),
-    # nor does a lone letter left of a clitic or a typo ("id be" -> "d")
-    out = ranked_by_kind([c for c in out if c.option.kind == "sentence"
-                          or (c.option.novelty > 0 and not _LONE_LETTER_RE.fullmatch(c.text))])
+    # nor does a lone letter left of a clitic or a typo ("id be" -> "d"), nor a cry ("Ahh", "lol")
+    out = ranked_by_kind([c for c in out if c.option.kind == "sentence" or (
+        c.option.novelty > 0 and not _LONE_LETTER_RE.fullmatch(c.text) and not _cry(c.text))])
     return with_head_similarity(q, out, embed) if embed is not None else out
+
+
+def _cry(text: str) -> bool:
+    """Every word of the piece is laughter, an interjection or a shout: it answers nothing."""
+    said = text.split()
+    return bool(said) and all(clauses.is_noise_word(w, acknowledgements=False) for w in said)
 
 
 def _typed_sources(question: str, plan: Plan, ranked: list[Candidate],

@@ -105,7 +105,8 @@ _ELONGATED = re.compile(r"([a-z])\1\1", re.I)
 
 
 _INTERJECTIONS = frozenset({"okay", "ok", "kk", "anyway", "anyways", "exactly", "yeah", "yep", "yes", "nah",
-                            "oh", "wow", "hey", "hi", "um", "uh", "congrats", "thanks", "omg", "btw", "tbh",
+                            "oh", "ah", "aw", "huh", "yay", "ugh", "oops", "whoa", "wow", "hey", "hi", "um",
+                            "uh", "congrats", "thanks", "omg", "btw", "tbh",
                             # chat shorthand: "not gonna lie", "I don't know", "see you", "though" ...
                             "ngl", "idk", "imo", "imho", "tho", "cya", "lmk", "smh", "ikr", "jk", "thx",
                             "ty", "pls", "plz", "brb", "ttyl"})
