@@ -7,7 +7,8 @@
 Each option the evidence offers a question (``backends.offline.compose``) is labelled with its token-F1
 against the gold answer; a logistic model is fitted on those labels (``answer_model.fit``),
 then ``supported_at`` is calibrated: the lowest probability from which the chosen answers of
-the tune questions were right (F1 >= 0.5) at least 90 % of the time; ``doubtful_at``: the
+the tune questions offering more than one option (a lone option's probability is 1 by
+construction) were right (F1 >= 0.5) at least 90 % of the time; ``doubtful_at``: the
 highest probability up to which the model's first choices (questions answered by one piece,
 not a time or a list) were right at most 10 % of the time (shown as a guess, support
 "unknown"); and ``gather_floor`` is
@@ -122,16 +123,18 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
         p, c, f1 = max(((p, c, y) for p, (c, _f, y) in zip(probs, opts, strict=True)), key=lambda t: t[0])
         f1s.append(f1)
         oracle.append(max(y for _c, _f, y in opts))
-        chosen.append((p, bool(f1 >= RIGHT and covered(s.plan, c, ranked))))
         if not gathers(s.plan) and s.plan.answer_target != "time":  # answered by the model's first choice
             first_choice.append((p, f1 >= RIGHT))
+        if len(opts) < 2:
+            continue  # a lone option's probability is 1 by construction: it is never supported
+        chosen.append((p, bool(f1 >= RIGHT and covered(s.plan, c, ranked))))
         by_target.setdefault(s.plan.answer_target or "value", []).append(chosen[-1])
     model.supported_at = calibrate(chosen, PRECISION)
     model.supported_at_by_target = {t: calibrate(c, PRECISION) for t, c in by_target.items()}
     model.doubtful_at = calibrate_doubt(first_choice, DOUBT)
     model.gather_floor, by_floor = _fit_gather_floor(model, lists)
-    supported = sum(p >= model.threshold(t) for t, c in by_target.items() for p, _ok in c)
-    right = sum(ok for t, c in by_target.items() for p, ok in c if p >= model.threshold(t))
+    supported = sum(model.supports(p, t, 2) for t, c in by_target.items() for p, _ok in c)
+    right = sum(ok for t, c in by_target.items() for p, ok in c if model.supports(p, t, 2))
     n = len(f1s)
     report: dict[str, Any] = {
         "files": sorted({s.source for s in samples}),

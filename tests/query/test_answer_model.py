@@ -167,3 +167,15 @@ def test_a_list_keeps_only_items_near_the_best_ones_probability() -> None:
     answer = gathered(plan, scored, [], floored)
     assert answer.text.startswith("rowing, chess club [") and answer.cited_turn_ids == ("D1:2", "D2:4")
     assert AnswerModel.from_json(floored.to_json()).gather_floor == 0.5
+
+
+def test_a_lone_option_or_a_form_never_calibrated_is_not_supported() -> None:
+    model = AnswerModel(supported_at=1.0, supported_at_by_target={"time": 0.7})
+    assert model.supports(0.8, "time", 3) and not model.supports(0.6, "time", 3)
+    assert not model.supports(1.0, "time", 1)  # the only option: probability 1 by construction
+    assert not model.supports(1.0, "value", 4)  # no probability made value answers right often enough
+    question = "What did Nadia bake for the party?"
+    buffer = [_turn("D1:1", "Nadia", "Oh, the party!")]  # one sentence, nothing in it but a quote
+    answer = extractive_answer(question, plan_question(question, VOCAB), buffer, unmentioned=(),
+                               parse=parse_many, embed=EMBED)
+    assert answer.support != SupportLevel.SUPPORTED, answer

@@ -638,7 +638,7 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
             p, choice = timed
             # a day given for "how long?" is the nearest time there was, not what was asked
             fits = not how_long or bool(DURATION_RE.search(choice.text))
-            sure = fits and p >= model.threshold("time") and covered(plan, choice, ranked)
+            sure = fits and model.supports(p, "time", len(scored)) and covered(plan, choice, ranked)
             return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
                            _level(model, p, sure),  # a time picked for fitting: never a guess
                            quote_text=_said(_source(choice, ranked) or best), confidence=p)
@@ -649,7 +649,7 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
     if gathers(plan) and not _one_name(plan):  # "what is the name of ...?" wants one name, not a list
         return gathered(plan, scored, ranked, model)
     p, choice = _typed(plan, scored)
-    sure = p >= model.threshold(plan.answer_target) and covered(plan, choice, ranked)
+    sure = model.supports(p, plan.answer_target, len(scored)) and covered(plan, choice, ranked)
     cand = _source(choice, ranked) or best
     return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
                    _level(model, p, sure, doubtable=choice is scored[0][1]), quote_text=_said(cand),
@@ -936,7 +936,8 @@ def gathered(plan: Plan, scored: list[tuple[float, Choice]], ranked: list[Candid
     if _ORDER_RE.search(plan.question):  # "in which order did I bring up ...": as said, first first
         picked.sort(key=lambda pc: _said_at(pc[1].turn))
     cited = [c.turn for _p, c in picked if c.turn is not None]
-    sure = all(p >= model.threshold(plan.answer_target) and covered(plan, c, ranked) for p, c in picked)
+    sure = all(model.supports(p, plan.answer_target, len(scored)) and covered(plan, c, ranked)
+               for p, c in picked)
     return _answer(", ".join(c.text for _p, c in picked), cited,
                    _level(model, max(p for p, _c in picked), sure),  # a list: not the model's one choice
                    record_ids=tuple(c.record.id for _p, c in picked if c.record is not None),
