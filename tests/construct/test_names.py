@@ -372,6 +372,9 @@ def test_chat_shorthand_and_held_letters_are_noise_and_words_stay_words() -> Non
     assert all(is_noise_word(w) for w in ("ngl", "Idk", "tho", "Yess", "Loll", "okk", "hmm", "Kk"))
     assert not any(is_noise_word(w) for w in ("ill", "well", "shell", "Otto", "Tallinn", "tool", "grass"))
     assert clean_value("ngl the night market", "likes") == "the night market"
+    assert clean_value("the night market 😅", "likes") == "the night market"
+    assert clean_value("❤️ rescue dogs ❤", "likes") == "rescue dogs"
+    assert clean_value("the 5 km loop", "runs") == "the 5 km loop"
 
 
 def test_episode_themes_hold_no_shorthand_bare_contraction_or_link() -> None:

@@ -10,6 +10,7 @@ place named, cause and manner.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from memory_core.backends.offline import clauses
@@ -105,14 +106,20 @@ _NO_OBJECT = _BARE | {"to"}  # ... and "to" ("eats: to eat", "listens_to: to mus
 
 
 def _filler(word: str) -> bool:
-    return clauses.is_noise_word(word, acknowledgements=False) or word.lower().strip(",.!") in DISCOURSE
+    return (clauses.is_noise_word(word, acknowledgements=False) or word.lower().strip(",.!") in DISCOURSE
+            or _pictograph(word))
+
+
+def _pictograph(word: str) -> bool:
+    """An emoji or another symbol standing alone ("😅", "❤️"): it colours a turn, states nothing."""
+    return bool(word) and all(unicodedata.category(ch) in ("So", "Sk", "Cf", "Mn") for ch in word)
 
 
 def clean_value(value: str, prop: str) -> str:
-    """A value without the chat around it: no leading or trailing interjection or discourse word
-    ("Exactly spoiled rotten", "escaping Anyway"), no leading form of the property's own verb
-    ("plays: played live" -> "live"), nor its own preposition again ("hopes_for: for rain" ->
-    "rain"), no dangling article or conjunction."""
+    """A value without the chat around it: no leading or trailing interjection, discourse word
+    or emoji ("Exactly spoiled rotten", "escaping Anyway", "soup 😆"), no leading form of the
+    property's own verb ("plays: played live" -> "live"), nor its own preposition again
+    ("hopes_for: for rain" -> "rain"), no dangling article or conjunction."""
     words = value.split()
     verb = prop.split("_")[0].lower()
     particle = prop.rsplit("_", 1)[-1].lower() if "_" in prop else None
