@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from memory_core.backends.offline.nlp import BARE_CONTRACTION_RE
 from memory_core.construct import lexicon
 from memory_core.models import Modality
 
@@ -110,11 +111,6 @@ _INTERJECTIONS = frozenset({"okay", "ok", "kk", "anyway", "anyways", "exactly", 
                             # chat shorthand: "not gonna lie", "I don't know", "see you", "though" ...
                             "ngl", "idk", "imo", "imho", "tho", "cya", "lmk", "smh", "ikr", "jk", "thx",
                             "ty", "pls", "plz", "brb", "ttyl"})
-# "Ill", "Im", "Ive", "Dont": a contraction typed without its apostrophe, as people chat; never a
-# name ("well", "were", "shell", "its" are words of their own and not here)
-BARE_CONTRACTIONS = frozenset({"ill", "im", "ive", "dont", "didnt", "doesnt", "cant", "wont", "isnt", "arent",
-                               "wasnt", "werent", "youre", "theyre", "thats", "whats", "youve", "theyve",
-                               "youll", "theyll", "couldnt", "wouldnt", "shouldnt", "havent", "hasnt"})
 
 
 def is_noise_word(word: str, *, acknowledgements: bool = True) -> bool:
@@ -129,8 +125,11 @@ def is_noise_word(word: str, *, acknowledgements: bool = True) -> bool:
 
 
 def is_bare_contraction(word: str) -> bool:
-    """"Ill go", "Im here": a contraction without its apostrophe (``BARE_CONTRACTIONS``)."""
-    return word.lower().strip(".,!?;:'\"") in BARE_CONTRACTIONS
+    """"Ill go", "Im here": a contraction typed without its apostrophe — one of the forms
+    ``nlp.normalise_text`` gives it back (``BARE_CONTRACTION_RE``), or an "ill" that it left
+    alone because it could not tell it from the word; never a name."""
+    core = word.strip(".,!?;:'\"")
+    return core.lower() == "ill" or bool(BARE_CONTRACTION_RE.fullmatch(core))
 
 
 def group_pronoun(tok: Token) -> str | None:

@@ -45,7 +45,7 @@ _CASUAL = [
 # contractions typed without their apostrophe, as people chat ("Im home", "dont know", "Ill go"):
 # the parser reads "Im" as "I" and a verb "m". Only forms that are no English word of their own;
 # "ill" and "id" only where they open a sentence before a lower-case word ("Ill call you")
-_BARE_CONTRACTIONS = re.compile(
+BARE_CONTRACTION_RE = re.compile(
     r"\b(?:(?P<i>im|ive)|(?P<plural>you|they)(?:re|ve|ll)|(?P<one>she|he|that|what)s"
     r"|(?:do|did|does|is|are|was|were|have|has|had|could|would|should|ca|wo)nt)\b",
     re.IGNORECASE)
@@ -80,7 +80,7 @@ def normalise_text(text: str) -> str:
     out = _SHOUTED_RE.sub(_unshouted, text)
     for pattern, repl in _CASUAL:
         out = pattern.sub(repl, out)
-    out = _BARE_CONTRACTIONS.sub(_apostrophe, out)
+    out = BARE_CONTRACTION_RE.sub(_apostrophe, out)
     out = _OPENING_I.sub(lambda m: f"{m.group(1)}I'{m.group(3)}", out)
     # "Gonna ..." at sentence start becomes "Going to ..." — keep a capital letter.
     return re.sub(r"(^|[.!?]\s+)going to", lambda m: m.group(1) + "Going to", out)
