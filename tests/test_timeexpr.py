@@ -116,3 +116,34 @@ def test_find_and_resolve_and_format_iso() -> None:
     assert t.find_and_resolve("yesterday", None) == [("yesterday", "yesterday")]
     assert [t.format_iso(v) for v in ("2023-05-07", "2023-04", "2022", "x-y")] == [
         "7 May 2023", "April 2023", "2022", "x-y"]
+
+
+@pytest.mark.parametrize(("expression", "said_on", "resolved"), [
+    ("in April next year", date(2023, 9, 14), "April 2024"),
+    ("October last year", date(2023, 9, 14), "October 2022"),
+    ("next April", date(2023, 9, 14), "April 2024"),
+    ("next November", date(2023, 9, 14), "November 2023"),
+    ("last May", date(2023, 6, 12), "May 2023"),
+    ("last October", date(2023, 6, 12), "October 2022"),
+    # a day of a month without its year: the nearest one, coming or gone
+    ("on the 15th of April", date(2023, 3, 19), "15 April 2023"),
+    ("the 10th of September", date(2023, 5, 21), "10 September 2023"),
+    ("June 5th", date(2023, 6, 12), "5 June 2023"),
+    ("the 2nd of January", date(2023, 12, 20), "2 January 2024"),
+    ("the 30th of February", date(2023, 12, 20), None),
+    # a season keeps its name
+    ("last summer", date(2023, 6, 12), "summer 2022"),
+    ("last summer", date(2023, 9, 14), "summer 2023"),
+    ("next spring", date(2023, 9, 14), "spring 2024"),
+    ("yesterday", date(2023, 9, 14), None),
+])
+def test_named_time_gives_a_month_day_or_season_its_year(expression: str, said_on: date,
+                                                         resolved: str | None) -> None:
+    assert t.named_time(expression, said_on) == resolved
+
+
+def test_time_re_finds_days_named_by_their_ordinal_and_months_with_their_year() -> None:
+    found = [m.group(0) for m in t.TIME_RE.finditer(
+        "The recital is on the 3rd of March, rehearsals start February 20th, and the tour is in May next "
+        "year. Next April we rest. The score was 3 to 1 in 20 minutes.")]
+    assert found == ["the 3rd of March", "February 20th", "in May next year", "Next April"]

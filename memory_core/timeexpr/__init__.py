@@ -18,9 +18,9 @@ from __future__ import annotations
 from memory_core.timeexpr.datetimes import parse_datetime, search_datetime
 from memory_core.timeexpr.months import MONTH_ALT, MONTH_NAMES, MONTHS, WEEKDAYS
 from memory_core.timeexpr.questions import question_dates, session_near
-from memory_core.timeexpr.relative import TIME_RE, find_and_resolve, fmt_day, format_iso, resolve
+from memory_core.timeexpr.relative import TIME_RE, find_and_resolve, fmt_day, format_iso, named_time, resolve
 from memory_core.timeexpr.spans import Granularity, TimeValue, normalise
 
 __all__ = ["MONTHS", "MONTH_ALT", "MONTH_NAMES", "TIME_RE", "WEEKDAYS", "Granularity", "TimeValue",
-           "find_and_resolve", "fmt_day", "format_iso", "normalise", "parse_datetime", "question_dates",
-           "resolve", "search_datetime", "session_near"]
+           "find_and_resolve", "fmt_day", "format_iso", "named_time", "normalise", "parse_datetime",
+           "question_dates", "resolve", "search_datetime", "session_near"]

@@ -13,6 +13,8 @@ from datetime import date, datetime, timedelta
 
 from memory_core.timeexpr.months import MONTH_NAMES, NUMBER_WORDS, WEEKDAYS, month_shift
 
+_MONTH = "(?:" + "|".join(MONTH_NAMES) + ")"
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
 TIME_RE = re.compile(
     r"\b(?:yesterday|today|tonight|this\s+morning|this\s+afternoon|this\s+evening|last\s+night|"
     r"(?:last|this|next|past)\s+(?:week(?:end)?|month|year|summer|winter|spring|fall|autumn|"
@@ -20,13 +22,81 @@ TIME_RE = re.compile(
     + r")|"
     r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a\s+couple\s+of|a\s+few|few|several)\s+"
     r"(?:days?|weeks?|months?|years?)\s+ago|"
-    r"(?:in|on|since|during)\s+(?:" + "|".join(MONTH_NAMES)
-    + r")(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|"
+    # "the 15th of April", "April 15th", "April 15, 2024" (a day of a month, with or without its year)
+    r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\s+of\s+" + _MONTH + r"(?:,?\s+\d{4})?|"
+    + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,\s+\d{4}|\s+\d{4})?(?!\s*(?:%|percent|am|pm|a\.m|p\.m))(?!\d)|"
+    r"(?:next|last)\s+" + _MONTH + r"|"
+    r"(?:in|on|since|during)\s+" + _MONTH
+    + r"(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4}|\s+(?:next|last|this)\s+year)?|"
     r"(?:in|since|during)\s+(?:19|20)\d{2}|"
-    r"\d{1,2}\s+(?:" + "|".join(MONTH_NAMES) + r"),?\s+\d{4}|"
+    r"\d{1,2}\s+" + _MONTH + r",?\s+\d{4}|"
     r"(?:" + "|".join(WEEKDAYS) + r"))\b",
     re.IGNORECASE,
 )
+# a month named with the year it falls in ("April next year", "next April", "in May last year")
+_MONTH_YEAR_RE = re.compile(r"(?:in\s+)?(?:(?P<rel>next|last)\s+(?P<m1>" + _MONTH + r")"
+                            r"|(?P<m2>" + _MONTH + r")\s+(?P<rel2>next|last|this)\s+year)", re.IGNORECASE)
+# a day of a month without its year ("the 15th of April", "on April 15th")
+_DAY_OF_MONTH_RE = re.compile(r"(?:on\s+|in\s+)?(?:the\s+)?(?:(?P<d1>\d{1,2})(?:st|nd|rd|th)\s+of\s+(?P<m1>"
+                              + _MONTH + r")|(?P<m2>" + _MONTH + r")\s+(?P<d2>\d{1,2})(?:st|nd|rd|th)?)",
+                              re.IGNORECASE)
+_SEASON_RE = re.compile(r"(?P<rel>last|this|next|past)\s+(?P<season>summer|winter|spring|fall|autumn)",
+                        re.IGNORECASE)
+
+
+def named_time(expression: str, when: datetime | date) -> str | None:
+    """A month or day named without its year, or a season, resolved against the session date
+    ``when``; None for any other expression.
+
+    "April next year" said on 14 September 2023 -> "April 2024"; "next April" -> "April 2024";
+    "the 15th of April" said on 19 March 2023 -> "15 April 2023" (a day named without a year
+    is the nearest such day, before or after: people name coming days as often as past ones);
+    "last summer" said on 12 June 2023 -> "summer 2022" (the season is kept: a year alone
+    says less than was said).
+    """
+    d = when.date() if isinstance(when, datetime) else when
+    e = " ".join(expression.split())
+    if m := _MONTH_YEAR_RE.fullmatch(e):
+        month = MONTH_NAMES.index((m.group("m1") or m.group("m2")).lower()) + 1
+        rel = (m.group("rel") or m.group("rel2")).lower()
+        if m.group("m2"):  # "April next year": the month of that year
+            year = d.year + {"next": 1, "last": -1, "this": 0}[rel]
+        elif rel == "next":  # "next April": the first April after the session's month
+            year = d.year if month > d.month else d.year + 1
+        else:  # "last April": the latest April before it
+            year = d.year if month < d.month else d.year - 1
+        return f"{MONTH_NAMES[month - 1].capitalize()} {year}"
+    if m := _DAY_OF_MONTH_RE.fullmatch(e):
+        month = MONTH_NAMES.index((m.group("m1") or m.group("m2")).lower()) + 1
+        day = int(m.group("d1") or m.group("d2"))
+        found = [x for x in (_day(d.year + k, month, day) for k in (-1, 0, 1)) if x is not None]
+        return fmt_day(min(found, key=lambda x: abs((x - d).days))) if found else None
+    if m := _SEASON_RE.fullmatch(e):
+        season = m.group("season").lower()
+        return f"{season} {season_year(d, m.group('rel').lower(), season)}"
+    return None
+
+
+def _day(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+_SEASON_MONTH = {"spring": 4, "summer": 7, "fall": 10, "autumn": 10, "winter": 1}
+
+
+def season_year(d: date, which: str, season: str, prefer: str = "past") -> int:
+    """The year of "<which> <season>" said on ``d`` ("last summer" said in June 2023 -> 2022)."""
+    month = _SEASON_MONTH[season]
+    if which in ("last", "past"):
+        return d.year if month < d.month else d.year - 1
+    if which == "next":
+        return d.year if month > d.month else d.year + 1
+    if which == "this" or prefer == "future":
+        return d.year
+    return d.year if month <= d.month else d.year - 1
 
 
 def fmt_day(d: date) -> str:

@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from memory_core.timeexpr.months import MONTH_ALT, WEEKDAYS, weekend_saturday
+from memory_core.timeexpr.relative import season_year
 
 Granularity = Literal["date", "month", "year"]
 
@@ -53,7 +54,6 @@ _FEW = re.compile(r"\b(a few|few|couple of|a couple of|several|some)\s+(days|wee
                   r"\b(?:the )?other (day|week)\b", re.I)
 _WEEKEND = re.compile(r"\b(last|this|past|next|the|previous|coming)?\s*weekend\b", re.I)
 _SEASON = re.compile(r"\b(last|this|next|past)?\s*(summer|winter|spring|fall|autumn)\b", re.I)
-_SEASON_MONTH = {"spring": 4, "summer": 7, "fall": 10, "autumn": 10, "winter": 1}
 
 
 def normalise(text: str, base: datetime | None, *, prefer: Literal["past", "future"] = "past",
@@ -93,8 +93,8 @@ def normalise(text: str, base: datetime | None, *, prefer: Literal["past", "futu
         return TimeValue(saturday.isoformat(), raw, "date")
     season = _SEASON.search(lower)
     if season and not _YEAR.search(lower):
-        return TimeValue(str(_season_year(base, (season.group(1) or "").lower(), season.group(2).lower(),
-                                          prefer)), raw, "year")
+        which, name = (season.group(1) or "").lower(), season.group(2).lower()
+        return TimeValue(str(season_year(base.date(), which, name, prefer)), raw, "year")
     parsed = _parse(cleaned, base, prefer)
     if parsed is None:
         year = _YEAR.search(lower)
@@ -121,17 +121,6 @@ def _absolute(text: str) -> TimeValue | None:
     if period == "month" or (_MONTH.search(lower) and period != "year"):
         return TimeValue(f"{found:%Y-%m}", text, "month")
     return TimeValue(f"{found:%Y}", text, "year")
-
-
-def _season_year(base: datetime, which: str, season: str, prefer: str) -> int:
-    month = _SEASON_MONTH[season]
-    if which in ("last", "past"):
-        return base.year if month < base.month else base.year - 1
-    if which == "next":
-        return base.year if month > base.month else base.year + 1
-    if which == "this" or prefer == "future":
-        return base.year
-    return base.year if month <= base.month else base.year - 1
 
 
 @lru_cache(maxsize=4096)

@@ -286,7 +286,7 @@ HOW_OFTEN_RE = re.compile(r"\s*how\s+often\b", re.IGNORECASE)
 def resolve_time(expr: str, when: datetime) -> str:
     """A time expression said on ``when``, in words: kept vague at week scale, else the date
     the time normaliser resolves it to ("yesterday" on 8 May 2023 -> 7 May 2023)."""
-    vague = vague_phrase(expr, when)
+    vague = vague_phrase(expr, when) or timeexpr.named_time(expr, when)
     if vague is not None:
         return vague
     value = timeexpr.normalise(expr, when)
