@@ -422,3 +422,14 @@ def test_a_frame_keeps_what_its_verb_does_and_no_date_leaves_a_preposition(backe
 def extract_all(backend: OfflineBackend, lines: list[Line]) -> Extraction:
     s = session(1, lines)
     return backend.extract(one_episode(s), list(s.turns), INFO)
+
+
+def test_a_pronoun_never_means_someone_named_after_it_in_the_same_turn(backend: OfflineBackend) -> None:
+    records = extract(backend, [
+        ("Anna", "Look at my new puppy!"),
+        ("Ben", "So cute, what is his name?"),
+        ("Anna", "I named him Bruno."),
+    ])
+    named = [r.value for r in records if r.property == "names"]
+    # "him" is the puppy of the turn before, not "Bruno" named after it ("Bruno Bruno")
+    assert named == ["Anna's puppy Bruno"]

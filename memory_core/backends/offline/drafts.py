@@ -53,6 +53,7 @@ class Mention:
     plural: bool
     turn: int
     subject: bool = False  # the subject of its clause ("Rex is staying with my mom": Rex)
+    at: int = -1  # the token it starts at in its turn's parse (-1: not known)
 
 
 @dataclass

@@ -49,14 +49,14 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
         if ent.label_ == "PERSON" and speaker_alias(ent.text, state.info.speakers, state.aliases) is None \
                 and not clauses.object_of(ent.root, clauses.WHERE_PREPS):
             state.mentions.append(Mention(ent.text.strip(), "person", False, pos,
-                                          ent.root.dep_ in clauses.SUBJECT_DEPS))
+                                          ent.root.dep_ in clauses.SUBJECT_DEPS, ent.start))
     for tok in sent:  # a named subject, whatever NER guessed ("Pepper is staring at me, she wants ...")
         if tok.dep_ in ("nsubj", "nsubjpass") and tok.pos_ == "PROPN" and tok.ent_type_ in _NAMED \
                 and speaker_alias(tok.text, state.info.speakers, state.aliases) is None:
             known = next((m for m in reversed(state.mentions) if m.name == tok.text), None)
             # a subject only when named before: a capitalised heading word parses as one too
             state.mentions.append(Mention(tok.text, known.type if known else "person", False, pos,
-                                          known is not None))
+                                          known is not None, tok.i))
     for tok in sent:
         if tok.lemma_.lower() in lexicon.KIN and tok.pos_ == "NOUN":
             owner = possessor(tok, speaker, other)
@@ -65,7 +65,7 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
                 name = name_of(tok, state, owner) or f"{owner}'s {tok.lower_}"
                 kind = "animal" if kin.value_type == "animal" else "person"
                 subject = tok.dep_ in clauses.SUBJECT_DEPS
-                state.mentions.append(Mention(name, kind, tok.tag_ == "NNS", pos, subject))
+                state.mentions.append(Mention(name, kind, tok.tag_ == "NNS", pos, subject, tok.i))
 
 
 def possessor(tok: Token, speaker: str, other: str) -> str | None:
@@ -123,8 +123,10 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         return Subject(other, "person", 1.0)
     if low in PERSON_PRON:
         plural = PERSON_PRON[low]
+        # someone named later in the same turn is not who the pronoun means ("I named him Steve")
         fits = [m for m in state.mentions
-                if m.plural == plural and m.type in ("person", "animal") and 0 <= pos - m.turn <= 3]
+                if m.plural == plural and m.type in ("person", "animal") and 0 <= pos - m.turn <= 3
+                and not (m.turn == pos and m.at > tok.i)]
         if not fits:
             return None
         # the latest turn that mentions someone who fits; in it, whoever was its subject
