@@ -433,3 +433,18 @@ def test_a_pronoun_never_means_someone_named_after_it_in_the_same_turn(backend: 
     named = [r.value for r in records if r.property == "names"]
     # "him" is the puppy of the turn before, not "Bruno" named after it ("Bruno Bruno")
     assert named == ["Anna's puppy Bruno"]
+
+
+def test_a_lone_word_before_a_comma_frames_the_sentence_and_is_no_part_of_the_value(
+        backend: OfflineBackend) -> None:
+    records = extract(backend, [
+        ("Anna", "Nice, my sister Lily loves cake."),
+        ("Ben", "Honestly, I love running."),
+    ])
+    got = {(r.entity, r.property, r.value) for r in records}
+    assert ("Lily", "likes", "cake") in got and ("Ben", "likes", "running") in got
+
+
+def test_a_name_given_to_no_one_known_is_the_value_without_its_pronoun(backend: OfflineBackend) -> None:
+    records = extract(backend, [("Anna", "I named him Bruno.")])
+    assert [r.value for r in records if r.property == "names"] == ["Bruno"]

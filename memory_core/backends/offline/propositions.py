@@ -113,7 +113,15 @@ def _orphan(tok: Token, kept: set[int]) -> bool:
 
 
 def _is_discourse(tok: Token) -> bool:
-    return tok.dep_ in ("advmod", "intj") and tok.lower_ in DISCOURSE and not any(True for _ in tok.children)
+    """A word that frames the clause without adding to it: a known filler ("really", "honestly"),
+    or one lone word that opens the sentence before a comma ("Nice, my sister loves cake")."""
+    if any(True for _ in tok.children):
+        return False
+    if tok.dep_ in ("advmod", "intj") and tok.lower_ in DISCOURSE:
+        return True
+    doc = tok.doc
+    return (tok.dep_ in ("advmod", "intj", "dep") and tok.i == tok.sent.start and tok.i + 1 < len(doc)
+            and doc[tok.i + 1].text == "," and tok.head.i > tok.i + 1)
 
 
 def _rewrite(t: Token, speaker: str, other: str, subject: str) -> str:
