@@ -202,11 +202,10 @@ def _object_named(state: ExtractState, pred: Token, value: str, speaker: str, ot
     obj = next((c for c in pred.children if c.dep_ == "dobj" and c.lower_ == first.lower()), None)
     if obj is None or obj.lower_ not in ("him", "her", "them"):
         return value
+    if rest[:1].isupper() and any(c.dep_ == "oprd" for c in pred.children):
+        return rest  # "named him Victor": the name given is the value
     who = resolve(state, obj, speaker, other, pos)
-    if who is not None:
-        return f"{who.name} {rest}".strip()
-    # "named him Victor" with no one to be "him": the name said is the value
-    return rest if rest[:1].isupper() and any(c.dep_ == "oprd" for c in pred.children) else value
+    return f"{who.name} {rest}".strip() if who is not None else value
 
 
 def _view(state: ExtractState, pred: Token, subj: Token, turn: Turn, speaker: str, other: str,
