@@ -8,8 +8,8 @@ values and the retrieval figures), each in its module and all re-exported here:
     datetimes   ``parse_datetime`` / ``search_datetime``: session date-times as written in sources
     questions   ``question_dates`` / ``session_near``: absolute dates a question names, as ranges
     spans       ``normalise``: a DATE/TIME span against the session date-time (``TimeValue``)
-    relative    ``TIME_RE`` / ``resolve`` / ``find_and_resolve``: relative time in a turn, resolved
-                for the offline answer's wording (``fmt_day``, ``format_iso``)
+    relative    ``TIME_RE`` / ``resolve`` / ``find_and_resolve`` / ``named_time``: relative time in a
+                turn, resolved for the offline answer's wording (``fmt_day``, ``format_iso``)
     months      the month and weekday tables, number words and calendar steps they share
 """
 

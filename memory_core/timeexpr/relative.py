@@ -3,7 +3,9 @@
 ``TIME_RE`` / ``resolve`` / ``find_and_resolve``: relative time in a turn, resolved against the
 turn's session date: "yesterday" said on 8 May 2023 -> "7 May 2023"; "last year" on 12 July
 2023 -> "2022"; "two weeks ago" -> "the week of 24 April 2023" (phrases dateparser does not
-produce). ``fmt_day`` and ``format_iso`` write dates the same way.
+produce). ``named_time``: a month, day or season named without its year ("April next year",
+"the 15th of April", "last summer") with the year meant. ``fmt_day`` and ``format_iso`` write
+dates the same way.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from datetime import date, datetime, timedelta
 from memory_core.timeexpr.months import MONTH_NAMES, NUMBER_WORDS, WEEKDAYS, month_shift
 
 _MONTH = "(?:" + "|".join(MONTH_NAMES) + ")"
-_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
 TIME_RE = re.compile(
     r"\b(?:yesterday|today|tonight|this\s+morning|this\s+afternoon|this\s+evening|last\s+night|"
     r"(?:last|this|next|past)\s+(?:week(?:end)?|month|year|summer|winter|spring|fall|autumn|"
@@ -136,8 +137,8 @@ def resolve(expression: str, when: datetime | date) -> str:
                 return fmt_day(d - timedelta(days=back))
             fwd = (target - d.weekday()) % 7 or 7
             return fmt_day(d + timedelta(days=fwd))
-        if unit in ("summer", "winter", "spring", "fall", "autumn"):
-            return f"{unit} {d.year + step}"
+        if unit in _SEASON_MONTH:
+            return f"{unit} {season_year(d, rel, unit)}"
     m = re.fullmatch(r"(.+?) (day|week|month|year)s? ago", e)
     if m:
         qty, unit = m.groups()

@@ -197,7 +197,8 @@ def _idiom(pred: Token) -> bool:
 
 def _object_named(state: ExtractState, pred: Token, value: str, speaker: str, other: str, pos: int) -> str:
     """"adopted her from the shelter" -> "Pepper from the shelter": a third-person object that
-    opens the value is the person or animal it resolves to (as a subject would), if any."""
+    opens the value is the person or animal it resolves to (as a subject would), if any; the
+    object of a naming verb is the name it is given ("named him Victor" -> "Victor")."""
     first, _, rest = value.partition(" ")
     obj = next((c for c in pred.children if c.dep_ == "dobj" and c.lower_ == first.lower()), None)
     if obj is None or obj.lower_ not in ("him", "her", "them"):

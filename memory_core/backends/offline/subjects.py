@@ -123,7 +123,7 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         return Subject(other, "person", 1.0)
     if low in PERSON_PRON:
         plural = PERSON_PRON[low]
-        # someone named later in the same turn is not who the pronoun means ("I named him Steve")
+        # someone named after the pronoun in its own turn is not who it means ("he met my cousin Max")
         fits = [m for m in state.mentions
                 if m.plural == plural and m.type in ("person", "animal") and 0 <= pos - m.turn <= 3
                 and not (m.turn == pos and m.at > tok.i)]
