@@ -133,9 +133,9 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
     model.supported_at_by_target = {t: calibrate(c, PRECISION) for t, c in by_target.items()}
     model.doubtful_at = calibrate_doubt(first_choice, DOUBT)
     model.gather_floor, by_floor = _fit_gather_floor(model, lists)
-    several = 2  # ``chosen`` holds no lone option (left out above)
-    supported = sum(model.supports(p, t, several) for t, c in by_target.items() for p, _ok in c)
-    right = sum(ok for t, c in by_target.items() for p, ok in c if model.supports(p, t, several))
+    # ``by_target`` holds no lone option (left out above): reaching the threshold is support
+    supported = sum(model.reaches(p, t) for t, c in by_target.items() for p, _ok in c)
+    right = sum(ok for t, c in by_target.items() for p, ok in c if model.reaches(p, t))
     n = len(f1s)
     report: dict[str, Any] = {
         "files": sorted({s.source for s in samples}),

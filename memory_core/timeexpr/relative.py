@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-from memory_core.timeexpr.months import MONTH_NAMES, NUMBER_WORDS, WEEKDAYS, month_shift
+from memory_core.timeexpr.months import MONTH_NAMES, MONTHS, NUMBER_WORDS, WEEKDAYS, month_shift
 
 _MONTH = "(?:" + "|".join(MONTH_NAMES) + ")"
 TIME_RE = re.compile(
@@ -58,7 +58,7 @@ def named_time(expression: str, when: datetime | date) -> str | None:
     d = when.date() if isinstance(when, datetime) else when
     e = " ".join(expression.split())
     if m := _MONTH_YEAR_RE.fullmatch(e):
-        month = MONTH_NAMES.index((m.group("m1") or m.group("m2")).lower()) + 1
+        month = MONTHS[(m.group("m1") or m.group("m2")).lower()]
         rel = (m.group("rel") or m.group("rel2")).lower()
         if m.group("m2"):  # "April next year": the month of that year
             year = d.year + {"next": 1, "last": -1, "this": 0}[rel]
@@ -68,7 +68,7 @@ def named_time(expression: str, when: datetime | date) -> str | None:
             year = d.year if month < d.month else d.year - 1
         return f"{MONTH_NAMES[month - 1].capitalize()} {year}"
     if m := _DAY_OF_MONTH_RE.fullmatch(e):
-        month = MONTH_NAMES.index((m.group("m1") or m.group("m2")).lower()) + 1
+        month = MONTHS[(m.group("m1") or m.group("m2")).lower()]
         day = int(m.group("d1") or m.group("d2"))
         found = [x for x in (_day(d.year + k, month, day) for k in (-1, 0, 1)) if x is not None]
         return fmt_day(min(found, key=lambda x: abs((x - d).days))) if found else None

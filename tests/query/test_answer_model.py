@@ -176,6 +176,8 @@ def test_a_lone_option_or_a_form_never_calibrated_is_not_supported() -> None:
     assert not model.supports(1.0, "value", 4)  # no probability made value answers right often enough
     question = "What did Nadia bake for the party?"
     buffer = [_turn("D1:1", "Nadia", "Oh, the party!")]  # one sentence, nothing in it but a quote
+    # a model sure of every form: only the lone option keeps the quote from being supported
+    sure_of_all = AnswerModel(weights=default_model().weights, supported_at=0.0)
     answer = extractive_answer(question, plan_question(question, VOCAB), buffer, unmentioned=(),
-                               parse=parse_many, embed=EMBED)
+                               parse=parse_many, embed=EMBED, model=sure_of_all)
     assert answer.support != SupportLevel.SUPPORTED, answer

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
+import pytest
+
 from memory_core.backends.offline.answer_model import default_model
 from memory_core.backends.offline.answering import candidates, extractive_answer, options, state_record
 from memory_core.backends.offline.compose import category_head, vague_phrase
@@ -88,16 +90,20 @@ def test_a_time_said_relative_to_the_session_is_answered_as_a_date() -> None:
     assert _ask("When did Maya walk along the canal?", walk).text == "15 July 2023 [D6:3]"
 
 
-def test_a_month_day_or_season_named_without_its_year_gets_the_year_it_was_meant() -> None:
+@pytest.mark.parametrize(("turn", "question", "expected"), [
     # said on 15 July 2023: "March next year" is March 2024, not the March already gone
-    move = _buffer(("D7:2", "Jonas", "Big step: I'm moving to Oslo in March next year."))
-    assert _ask("When is Jonas moving to Oslo?", move).text == "March 2024 [D7:2]"
+    (("D7:2", "Jonas", "Big step: I'm moving to Oslo in March next year."), "When is Jonas moving to Oslo?",
+     "March 2024 [D7:2]"),
     # a day named by its ordinal is the nearest such day, here one to come
-    concert = _buffer(("D7:4", "Maya", "Our choir sings at the cathedral on the 2nd of August."))
-    assert _ask("When does Maya's choir sing at the cathedral?", concert).text == "2 August 2023 [D7:4]"
+    (("D7:4", "Maya", "Our choir sings at the cathedral on the 2nd of August."),
+     "When does Maya's choir sing at the cathedral?", "2 August 2023 [D7:4]"),
     # a season keeps its name
-    met = _buffer(("D7:6", "Jonas", "I met Teun at a folk festival in Ghent last summer."))
-    assert _ask("When did Jonas meet Teun?", met).text == "summer 2022 [D7:6]"
+    (("D7:6", "Jonas", "I met Teun at a folk festival in Ghent last summer."), "When did Jonas meet Teun?",
+     "summer 2022 [D7:6]"),
+])
+def test_a_month_day_or_season_named_without_its_year_gets_the_year_it_was_meant(
+        turn: tuple[str, str, str], question: str, expected: str) -> None:
+    assert _ask(question, _buffer(turn)).text == expected
 
 
 def test_how_often_is_answered_with_the_frequency_said() -> None:

@@ -118,13 +118,17 @@ class AnswerModel:
         """The probability from which an answer of this form is called supported (1.0: none is)."""
         return self.supported_at_by_target.get(target, self.supported_at)
 
+    def reaches(self, p: float, target: str) -> bool:
+        """Does probability ``p`` reach the threshold calibrated for this form? Never when the
+        tune files found no probability that made such answers right often enough (1.0)."""
+        t = self.threshold(target)
+        return t < 1.0 and p >= t
+
     def supports(self, p: float, target: str, options: int) -> bool:
         """Is an answer of this form chosen with probability ``p`` among ``options`` options
-        supported? Never when the tune files found no probability that made such answers right
-        often enough (threshold 1.0), nor when it was the only option: its probability is 1 by
-        construction and says nothing."""
-        t = self.threshold(target)
-        return options > 1 and t < 1.0 and p >= t
+        supported? When ``p`` reaches its threshold, and never when it was the only option: its
+        probability is 1 by construction and says nothing."""
+        return options > 1 and self.reaches(p, target)
 
     def doubtful(self, p: float) -> bool:
         """Is an answer chosen with probability ``p`` a guess (right rarely on the tune files)?"""
