@@ -49,6 +49,7 @@ MEMBER_OF = _p("member_of", True, "organization", True)
 MEETS = _p("meets", True, "person", True)
 INTERESTED_IN = _p("interested_in")
 FEELS = _p("feels")
+LOOKS_FORWARD_TO = _p("looks_forward_to")
 IDENTITY = _p("identity")
 HAS = _p("has", False, "object")
 SUPPORTS = _p("supports")
@@ -144,7 +145,7 @@ PHRASES: dict[tuple[str, str], Prop] = {
     ("listen", "to"): _p("listens_to", False, "object"), ("look", "after"): _p("cares_for"),
     ("care", "for"): _p("cares_for"), ("take", "care"): _p("cares_for"),
     ("think", "about"): _p("thinks_about"), ("talk", "about"): _p("talks_about"),
-    ("look", "forward"): _p("looks_forward_to"), ("check", "out"): _p("checks_out"),
+    ("look", "forward"): LOOKS_FORWARD_TO, ("check", "out"): _p("checks_out"),
     ("sign", "for"): ENROLLS, ("apply", "for"): _p("applies_for", False, "concept", True),
     ("give", "up"): _p("quits", False, "concept", True), ("pick", "up"): _p("takes_up"),
     ("take", "up"): _p("takes_up"), ("get", "into"): INTERESTED_IN, ("be", "into"): INTERESTED_IN,
@@ -252,8 +253,8 @@ ADJ_PREP: dict[tuple[str, str], Prop] = {
     ("married", "to"): _p("spouse", True, "person"), ("engaged", "to"): _p("partner", True, "person"),
     ("busy", "with"): _p("busy_with"), ("ready", "for"): _p("prepares_for", False, "event", True),
     ("prepared", "for"): _p("prepares_for", False, "event", True),
-    ("excited", "about"): _p("looks_forward_to"),
-    ("excited", "for"): _p("looks_forward_to"), ("worried", "about"): _p("worries_about"),
+    ("excited", "about"): LOOKS_FORWARD_TO,
+    ("excited", "for"): LOOKS_FORWARD_TO, ("worried", "about"): _p("worries_about"),
     ("nervous", "about"): _p("worries_about"), ("fond", "of"): LIKES, ("tired", "of"): DISLIKES,
     ("sick", "of"): DISLIKES, ("swamped", "with"): _p("busy_with"), ("involved", "in"): _p("involved_in"),
     ("part", "of"): MEMBER_OF, ("member", "of"): MEMBER_OF, ("fan", "of"): LIKES,

@@ -449,3 +449,20 @@ def test_the_name_given_is_the_value_said_once(backend: OfflineBackend) -> None:
                               ("Anna", "I named him Bruno.")])
     for records in (alone, puppy):  # never "him Bruno", nor "Bruno Bruno"
         assert [r.value for r in records if r.property == "names"] == ["Bruno"]
+
+
+def test_cannot_wait_is_looking_forward_not_a_negated_wait(backend: OfflineBackend) -> None:
+    got = {(r.entity, r.property, r.value, r.modality.value) for r in extract(backend, [
+        ("Anna", "I really can't wait to visit Rome next month."),
+        ("Ben", "Can't wait to see your new bakery!"),
+        ("Anna", "I cannot wait for the concert on Friday."),
+        ("Ben", "Can't wait to hear about it!"),
+    ])}
+    assert ("Anna", "visits", "Rome", "planned") in got  # was: negated, as if she would not go
+    assert ("Ben", "looks_forward_to", "see Anna's new bakery", "observed") in got
+    assert ("Anna", "looks_forward_to", "concert", "observed") in got
+    assert not [f for f in got if f[1] == "waits" or f[3] == "negated"]  # nor a raw "Can't wait to ..." value
+    # a real negated wait stays one
+    held = extract(backend, [("Anna", "I couldn't wait any longer, so I bought the tickets.")])
+    assert ("Anna", "buys", "tickets", "observed") in {(r.entity, r.property, r.value, r.modality.value)
+                                                      for r in held}

@@ -213,9 +213,21 @@ def join(tokens: list[Token]) -> str:
     return "".join(out).strip()
 
 
+def is_eager(pred: Token) -> bool:
+    """"I can't wait (to see it / for the trip)": looking forward, no negated waiting."""
+    return lemma(pred) == "wait" and any(c.dep_ == "neg" for c in pred.children) and any(
+        c.dep_ == "aux" and c.lower_ in ("ca", "can") for c in pred.children)
+
+
+def eager_complement(pred: Token) -> Token | None:
+    """What "can't wait to ..." looks forward to doing ("to visit Rome": visit), if a verb."""
+    return next((c for c in pred.children if c.dep_ in ("xcomp", "advcl") and c.pos_ in ("VERB", "AUX")
+                 and any(a.dep_ == "aux" and a.lower_ == "to" for a in c.children)), None)
+
+
 def is_negated(pred: Token) -> bool:
     for node in (pred, pred.head if pred.dep_ == "xcomp" else None):
-        if node is None:
+        if node is None or is_eager(node):
             continue
         if any(c.dep_ == "neg" or c.lower_ in ("never", "not", "n't") for c in node.children):
             return True
@@ -228,6 +240,9 @@ def modality(pred: Token) -> tuple[Modality, Token | None]:
     governor = pred.head if pred.dep_ == "xcomp" else None
     if is_negated(pred):
         return Modality.NEGATED, governor
+    ahead = eager_complement(pred.head) if pred.head.i != pred.i and is_eager(pred.head) else None
+    if ahead is not None and ahead.i == pred.i:
+        return Modality.PLANNED, pred.head  # "can't wait to visit Rome": looked forward to
     if pred.dep_ in ("ccomp", "xcomp") and pred.head.lemma_ == "let" and any(
             c.lower_ in ("'s", "us") for c in (*pred.children, *pred.head.children)):
         return Modality.PLANNED, pred.head  # "let's go to a dance class"

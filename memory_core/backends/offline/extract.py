@@ -113,7 +113,10 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     lemma = clauses.lemma(pred)
     if any(c.dep_ in ("attr", "acomp", "oprd") and c.lower_ in state.aliases for c in pred.children):
         return  # "I'm Kat" / "my name is Kat": the ``goes_by`` record says it
-    if is_imperative(pred) and clauses.subject_of(pred) is None:
+    if clauses.is_eager(pred) and (ahead := clauses.eager_complement(pred)) is not None:
+        _looked_forward(state, pred, ahead, turn, pos, speaker, other)
+        return  # "can't wait to visit Rome": the visit is the fact, planned
+    if is_imperative(pred) and clauses.subject_of(pred) is None and not clauses.is_eager(pred):
         advice = advice_text(pred, speaker, other)  # "Keep going after your dreams!" to the other
         if len(advice.split()) >= 5:  # "have fun", "stay safe": a parting wish, no advice
             state.drafts.append(Draft(speaker, "person", "encourages", advice, turn, conf("pattern", 1.0),
@@ -187,6 +190,23 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
                 who.name, who.type, prop.name, value, turn,
                 conf(rule, who.resolution, who.agreement), mod, condition, None, pred, prop.event))
             _inverse(state, who, prop, value, turn, mod, rule)
+
+
+def _looked_forward(state: ExtractState, pred: Token, ahead: Token, turn: Turn, pos: int, speaker: str,
+                    other: str) -> None:
+    """"can't wait to see your new bakery": a verb no rule reads ("see", "hear") is looked forward
+    to with its object; a pronoun alone ("can't wait to hear about it") says nothing."""
+    if clauses.lemma(ahead) not in TRIVIAL_VERBS or not any(
+            t.pos_ in ("NOUN", "PROPN") for t in ahead.subtree if t.i != ahead.i):
+        return
+    subject = subject_for(state, pred, speaker, other, pos)
+    if subject is None:
+        return
+    value = complement(ahead, speaker, other, subject.name, with_verb=True)
+    if len(value.split()) > 1:
+        state.drafts.append(Draft(subject.name, subject.type, lexicon.LOOKS_FORWARD_TO.name, value, turn,
+                                  conf("phrase", subject.resolution, subject.agreement), Modality.OBSERVED,
+                                  clauses.condition_of(pred), None, ahead))
 
 
 def _idiom(pred: Token) -> bool:
@@ -368,7 +388,7 @@ def _fallback(state: ExtractState, doc: Doc, turn: Turn, speaker: str, other: st
         return
     for sent in statements:
         for tok in sent:
-            if _in_condition(tok) or tok.dep_ in ("csubj", "csubjpass"):
+            if _in_condition(tok) or tok.dep_ in ("csubj", "csubjpass") or clauses.is_eager(tok):
                 continue  # "Winning first place is amazing!" is not the speaker winning
             if tok.pos_ == "VERB" and clauses.lemma(tok) not in TRIVIAL_VERBS and tok.lemma_.isalpha() \
                     and not _idiom(tok):

@@ -137,6 +137,14 @@ def _favorite(c: Clause) -> Found | None:
     return [(Prop(f"favorite_{subj.lemma_.lower()}"), clauses.phrase(c.attr), "pattern")]
 
 
+def _looking_forward(c: Clause) -> Found | None:
+    """"can't wait for the concert": looks forward to the concert (nothing without an object)."""
+    if not clauses.is_eager(c.pred):
+        return None
+    return [(lexicon.LOOKS_FORWARD_TO, clauses.phrase(o), "phrase") for p in c.preps
+            if p.lower_ == "for" and (o := pobj(p)) is not None][:1]
+
+
 def _feel_aux(c: Clause) -> Found | None:
     """"made me feel accepted": feels <predicate>."""
     if any(t.lemma_ == "feel" and t.dep_ in ("aux", "auxpass") for t in c.kids):
@@ -318,6 +326,7 @@ def _verb_lemma(c: Clause) -> Found | None:
 RULES: tuple[Rule, ...] = (
     Rule("'my favorite X is Y'", frozenset({"be"}), _favorite),
     Rule("feel as auxiliary", None, _feel_aux),
+    Rule("can't wait for X", frozenset({"wait"}), _looking_forward),
     Rule("copula + noun", None, _copula_attr),
     Rule("copula + adjective", None, _copula_acomp),
     Rule("copula + lexicon preposition", None, _copula_phrase),

@@ -194,7 +194,7 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
     if lemma == "be":
         return None  # "Last night was amazing!" is not about the speaker
     if (lexicon.VERBS.get(lemma) in (lexicon.LIKES, lexicon.DISLIKES) or lemma in ("miss", "hope", "want")
-            or root.tag_ in ("VBD", "VBN") or (lemma == "go" and root.tag_ == "VBG")
+            or root.tag_ in ("VBD", "VBN") or (lemma == "go" and root.tag_ == "VBG") or clauses.is_eager(root)
             or (root.i == root.sent.start and clauses.is_past_form(root))):
         return Subject(speaker, "person", 0.7)
     return None
