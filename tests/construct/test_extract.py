@@ -462,7 +462,15 @@ def test_cannot_wait_is_looking_forward_not_a_negated_wait(backend: OfflineBacke
     assert ("Ben", "looks_forward_to", "see Anna's new bakery", "observed") in got
     assert ("Anna", "looks_forward_to", "concert", "observed") in got
     assert not [f for f in got if f[1] == "waits" or f[3] == "negated"]  # nor a raw "Can't wait to ..." value
-    # a real negated wait stays one
-    held = extract(backend, [("Anna", "I couldn't wait any longer, so I bought the tickets.")])
-    assert ("Anna", "buys", "tickets", "observed") in {(r.entity, r.property, r.value, r.modality.value)
-                                                      for r in held}
+
+
+def test_a_cannot_that_says_the_utmost_or_an_ongoing_habit_is_no_negation(backend: OfflineBackend) -> None:
+    got = {(r.entity, r.property, r.value, r.modality.value) for r in extract(backend, [
+        ("Anna", "I couldn't be happier with the new house."),
+        ("Ben", "I can't stop thinking about the trip to Oslo."),
+        ("Anna", "I can't stop the leak in the kitchen."),
+    ])}
+    assert ("Anna", "feels", "happier with the new house", "observed") in got  # was negated
+    assert ("Ben", "thinks_about", "trip to Oslo", "observed") in got  # was negated
+    assert not [f for f in got if f[0] == "Ben" and f[1] == "stops"]
+    assert ("Anna", "stops", "leak in the kitchen", "negated") in got  # a real "cannot" stays one

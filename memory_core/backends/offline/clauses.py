@@ -213,10 +213,26 @@ def join(tokens: list[Token]) -> str:
     return "".join(out).strip()
 
 
+def _cannot(pred: Token, modals: tuple[str, ...] = ("ca", "can", "could")) -> bool:
+    return any(c.dep_ == "neg" for c in pred.children) and any(
+        c.dep_ == "aux" and c.lower_ in modals for c in pred.children)
+
+
 def is_eager(pred: Token) -> bool:
     """"I can't wait (to see it / for the trip)": looking forward, no negated waiting."""
-    return lemma(pred) == "wait" and any(c.dep_ == "neg" for c in pred.children) and any(
-        c.dep_ == "aux" and c.lower_ in ("ca", "can") for c in pred.children)
+    return lemma(pred) == "wait" and _cannot(pred, ("ca", "can"))
+
+
+def keeps_on(pred: Token) -> bool:
+    """"I can't stop thinking about it", "can't help smiling": the doing goes on."""
+    return lemma(pred) in ("stop", "help") and _cannot(pred) and any(
+        c.dep_ == "xcomp" and c.tag_ == "VBG" for c in pred.children)
+
+
+def is_emphatic(pred: Token) -> bool:
+    """"I couldn't be happier with it", "it couldn't have gone better": the utmost, not a denial."""
+    return _cannot(pred) and any(c.dep_ in ("acomp", "attr", "advmod")
+                                 and (c.tag_ in ("JJR", "RBR") or c.lower_ == "more") for c in pred.children)
 
 
 def eager_complement(pred: Token) -> Token | None:
@@ -227,7 +243,7 @@ def eager_complement(pred: Token) -> Token | None:
 
 def is_negated(pred: Token) -> bool:
     for node in (pred, pred.head if pred.dep_ == "xcomp" else None):
-        if node is None or is_eager(node):
+        if node is None or is_eager(node) or keeps_on(node) or is_emphatic(node):
             continue
         if any(c.dep_ == "neg" or c.lower_ in ("never", "not", "n't") for c in node.children):
             return True
@@ -240,6 +256,8 @@ def modality(pred: Token) -> tuple[Modality, Token | None]:
     governor = pred.head if pred.dep_ == "xcomp" else None
     if is_negated(pred):
         return Modality.NEGATED, governor
+    if is_emphatic(pred):
+        return Modality.OBSERVED, None  # "couldn't be happier": no hypothesis either
     ahead = eager_complement(pred.head) if pred.head.i != pred.i and is_eager(pred.head) else None
     if ahead is not None and ahead.i == pred.i:
         return Modality.PLANNED, pred.head  # "can't wait to visit Rome": looked forward to

@@ -113,6 +113,8 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     lemma = clauses.lemma(pred)
     if any(c.dep_ in ("attr", "acomp", "oprd") and c.lower_ in state.aliases for c in pred.children):
         return  # "I'm Kat" / "my name is Kat": the ``goes_by`` record says it
+    if clauses.keeps_on(pred):
+        return  # "can't stop thinking about the trip": the thinking is the fact, and goes on
     if clauses.is_eager(pred) and (ahead := clauses.eager_complement(pred)) is not None:
         _looked_forward(state, pred, ahead, turn, pos, speaker, other)
         return  # "can't wait to visit Rome": the visit is the fact, planned
