@@ -474,3 +474,14 @@ def test_a_cannot_that_says_the_utmost_or_an_ongoing_habit_is_no_negation(backen
     assert ("Ben", "thinks_about", "trip to Oslo", "observed") in got  # was negated
     assert not [f for f in got if f[0] == "Ben" and f[1] == "stops"]
     assert ("Anna", "stops", "leak in the kitchen", "negated") in got  # a real "cannot" stays one
+
+
+def test_a_name_set_before_an_owned_noun_is_what_the_noun_names(backend: OfflineBackend) -> None:
+    got = facts(extract(backend, [
+        ("Ben", "This is Max, my brother, he lives in Oslo."),
+        ("Anna", "And yes - Clover, my goat. She is sweet."),
+    ]))
+    assert ("D1:1", "Ben", "sibling", "Max", "observed", None) in got  # was "Ben's brother"
+    assert ("D1:1", "Max", "residence", "Oslo", "observed", None) in got
+    assert ("D1:2", "Anna", "pet", "Clover", "observed", None) in got  # any animal one owns
+    assert ("D1:2", "Clover", "species", "goat", "observed", None) in got

@@ -195,9 +195,11 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
         inside = {t.i for t in noun.subtree} if noun.head.i == name_tok.i else set()
         words = []
         for t in name_tok.subtree:  # the name's own words: not the noun's phrase, up to a comma
-            if t.i in inside or (t.is_punct and t.i > name_tok.i):
+            if t.i in inside or t.is_punct:
                 if t.i > name_tok.i:
                     break
+                if t.is_punct:
+                    words = []  # "And yes, I do - Pixel, my guinea pig": the name starts after the dash
                 continue
             words.append(t.text)
         name = " ".join(words[:5]) or name_tok.text

@@ -348,12 +348,12 @@ def _possessions(state: ExtractState, sent: Span, turn: Turn, speaker: str, othe
     """"my husband John", "our kids": relation records of the possessor."""
     for tok in sent:
         noun = tok.lemma_.lower()
-        if noun not in lexicon.KIN or tok.pos_ != "NOUN":
-            continue
+        kin = lexicon.KIN.get(noun) or (lexicon.PET if noun in lexicon.ANIMAL_NOUNS else None)
+        if kin is None or tok.pos_ != "NOUN":
+            continue  # "my guinea pig", "my goat": any animal one owns is a pet
         owner = possessor(tok, speaker, other)
         if owner is None:
             continue
-        kin = lexicon.KIN[noun]
         name = name_of(tok, state, owner)
         # an unnamed relative is the owner's ("Jonas's mom"): the same entity as the subject of
         # "my mom buys her sausages", linked to the owner by this record, never merged into them
@@ -366,7 +366,10 @@ def _possessions(state: ExtractState, sent: Span, turn: Turn, speaker: str, othe
         if name:
             _inverse(state, subject, kin, name, turn, Modality.OBSERVED, "pattern")
             if kin is lexicon.PET:
-                state.drafts.append(Draft(name, "animal", "species", tok.lower_, turn, conf("pattern", 1.0)))
+                kind = [t.lower_ for t in tok.children if t.dep_ == "compound" and t.pos_ == "NOUN"
+                        and t.i < tok.i]
+                state.drafts.append(Draft(name, "animal", "species", " ".join([*kind, tok.lower_]), turn,
+                                          conf("pattern", 1.0)))
 
 
 def _inverse(state: ExtractState, subject: Subject, prop: Prop, value: str, turn: Turn, mod: Modality,

@@ -93,6 +93,9 @@ def _given_name(tok: Token) -> str | None:
     head = tok.head
     if tok.dep_ == "compound" and head.pos_ == "PROPN" and head.i > tok.i:  # "my manager Dirk (Brandt)"
         return _own_name(head)
+    if tok.dep_ == "appos" and head.pos_ == "PROPN" and head.i < tok.i and not any(
+            c.dep_ in ("appos", "conj") and c.i != tok.i for c in head.children):
+        return _own_name(head)  # "Pixel, my guinea pig" ("Max, my brother, and Ida, ..." is a list)
     for child in tok.children:
         if child.dep_ in ("appos", "compound") and child.pos_ == "PROPN" and (child.dep_ == "appos"
                                                                            or child.i > tok.i):
