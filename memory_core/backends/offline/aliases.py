@@ -193,7 +193,7 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
                 or clauses.is_noise_word(name_tok.text):
             continue  # "... a tough job, Jon.": an address, not what the job is called; "Hahaha a ..."
         inside = {t.i for t in noun.subtree} if noun.head.i == name_tok.i else set()
-        words = []
+        words: list[str] = []
         for t in name_tok.subtree:  # the name's own words: not the noun's phrase, up to a comma
             if t.i in inside or t.is_punct:
                 if t.i > name_tok.i:
