@@ -480,8 +480,10 @@ def test_a_name_set_before_an_owned_noun_is_what_the_noun_names(backend: Offline
     got = facts(extract(backend, [
         ("Ben", "This is Max, my brother, he lives in Oslo."),
         ("Anna", "And yes - Clover, my goat. She is sweet."),
+        ("Ben", "Yeah, Anna, my family's been great."),
     ]))
     assert ("D1:1", "Ben", "sibling", "Max", "observed", None) in got  # was "Ben's brother"
     assert ("D1:1", "Max", "residence", "Oslo", "observed", None) in got
     assert ("D1:2", "Anna", "pet", "Clover", "observed", None) in got  # any animal one owns
     assert ("D1:2", "Clover", "species", "goat", "observed", None) in got
+    assert not [f for f in got if f[0] == "Ben" and f[3] == "Anna"]  # Anna is addressed, no kin of Ben's

@@ -84,8 +84,9 @@ def name_of(tok: Token, state: ExtractState, owner: str) -> str | None:
     the noun's ``owner`` ("go cuddle your nephew, Auntie Maya!" addresses Maya, no nephew of
     her own)."""
     name = _given_name(tok)
-    if name is not None and speaker_alias(name, state.info.speakers, state.aliases) == owner:
-        return None
+    said_to = speaker_alias(name, state.info.speakers, state.aliases) if name is not None else None
+    if said_to == owner or (said_to is not None and tok.dep_ == "appos" and tok.head.i < tok.i):
+        return None  # "Yeah, Ben, my family's been great": Ben is addressed, not the family's name
     return name
 
 
