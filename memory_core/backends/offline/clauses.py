@@ -224,9 +224,13 @@ def is_eager(pred: Token) -> bool:
 
 
 def keeps_on(pred: Token) -> bool:
-    """"I can't stop thinking about it", "can't help smiling": the doing goes on."""
-    return lemma(pred) in ("stop", "help") and _cannot(pred) and any(
-        c.dep_ == "xcomp" and c.tag_ == "VBG" for c in pred.children)
+    """"I can't stop thinking about it", "never stopped thinking about it", "can't help smiling":
+    the doing goes on."""
+    if not any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in pred.children):
+        return False
+    if lemma(pred) in ("stop", "quit"):
+        return any(c.dep_ == "neg" or c.lower_ == "never" for c in pred.children)
+    return lemma(pred) == "help" and _cannot(pred)
 
 
 def is_emphatic(pred: Token) -> bool:

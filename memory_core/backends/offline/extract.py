@@ -223,10 +223,12 @@ def _object_named(state: ExtractState, pred: Token, value: str, speaker: str, ot
     object of a naming verb is the name it is given ("named him Victor" -> "Victor")."""
     first, _, rest = value.partition(" ")
     obj = next((c for c in pred.children if c.dep_ == "dobj" and c.lower_ == first.lower()), None)
-    if obj is None or obj.lower_ not in ("him", "her", "them"):
+    if obj is None or obj.lower_ not in ("him", "her", "them", "it"):
         return value
     if rest[:1].isupper() and any(c.dep_ == "oprd" for c in pred.children):
-        return rest  # "named him Victor": the name given is the value
+        return rest  # "named him Victor", "called it Low Light": the name given is the value
+    if obj.lower_ == "it":
+        return value
     who = resolve(state, obj, speaker, other, pos)
     return f"{who.name} {rest}".strip() if who is not None else value
 
