@@ -493,3 +493,11 @@ def test_a_name_set_before_an_owned_noun_is_what_the_noun_names(backend: Offline
     assert ("D1:2", "Anna", "pet", "Clover", "observed", None) in got  # any animal one owns
     assert ("D1:2", "Clover", "species", "goat", "observed", None) in got
     assert not [f for f in got if f[0] == "Ben" and f[3] == "Anna"]  # Anna is addressed, no kin of Ben's
+
+
+def test_thanks_without_a_subject_are_the_speakers_not_advice(backend: OfflineBackend) -> None:
+    got = {(r.entity, r.property, r.value) for r in extract(backend, [
+        ("Ben", "Appreciate your help with the move, Anna."),
+    ])}
+    assert ("Ben", "likes", "Anna's help with the move") in got
+    assert not [f for f in got if f[1] == "encourages"]  # was: Ben encourages Anna to appreciate ...

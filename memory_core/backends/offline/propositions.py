@@ -236,7 +236,7 @@ def view_text(pred: Token, subj: Token, speaker: str, other: str) -> str:
 
 _NOT_ADVICE = frozenset({"thank", "let", "see", "look", "check", "guess", "imagine", "wish", "say", "tell",
                          "excuse", "pardon", "forgive", "mind", "bet", "hear", "know", "congratulate",
-                         "welcome", "hang", "wait", "hold", "talk", "catch", "chat"})
+                         "welcome", "hang", "wait", "hold", "talk", "catch", "chat", "appreciate"})
 _LEAD_INS = frozenset({"so", "just", "please", "and", "but", "also", "oh", "now", "then", "definitely",
                        "always", "never", "really", "hey", "plus", "still", "well"})
 
