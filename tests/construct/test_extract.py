@@ -501,3 +501,13 @@ def test_thanks_without_a_subject_are_the_speakers_not_advice(backend: OfflineBa
     ])}
     assert ("Ben", "likes", "Anna's help with the move") in got
     assert not [f for f in got if f[1] == "encourages"]  # was: Ben encourages Anna to appreciate ...
+
+
+def test_a_plain_verb_that_hands_a_thing_to_someone_states_a_fact(backend: OfflineBackend) -> None:
+    got = {(r.entity, r.property, r.value) for r in extract(backend, [
+        ("Ben", "How is Tom doing?"),
+        ("Anna", "He brought me a live frog yesterday."),
+        ("Ben", "I brought the cake."),
+    ])}
+    assert ("Tom", "brings", "Anna a live frog") in got  # "bring" alone says little; handed to Anna, a fact
+    assert not [f for f in got if f[0] == "Ben"]

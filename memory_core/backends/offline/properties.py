@@ -318,9 +318,16 @@ def _get_object(c: Clause) -> Found | None:
 
 def _verb_lemma(c: Clause) -> Found | None:
     """any other contentful verb with a value: the verb's own lemma as the property."""
-    if c.pred.pos_ == "VERB" and c.lemma not in TRIVIAL_VERBS and c.lemma.isalpha() and c.value:
+    plain = c.lemma not in TRIVIAL_VERBS or _handed(c)
+    if c.pred.pos_ == "VERB" and plain and c.lemma.isalpha() and c.value:
         return [(Prop(c.lemma), c.value, "fallback")]
     return None
+
+
+def _handed(c: Clause) -> bool:
+    """"brought me a live mouse", "showed us her studio": a plain verb that hands a thing to
+    someone states a fact."""
+    return any(k.dep_ == "dative" for k in c.kids) and c.dobj is not None and c.dobj.pos_ in ("NOUN", "PROPN")
 
 
 RULES: tuple[Rule, ...] = (
