@@ -193,16 +193,16 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
                 or clauses.is_noise_word(name_tok.text):
             continue  # "... a tough job, Jon.": an address, not what the job is called; "Hahaha a ..."
         inside = {t.i for t in noun.subtree} if noun.head.i == name_tok.i else set()
-        words: list[str] = []
+        said: list[Token] = []
         for t in name_tok.subtree:  # the name's own words: not the noun's phrase, up to a comma
-            if t.i in inside or t.is_punct:
+            if t.i in inside or (t.is_punct and t.i > name_tok.i):
                 if t.i > name_tok.i:
                     break
-                if t.is_punct:
-                    words = []  # "And yes, I do - Pixel, my guinea pig": the name starts after the dash
                 continue
-            words.append(t.text)
-        name = " ".join(words[:5]) or name_tok.text
+            said.append(t)
+        while said and said[0].pos_ != "PROPN":
+            said = said[1:]  # "And yes, I do - Pixel, my guinea pig": the name starts at a name
+        name = " ".join(t.text for t in said[:5]) or name_tok.text
         kind = " ".join(t.lower_ for t in noun.children if t.dep_ == "compound" and t.i < noun.i)
         kind = f"{kind} {noun.lower_}".strip()
         if lemma in lexicon.OCCUPATIONS:
