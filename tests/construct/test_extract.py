@@ -508,6 +508,7 @@ def test_a_plain_verb_that_hands_a_thing_to_someone_states_a_fact(backend: Offli
         ("Ben", "How is Tom doing?"),
         ("Anna", "He brought me a live frog yesterday."),
         ("Ben", "I brought the cake."),
+        ("Ben", "It took me ages to design it, and I told him the recipe."),
     ])}
     assert ("Tom", "brings", "Anna a live frog") in got  # "bring" alone says little; handed to Anna, a fact
     assert not [f for f in got if f[0] == "Ben"]

@@ -325,9 +325,10 @@ def _verb_lemma(c: Clause) -> Found | None:
 
 
 def _handed(c: Clause) -> bool:
-    """"brought me a live mouse", "showed us her studio": a plain verb that hands a thing to
-    someone states a fact."""
-    return any(k.dep_ == "dative" for k in c.kids) and c.dobj is not None and c.dobj.pos_ in ("NOUN", "PROPN")
+    """"brought me a live mouse": bringing a thing to someone states a fact ("tell him good
+    game", "took me ages" do not)."""
+    return c.lemma == "bring" and any(k.dep_ == "dative" for k in c.kids) and c.dobj is not None \
+        and c.dobj.pos_ in ("NOUN", "PROPN")
 
 
 RULES: tuple[Rule, ...] = (
