@@ -71,7 +71,7 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
     for child in pred.children:
         dated = child.dep_ in ("npadvmod", "advmod") and child.ent_type_ in ("DATE", "TIME")
         particle = child.dep_ == "prt" and not with_verb
-        if child.dep_ in _SKIP_DEPS or particle or _is_discourse(child) or dated or _is_heading(child):
+        if child.dep_ in _SKIP_DEPS or particle or _is_discourse(child) or dated:
             skip.update(t.i for t in child.subtree)
     kept: list[tuple[Token, str]] = []
     for t in pred.subtree:
@@ -110,17 +110,6 @@ def _orphan(tok: Token, kept: set[int]) -> bool:
         return False
     governed = [c for c in tok.children if not c.is_punct] if tok.dep_ == "prep" else [tok.head]
     return bool(governed) and not any(c.i in kept for c in governed)
-
-
-def _is_heading(tok: Token) -> bool:
-    """A noun phrase opening the sentence before a colon or comma, ahead of its verb: a heading
-    for what follows ("Big milestone: I ran the full 10 km", "Five songs, we called it X")."""
-    if tok.dep_ not in ("npadvmod", "dep") or tok.pos_ not in ("NOUN", "PROPN") or tok.head.i < tok.i:
-        return False
-    span = list(tok.subtree)
-    end = span[-1].i + 1
-    return span[0].i == tok.sent.start and end < len(tok.doc) and tok.doc[end].text in (":", ",") \
-        and tok.head.i > end
 
 
 def _is_discourse(tok: Token) -> bool:
