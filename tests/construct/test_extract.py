@@ -23,6 +23,11 @@ def extract(backend: OfflineBackend, lines: list[Line]) -> list[Record]:
     return backend.extract(one_episode(s), list(s.turns), INFO).records
 
 
+def claims(records: list[Record]) -> set[tuple[str, str, str, str]]:
+    """(entity, property, value, modality) of each record."""
+    return {(r.entity, r.property, r.value, r.modality.value) for r in records}
+
+
 def facts(records: list[Record]) -> set[tuple[Any, ...]]:
     """(turn, entity, property, value, modality, valid_time) of each record."""
     return {(r.evidence_turn_ids[0], r.entity, r.property, r.value, r.modality.value, r.valid_time)
@@ -456,12 +461,12 @@ def test_the_name_given_is_the_value_said_once(backend: OfflineBackend) -> None:
 
 
 def test_cannot_wait_is_looking_forward_not_a_negated_wait(backend: OfflineBackend) -> None:
-    got = {(r.entity, r.property, r.value, r.modality.value) for r in extract(backend, [
+    got = claims(extract(backend, [
         ("Anna", "I really can't wait to visit Rome next month."),
         ("Ben", "Can't wait to see your new bakery!"),
         ("Anna", "I cannot wait for the concert on Friday."),
         ("Ben", "Can't wait to hear about it!"),
-    ])}
+    ]))
     assert ("Anna", "visits", "Rome", "planned") in got  # was: negated, as if she would not go
     assert ("Ben", "looks_forward_to", "see Anna's new bakery", "observed") in got
     assert ("Anna", "looks_forward_to", "concert", "observed") in got
@@ -469,12 +474,12 @@ def test_cannot_wait_is_looking_forward_not_a_negated_wait(backend: OfflineBacke
 
 
 def test_a_cannot_that_says_the_utmost_or_an_ongoing_habit_is_no_negation(backend: OfflineBackend) -> None:
-    got = {(r.entity, r.property, r.value, r.modality.value) for r in extract(backend, [
+    got = claims(extract(backend, [
         ("Anna", "I couldn't be happier with the new house."),
         ("Ben", "I can't stop thinking about the trip to Oslo."),
         ("Anna", "I can't stop the leak in the kitchen."),
         ("Ben", "I spent a month in Porto and never stopped thinking about it."),
-    ])}
+    ]))
     assert ("Anna", "feels", "happier with the new house", "observed") in got  # was negated
     assert ("Ben", "thinks_about", "trip to Oslo", "observed") in got  # was negated
     assert not [f for f in got if f[0] == "Ben" and (f[1] == "stops" or f[3] == "negated")]
@@ -485,13 +490,13 @@ def test_a_name_set_before_an_owned_noun_is_what_the_noun_names(backend: Offline
     got = facts(extract(backend, [
         ("Ben", "This is Max, my brother, he lives in Oslo."),
         ("Anna", "And yes - Clover, my goat. She is sweet."),
-        ("Ben", "Yeah, Anna, my family's been great."),
+        ("Ben", "Well, Anna, my sister's been great."),
     ]))
     assert ("D1:1", "Ben", "sibling", "Max", "observed", None) in got  # was "Ben's brother"
     assert ("D1:1", "Max", "residence", "Oslo", "observed", None) in got
     assert ("D1:2", "Anna", "pet", "Clover", "observed", None) in got  # any animal one owns
     assert ("D1:2", "Clover", "species", "goat", "observed", None) in got
-    assert not [f for f in got if f[0] == "Ben" and f[3] == "Anna"]  # Anna is addressed, no kin of Ben's
+    assert not [f for f in got if f[1] == "Ben" and f[3] == "Anna"]  # Anna is addressed, no kin of Ben's
 
 
 def test_thanks_without_a_subject_are_the_speakers_not_advice(backend: OfflineBackend) -> None:

@@ -203,8 +203,7 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
         while said and said[0].pos_ != "PROPN":
             said = said[1:]  # "And yes, I do - Pixel, my guinea pig": the name starts at a name
         name = " ".join(t.text for t in said[:5]) or name_tok.text
-        kind = " ".join(t.lower_ for t in noun.children if t.dep_ == "compound" and t.i < noun.i)
-        kind = f"{kind} {noun.lower_}".strip()
+        kind = clauses.kind(noun)
         if lemma in lexicon.OCCUPATIONS:
             out.append(Draft(name, "person", lexicon.OCCUPATION.name, kind, turn, conf("pattern", 1.0)))
             continue

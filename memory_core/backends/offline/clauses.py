@@ -177,6 +177,12 @@ def subject_of(pred: Token) -> Token | None:
     return None
 
 
+def kind(noun: Token) -> str:
+    """The kind a noun names, with the words compounded before it ("my guinea pig" -> "guinea pig")."""
+    before = [t.lower_ for t in noun.children if t.dep_ == "compound" and t.i < noun.i]
+    return " ".join([*before, noun.lower_])
+
+
 def phrase(tok: Token, *, max_words: int = 10, name: bool = False) -> str:
     """A compact text for a token's phrase: its subtree minus clauses, leading determiners.
 

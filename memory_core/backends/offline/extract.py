@@ -368,9 +368,7 @@ def _possessions(state: ExtractState, sent: Span, turn: Turn, speaker: str, othe
         if name:
             _inverse(state, subject, kin, name, turn, Modality.OBSERVED, "pattern")
             if kin is lexicon.PET:
-                kind = [t.lower_ for t in tok.children if t.dep_ == "compound" and t.pos_ == "NOUN"
-                        and t.i < tok.i]
-                state.drafts.append(Draft(name, "animal", "species", " ".join([*kind, tok.lower_]), turn,
+                state.drafts.append(Draft(name, "animal", "species", clauses.kind(tok), turn,
                                           conf("pattern", 1.0)))
 
 
