@@ -516,3 +516,29 @@ def test_a_plain_verb_that_hands_a_thing_to_someone_states_a_fact(backend: Offli
     ])}
     assert ("Tom", "brings", "Anna a live frog") in got  # "bring" alone says little; handed to Anna, a fact
     assert not [f for f in got if f[0] == "Ben"]
+
+
+def test_a_name_right_after_a_kin_noun_is_its_name_whatever_the_parse(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Anna", "Anyway, I'm escaping this weekend, I'm taking the train to Delft to see my sister Lotte."),
+        ("Ben", "My sourdough starter is called Klaus now, Ingrid from work named him."),
+        ("Anna", "I came home from work at six and I come from a big family."),
+    ]))
+    # "see my sister Lotte" parses as "my sister" being the subject of "Lotte"
+    assert {("Anna", "sibling", "Lotte", "observed"), ("Lotte", "sibling", "Anna", "observed")} <= got
+    assert ("Anna", "sibling", "Anna's sister", "observed") not in got
+    # "X from work" is a colleague of the speaker
+    assert {("Ben", "colleague", "Ingrid", "observed"), ("Ingrid", "colleague", "Ben", "observed")} <= got
+    # a hometown is a named place: neither work nor a family is one
+    assert not [c for c in got if c[1] == "hometown"], got
+
+
+def test_what_someone_pointed_at_did_is_not_the_speakers_view(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Anna", "Thank you!! I literally screamed and the waiter brought me a free slice of cake."),
+        ("Ben", "Thanks! My neighbour gave me a lemon tree."),
+        ("Anna", "Honestly, guys have a much easier time at the gym."),
+    ]))
+    assert not [c for c in got if c[1] == "thinks" and ("waiter" in c[2] or "neighbour" in c[2])], got
+    assert ("Ben's neighbour", "gives", "Ben a lemon tree", "observed") in got
+    assert ("Anna", "thinks", "guys have a much easier time at the gym", "observed") in got  # people at large

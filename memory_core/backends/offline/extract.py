@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memory_core.backends.offline import clauses
-from memory_core.backends.offline.aliases import find_aliases, named_kinds
+from memory_core.backends.offline.aliases import find_aliases, named_kinds, speaker_alias
 from memory_core.backends.offline.drafts import (
     PRONOUN_VALUES,
     TRIVIAL_VERBS,
@@ -70,6 +70,9 @@ if TYPE_CHECKING:
 # what a view says better than a copula rule
 _VIEW_PROPS = frozenset({"description", "feels", "identity", "health", "occupation"})
 _PLACES = frozenset({lexicon.DESTINATION, lexicon.ATTENDS, lexicon.VISITS})
+_COLLEAGUE = lexicon.KIN["colleague"]
+_WORKPLACES = frozenset({"work", "office"})  # "Ingrid from work": a colleague
+_PLACE_ENTS = frozenset({"GPE", "LOC"})  # the small NER calls many a first name FAC or ORG
 _SYMMETRIC = frozenset({"spouse", "partner", "sibling", "friend", "colleague", "meets", "relative"})
 _INVERSE = {"child": "parent", "parent": "child"}
 
@@ -92,6 +95,7 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
             if clauses.is_question(sent):
                 continue
             _possessions(state, sent, turn, speaker, other)
+            _from_work(state, sent, turn, speaker)
             kinds.extend(named_kinds(sent, turn, info.speakers))
             for pred in clauses.clause_heads(sent):
                 _clause(state, pred, turn, pos, speaker, other)
@@ -370,6 +374,23 @@ def _possessions(state: ExtractState, sent: Span, turn: Turn, speaker: str, othe
             if kin is lexicon.PET:
                 state.drafts.append(Draft(name, "animal", "species", clauses.kind(tok), turn,
                                           conf("pattern", 1.0)))
+
+
+def _from_work(state: ExtractState, sent: Span, turn: Turn, speaker: str) -> None:
+    """"Ingrid from work named him": a name said with "from work" is the speaker's colleague
+    (read from the words, not the parse: "from work" attaches anywhere)."""
+    doc = sent.doc
+    for tok in sent:
+        if tok.pos_ != "PROPN" or not tok.text[:1].isupper() or tok.ent_type_ in _PLACE_ENTS \
+                or tok.i + 2 >= len(doc):
+            continue
+        if doc[tok.i + 1].lower_ != "from" or doc[tok.i + 2].lemma_.lower() not in _WORKPLACES:
+            continue
+        if speaker_alias(tok.text, state.info.speakers, state.aliases) is not None:
+            continue  # a speaker is no colleague of their own ("Maya from work here")
+        state.drafts.append(Draft(speaker, "person", _COLLEAGUE.name, tok.text, turn, conf("pattern", 1.0)))
+        _inverse(state, Subject(speaker, "person", 1.0), _COLLEAGUE, tok.text, turn, Modality.OBSERVED,
+                 "pattern")
 
 
 def _inverse(state: ExtractState, subject: Subject, prop: Prop, value: str, turn: Turn, mod: Modality,

@@ -112,7 +112,8 @@ def property_of(state: ExtractState, pred: Token, subject: Subject, speaker: str
 
 def names_a_place(prop: Prop, value: str, pred: Token) -> bool:
     """A place relation's value holds a noun or a name that is no time, and names no manner:
-    "could actually live there", "always lived here", "next week", "like a local" name no place.
+    "could actually live there", "always lived here", "next week", "like a local" name no place;
+    a hometown is a name ("from Ohio", not "from work").
     The value's words are looked up in its sentence (values may be reordered: "lived always"); a
     word the sentence lacks counts as a noun."""
     if not (prop.relation and prop.value_type == "place"):
@@ -121,6 +122,8 @@ def names_a_place(prop: Prop, value: str, pred: Token) -> bool:
         return False
     tokens = {t.lower_: t for t in pred.sent}
     said = [tokens.get(w.lower()) for w in value.split()]
+    if prop.name == "hometown":  # "came home from work", "I come from a big family": no town named
+        return any(t is not None and t.pos_ == "PROPN" for t in said)
     return any(t is None or (t.pos_ in ("NOUN", "PROPN") and t.ent_type_ not in ("DATE", "TIME"))
                for t in said)
 

@@ -160,6 +160,9 @@ _CONTRACTED = {"'s": "is", "'re": "are", "'m": "am", "'ve": "have", "'ll": "will
 _AGREE = {"am": "is", "'m": "is", "are": "is", "'re": "is", "have": "has", "'ve": "has", "were": "was",
           "do": "does"}
 _VIEW_ENTS = frozenset({"", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE", "NORP"})
+# nouns for someone — a person, an occupation, an animal: a clause whose subject is one of them,
+# pointed at ("the waiter", "this guy"), says what they did, not what the speaker thinks
+_SOMEONE = lexicon.PERSON_NOUNS | lexicon.OCCUPATIONS | lexicon.ANIMAL_NOUNS
 
 
 def is_view_subject(subj: Token) -> bool:
@@ -175,6 +178,9 @@ def is_view_subject(subj: Token) -> bool:
             or head.tag_ == "VBG")
     if subj.pos_ != "NOUN" or subj.ent_type_ not in _VIEW_ENTS or subj.lemma_.lower() in lexicon.KIN:
         return False
+    if subj.lemma_.lower() in _SOMEONE and any(c.dep_ in ("det", "poss") and c.lower_ not in ("a", "an")
+                                               for c in subj.children):
+        return False  # "the waiter brought me a pastry": what someone did ("guys have it easier" is a view)
     if subj.i > subj.head.i:  # "Here's the bowl ...": a presentation, not a view
         return False
     if clauses.group_pronoun(subj) is not None:

@@ -108,7 +108,27 @@ def _given_name(tok: Token) -> str | None:
             for g in child.children:
                 if g.dep_ in ("oprd", "attr", "dobj", "xcomp") and g.pos_ == "PROPN":
                     return g.text
-    return None
+    return _next_name(tok)
+
+
+# "my cat Id be sad": "I'd" typed without its apostrophe (the tokenizer splits it to "I" "d")
+_BARE_I = frozenset({"id", "ill", "im", "ive"})
+
+
+def _next_name(tok: Token) -> str | None:
+    """The name written right after a singular noun, whatever the parse made of the pair ("to
+    see my sister Lotte" can parse as "my sister" being the subject of "Lotte")."""
+    doc = tok.doc
+    if tok.tag_ != "NN" or tok.dep_ == "dative" or tok.i + 1 >= len(doc):
+        return None  # "I showed my dad Netflix": the name is what was shown
+    nxt = doc[tok.i + 1]
+    if nxt.pos_ != "PROPN" or not nxt.text[:1].isupper() or nxt.ent_type_ not in ("", "PERSON") \
+            or len(nxt.text) < 2 or nxt.lower_ in _BARE_I:
+        return None
+    end = nxt.i + 1
+    while end < len(doc) and doc[end].pos_ == "PROPN" and doc[end].text[:1].isupper() and end - nxt.i < 3:
+        end += 1
+    return doc[nxt.i:end].text
 
 
 def _own_name(tok: Token) -> str:
