@@ -480,3 +480,58 @@ def test_a_cry_is_no_answer_option() -> None:
     assert texts and not {"ahh", "hahaha", "ohh", "ugh", "hahaha ohh"} & set(texts), texts
     said = _ask(question, buffer).text.lower()
     assert "ahh" not in said and ("porto" in said or "lisbon" in said), said
+
+
+def test_who_someone_is_is_answered_by_their_relations_and_role_never_by_the_name_again() -> None:
+    vocab = Vocabulary(speakers=("Maya", "Jonas"), entities=(("Oksana", "person"), ("Tegelhuis", "place")),
+                       properties=("colleague", "occupation", "is_a", "likes"))
+    buffer = _buffer(
+        ("D2:4", "Maya", "My coworker Oksana dragged me to a climbing gym, Tegelhuis, last week."),
+        ("D2:6", "Maya", "Oksana is a carpenter on weekends, she built the bouldering wall there."),
+        ("D3:1", "Jonas", "Say hi to Oksana from me!"),
+    )
+
+    def rec(rid: str, entity: str, prop: str, value: str, turn: str) -> Record:
+        return Record(id=rid, conv_id="c", episode_id="c:S2:E1", entity=entity, entity_type="person",
+                      property=prop, value=value, evidence_turn_ids=(turn,), source_speaker="Maya")
+
+    records = [
+        rec("r1", "Oksana", "likes", "climbing", "D2:4"),
+        rec("r2", "Maya", "colleague", "Oksana", "D2:4"),
+        rec("r3", "Oksana", "colleague", "Maya", "D2:4"),
+        rec("r4", "Oksana", "occupation", "carpenter", "D2:6"),
+        rec("r5", "Tegelhuis", "is_a", "climbing gym", "D2:4"),
+        rec("r6", "Maya", "sibling", "Maya's sister", "D2:4"),
+    ]
+
+    def ask(question: str) -> str:
+        return extractive_answer(question, plan_question(question, vocab), buffer, unmentioned=(),
+                                 parse=parse_many, records=records, embed=EMBED).text
+
+    assert ask("Who is Oksana?") == "Maya's colleague (carpenter) [D2:4, D2:6]"
+    assert ask("What is Tegelhuis?") == "climbing gym [D2:4]"
+    # a name asked about with more words is some other question
+    assert not ask("Who is Oksana climbing with?").startswith("Maya's colleague")
+    # no record says what the name is: the sentence that says it, with the one its pronoun needs
+    baby = _buffer(("D6:3", "Maya", "Griet had a baby boy last Thursday. His name is Bram and he's perfect."))
+    q = "Who is Bram?"
+    got = extractive_answer(q, plan_question(q, vocab), baby, unmentioned=(), parse=parse_many, records=[],
+                            embed=EMBED).text
+    said = "Griet had a baby boy last Thursday. His name is Bram and he's perfect."
+    assert got == f"Maya, 15 July 2023: “{said}” [D6:3]", got
+
+
+def test_a_kin_record_names_only_the_kin_it_is_of() -> None:
+    vocab = Vocabulary(speakers=("Maya", "Jonas"), entities=(("Griet", "person"), ("Bram", "person")),
+                       properties=("sibling", "relative"))
+    buffer = _buffer(
+        ("D1:19", "Maya", "I'm taking the train to Leiden to see my sister Griet."),
+        ("D6:3", "Maya", "Griet had a baby boy last Thursday. His name is Bram and he's perfect."),
+        ("D6:9", "Jonas", "Okay, go cuddle your nephew, Auntie Maya!"),
+    )
+    sister = Record(id="r1", conv_id="c", episode_id="c:S1:E1", entity="Maya", entity_type="person",
+                    property="sibling", value="Griet", evidence_turn_ids=("D1:19",), source_speaker="Maya")
+    q = "What is the name of Maya's nephew?"
+    got = extractive_answer(q, plan_question(q, vocab), buffer, unmentioned=(), parse=parse_many,
+                            records=[sister], embed=EMBED)
+    assert got.text == "Bram [D6:3]", got.text

@@ -86,6 +86,7 @@ GATHER_SHARE = 0.5  # a gathered item's probability, at least this share of the 
 LIST_ITEMS = 5
 NAMED_SOURCES = 3  # sentences beyond the best ones that say the noun whose name is asked
 GATHERING = frozenset({ReasoningType.AGGREGATION, ReasoningType.COMPARISON})
+RELATION_PROPERTIES = frozenset(p.name for p in lexicon.KIN.values())  # sibling, colleague, pet, ...
 _CURRENT_RE = re.compile(
     r"\b(?:current(?:ly)?|now|these\s+days|at\s+the\s+moment|nowadays|still|any\s*more|latest|"
     r"most\s+recent(?:ly)?)\b", re.IGNORECASE)
@@ -457,6 +458,19 @@ def latest_first(question: str, ranked: list[Candidate]) -> tuple[list[Candidate
     return [latest, *(c for c in ranked if c is not latest)], earlier
 
 
+_PRONOUN_OPENING_RE = re.compile(r"^(?:he|she|they|his|her|their|it|its)\b", re.IGNORECASE)
+
+
+def _with_antecedent(cand: Candidate) -> Candidate:
+    """The sentence with the one before it in its turn when it opens with a pronoun ("Lotte had
+    a baby boy. His name is Teun."): a quote that says whose it is."""
+    parts = sentences(cand.turn.text)
+    if not _PRONOUN_OPENING_RE.match(cand.sentence) or cand.sentence not in parts[1:]:
+        return cand
+    before = parts[parts.index(cand.sentence) - 1]
+    return dataclasses.replace(cand, sentence=f"{before} {cand.sentence}")
+
+
 def _said(cand: Candidate) -> str:
     bt = cand.turn
     when = f", {bt.session_time:%-d %B %Y}" if bt.session_time else ""
@@ -474,6 +488,10 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
     by_turn = {bt.turn_id: bt for bt in buffer}
     best = ranked[0].score if ranked else 1.0
     out: list[Choice] = record_options(q, records[:RECORD_OPTIONS], ranked, by_turn, closeness)
+    kin = _asked_kin(question, q)
+    if kin is not None:  # "the name of Maya's nephew": her sibling's record names someone else
+        out = [c for c in out if c.record is None or c.record.property not in RELATION_PROPERTIES
+               or c.record.property == kin]
     if q.target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
         out += time_options(q, ranked, closeness)
     if HOW_OFTEN_RE.match(question):
@@ -489,6 +507,13 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
     out = ranked_by_kind([c for c in out if c.option.kind == "sentence" or (
         c.option.novelty > 0 and not _LONE_LETTER_RE.fullmatch(c.text) and not _cry(c.text))])
     return with_head_similarity(q, out, embed) if embed is not None else out
+
+
+def _asked_kin(question: str, q: Question) -> str | None:
+    """The relation property of the kin noun the question asks about ("Maya's nephew" -> relative)."""
+    noun = named_noun(question) or q.head
+    kin = lexicon.KIN.get(_singular(noun.lower())) if noun else None
+    return kin.name if kin is not None else None
 
 
 def _cry(text: str) -> bool:
@@ -572,6 +597,51 @@ def state_record(question: str, plan: Plan, records: Sequence[Record]) -> Record
     return None
 
 
+# "Who is Priya?", "What is Kleiwerk?": a name alone is asked about — what it is to the people of
+# the conversation (their relation records) and what it is (its role or kind)
+_WHO_IS_RE = re.compile(r"^\s*(?i:who|what)(?:\s+(?i:is|was)|['’]s)\s+([A-Z][^?'’]*?)\s*\??\s*$")
+_NAME_WORDS = 6
+ROLE_PROPERTIES = ("occupation", "is_a", "species")
+
+
+def _asked_name_only(question: str) -> str | None:
+    """The name of "Who is <name>?" / "What is <name>?", when the question says nothing more
+    ("What is Anna doing?" asks about something else)."""
+    m = _WHO_IS_RE.match(question)
+    if not m or len(m.group(1).split()) > _NAME_WORDS or not m.group(1).split()[-1][:1].isupper():
+        return None
+    return m.group(1).strip()
+
+
+def asks_who_is(question: str) -> bool:
+    return _asked_name_only(question) is not None
+
+
+def identity_records(question: str, records: Sequence[Record]) -> tuple[str, list[Record]] | None:
+    """For "Who is <name>?": the asked one's relations to others ("Maya's colleague") and role
+    or kind ("teacher"), from the matched active records — never the name itself again."""
+    asked = _asked_name_only(question)
+    if asked is None:
+        return None
+    name = fold(asked)
+    relations: dict[str, Record] = {}
+    role: Record | None = None
+    for rec in records:
+        entity, value = fold(rec.entity.strip()), fold(rec.value.strip())
+        if rec.property in RELATION_PROPERTIES and "'" not in rec.value and "'" not in rec.entity:
+            other = rec.entity if value == name else rec.value if entity == name else None
+            if other and fold(other) != name:
+                relations.setdefault(f"{other.strip()}'s {rec.property.replace('_', ' ')}", rec)
+        elif role is None and rec.property in ROLE_PROPERTIES and entity == name and value and value != name:
+            role = rec
+    if not relations and role is None:
+        return None
+    text = " and ".join(relations)
+    if role is not None:
+        text = f"{text} ({role.value.strip()})" if text else role.value.strip()
+    return text, [*relations.values(), *([role] if role is not None else [])]
+
+
 def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, unmentioned: tuple[str, ...],
                       parse: Parse, records: Sequence[Record] = (), embed: Embed | None = None,
                       model: AnswerModel | None = None) -> Answer:
@@ -592,10 +662,21 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
     if edited is not None:
         cited = [bt for bt in buffer if bt.turn_id in edited.evidence_turn_ids]
         return _answer(edited.value, cited, SupportLevel.SUPPORTED, record_ids=(edited.id,), confidence=1.0)
+    identity = identity_records(question, records)
+    if identity is not None:
+        text, used = identity
+        turn_ids = {t for rec in used for t in rec.evidence_turn_ids}
+        cited = [bt for bt in buffer if bt.turn_id in turn_ids]
+        source = next((c for c in ranked if c.turn.turn_id in turn_ids), None)
+        return _answer(text, cited, SupportLevel.WEAK, record_ids=tuple(r.id for r in used),
+                       quote_text=_said(source) if source is not None else None)
     if not ranked or max(c.words_score for c in ranked) < _floor(plan, buffer):
         return unknown()
     if unmentioned:  # "my post as Ward Nursing Director" when only "Head Ward Nurse" was said
         return unmentioned_answer(unmentioned)
+    if asks_who_is(question):  # no record says what the name is: the sentence that says most of it
+        said = _said(_with_antecedent(ranked[0]))
+        return _answer(said, [ranked[0].turn], SupportLevel.WEAK, quote_text=said)
     state = state_record(question, plan, records)
     if state is not None:
         cited = [bt for bt in buffer if bt.turn_id in state.evidence_turn_ids]
