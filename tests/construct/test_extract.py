@@ -542,3 +542,13 @@ def test_what_someone_pointed_at_did_is_not_the_speakers_view(backend: OfflineBa
     assert not [c for c in got if c[1] == "thinks" and ("waiter" in c[2] or "neighbour" in c[2])], got
     assert ("Ben's neighbour", "gives", "Ben a lemon tree", "observed") in got
     assert ("Anna", "thinks", "guys have a much easier time at the gym", "observed") in got  # people at large
+
+
+def test_my_animal_is_the_one_named_doing_what_animals_do_in_its_turn(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Anna", "Aww. Noodle sends a meow. My cat has been sleeping on my keyboard all week."),
+        ("Ben", "Tom bought a new leash. My dog loves it."),
+    ]))
+    assert {("Anna", "pet", "Noodle", "observed"), ("Noodle", "species", "cat", "observed"),
+            ("Noodle", "sleeps", "on Anna's keyboard", "observed")} <= got
+    assert ("Ben", "pet", "Ben's dog", "observed") in got  # a leash is bought by people too

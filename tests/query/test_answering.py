@@ -535,3 +535,22 @@ def test_a_kin_record_names_only_the_kin_it_is_of() -> None:
     got = extractive_answer(q, plan_question(q, vocab), buffer, unmentioned=(), parse=parse_many,
                             records=[sister], embed=EMBED)
     assert got.text == "Bram [D6:3]", got.text
+
+
+def test_what_someone_has_is_answered_by_the_names_their_records_give() -> None:
+    vocab = Vocabulary(speakers=("Maya", "Jonas"), entities=(("Noodle", "animal"),), properties=("pet",))
+    buffer = _buffer(("D1:15", "Maya", "Aww. Noodle sends a meow. She sleeps on my keyboard all week."))
+
+    def pet(rid: str, value: str) -> Record:
+        return Record(id=rid, conv_id="c", episode_id="c:S1:E1", entity="Maya", entity_type="person",
+                      property="pet", value=value, evidence_turn_ids=("D1:15",), source_speaker="Maya")
+
+    q = "What pet does Maya have?"  # no turn says "pet": the record does
+    plan = plan_question(q, vocab)
+    got = extractive_answer(q, plan, buffer, unmentioned=(), parse=parse_many, records=[pet("r1", "Noodle")],
+                            embed=EMBED)
+    assert got.text == "Noodle [D1:15]" and got.record_ids == ("r1",)
+    # a pet the records know of but cannot name: they do not answer alone
+    got = extractive_answer(q, plan, buffer, unmentioned=(), parse=parse_many,
+                            records=[pet("r1", "Noodle"), pet("r2", "Maya's dog")], embed=EMBED)
+    assert got.record_ids != ("r1",)

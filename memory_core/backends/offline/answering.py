@@ -578,6 +578,30 @@ STATE_PROPERTIES = frozenset({p.name for p in lexicon.KIN.values()}
 _COPULAR_RE = re.compile(r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+\w+['’]s?\s+\w+\s*\??\s*$", re.IGNORECASE)
 
 
+# "What pets does Maya have?": the owner's relation records ("what kind of pet" asks for a kind)
+_OWNED_KIN_RE = re.compile(
+    r"^\s*(?:what|which)\s+([a-z]+)\s+(?:does|do|did)\s+.+?\s+(?:have|own|keep)\s*\??\s*$", re.IGNORECASE)
+
+
+def owned_records(question: str, plan: Plan, records: Sequence[Record]) -> list[Record]:
+    """For "What pets does Maya have?": the names the asked people's matched records of that
+    relation give, each once — when they name every one the records know of."""
+    m = _OWNED_KIN_RE.match(question)
+    kin = lexicon.KIN.get(_singular(m.group(1).lower())) if m else None
+    targets = [r for r in plan.requirements if r.role != "bridge" and r.entity]
+    if kin is None or not any(r.property == kin.name for r in targets):
+        return []
+    owners = {fold((r.entity or "").split("'")[0].split()[0]) for r in targets}
+    found = [rec for rec in records if rec.property == kin.name and fold(rec.entity.split()[0]) in owners]
+    named = [rec for rec in found if rec.value.strip()[:1].isupper() and not re.search(r"['’]s\b", rec.value)]
+    if len(named) < len(found):
+        return []  # "Maya's cat", "a pup": the records know of one they cannot name — the evidence answers
+    out: dict[str, Record] = {}
+    for rec in named:
+        out.setdefault(fold(rec.value.strip()), rec)
+    return list(out.values())
+
+
 def state_record(question: str, plan: Plan, records: Sequence[Record]) -> Record | None:
     """For "What is Tom's job?" / "Who is Tom's sister?": the best matched active record of
     the asked person whose property is the one asked for and whose value says more than the
@@ -670,6 +694,12 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
         source = next((c for c in ranked if c.turn.turn_id in turn_ids), None)
         return _answer(text, cited, SupportLevel.WEAK, record_ids=tuple(r.id for r in used),
                        quote_text=_said(source) if source is not None else None)
+    owned = owned_records(question, plan, records)
+    if owned:  # the records say it even when no sentence repeats the question's words
+        turn_ids = {t for rec in owned for t in rec.evidence_turn_ids}
+        cited = [bt for bt in buffer if bt.turn_id in turn_ids]
+        return _answer(", ".join(rec.value.strip() for rec in owned), cited, SupportLevel.WEAK,
+                       record_ids=tuple(rec.id for rec in owned))
     if not ranked or max(c.words_score for c in ranked) < _floor(plan, buffer):
         return unknown()
     if unmentioned:  # "my post as Ward Nursing Director" when only "Head Ward Nurse" was said

@@ -83,11 +83,34 @@ def name_of(tok: Token, state: ExtractState, owner: str) -> str | None:
     """A proper name given to a noun: "my husband John", "a dog named Oliver"; never the name of
     the noun's ``owner`` ("go cuddle your nephew, Auntie Maya!" addresses Maya, no nephew of
     her own)."""
-    name = _given_name(tok)
+    name = _given_name(tok) or _animal_named(tok, state)
     said_to = speaker_alias(name, state.info.speakers, state.aliases) if name is not None else None
     if said_to == owner or (said_to is not None and tok.dep_ == "appos" and tok.head.i < tok.i):
         return None  # "Yeah, Ben, my family's been great": Ben is addressed, not the family's name
     return name
+
+
+# what only an animal does (by lemma): "sends a meow", "barked all night", "purring"
+_ANIMAL_DOINGS = frozenset({"meow", "bark", "purr", "wag", "growl", "howl", "woof", "hiss", "neigh", "fetch",
+                            "meows", "barks", "purrs", "wags"})
+
+
+def _animal_named(tok: Token, state: ExtractState) -> str | None:
+    """The name of "my cat" said in its turn: the one name (no speaker's, no place) that is the
+    subject of another sentence saying what an animal does ("Biscuit sends a meow. My cat has
+    been sleeping on my keyboard")."""
+    if tok.tag_ != "NN" or tok.lemma_.lower() not in lexicon.ANIMAL_NOUNS:
+        return None
+    found = set()
+    for t in tok.doc:
+        if t.pos_ != "PROPN" or t.dep_ not in ("nsubj", "nsubjpass") or len(t.text) < 2 or t.sent == tok.sent:
+            continue
+        if not t.text[:1].isupper() or t.ent_type_ in ("GPE", "LOC") \
+                or speaker_alias(t.text, state.info.speakers, state.aliases) is not None:
+            continue
+        if ({w.lower_ for w in t.sent} | {w.lemma_.lower() for w in t.sent}) & _ANIMAL_DOINGS:
+            found.add(t.text)
+    return found.pop() if len(found) == 1 else None
 
 
 def _given_name(tok: Token) -> str | None:
