@@ -73,7 +73,7 @@ def test_the_story_view_tells_answer_records_and_turns_without_scores(open_app, 
     matched = [m.record_id for m in trace.matches if m.record_id]
     assert matched, "the sample question matches records"
     listed = [r for r in app_services.raw_store().records(SAMPLE_ID)
-              if esc(href_record(SAMPLE_ID, r.id)) in body]
+              if f'href="{esc(href_record(SAMPLE_ID, r.id))}"' in body]  # "…:R1" is in "…:R12" too
     assert listed and {r.id for r in listed} <= set(matched) and len(listed) <= 3
     assert all(shown(record_line(r)) in shown(body) for r in listed)
     assert any(r.source_speaker and f"said by {r.source_speaker} on " in shown(body) for r in listed)
@@ -108,7 +108,7 @@ def test_an_answer_that_cites_no_turn_shows_the_closest_turns_as_such(open_app, 
     assert "What was said" not in text
     body = html_bodies(at)
     listed = [r for r in app_services.raw_store().records(SAMPLE_ID)
-              if esc(href_record(SAMPLE_ID, r.id)) in body]
+              if f'href="{esc(href_record(SAMPLE_ID, r.id))}"' in body]  # "…:R1" is in "…:R12" too
     assert listed, "the closest records are listed"
     shown_turns = source_turns(trace, listed)
     assert 0 < len(shown_turns) <= MAX_TURNS
