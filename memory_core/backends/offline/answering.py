@@ -509,11 +509,15 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
     return with_head_similarity(q, out, embed) if embed is not None else out
 
 
-def _asked_kin(question: str, q: Question) -> str | None:
-    """The relation property of the kin noun the question asks about ("Maya's nephew" -> relative)."""
-    noun = named_noun(question) or q.head
+def _kin(noun: str | None) -> str | None:
+    """The relation property of a kin noun ("nephew" -> relative, "pets" -> pet), if it is one."""
     kin = lexicon.KIN.get(_singular(noun.lower())) if noun else None
     return kin.name if kin is not None else None
+
+
+def _asked_kin(question: str, q: Question) -> str | None:
+    """The relation property of the kin noun the question asks about ("Maya's nephew" -> relative)."""
+    return _kin(named_noun(question) or q.head)
 
 
 def _cry(text: str) -> bool:
@@ -573,8 +577,7 @@ def _edited(plan: Plan, records: Sequence[Record]) -> Record | None:
 
 # what a person *is* or *has* rather than what they did: a question "what is X's <noun>?"
 # aligned to one of these is answered by X's record of it ("What is Tom's job?" -> occupation)
-STATE_PROPERTIES = frozenset({p.name for p in lexicon.KIN.values()}
-                             | {"occupation", "employer", "species", "relationship_status", "age"})
+STATE_PROPERTIES = RELATION_PROPERTIES | {"occupation", "employer", "species", "relationship_status", "age"}
 _COPULAR_RE = re.compile(r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+\w+['’]s?\s+\w+\s*\??\s*$", re.IGNORECASE)
 
 
@@ -587,12 +590,12 @@ def owned_records(question: str, plan: Plan, records: Sequence[Record]) -> list[
     """For "What pets does Maya have?": the names the asked people's matched records of that
     relation give, each once — when they name every one the records know of."""
     m = _OWNED_KIN_RE.match(question)
-    kin = lexicon.KIN.get(_singular(m.group(1).lower())) if m else None
+    kin = _kin(m.group(1)) if m else None
     targets = [r for r in plan.requirements if r.role != "bridge" and r.entity]
-    if kin is None or not any(r.property == kin.name for r in targets):
+    if kin is None or not any(r.property == kin for r in targets):
         return []
-    owners = {fold((r.entity or "").split("'")[0].split()[0]) for r in targets}
-    found = [rec for rec in records if rec.property == kin.name and fold(rec.entity.split()[0]) in owners]
+    owners = _first_names(plan)
+    found = [rec for rec in records if rec.property == kin and fold(rec.entity.split()[0]) in owners]
     named = [rec for rec in found if rec.value.strip()[:1].isupper() and not re.search(r"['’]s\b", rec.value)]
     if len(named) < len(found):
         return []  # "Maya's cat", "a pup": the records know of one they cannot name — the evidence answers
@@ -637,16 +640,9 @@ def _asked_name_only(question: str) -> str | None:
     return m.group(1).strip()
 
 
-def asks_who_is(question: str) -> bool:
-    return _asked_name_only(question) is not None
-
-
-def identity_records(question: str, records: Sequence[Record]) -> tuple[str, list[Record]] | None:
-    """For "Who is <name>?": the asked one's relations to others ("Maya's colleague") and role
+def identity_records(asked: str, records: Sequence[Record]) -> tuple[str, list[Record]] | None:
+    """For "Who is <asked>?": the asked one's relations to others ("Maya's colleague") and role
     or kind ("teacher"), from the matched active records — never the name itself again."""
-    asked = _asked_name_only(question)
-    if asked is None:
-        return None
     name = fold(asked)
     relations: dict[str, Record] = {}
     role: Record | None = None
@@ -664,6 +660,12 @@ def identity_records(question: str, records: Sequence[Record]) -> tuple[str, lis
     if role is not None:
         text = f"{text} ({role.value.strip()})" if text else role.value.strip()
     return text, [*relations.values(), *([role] if role is not None else [])]
+
+
+def _cited_by(records: Sequence[Record], buffer: list[BufferTurn]) -> list[BufferTurn]:
+    """The buffer turns the records cite, in buffer order."""
+    turn_ids = {t for rec in records for t in rec.evidence_turn_ids}
+    return [bt for bt in buffer if bt.turn_id in turn_ids]
 
 
 def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, unmentioned: tuple[str, ...],
@@ -684,32 +686,31 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
     ranked = candidates(plan, buffer)
     edited = _edited(plan, records)
     if edited is not None:
-        cited = [bt for bt in buffer if bt.turn_id in edited.evidence_turn_ids]
+        cited = _cited_by([edited], buffer)
         return _answer(edited.value, cited, SupportLevel.SUPPORTED, record_ids=(edited.id,), confidence=1.0)
-    identity = identity_records(question, records)
+    who = _asked_name_only(question)  # "Who is Priya?"
+    identity = identity_records(who, records) if who is not None else None
     if identity is not None:
         text, used = identity
-        turn_ids = {t for rec in used for t in rec.evidence_turn_ids}
-        cited = [bt for bt in buffer if bt.turn_id in turn_ids]
-        source = next((c for c in ranked if c.turn.turn_id in turn_ids), None)
+        cited = _cited_by(used, buffer)
+        cited_ids = {bt.turn_id for bt in cited}
+        source = next((c for c in ranked if c.turn.turn_id in cited_ids), None)
         return _answer(text, cited, SupportLevel.WEAK, record_ids=tuple(r.id for r in used),
                        quote_text=_said(source) if source is not None else None)
     owned = owned_records(question, plan, records)
     if owned:  # the records say it even when no sentence repeats the question's words
-        turn_ids = {t for rec in owned for t in rec.evidence_turn_ids}
-        cited = [bt for bt in buffer if bt.turn_id in turn_ids]
-        return _answer(", ".join(rec.value.strip() for rec in owned), cited, SupportLevel.WEAK,
-                       record_ids=tuple(rec.id for rec in owned))
+        return _answer(", ".join(rec.value.strip() for rec in owned), _cited_by(owned, buffer),
+                       SupportLevel.WEAK, record_ids=tuple(rec.id for rec in owned))
     if not ranked or max(c.words_score for c in ranked) < _floor(plan, buffer):
         return unknown()
     if unmentioned:  # "my post as Ward Nursing Director" when only "Head Ward Nurse" was said
         return unmentioned_answer(unmentioned)
-    if asks_who_is(question):  # no record says what the name is: the sentence that says most of it
+    if who is not None:  # no record says what the name is: the sentence that says most of it
         said = _said(_with_antecedent(ranked[0]))
         return _answer(said, [ranked[0].turn], SupportLevel.WEAK, quote_text=said)
     state = state_record(question, plan, records)
     if state is not None:
-        cited = [bt for bt in buffer if bt.turn_id in state.evidence_turn_ids]
+        cited = _cited_by([state], buffer)
         source = next((c for c in ranked if cited and c.turn.turn_id == cited[0].turn_id), None)
         return _answer(state.value, cited, SupportLevel.WEAK, record_ids=(state.id,),
                        quote_text=_said(source) if source is not None else None)

@@ -49,6 +49,7 @@ from memory_core.backends.offline.propositions import (
     view_text,
 )
 from memory_core.backends.offline.subjects import (
+    PLACE_ENTS,
     conjunct_subjects,
     name_of,
     other_speaker,
@@ -72,7 +73,6 @@ _VIEW_PROPS = frozenset({"description", "feels", "identity", "health", "occupati
 _PLACES = frozenset({lexicon.DESTINATION, lexicon.ATTENDS, lexicon.VISITS})
 _COLLEAGUE = lexicon.KIN["colleague"]
 _WORKPLACES = frozenset({"work", "office"})  # "Ingrid from work": a colleague
-_PLACE_ENTS = frozenset({"GPE", "LOC"})  # the small NER calls many a first name FAC or ORG
 _SYMMETRIC = frozenset({"spouse", "partner", "sibling", "friend", "colleague", "meets", "relative"})
 _INVERSE = {"child": "parent", "parent": "child"}
 
@@ -381,7 +381,7 @@ def _from_work(state: ExtractState, sent: Span, turn: Turn, speaker: str) -> Non
     (read from the words, not the parse: "from work" attaches anywhere)."""
     doc = sent.doc
     for tok in sent:
-        if tok.pos_ != "PROPN" or not tok.text[:1].isupper() or tok.ent_type_ in _PLACE_ENTS \
+        if tok.pos_ != "PROPN" or not tok.text[:1].isupper() or tok.ent_type_ in PLACE_ENTS \
                 or tok.i + 2 >= len(doc):
             continue
         if doc[tok.i + 1].lower_ != "from" or doc[tok.i + 2].lemma_.lower() not in _WORKPLACES:

@@ -90,6 +90,8 @@ def name_of(tok: Token, state: ExtractState, owner: str) -> str | None:
     return name
 
 
+# the names the small NER tags as places and rarely gets wrong (it calls many a first name FAC or ORG)
+PLACE_ENTS = frozenset({"GPE", "LOC"})
 # what only an animal does (by lemma): "sends a meow", "barked all night", "purring"
 _ANIMAL_DOINGS = frozenset({"meow", "bark", "purr", "wag", "growl", "howl", "woof", "hiss", "neigh", "fetch",
                             "meows", "barks", "purrs", "wags"})
@@ -105,7 +107,7 @@ def _animal_named(tok: Token, state: ExtractState) -> str | None:
     for t in tok.doc:
         if t.pos_ != "PROPN" or t.dep_ not in ("nsubj", "nsubjpass") or len(t.text) < 2 or t.sent == tok.sent:
             continue
-        if not t.text[:1].isupper() or t.ent_type_ in ("GPE", "LOC") \
+        if not t.text[:1].isupper() or t.ent_type_ in PLACE_ENTS \
                 or speaker_alias(t.text, state.info.speakers, state.aliases) is not None:
             continue
         if ({w.lower_ for w in t.sent} | {w.lemma_.lower() for w in t.sent}) & _ANIMAL_DOINGS:
@@ -134,8 +136,9 @@ def _given_name(tok: Token) -> str | None:
     return _next_name(tok)
 
 
-# "my cat Id be sad": "I'd" typed without its apostrophe (the tokenizer splits it to "I" "d")
-_BARE_I = frozenset({"id", "ill", "im", "ive"})
+# no names: "my cat Ill miss her" ("I'll" typed without its apostrophe, which ``nlp.normalise_text``
+# mends only where it opens a sentence) and the abbreviations "ID", "IM" it leaves alone
+_BARE_I = frozenset({"id", "ill", "im"})
 
 
 def _next_name(tok: Token) -> str | None:
