@@ -100,6 +100,14 @@ def test_a_time_said_relative_to_the_session_is_answered_as_a_date() -> None:
     # a season keeps its name
     (("D7:6", "Jonas", "I met Teun at a folk festival in Ghent last summer."), "When did Jonas meet Teun?",
      "summer 2022 [D7:6]"),
+    # a bare month is read by its clause's tense: what is still to come lies ahead of 15 July 2023 ...
+    (("D7:8", "Maya", "The library is hosting a zine fair in August and I got a table!"),
+     "When is the zine fair at the library?", "August 2023 [D7:8]"),
+    (("D7:9", "Jonas", "I'm going to repaint the boat in June, once the rain stops."),
+     "When will Jonas repaint the boat?", "June 2024 [D7:9]"),
+    # ... what is told is behind it
+    (("D7:10", "Maya", "We hosted a zine fair in August, it was a mess."),
+     "When did Maya host a zine fair?", "August 2022 [D7:10]"),
 ])
 def test_a_month_day_or_season_named_without_its_year_gets_the_year_it_was_meant(
         turn: tuple[str, str, str], question: str, expected: str) -> None:
@@ -344,6 +352,9 @@ def test_a_when_answer_keeps_the_hour_with_its_day_and_counts_ahead_from_the_ses
     assert drove == "6am on 15 July 2023 [D2:1]"
     visit = _buffer(("D2:3", "Jonas", "My cousin Pim is coming over from Ghent in 3 days, time to tidy up."))
     assert _ask("When will Jonas's cousin Pim visit?", visit).text == "3 days after 15 July 2023 [D2:3]"
+    # a time taken in the past is no time counted ahead
+    race = _buffer(("D2:4", "Maya", "I swam the lake crossing in 48 minutes, a personal best!"))
+    assert _ask("When did Maya swim the lake crossing?", race).text == "15 July 2023 [D2:4]"
 
 
 def test_a_question_that_says_only_names_is_answered_from_the_turn_that_says_them() -> None:

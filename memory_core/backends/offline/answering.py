@@ -42,10 +42,12 @@ from memory_core import timeexpr
 from memory_core.backends.offline import clauses
 from memory_core.backends.offline.answer_model import AnswerModel, default_model, featurise
 from memory_core.backends.offline.compose import (
+    AHEAD_RE,
     DURATION_RE,
     FREQUENCY_RE,
     HOW_LONG_RE,
     HOW_OFTEN_RE,
+    TIME_SENTENCES,
     Choice,
     Embed,
     Question,
@@ -54,6 +56,7 @@ from memory_core.backends.offline.compose import (
     ranked_by_kind,
     record_options,
     sentence_options,
+    time_key,
     time_options,
     with_head_similarity,
 )
@@ -493,7 +496,7 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
         out = [c for c in out if c.record is None or c.record.property not in RELATION_PROPERTIES
                or c.record.property == kin]
     if q.target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
-        out += time_options(q, ranked, closeness)
+        out += time_options(q, ranked, closeness, _said_ahead(ranked[:TIME_SENTENCES], parse))
     if HOW_OFTEN_RE.match(question):
         out += frequency_options(q, ranked, closeness)
     top = ranked[:SENTENCE_OPTIONS] + _typed_sources(question, plan, ranked, embed)
@@ -507,6 +510,22 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
     out = ranked_by_kind([c for c in out if c.option.kind == "sentence" or (
         c.option.novelty > 0 and not _LONE_LETTER_RE.fullmatch(c.text) and not _cry(c.text))])
     return with_head_similarity(q, out, embed) if embed is not None else out
+
+
+def _said_ahead(ranked: Sequence[Candidate], parse: Parse) -> Callable[[Candidate], frozenset[str]]:
+    """For each of these sentences, the time expressions (lower-cased) its clauses say of what
+    is still to come ("is having a show in August": "in august"; "we leave in two days", not
+    "I ran it in 54 minutes")."""
+    docs = parse([c.sentence for c in ranked]) if ranked else []
+    found: dict[str, frozenset[str]] = {}
+    for cand, doc in zip(ranked, docs, strict=True):
+        coming = set()
+        for m in [*timeexpr.TIME_RE.finditer(doc.text), *AHEAD_RE.finditer(doc.text)]:
+            span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
+            if span is not None and clauses.looks_ahead(span.root):
+                coming.add(time_key(m))
+        found[cand.sentence] = frozenset(coming)
+    return lambda cand: found.get(cand.sentence, frozenset())
 
 
 def _kin(noun: str | None) -> str | None:

@@ -306,6 +306,23 @@ def modality(pred: Token) -> tuple[Modality, Token | None]:
     return Modality.OBSERVED, None
 
 
+def looks_ahead(tok: Token) -> bool:
+    """The clause the token belongs to speaks of what is still to come: planned or wished
+    ("will", "going to", "want to"), or said in the present ("the studio is having a show in
+    August", "the market opens on Friday") — not in a past or perfect tense ("we played there in
+    August", "I've been there in May")."""
+    clause = owning_clause(tok)
+    if clause is None:
+        return False
+    if modality(clause)[0] in (Modality.PLANNED, Modality.DESIRED):
+        return True
+    aux = [c for c in clause.children if c.dep_ in ("aux", "auxpass")]
+    if any(a.lemma_ == "have" for a in aux):
+        return False
+    finite = aux[0] if aux else clause
+    return finite.tag_ in ("VBZ", "VBP") and not is_past_form(finite)  # "I swam" may be tagged VBP
+
+
 def condition_of(pred: Token) -> str | None:
     """The text of an "if"/"unless"/"when" clause attached to the predicate."""
     for child in pred.children:

@@ -283,20 +283,24 @@ HOW_LONG_RE = re.compile(r"\s*(?:for\s+)?how\s+long\b", re.IGNORECASE)
 HOW_OFTEN_RE = re.compile(r"\s*how\s+often\b", re.IGNORECASE)
 
 
-def resolve_time(expr: str, when: datetime) -> str:
+def resolve_time(expr: str, when: datetime, ahead: bool = False) -> str:
     """A time expression said on ``when``, in words: kept vague at week scale, else the date
-    the time normaliser resolves it to ("yesterday" on 8 May 2023 -> 7 May 2023)."""
+    the time normaliser resolves it to ("yesterday" on 8 May 2023 -> 7 May 2023). A bare month
+    or weekday is read forwards when ``ahead`` (its clause speaks of what is to come: "the studio
+    is having a show in August", said in July 2023 -> August 2023), else backwards."""
     vague = vague_phrase(expr, when) or timeexpr.named_time(expr, when)
     if vague is not None:
         return vague
-    value = timeexpr.normalise(expr, when)
+    value = timeexpr.normalise(expr, when, prefer="future" if ahead else "past")
     return timeexpr.format_iso(value.iso) if value is not None and value.iso else timeexpr.resolve(expr, when)
 
 
-def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, float]) -> list[Choice]:
+def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, float],
+                 ahead: Callable[[Candidate], frozenset[str]] | None = None) -> list[Choice]:
     """Time expressions (durations for "how long") of the best sentences (else of their turns),
     resolved against their session's date, best sentence first; the best sentence's session
-    date as the last option."""
+    date as the last option. ``ahead`` gives the expressions (lower-cased) a sentence says of
+    what is still to come; those are read forwards."""
     best = ranked[0].score if ranked else 1.0
     how_long = bool(HOW_LONG_RE.match(q.plan.question))
     out: list[Choice] = []
@@ -308,11 +312,14 @@ def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, 
         if bt.session_time is None:
             continue
         said = list(timeexpr.TIME_RE.finditer(cand.sentence)) or list(timeexpr.TIME_RE.finditer(bt.text))
+        coming = ahead(cand) if ahead is not None else frozenset()
         day = timeexpr.fmt_day(bt.session_time.date())
-        ahead = [f"{m.group('n') or m.group('n2')} {m.group('unit') or m.group('unit2')} after {day}"
-                 for m in AHEAD_RE.finditer(cand.sentence)]  # "in 5 days" -> "5 days after 30 December 2023"
+        # "in 5 days" -> "5 days after 30 December 2023" (not "ran it in 54 minutes")
+        counted = [f"{m.group('n') or m.group('n2')} {m.group('unit') or m.group('unit2')} after {day}"
+                   for m in AHEAD_RE.finditer(cand.sentence) if ahead is None or time_key(m) in coming]
         # the sentence's own expressions (else the rest of its turn's), and the times it counts ahead
-        for text in [*(resolve_time(m.group(0), bt.session_time) for m in said), *ahead]:
+        resolved = [resolve_time(m.group(0), bt.session_time, time_key(m) in coming) for m in said]
+        for text in [*resolved, *counted]:
             option = _option(q, text, "date", sentence_score=cand.score / best, rank=rank, distance=0.0,
                              speaker_is_asked=_speaker_is_asked(q, bt), closeness=near,
                              sentence=cand.sentence)
@@ -323,6 +330,11 @@ def time_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, 
         out.append(Choice(_option(q, text, "session_date", sentence_score=1.0, rank=0, sentence=top.sentence,
                                   closeness=closeness.get(top.turn.turn_id, 0.0)), text, top.turn))
     return out
+
+
+def time_key(m: re.Match[str]) -> str:
+    """A matched time expression as ``time_options``' ``ahead`` names it: lower-cased, single-spaced."""
+    return " ".join(m.group(0).lower().split())
 
 
 def frequency_options(q: Question, ranked: Sequence[Candidate], closeness: dict[str, float]) -> list[Choice]:
