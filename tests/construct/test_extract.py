@@ -552,3 +552,17 @@ def test_my_animal_is_the_one_named_doing_what_animals_do_in_its_turn(backend: O
     assert {("Anna", "pet", "Noodle", "observed"), ("Noodle", "species", "cat", "observed"),
             ("Noodle", "sleeps", "on Anna's keyboard", "observed")} <= got
     assert ("Ben", "pet", "Ben's dog", "observed") in got  # a leash is bought by people too
+
+
+def test_a_bare_month_is_read_by_the_tense_it_is_said_in(backend: OfflineBackend) -> None:
+    """Said on 8 May 2023: what is still to come lies ahead, what is told lies behind, and a
+    time that points back itself stays behind whatever the parse makes of its clause."""
+    records = extract(backend, [
+        ("Anna", "My choir is singing at the harbour festival in August."),
+        ("Ben", "My band played at the harbour festival in August."),
+        ("Anna", "That roadtrip this past weekend was wild, my brother crashed the van."),
+    ])
+    times = {r.evidence_turn_ids[0]: r.valid_time for r in records if r.valid_time}
+    assert times.get("D1:1") == "2023-08"
+    assert times.get("D1:2") == "2022-08"
+    assert times.get("D1:3") == "2023-05-06"

@@ -522,7 +522,7 @@ def _said_ahead(ranked: Sequence[Candidate], parse: Parse) -> Callable[[Candidat
         coming = set()
         for m in [*timeexpr.TIME_RE.finditer(doc.text), *AHEAD_RE.finditer(doc.text)]:
             span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
-            if span is not None and clauses.looks_ahead(span.root):
+            if span is not None and clauses.looks_ahead(span):
                 coming.add(time_key(m))
         found[cand.sentence] = frozenset(coming)
     return lambda cand: found.get(cand.sentence, frozenset())
@@ -832,7 +832,10 @@ def _typed(plan: Plan, scored: list[tuple[float, Choice]]) -> tuple[float, Choic
                      if c.option.sentence_rank == 0 and not c.option.record and c.turn is not None), None)
         near = [(p, c) for p, c in fitting if c.option.sentence_rank < TYPED_SENTENCES
                 or (c.turn is not None and c.turn.turn_id == best)]
-        near.sort(key=lambda pc: pc[1].turn is None or pc[1].turn.turn_id != best)
+        # for "where", a place before an organisation (the tagger calls people "org" now and
+        # then: "Anneke asked me to show a few pieces" beside "a studio here in Utrecht")
+        near.sort(key=lambda pc: (form == "location" and pc[1].option.kind != "place",
+                                  pc[1].turn is None or pc[1].turn.turn_id != best))
         if tied or near:
             p, choice = (tied or near)[0]
             return p, choice if kinds else _named(choice)

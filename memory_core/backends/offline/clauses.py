@@ -306,12 +306,18 @@ def modality(pred: Token) -> tuple[Modality, Token | None]:
     return Modality.OBSERVED, None
 
 
-def looks_ahead(tok: Token) -> bool:
-    """The clause the token belongs to speaks of what is still to come: planned or wished
-    ("will", "going to", "want to"), or said in the present ("the studio is having a show in
-    August", "the market opens on Friday") — not in a past or perfect tense ("we played there in
-    August", "I've been there in May")."""
-    clause = owning_clause(tok)
+_BACKWARD = frozenset({"past", "last", "ago", "previous", "earlier", "before"})
+
+
+def looks_ahead(span: Span) -> bool:
+    """The time expression ``span`` speaks of what is still to come: its clause is planned or
+    wished ("will", "going to", "want to") or said in the present ("the studio is having a show
+    in August", "the market opens on Friday") — not in a past or perfect tense ("we played there
+    in August", "I've been there in May"), and the expression does not point back itself ("this
+    past weekend", whatever the parse makes of its clause)."""
+    if any(t.lower_ in _BACKWARD for t in span):
+        return False
+    clause = owning_clause(span.root)
     if clause is None:
         return False
     if modality(clause)[0] in (Modality.PLANNED, Modality.DESIRED):

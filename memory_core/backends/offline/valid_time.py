@@ -1,5 +1,6 @@
 """When: the DATE/TIME spans of a sentence given to the records of the clause they belong to,
-normalised against the session date (``memory_core.timeexpr``); plans and wishes read a bare date forwards."""
+normalised against the session date (``memory_core.timeexpr``); plans, wishes and what is said in
+the present read a bare date forwards (``clauses.looks_ahead``)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ def attach_times(state: ExtractState, sent: Span, turn: Turn, first_of_turn: int
 
 
 def normalise(ent: Span, d: Draft, turn: Turn) -> timeexpr.TimeValue | None:
-    ahead = d.modality in (Modality.PLANNED, Modality.DESIRED) or d.prop in AHEAD
+    # plans, wishes and what is said in the present ("the studio is having a show in August")
+    ahead = d.modality in (Modality.PLANNED, Modality.DESIRED) or d.prop in AHEAD or clauses.looks_ahead(ent)
     prefer: Literal["past", "future"] = "future" if ahead else "past"
     before = ent.doc[ent.start - 1].lower_ if ent.start > 0 else ""
     return timeexpr.normalise(ent.text, turn.session_time, prefer=prefer, preceded_by=before)
