@@ -151,3 +151,9 @@ def test_compare_strategies_side_by_side(open_app, app_services) -> None:
     no_errors(at)
     text = all_text(at)
     assert "**ensimem**" in text and "**bm25**" in text
+
+
+def test_where_a_place_is_is_answered_with_a_place(app_services) -> None:
+    # the best turn also names a person the tagger takes for an organisation ("Anneke asked me")
+    trace = app_services.queries.ask(SAMPLE_ID, "Where is Kleiwerk?")
+    assert trace.answer.text.startswith("Utrecht")
