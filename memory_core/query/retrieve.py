@@ -18,7 +18,9 @@ Methods:
 * ``fitted`` (any method whose strategy has ``fusion="fitted"`` and a ranker file): turns in
   the fitted ranker's order until the token budget fitted for the question's reasoning type
   and the conversation's size class (``memory_core.query.ranker``); a ``budget_tokens`` cap
-  replaces that budget.
+  replaces that budget. In a user/assistant chat the user's two standing instructions closest
+  to the question ("Always ... when I ask about ...") come first, on top of the fitted budget
+  (``memory_core.query.standing``).
 * ``ranked``: top-k turns of one channel (the bm25 and dense baselines).
 * ``full``: every turn (the most recent ones that fit a budget).
 """
@@ -35,6 +37,7 @@ from memory_core.query.graph_methods import select_glong, select_seem
 from memory_core.query.ranker import Ranker, load_ranker, size_class
 from memory_core.query.scoring import Scored, score_turns
 from memory_core.query.selection import SUPPORTED, Picker, Retrieval, episode_choices, fill, window
+from memory_core.query.standing import standing_for
 from memory_core.query.strategies import Method, StrategyConfig
 
 PARTIAL = 0.3  # an all-matching question keeps taking new episodes supported at least this much
@@ -168,12 +171,21 @@ def fitted_budget(ci: ConversationIndex, plan: Plan, ranker: Ranker) -> int:
 
 
 def select_fitted(
-    ci: ConversationIndex, plan: Plan, scored: Scored, ranker: Ranker, budget_tokens: int | None
+    ci: ConversationIndex, plan: Plan, scored: Scored, ranker: Ranker, budget_tokens: int | None,
+    qvec: np.ndarray | None = None,
 ) -> Retrieval:
-    """Turns in fitted-score order until the fitted budget (or the ``budget_tokens`` cap)."""
+    """Turns in fitted-score order until the fitted budget (or the ``budget_tokens`` cap); in a
+    user/assistant chat the user's standing instructions closest to the question come first, on
+    top of the fitted budget (``memory_core.query.standing``)."""
     fitted = fitted_budget(ci, plan, ranker)
     cap = budget_tokens if budget_tokens is not None else fitted
-    picker = Picker(ci, cap)
+    # the user's rules closest to the question hold for its answer: they come first, on top of
+    # the fitted budget (which was fitted without them); a cap asked for is never exceeded
+    rules = standing_for(ci, qvec) if qvec is not None else []
+    extra = 0 if budget_tokens is not None else int(sum(int(ci.turn_tokens[p]) for p, _ in rules))
+    picker = Picker(ci, cap + extra)
+    for p, cosine in rules:
+        picker.add([p], f"standing instruction of {ci.turns[p].speaker} (cosine {cosine:.2f})")
     order = np.argsort(-scored.fused, kind="stable")
     for rank, p in enumerate(order):
         if picker.full():
@@ -251,7 +263,7 @@ def retrieve(
     scored = score_turns(ci, plan, qvec, cfg, now)
     ranker = load_ranker(cfg.ranker_file) if cfg.fusion == "fitted" else None
     if ranker is not None:
-        return select_fitted(ci, plan, scored, ranker, budget_tokens)
+        return select_fitted(ci, plan, scored, ranker, budget_tokens, qvec)
     match cfg.method:
         case Method.RANKED:
             return select_ranked(ci, plan, scored, cfg, budget_tokens)

@@ -1,0 +1,59 @@
+"""Standing instructions: a user's rule for later answers reaches the evidence of the questions
+it governs, though it shares hardly a word with them (real store, embedder, fitted retrieval)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from memory_core.models import Conversation, Session, Turn
+from memory_core.query.standing import is_standing
+
+RULE = "Always give quantities in grams when I ask about a baking recipe, cups confuse me."
+CHAT = [
+    ("user", "Hi! I'm planning my week, can you help me sort out a few errands?"),
+    ("assistant", "Of course. List the errands and I'll group them by where they take you."),
+    ("user", RULE),
+    ("assistant", "Noted: grams it is for recipes."),
+    ("user", "I need to return a parcel, pick up my bike from the repair shop and renew my library card."),
+    ("assistant", "The repair shop and the library are both in the centre; go there on Tuesday."),
+    ("user", "What's a good way to keep my plants alive while I'm away for a week?"),
+    ("assistant", "Group them in a shady spot and water them well the evening before you leave."),
+    ("user", "Can you suggest a stretching routine for after cycling to work?"),
+    ("assistant", "Try calf stretches, a hip flexor lunge and a hamstring fold, thirty seconds each."),
+    ("user", "My neighbour's dog keeps barking at night. How do I bring it up politely?"),
+    ("assistant", "Pick a calm moment, say how it affects your sleep and ask what might help."),
+]
+
+
+def _chat(conv_id: str, speakers: tuple[str, str]) -> Conversation:
+    when = datetime(2024, 3, 4, 9, 0)
+    names = dict(zip(("user", "assistant"), speakers, strict=True))
+    turns = tuple(Turn(id=f"D1:{i + 1}", session=1, index=i, speaker=names[who], text=text, session_time=when)
+                  for i, (who, text) in enumerate(CHAT))
+    return Conversation(id=conv_id, speakers=speakers, source_format="test",
+                        sessions=(Session(index=1, time=when, time_text="9:00 am on 4 March, 2024", turns=turns),))
+
+
+def test_rules_and_preferences_are_told_from_other_talk() -> None:
+    assert is_standing(RULE)
+    assert is_standing("Thanks. From now on, keep the answers short.")
+    assert is_standing("I'd prefer examples in Python over pseudocode.")
+    assert not is_standing("I always forget my keys.")  # a habit told, no rule for the assistant
+    assert not is_standing("Which do you prefer, tea or coffee?")
+
+
+def test_a_users_standing_instruction_is_evidence_for_the_question_it_governs(services) -> None:
+    services.raw_store().save_conversation(_chat("chat-rule", ("user", "assistant")))
+    trace, result = services.queries.ask_detailed("chat-rule", "How do I bake banana bread?",
+                                                  budget_tokens=60, save=False)
+    ci = services.queries.conversation_index("chat-rule")
+    taken = {ci.turns[p].id: why for p, why in result.why.items()}
+    assert taken.get("D1:3", "").startswith("standing instruction of user")
+    assert sum(int(ci.turn_tokens[p]) for p in result.positions) <= 60  # within the cap all the same
+
+
+def test_between_named_people_an_always_is_no_instruction_to_anyone(services) -> None:
+    services.raw_store().save_conversation(_chat("chat-friends", ("Maya", "Jonas")))
+    _trace, result = services.queries.ask_detailed("chat-friends", "How do I bake banana bread?",
+                                                   budget_tokens=60, save=False)
+    assert not any(why.startswith("standing") for why in result.why.values())
