@@ -63,7 +63,7 @@ def run_question(
     unmentioned = premise.unmentioned(question, buffer)  # a property of the buffer, not of a backend
     timings["buffer"] = time.perf_counter() - t3
     t4 = time.perf_counter()
-    records = matched_records(ci, result)
+    records = with_kinds(ci, matched_records(ci, result))
     answer = backend.answer(question, plan, buffer, unmentioned=unmentioned, records=records)
     timings["answer"] = time.perf_counter() - t4
     timings["total"] = time.perf_counter() - t0
@@ -94,6 +94,20 @@ def matched_records(ci: ConversationIndex, result: Retrieval) -> tuple[Record, .
     ordered = sorted((m for m in result.matches if m.record_id), key=lambda m: -m.score)
     ids = dict.fromkeys(m.record_id for m in ordered if m.record_id in by_id)
     return tuple(by_id[i] for i in ids if i is not None)
+
+
+KIND_PROPERTIES = ("species", "is_a")  # what a thing is
+
+
+def with_kinds(ci: ConversationIndex, records: tuple[Record, ...]) -> tuple[Record, ...]:
+    """The records, then the active records saying what the things they name are ("Oscar ·
+    species · guinea pig" after "Caroline · pet · Oscar"), so that an answer naming a thing can
+    say what it is."""
+    named = {r.value.strip().lower() for r in records}
+    have = {r.id for r in records}
+    kinds = [r for r in ci.records
+             if r.property in KIND_PROPERTIES and r.entity.strip().lower() in named and r.id not in have]
+    return records + tuple(kinds)
 
 
 def _details(result: Retrieval, now: datetime | None) -> dict[str, object]:

@@ -157,3 +157,9 @@ def test_where_a_place_is_is_answered_with_a_place(app_services) -> None:
     # the best turn also names a person the tagger takes for an organisation ("Anneke asked me")
     trace = app_services.queries.ask(SAMPLE_ID, "Where is Kleiwerk?")
     assert trace.answer.text.startswith("Utrecht")
+
+
+def test_a_pet_is_named_with_what_it_is(app_services) -> None:
+    # the owner's pet record names Biscuit; Biscuit's own record says what Biscuit is
+    trace = app_services.queries.ask(SAMPLE_ID, "What pet does Maya have?")
+    assert trace.answer.text.startswith("Biscuit, a cat [")

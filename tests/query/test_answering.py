@@ -561,6 +561,12 @@ def test_what_someone_has_is_answered_by_the_names_their_records_give() -> None:
     got = extractive_answer(q, plan, buffer, unmentioned=(), parse=parse_many, records=[pet("r1", "Noodle")],
                             embed=EMBED)
     assert got.text == "Noodle [D1:15]" and got.record_ids == ("r1",)
+    # a record of what the pet is says it beside the name, and is cited
+    kind = Record(id="r3", conv_id="c", episode_id="c:S1:E1", entity="Noodle", entity_type="animal",
+                  property="species", value="iguana", evidence_turn_ids=("D1:15",), source_speaker="Maya")
+    got = extractive_answer(q, plan, buffer, unmentioned=(), parse=parse_many,
+                            records=[pet("r1", "Noodle"), kind], embed=EMBED)
+    assert got.text == "Noodle, an iguana [D1:15]" and got.record_ids == ("r1", "r3")
     # a pet the records know of but cannot name: they do not answer alone
     got = extractive_answer(q, plan, buffer, unmentioned=(), parse=parse_many,
                             records=[pet("r1", "Noodle"), pet("r2", "Maya's dog")], embed=EMBED)

@@ -624,6 +624,18 @@ def owned_records(question: str, plan: Plan, records: Sequence[Record]) -> list[
     return list(out.values())
 
 
+def _kind_of(name: str, records: Sequence[Record]) -> Record | None:
+    """The record saying what the thing of this name is ("Oscar · species · guinea pig")."""
+    key = name.strip().lower()
+    return next((r for r in records if r.property in ("species", "is_a") and r.entity.strip().lower() == key
+                 and r.value.strip()), None)
+
+
+def _a(noun: str) -> str:
+    """The noun with its indefinite article ("a guinea pig", "an iguana")."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def state_record(question: str, plan: Plan, records: Sequence[Record]) -> Record | None:
     """For "What is Tom's job?" / "Who is Tom's sister?": the best matched active record of
     the asked person whose property is the one asked for and whose value says more than the
@@ -718,8 +730,11 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
                        quote_text=_said(source) if source is not None else None)
     owned = owned_records(question, plan, records)
     if owned:  # the records say it even when no sentence repeats the question's words
-        return _answer(", ".join(rec.value.strip() for rec in owned), _cited_by(owned, buffer),
-                       SupportLevel.WEAK, record_ids=tuple(rec.id for rec in owned))
+        named = [(rec, _kind_of(rec.value, records)) for rec in owned]
+        used = [r for rec, kind in named for r in (rec, kind) if r is not None]
+        text = "; ".join(rec.value.strip() + (f", {_a(kind.value.strip())}" if kind is not None else "")
+                         for rec, kind in named)
+        return _answer(text, _cited_by(used, buffer), SupportLevel.WEAK, record_ids=tuple(r.id for r in used))
     if not ranked or max(c.words_score for c in ranked) < _floor(plan, buffer):
         return unknown()
     if unmentioned:  # "my post as Ward Nursing Director" when only "Head Ward Nurse" was said
