@@ -30,8 +30,8 @@ def _chat(conv_id: str, speakers: tuple[str, str]) -> Conversation:
     names = dict(zip(("user", "assistant"), speakers, strict=True))
     turns = tuple(Turn(id=f"D1:{i + 1}", session=1, index=i, speaker=names[who], text=text, session_time=when)
                   for i, (who, text) in enumerate(CHAT))
-    return Conversation(id=conv_id, speakers=speakers, source_format="test",
-                        sessions=(Session(index=1, time=when, time_text="9:00 am on 4 March, 2024", turns=turns),))
+    session = Session(index=1, time=when, time_text="9:00 am on 4 March, 2024", turns=turns)
+    return Conversation(id=conv_id, speakers=speakers, source_format="test", sessions=(session,))
 
 
 def test_rules_and_preferences_are_told_from_other_talk() -> None:
@@ -44,8 +44,8 @@ def test_rules_and_preferences_are_told_from_other_talk() -> None:
 
 def test_a_users_standing_instruction_is_evidence_for_the_question_it_governs(services) -> None:
     services.raw_store().save_conversation(_chat("chat-rule", ("user", "assistant")))
-    trace, result = services.queries.ask_detailed("chat-rule", "How do I bake banana bread?",
-                                                  budget_tokens=60, save=False)
+    _trace, result = services.queries.ask_detailed("chat-rule", "How do I bake banana bread?",
+                                                   budget_tokens=60, save=False)
     ci = services.queries.conversation_index("chat-rule")
     taken = {ci.turns[p].id: why for p, why in result.why.items()}
     assert taken.get("D1:3", "").startswith("standing instruction of user")
