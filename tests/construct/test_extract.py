@@ -566,3 +566,15 @@ def test_a_bare_month_is_read_by_the_tense_it_is_said_in(backend: OfflineBackend
     assert times.get("D1:1") == "2023-08"
     assert times.get("D1:2") == "2022-08"
     assert times.get("D1:3") == "2023-05-06"
+
+
+def test_a_name_adopted_from_an_animal_shelter_is_a_pet_of_the_kind_the_shelter_names(
+        backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Anna", "How is Pixel doing?"),
+        ("Ben", "Pixel's doing great. Hard to believe I adopted her from the cat rescue in Ghent last year."),
+        ("Anna", "We adopted Mira from an agency in Lima, she turns six in May."),
+    ]))
+    assert ("Ben", "pet", "Pixel", "observed") in got
+    assert ("Pixel", "species", "cat", "observed") in got
+    assert not any(p == "pet" and v == "Mira" for _e, p, v, _m in got)  # a child is adopted from an agency

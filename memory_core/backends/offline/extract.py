@@ -189,6 +189,8 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
         value = _object_named(state, pred, value, speaker, other, pos)
         if not value or value.lower() in PRONOUN_VALUES:
             continue
+        if prop.name == "adopts":
+            _adopted_pet(state, pred, subjects, value, turn, mod)
         if prop is lexicon.FEELS and _bare_feeling(value) and not _caused(pred):
             continue  # a bare feeling ("I'm sure about it", "feeling positive!") is phatic
         for who in subjects:
@@ -235,6 +237,29 @@ def _object_named(state: ExtractState, pred: Token, value: str, speaker: str, ot
         return value
     who = resolve(state, obj, speaker, other, pos)
     return f"{who.name} {rest}".strip() if who is not None else value
+
+
+_TAKEN_IN_AT = frozenset({"shelter", "rescue", "pound", "breeder", "sanctuary"})
+
+
+def _adopted_pet(state: ExtractState, pred: Token, owners: list[Subject], value: str, turn: Turn,
+                 mod: Modality) -> None:
+    """"I adopted her from the dog shelter" (her: Pepper): a name adopted from an animal shelter,
+    rescue or breeder is the adopter's pet, of the kind the place names (a "dog shelter": a dog)."""
+    name, _, rest = value.partition(" from ")
+    if not rest or not name[:1].isupper() or len(name.split()) > 2:
+        return
+    place = next((o for p in pred.children if p.dep_ == "prep" and p.lower_ == "from"
+                  for o in p.children if o.dep_ == "pobj"), None)
+    if place is None or place.lemma_.lower() not in _TAKEN_IN_AT:
+        return
+    kind = next((c.lemma_.lower() for c in place.children
+                 if c.dep_ == "compound" and c.lemma_.lower() in lexicon.ANIMAL_NOUNS), None)
+    for who in owners:
+        state.drafts.append(Draft(who.name, who.type, lexicon.PET.name, name, turn,
+                                  conf("pattern", who.resolution), mod))
+    if kind is not None:
+        state.drafts.append(Draft(name, "animal", "species", kind, turn, conf("pattern", 1.0), mod))
 
 
 def _view(state: ExtractState, pred: Token, subj: Token, turn: Turn, speaker: str, other: str,
