@@ -546,6 +546,11 @@ def test_a_kin_record_names_only_the_kin_it_is_of() -> None:
     got = extractive_answer(q, plan_question(q, vocab), buffer, unmentioned=(), parse=parse_many,
                             records=[sister], embed=EMBED)
     assert got.text == "Bram [D6:3]", got.text
+    # "X's sister's name" asks what "the name of X's sister" does: the name, not the place beside it
+    q = "What is Maya's sister's name?"
+    got = extractive_answer(q, plan_question(q, vocab), buffer, unmentioned=(), parse=parse_many,
+                            records=[sister], embed=EMBED)
+    assert got.text == "Griet [D1:19]", got.text
 
 
 def test_what_someone_has_is_answered_by_the_names_their_records_give() -> None:
@@ -571,3 +576,40 @@ def test_what_someone_has_is_answered_by_the_names_their_records_give() -> None:
     got = extractive_answer(q, plan, buffer, unmentioned=(), parse=parse_many,
                             records=[pet("r1", "Noodle"), pet("r2", "Maya's dog")], embed=EMBED)
     assert got.record_ids != ("r1",)
+
+
+def test_the_name_of_someones_pet_is_the_name_their_record_gives_when_the_kind_fits() -> None:
+    vocab = Vocabulary(speakers=("Maya", "Jonas"), entities=(("Noodle", "animal"),), properties=("pet",))
+    buffer = _buffer(("D1:14", "Maya", "Noodle is great. Hard to believe I adopted her from the iguana rescue "
+                                       "in Gouda last year, she acts like she owns the place."))
+
+    def rec(rid: str, entity: str, prop: str, value: str) -> Record:
+        return Record(id=rid, conv_id="c", episode_id="c:S1:E1", entity=entity, entity_type="person",
+                      property=prop, value=value, evidence_turn_ids=("D1:14",), source_speaker="Maya")
+
+    q = "What is the name of Maya's iguana?"
+    plan = plan_question(q, vocab)
+    pet = rec("r1", "Maya", "pet", "Noodle")
+    got = extractive_answer(q, plan, buffer, unmentioned=(), parse=parse_many,
+                            records=[pet, rec("r2", "Noodle", "species", "iguana")], embed=EMBED)
+    assert got.text == "Noodle [D1:14]", got.text  # not the place said beside the adoption
+    other = extractive_answer(q, plan, buffer, unmentioned=(), parse=parse_many,
+                              records=[pet, rec("r2", "Noodle", "species", "gecko")], embed=EMBED)
+    assert other.record_ids != ("r1",)  # a gecko's name is not the iguana's
+
+
+def test_a_record_said_in_denial_is_no_answer_option() -> None:
+    from memory_core.backends.offline.compose import Question, record_options
+    from memory_core.models import Modality
+
+    q = "Where does Maya live?"
+    plan = plan_question(q, VOCAB)
+
+    def home(rid: str, modality: Modality) -> Record:
+        return Record(id=rid, conv_id="c", episode_id="c:S1:E1", entity="Maya", entity_type="person",
+                      property="residence", value="Lisbon", evidence_turn_ids=("D1:2",), source_speaker="Maya",
+                      modality=modality)
+
+    kept = record_options(Question.of(plan), [home("r1", Modality.NEGATED), home("r2", Modality.OBSERVED)],
+                          [], {}, {})
+    assert [c.record.id for c in kept if c.record is not None] == ["r2"]  # "I'm not moving to Lisbon"

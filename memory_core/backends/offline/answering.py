@@ -530,7 +530,10 @@ def _said_ahead(ranked: Sequence[Candidate], parse: Parse) -> Callable[[Candidat
 
 def _kin(noun: str | None) -> str | None:
     """The relation property of a kin noun ("nephew" -> relative, "pets" -> pet), if it is one."""
-    kin = lexicon.KIN.get(_singular(noun.lower())) if noun else None
+    if not noun:
+        return None
+    word = _singular(noun.lower())
+    kin = lexicon.KIN.get(word) or (lexicon.PET if word in lexicon.ANIMAL_NOUNS else None)
     return kin.name if kin is not None else None
 
 
@@ -794,12 +797,33 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         scored = [often] + [pc for pc in scored if pc is not often]
     if gathers(plan) and not _one_name(plan):  # "what is the name of ...?" wants one name, not a list
         return gathered(plan, scored, ranked, model)
-    p, choice = _typed(plan, scored)
+    p, choice = _kin_named(plan, scored, records) or _typed(plan, scored)
     sure = model.supports(p, plan.answer_target, len(scored)) and covered(plan, choice, ranked)
     cand = _source(choice, ranked) or best
     return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
                    _level(model, p, sure, doubtable=choice is scored[0][1]), quote_text=_said(cand),
                    record_ids=(choice.record.id,) if choice.record is not None else (), confidence=p)
+
+
+def _kin_named(plan: Plan, scored: list[tuple[float, Choice]],
+               records: Sequence[Record]) -> tuple[float, Choice] | None:
+    """For "What is the name of Jonas's dog?": the best-scored name a matched record of that
+    relation gives (`Jonas · pet · Pepper`), unless a record says it is another kind of thing
+    (`Pepper · species · cat` does not name a dog)."""
+    noun = named_noun(plan.question) if asks_for_a_name(plan) else None
+    kin = _kin(noun)
+    if noun is None or kin is None:
+        return None
+    wanted = _singular(noun.lower())
+    for p, c in scored:
+        if c.record is None or c.record.property != kin or not is_a_name(c):
+            continue
+        kind = _kind_of(c.record.value, records)
+        if (kind is not None and wanted in lexicon.ANIMAL_NOUNS and wanted != "pet"
+                and _singular(kind.value.strip().lower()) != wanted):
+            continue
+        return p, c
+    return None
 
 
 def _level(model: AnswerModel, p: float, sure: bool, *, doubtable: bool = False) -> SupportLevel:
@@ -858,8 +882,10 @@ def _typed(plan: Plan, scored: list[tuple[float, Choice]]) -> tuple[float, Choic
 
 
 # the noun whose name is asked: "the name of the pottery studio where ..." -> studio,
-# "what is her dog called?" -> dog, "who is Maya's manager at ...?" -> manager
+# "what is her dog called?" -> dog, "who is Maya's manager at ...?" -> manager, "what is
+# Maya's sister's name?" -> sister
 _NAME_OF_RE = re.compile(r"\bnames?\s+of\s+([^?,]+)", re.IGNORECASE)
+_S_NAME_RE = re.compile(r"([A-Za-z][\w\-]*)['’]s?\s+(?:first\s+|full\s+|last\s+)?names?\b")
 _WHAT_IS_RE = re.compile(r"^\s*(?:what|who)\s+(?:is|was|are|were)\s+([^?,]+)", re.IGNORECASE)
 _BOUNDARY_RE = re.compile(
     r"\s+(?:called|named|where|that|which|who|whom|whose|when|at|in|on|from|for|with|by)\b.*$", re.IGNORECASE)
@@ -867,7 +893,7 @@ _BOUNDARY_RE = re.compile(
 
 def named_noun(question: str) -> str | None:
     """The common noun whose name (or holder) the question asks for, if it says one."""
-    m = _NAME_OF_RE.search(question) or _WHAT_IS_RE.search(question)
+    m = _NAME_OF_RE.search(question) or _S_NAME_RE.search(question) or _WHAT_IS_RE.search(question)
     if not m:
         return None
     found = re.findall(r"[A-Za-z][\w\-]*", _BOUNDARY_RE.sub("", m.group(1)))

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from memory_core import timeexpr
 from memory_core.backends.offline.answer_model import Option
 from memory_core.backends.offline.constituents import Constituent, constituents
-from memory_core.models import BufferTurn, Plan, Record
+from memory_core.models import BufferTurn, Modality, Plan, Record
 from memory_core.query.families import property_families, question_families, word_families
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
 
@@ -189,8 +189,8 @@ def record_options(q: Question, records: Sequence[Record], ranked: Sequence[Cand
     for rank, rec in enumerate(records):
         if q.asked and fold(rec.entity.split("'")[0].split()[0]) not in q.asked:
             continue
-        if not rec.value.strip():
-            continue
+        if not rec.value.strip() or rec.modality == Modality.NEGATED:
+            continue  # said in denial ("I'm not moving to Lisbon"): its value answers nothing
         cited = next((by_turn[t] for t in rec.evidence_turn_ids if t in by_turn), None)
         score = max((turn_score.get(t, 0.0) for t in rec.evidence_turn_ids), default=0.0)
         said_by_asked = fold((rec.source_speaker or "?").split()[0]) in q.asked
