@@ -580,8 +580,8 @@ def test_what_someone_has_is_answered_by_the_names_their_records_give() -> None:
 
 def test_the_name_of_someones_pet_is_the_name_their_record_gives_when_the_kind_fits() -> None:
     vocab = Vocabulary(speakers=("Maya", "Jonas"), entities=(("Noodle", "animal"),), properties=("pet",))
-    buffer = _buffer(("D1:14", "Maya", "Noodle is great. Hard to believe I adopted her from the iguana rescue "
-                                       "in Gouda last year, she acts like she owns the place."))
+    said = "Noodle is great. Hard to believe I adopted her from the iguana rescue in Gouda last year."
+    buffer = _buffer(("D1:14", "Maya", said))
 
     def rec(rid: str, entity: str, prop: str, value: str) -> Record:
         return Record(id=rid, conv_id="c", episode_id="c:S1:E1", entity=entity, entity_type="person",
@@ -607,8 +607,8 @@ def test_a_record_said_in_denial_is_no_answer_option() -> None:
 
     def home(rid: str, modality: Modality) -> Record:
         return Record(id=rid, conv_id="c", episode_id="c:S1:E1", entity="Maya", entity_type="person",
-                      property="residence", value="Lisbon", evidence_turn_ids=("D1:2",), source_speaker="Maya",
-                      modality=modality)
+                      property="residence", value="Lisbon", evidence_turn_ids=("D1:2",),
+                      source_speaker="Maya", modality=modality)
 
     kept = record_options(Question.of(plan), [home("r1", Modality.NEGATED), home("r2", Modality.OBSERVED)],
                           [], {}, {})

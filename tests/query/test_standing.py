@@ -57,3 +57,13 @@ def test_between_named_people_an_always_is_no_instruction_to_anyone(services) ->
     _trace, result = services.queries.ask_detailed("chat-friends", "How do I bake banana bread?",
                                                    budget_tokens=60, save=False)
     assert not any(why.startswith("standing") for why in result.why.values())
+
+
+def test_a_request_is_answered_with_the_users_rule_for_it(services) -> None:
+    services.raw_store().save_conversation(_chat("chat-ask", ("user", "assistant")))
+    trace = services.queries.ask("chat-ask", "How do I bake banana bread?")
+    assert trace.answer.text.startswith(f"Your standing instruction: “{RULE}”")
+    assert trace.answer.cited_turn_ids == ("D1:3",)
+    # a question about what was said is no request: the rule is not its answer
+    asked = services.queries.ask("chat-ask", "Can you list the order in which I brought up my errands?")
+    assert "standing instruction" not in asked.answer.text

@@ -63,10 +63,12 @@ from memory_core.backends.offline.compose import (
 from memory_core.backends.offline.intervals import interval_answer
 from memory_core.backends.offline.planner import addressed_speaker
 from memory_core.construct import lexicon
+from memory_core.contracts import USER_ROLES
 from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Record, Requirement, SupportLevel
 from memory_core.query.buffer import highlight_terms
 from memory_core.query.families import property_families
 from memory_core.query.premise import UNKNOWN, unmentioned_answer
+from memory_core.query.standing import is_standing
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
 from memory_core.timeexpr.months import NUMBER_WORDS
 
@@ -528,6 +530,35 @@ def _said_ahead(ranked: Sequence[Candidate], parse: Parse) -> Callable[[Candidat
     return lambda cand: found.get(cand.sentence, frozenset())
 
 
+# a request for help or advice ("How do I ...?", "Can you show me ...?", "I'm planning X. What
+# would you suggest?"), not a question about what was said ("Can you list what I brought up?")
+_REQUEST_RE = re.compile(
+    r"^\s*(?:(?:can|could|would|will)\s+you\b|how\s+(?:do|can|should|would|could|might)\s+(?:i|we)\b|"
+    r"how\s+to\b|(?:please\s+)?(?:show|help|explain|walk|give|suggest|recommend|tell)\s+(?:me|us)\b|"
+    r"i['’]?m\s+(?:planning|looking|working|trying|applying|updating|building|preparing)\b|"
+    r"(?:if|when)\s+(?:i['’]?m|i|building|creating|writing|making)\b)", re.IGNORECASE)
+_ABOUT_THE_PAST_RE = re.compile(
+    r"\b(?:did|have\s+i|had|was|were|mentioned|said|told|brought\s+up|remember|order\s+in\s+which|"
+    r"last\s+time|earlier|before)\b", re.IGNORECASE)
+
+
+def standing_rule(question: str, buffer: Sequence[BufferTurn]) -> tuple[BufferTurn, str] | None:
+    """For a request to an assistant ("How do I bake banana bread?"), the user's standing
+    instruction in the evidence closest to it and the sentence that states it ("Always give
+    quantities in grams when I ask about a baking recipe") — in user/assistant chats only, and
+    never for a question about what was said."""
+    if not _REQUEST_RE.match(question) or _ABOUT_THE_PAST_RE.search(question):
+        return None
+    rules = [bt for bt in buffer if bt.speaker.lower() in USER_ROLES and is_standing(bt.text)]
+    if not rules:
+        return None
+    best = max(rules, key=lambda bt: bt.closeness or 0.0)
+    said = next((s for s in sentences(best.text) if is_standing(s)), "")
+    if not said[:1].isupper():  # a sentence cut at a version number ("5.3.0 and I prefer ...")
+        said = best.text.strip()
+    return best, said
+
+
 def _kin(noun: str | None) -> str | None:
     """The relation property of a kin noun ("nephew" -> relative, "pets" -> pet), if it is one."""
     if not noun:
@@ -738,6 +769,10 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
         text = "; ".join(rec.value.strip() + (f", {_a(kind.value.strip())}" if kind is not None else "")
                          for rec, kind in named)
         return _answer(text, _cited_by(used, buffer), SupportLevel.WEAK, record_ids=tuple(r.id for r in used))
+    rule = standing_rule(question, buffer)
+    if rule is not None:  # "How do I bake banana bread?": what the user asked of such answers
+        turn, said = rule
+        return _answer(f"Your standing instruction: “{said}”", [turn], SupportLevel.WEAK, quote_text=said)
     if not ranked or max(c.words_score for c in ranked) < _floor(plan, buffer):
         return unknown()
     if unmentioned:  # "my post as Ward Nursing Director" when only "Head Ward Nurse" was said
