@@ -163,3 +163,9 @@ def test_a_pet_is_named_with_what_it_is(app_services) -> None:
     # the owner's pet record names Biscuit; Biscuit's own record says what Biscuit is
     trace = app_services.queries.ask(SAMPLE_ID, "What pet does Maya have?")
     assert trace.answer.text.startswith("Biscuit, a cat [")
+
+
+def test_the_name_of_a_band_is_no_persons_name(app_services) -> None:
+    # the best turn names the band's singer ("Kai, our singer"); the band is named in another
+    trace = app_services.queries.ask(SAMPLE_ID, "What is the name of Jonas's band?")
+    assert "Low Tides" in trace.answer.text and "Kai" not in trace.answer.text

@@ -840,6 +840,14 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
                    record_ids=(choice.record.id,) if choice.record is not None else (), confidence=p)
 
 
+def _names_people(noun: str) -> bool:
+    """The noun is said of people ("sister", "manager", "guy", "teacher"): their names are people's."""
+    word = _singular(noun.lower())
+    kin = lexicon.KIN.get(word) or lexicon.KIN.get(noun.lower())
+    return (word in lexicon.PERSON_NOUNS or word in lexicon.OCCUPATIONS or word in ("person", "people")
+            or (kin is not None and kin.value_type == "person"))
+
+
 def _kin_named(plan: Plan, scored: list[tuple[float, Choice]],
                records: Sequence[Record]) -> tuple[float, Choice] | None:
     """For "What is the name of Jonas's dog?": the best-scored name a matched record of that
@@ -892,13 +900,19 @@ def _typed(plan: Plan, scored: list[tuple[float, Choice]]) -> tuple[float, Choic
     kinds = FITTING_KINDS.get(form)
     naming = asks_for_a_name(plan)
     if kinds or naming:
-        def fits(c: Choice) -> bool:
-            return c.option.kind in kinds if kinds else is_a_name(c)
+        noun = named_noun(plan.question) if naming or form == "entity" else None
+        # the name of a band, a studio or a book is no person's name ("Kai, our singer")
+        thing = naming and noun is not None and not _names_people(noun)
+
+        def fits(c: Choice, tied: bool = False) -> bool:
+            if kinds:
+                return c.option.kind in kinds
+            # a name the turn ties to the noun ("a studio called Kleiwerk") whatever the tagger says
+            return is_a_name(c) and (tied or not (thing and c.option.kind == "person"))
 
         fitting = [(p, c) for p, c in scored if fits(c)]
-        noun = named_noun(plan.question) if naming or form == "entity" else None
         tied = [(p, c) for p, c in scored if noun is not None
-                and (fits(c) or (naming and c.option.kind == "quote")) and names_the(noun, c)]
+                and (fits(c, tied=True) or (naming and c.option.kind == "quote")) and names_the(noun, c)]
         # the turn of the best sentence speaks first, its next sentence included ("I signed up
         # for a pottery class. The first lesson was at a studio in Utrecht." before a place said
         # in another turn)
