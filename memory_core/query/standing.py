@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from memory_core.query.context import ConversationIndex
 
 STANDING_RE = re.compile(
-    r"(?:^|[.!?:;]\s+|\n\s*)(?:please\s+|and\s+)?(?:always|never|from\s+now\s+on)\b"
+    r"(?:^|[.!?:;]\s+|\n\s*)(?:please\s+|and\s+)?(?:always|never(?!\s+mind)|from\s+now\s+on)\b"
     r"|\bI(?:['’]d|\s+would)?\s+(?:really\s+|much\s+|generally\s+|usually\s+)?prefer\b"
     r"|\bI(?:['’]d|\s+would)\s+rather\b",
     re.IGNORECASE,

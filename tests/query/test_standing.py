@@ -40,6 +40,7 @@ def test_rules_and_preferences_are_told_from_other_talk() -> None:
     assert is_standing("I'd prefer examples in Python over pseudocode.")
     assert not is_standing("I always forget my keys.")  # a habit told, no rule for the assistant
     assert not is_standing("Which do you prefer, tea or coffee?")
+    assert not is_standing("Never mind, I found the receipt.")
 
 
 def test_a_users_standing_instruction_is_evidence_for_the_question_it_governs(services) -> None:
