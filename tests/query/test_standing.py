@@ -66,5 +66,7 @@ def test_a_request_is_answered_with_the_users_rule_for_it(services) -> None:
     assert trace.answer.text.startswith(f"Your standing instruction: “{RULE}”")
     assert trace.answer.cited_turn_ids == ("D1:3",)
     # a question about what was said is no request: the rule is not its answer
-    asked = services.queries.ask("chat-ask", "Can you list the order in which I brought up my errands?")
-    assert "standing instruction" not in asked.answer.text
+    for question in ("Can you list the order in which I brought up my errands?",
+                     "Can you remind me which stretches you recommended after cycling?"):
+        asked = services.queries.ask("chat-ask", question)
+        assert "standing instruction" not in asked.answer.text, question

@@ -538,8 +538,8 @@ _REQUEST_RE = re.compile(
     r"i['’]?m\s+(?:planning|looking|working|trying|applying|updating|building|preparing)\b|"
     r"(?:if|when)\s+(?:i['’]?m|i|building|creating|writing|making)\b)", re.IGNORECASE)
 _ABOUT_THE_PAST_RE = re.compile(
-    r"\b(?:did|have\s+i|had|was|were|mentioned|said|told|brought\s+up|remember|order\s+in\s+which|"
-    r"last\s+time|earlier|before)\b", re.IGNORECASE)
+    r"\b(?:did|have\s+i|had|was|were|mentioned|said|told|brought\s+up|remember|remind|order\s+in\s+which|"
+    r"recommended|suggested|gave|shared|sent|wrote|last\s+time|earlier|before)\b", re.IGNORECASE)
 
 
 def standing_rule(question: str, buffer: Sequence[BufferTurn]) -> tuple[BufferTurn, str] | None:
