@@ -613,3 +613,15 @@ def test_a_record_said_in_denial_is_no_answer_option() -> None:
     kept = record_options(Question.of(plan), [home("r1", Modality.NEGATED), home("r2", Modality.OBSERVED)],
                           [], {}, {})
     assert [c.record.id for c in kept if c.record is not None] == ["r2"]  # "I'm not moving to Lisbon"
+
+
+def test_a_kin_record_does_not_name_another_kin_of_its_relation() -> None:
+    vocab = Vocabulary(speakers=("Maya", "Jonas"), entities=(("Felix", "person"),), properties=("sibling",))
+    said = "I'm taking the night ferry with my brother Felix, my sister stays home with the cat."
+    buffer = _buffer(("D5:16", "Jonas", said))
+    brother = Record(id="r1", conv_id="c", episode_id="c:S1:E1", entity="Jonas", entity_type="person",
+                     property="sibling", value="Felix", evidence_turn_ids=("D5:16",), source_speaker="Jonas")
+    q = "What is the name of Jonas's sister?"  # "sister" and "brother" are both `sibling`
+    got = extractive_answer(q, plan_question(q, vocab), buffer, unmentioned=(), parse=parse_many,
+                            records=[brother], embed=EMBED)
+    assert got.record_ids != ("r1",), got.text

@@ -850,12 +850,13 @@ def _names_people(noun: str) -> bool:
 
 def _kin_named(plan: Plan, scored: list[tuple[float, Choice]],
                records: Sequence[Record]) -> tuple[float, Choice] | None:
-    """For "What is the name of Jonas's dog?": the best-scored name a matched record of that
-    relation gives (`Jonas · pet · Pepper`), unless a record says it is another kind of thing
-    (`Pepper · species · cat` does not name a dog)."""
+    """For "What is the name of Jonas's dog?": the best-scored name a matched pet record gives
+    (`Jonas · pet · Pepper`), unless a record says it is another kind of animal (`Pepper ·
+    species · cat` does not name a dog). People's kin are left to the evidence: one relation
+    holds several nouns ("sister" and "brother" are both `sibling`, "manager" a `colleague`)."""
     noun = named_noun(plan.question) if asks_for_a_name(plan) else None
     kin = _kin(noun)
-    if noun is None or kin is None:
+    if noun is None or kin != lexicon.PET.name:
         return None
     wanted = _singular(noun.lower())
     for p, c in scored:
