@@ -211,6 +211,14 @@ ANIMAL_NOUNS = frozenset(w for w, p in KIN.items() if p is PET) | frozenset({
 ANIMAL_CUES = ANIMAL_NOUNS | frozenset({
     "puppies", "kitty", "paw", "paws", "meow", "meows", "bark", "barks", "barking", "leash", "fur",
     "kibble", "purr", "purrs", "purring", "litter", "walkies", "breed"})
+
+
+def kin_of(noun: str) -> Prop | None:
+    """The relation a kin or animal noun names ("sister" -> sibling); any animal one owns is a
+    pet ("my goat", "her iguana")."""
+    return KIN.get(noun) or (PET if noun in ANIMAL_NOUNS else None)
+
+
 PERSON_NOUNS = frozenset({
     "man", "woman", "guy", "girl", "boy", "lady", "gentleman", "dude", "person", "fellow",
     "neighbor", "neighbour", "stranger", "teenager", "teen", "kid", "adult", "individual"})

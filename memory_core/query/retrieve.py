@@ -182,8 +182,9 @@ def select_fitted(
     # the user's rules closest to the question hold for its answer: they come first, on top of
     # the fitted budget (which was fitted without them); a cap asked for is never exceeded
     rules = standing_for(ci, qvec) if qvec is not None else []
-    extra = 0 if budget_tokens is not None else int(sum(int(ci.turn_tokens[p]) for p, _ in rules))
-    picker = Picker(ci, cap + extra)
+    picker = Picker(ci, cap)
+    if budget_tokens is None:
+        picker.cap = cap + picker.cost([p for p, _ in rules])
     for p, cosine in rules:
         picker.add([p], f"standing instruction of {ci.turns[p].speaker} (cosine {cosine:.2f})")
     order = np.argsort(-scored.fused, kind="stable")

@@ -47,8 +47,8 @@ def standing_for(ci: ConversationIndex, qvec: np.ndarray, k: int = STANDING_TURN
     speaker = next((s for s in ci.speakers if s.lower() in USER_ROLES), None)
     if speaker is None or k <= 0:
         return []
-    found = [p for p, t in enumerate(ci.turns) if t.speaker == speaker and is_standing(t.text)
-             and ci.turn_tokens[p] <= RULE_TOKENS]
+    found = [p for p, t in enumerate(ci.turns) if t.speaker == speaker and ci.turn_tokens[p] <= RULE_TOKENS
+             and is_standing(t.text)]
     if not found:
         return []
     sims = ci.turn_vecs[found] @ qvec

@@ -67,6 +67,7 @@ from memory_core.contracts import USER_ROLES
 from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Record, Requirement, SupportLevel
 from memory_core.query.buffer import highlight_terms
 from memory_core.query.families import property_families
+from memory_core.query.pipeline import KIND_PROPERTIES
 from memory_core.query.premise import UNKNOWN, unmentioned_answer
 from memory_core.query.standing import is_standing
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
@@ -497,12 +498,14 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
     if kin is not None:  # "the name of Maya's nephew": her sibling's record names someone else
         out = [c for c in out if c.record is None or c.record.property not in RELATION_PROPERTIES
                or c.record.property == kin]
-    if q.target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
-        out += time_options(q, ranked, closeness, _said_ahead(ranked[:TIME_SENTENCES], parse))
-    if HOW_OFTEN_RE.match(question):
-        out += frequency_options(q, ranked, closeness)
     top = ranked[:SENTENCE_OPTIONS] + _typed_sources(question, plan, ranked, embed)
     docs = parse([c.sentence for c in top]) if top else []
+    if q.target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
+        # the best few sentences lead ``top``: their parses say which times lie ahead
+        ahead = _said_ahead(list(zip(top, docs, strict=True))[:TIME_SENTENCES])
+        out += time_options(q, ranked, closeness, ahead)
+    if HOW_OFTEN_RE.match(question):
+        out += frequency_options(q, ranked, closeness)
     for rank, (cand, doc) in enumerate(zip(top, docs, strict=True)):
         near = closeness.get(cand.turn.turn_id, 0.0)
         out += sentence_options(q, cand, rank, best, doc, near)
@@ -514,13 +517,12 @@ def options(question: str, plan: Plan, ranked: list[Candidate], records: Sequenc
     return with_head_similarity(q, out, embed) if embed is not None else out
 
 
-def _said_ahead(ranked: Sequence[Candidate], parse: Parse) -> Callable[[Candidate], frozenset[str]]:
-    """For each of these sentences, the time expressions (lower-cased) its clauses say of what
-    is still to come ("is having a show in August": "in august"; "we leave in two days", not
-    "I ran it in 54 minutes")."""
-    docs = parse([c.sentence for c in ranked]) if ranked else []
+def _said_ahead(parsed: Sequence[tuple[Candidate, Doc]]) -> Callable[[Candidate], frozenset[str]]:
+    """For each of these parsed sentences, the time expressions (lower-cased) its clauses say of
+    what is still to come ("is having a show in August": "in august"; "we leave in two days",
+    not "I ran it in 54 minutes")."""
     found: dict[str, frozenset[str]] = {}
-    for cand, doc in zip(ranked, docs, strict=True):
+    for cand, doc in parsed:
         coming = set()
         for m in [*timeexpr.TIME_RE.finditer(doc.text), *AHEAD_RE.finditer(doc.text)]:
             span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
@@ -561,10 +563,7 @@ def standing_rule(question: str, buffer: Sequence[BufferTurn]) -> tuple[BufferTu
 
 def _kin(noun: str | None) -> str | None:
     """The relation property of a kin noun ("nephew" -> relative, "pets" -> pet), if it is one."""
-    if not noun:
-        return None
-    word = _singular(noun.lower())
-    kin = lexicon.KIN.get(word) or (lexicon.PET if word in lexicon.ANIMAL_NOUNS else None)
+    kin = lexicon.kin_of(_singular(noun.lower())) if noun else None
     return kin.name if kin is not None else None
 
 
@@ -661,7 +660,7 @@ def owned_records(question: str, plan: Plan, records: Sequence[Record]) -> list[
 def _kind_of(name: str, records: Sequence[Record]) -> Record | None:
     """The record saying what the thing of this name is ("Oscar · species · guinea pig")."""
     key = name.strip().lower()
-    return next((r for r in records if r.property in ("species", "is_a") and r.entity.strip().lower() == key
+    return next((r for r in records if r.property in KIND_PROPERTIES and r.entity.strip().lower() == key
                  and r.value.strip()), None)
 
 
@@ -693,7 +692,7 @@ def state_record(question: str, plan: Plan, records: Sequence[Record]) -> Record
 # the conversation (their relation records) and what it is (its role or kind)
 _WHO_IS_RE = re.compile(r"^\s*(?i:who|what)(?:\s+(?i:is|was)|['’]s)\s+([A-Z][^?'’]*?)\s*\??\s*$")
 _NAME_WORDS = 6
-ROLE_PROPERTIES = ("occupation", "is_a", "species")
+ROLE_PROPERTIES = ("occupation", *KIND_PROPERTIES)
 
 
 def _asked_name_only(question: str) -> str | None:

@@ -379,7 +379,7 @@ def _possessions(state: ExtractState, sent: Span, turn: Turn, speaker: str, othe
     """"my husband John", "our kids": relation records of the possessor."""
     for tok in sent:
         noun = tok.lemma_.lower()
-        kin = lexicon.KIN.get(noun) or (lexicon.PET if noun in lexicon.ANIMAL_NOUNS else None)
+        kin = lexicon.kin_of(noun)
         if kin is None or tok.pos_ != "NOUN":
             continue  # "my guinea pig", "my goat": any animal one owns is a pet
         owner = possessor(tok, speaker, other)
