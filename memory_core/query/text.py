@@ -13,6 +13,9 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 _WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+# a sentence ends at a stop followed by a space, at a line break or at the end: "Flask 2.2",
+# "v0.6.2" and "$12.99" are not cut in two, and the lines of a list or of pasted code are apart
+SENTENCE_RE = re.compile(r"[^\n]+?(?:[.!?]+(?=\s|$)|(?=\n)|$)")
 
 SPELLING = 85  # rapidfuzz ratio at which a word is another spelling of a person's first name
 

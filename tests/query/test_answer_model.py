@@ -148,6 +148,15 @@ def test_sentences_do_not_end_after_an_abbreviation_or_an_initial() -> None:
                                "Dr. Okafor came.", "J. Mbeki too."]
 
 
+def test_a_stop_inside_a_number_or_a_version_ends_no_sentence() -> None:
+    from memory_core.backends.offline.answering import sentences
+
+    said = "The plan costs $14.50 a month. I moved to Django 4.2 last week, e.g. for async views.\nfoo.bar()"
+    assert sentences(said) == ["The plan costs $14.50 a month.",
+                               "I moved to Django 4.2 last week, e.g. for async views.", "foo.bar()"]
+
+
+
 def _item(text: str, turn: BufferTurn) -> Choice:
     option = Option(text=text, kind="np", target="list", sentence_score=1.0, sentence_rank=0, novelty=1.0,
                     overlap=0.0, distance=0.0, attached=False, proper=0.0, words=len(text.split()),

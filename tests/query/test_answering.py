@@ -8,7 +8,12 @@ from datetime import datetime
 import pytest
 
 from memory_core.backends.offline.answer_model import default_model
-from memory_core.backends.offline.answering import candidates, extractive_answer, options, state_record
+from memory_core.backends.offline.answering import (
+    candidates,
+    extractive_answer,
+    options,
+    state_record,
+)
 from memory_core.backends.offline.compose import category_head, vague_phrase
 from memory_core.backends.offline.nlp import parse_many
 from memory_core.backends.offline.planner import plan_question
@@ -625,3 +630,8 @@ def test_a_kin_record_does_not_name_another_kin_of_its_relation() -> None:
     got = extractive_answer(q, plan_question(q, vocab), buffer, unmentioned=(), parse=parse_many,
                             records=[brother], embed=EMBED)
     assert got.record_ids != ("r1",), got.text
+
+
+def test_a_price_with_cents_is_answered_whole() -> None:
+    buffer = _buffer(("D1:2", "Maya", "My gym plan costs €39.90 per month. It includes the sauna."))
+    assert "39.90" in _ask("How much does Maya's gym plan cost per month?", buffer).text

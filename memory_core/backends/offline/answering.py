@@ -70,7 +70,7 @@ from memory_core.query.families import property_families
 from memory_core.query.pipeline import KIND_PROPERTIES
 from memory_core.query.premise import UNKNOWN, unmentioned_answer
 from memory_core.query.standing import is_standing
-from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
+from memory_core.query.text import SENTENCE_RE, STOPWORDS, WEAK_WORDS, fold, stem, words
 from memory_core.timeexpr.months import NUMBER_WORDS
 
 if TYPE_CHECKING:
@@ -78,9 +78,9 @@ if TYPE_CHECKING:
 
 Parse = Callable[[list[str]], list["Doc"]]  # texts -> spaCy parses (the offline backend's cache)
 
-_SENTENCE_RE = re.compile(r"[^.!?]+[.!?]*")
 # a sentence does not end after an abbreviation ("St. Pauli", "Dr. Ito") or an initial ("J. Smith")
-_ABBREVIATIONS = frozenset({"st", "dr", "mr", "ms", "mrs", "jr", "sr", "vs", "mt", "prof", "approx", "etc"})
+_ABBREVIATIONS = frozenset({"st", "dr", "mr", "ms", "mrs", "jr", "sr", "vs", "mt", "prof", "approx", "etc",
+                            "e.g", "i.e"})
 _WEIGHT = {"value": 1.0, "keyword": 0.7, "entity": 0.3}
 MIN_SCORE = 0.7  # the best sentence must carry at least one keyword's worth of the question
 TURN_WEIGHT = 4.0  # a sentence of the buffer turn closest to the question counts up to 5x
@@ -111,7 +111,7 @@ class Candidate:
 
 def sentences(text: str) -> list[str]:
     out: list[str] = []
-    for piece in _SENTENCE_RE.findall(text):
+    for piece in SENTENCE_RE.findall(text):
         if out and out[-1].endswith(".") and _glued(out[-1]):
             out[-1] += piece
         else:

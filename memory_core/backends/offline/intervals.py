@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from memory_core import timeexpr
 from memory_core.models import BufferTurn
-from memory_core.query.text import STOPWORDS, WEAK_WORDS, stem, words
+from memory_core.query.text import SENTENCE_RE, STOPWORDS, WEAK_WORDS, stem, words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -35,7 +35,6 @@ _FROM_RE = re.compile(r"\bfrom\s+(?P<a>.+?)\s+(?:to|until|till)\s+(?P<b>.+)$", r
 _AFTER_RE = re.compile(
     r"^\s*(?P<dir>after|before)\s+(?P<a>.+?)\s+(?:did|do|does|is|are|was|were|will|has|have|had|would)\s+(?P<b>.+)$",
     re.IGNORECASE)
-_SENTENCE_RE = re.compile(r"[^.!?\n]+[.!?]*")
 CANDIDATES = 4  # the best-matching sentences of each event whose dates are read
 
 
@@ -85,7 +84,7 @@ def _event_day(event: str, buffer: list[BufferTurn], parse: Parse) -> tuple[date
     for k, bt in enumerate(buffer):
         if bt.session_time is None:
             continue
-        for sentence in _SENTENCE_RE.findall(bt.text):
+        for sentence in SENTENCE_RE.findall(bt.text):
             shared = len(wanted & _stems(sentence))
             if shared:
                 scored.append((shared, k, sentence.strip(), bt.session_time, bt))
