@@ -156,6 +156,11 @@ def test_a_stop_inside_a_number_or_a_version_ends_no_sentence() -> None:
                                "I moved to Django 4.2 last week, e.g. for async views.", "foo.bar()"]
 
 
+def test_a_pronoun_object_stays_with_its_verb() -> None:
+    texts = [c.text for c in constituents(parse_many(["Ines told me to call her, and I love it."])[0])]
+    assert "call her" in texts and not any(t.endswith(("call", "love")) for t in texts)
+
+
 
 def _item(text: str, turn: BufferTurn) -> Choice:
     option = Option(text=text, kind="np", target="list", sentence_score=1.0, sentence_rank=0, novelty=1.0,

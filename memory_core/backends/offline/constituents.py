@@ -40,6 +40,7 @@ MAX_PREDICATE = 14
 _EDGE_POS = frozenset({"ADP", "CCONJ", "SCONJ", "PUNCT", "PART", "DET", "INTJ", "AUX", "PRON"})
 _LEFT_DROP = frozenset({"nsubj", "nsubjpass", "expl", "aux", "auxpass", "intj", "mark", "cc", "punct",
                         "discourse", "advcl", "ccomp", "dep"})
+_OBJECT_DEPS = frozenset({"dobj", "dative", "attr", "oprd"})
 _QUOTE_RE = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
 
 
@@ -63,6 +64,9 @@ def _trimmed(span: Span) -> tuple[int, int] | None:
             break  # "some glass", "two mugs": the determiner carries meaning
         start += 1
     while end > start and (doc[end - 1].pos_ in _EDGE_POS or doc[end - 1].is_punct):
+        last = doc[end - 1]
+        if last.pos_ == "PRON" and last.dep_ in _OBJECT_DEPS and start <= last.head.i < end - 1:
+            break  # "love it", "call her": the verb's object stays, or the clause is cut off
         end -= 1
     return (start, end) if end > start else None
 
