@@ -161,6 +161,12 @@ def test_a_pronoun_object_stays_with_its_verb() -> None:
     assert "call her" in texts and not any(t.endswith(("call", "love")) for t in texts)
 
 
+def test_a_number_keeps_its_percent_and_currency_signs() -> None:
+    said = "Her score rose from 61% to 74% and the fee is £45."
+    texts = [c.text for c in constituents(parse_many([said])[0])]
+    assert "61% to 74%" in texts and "£45" in texts
+
+
 
 def _item(text: str, turn: BufferTurn) -> Choice:
     option = Option(text=text, kind="np", target="list", sentence_score=1.0, sentence_rank=0, novelty=1.0,

@@ -632,6 +632,6 @@ def test_a_kin_record_does_not_name_another_kin_of_its_relation() -> None:
     assert got.record_ids != ("r1",), got.text
 
 
-def test_a_price_with_cents_is_answered_whole() -> None:
+def test_a_price_is_answered_whole_with_its_currency() -> None:
     buffer = _buffer(("D1:2", "Maya", "My gym plan costs €39.90 per month. It includes the sauna."))
-    assert "39.90" in _ask("How much does Maya's gym plan cost per month?", buffer).text
+    assert "€39.90" in _ask("How much does Maya's gym plan cost per month?", buffer).text

@@ -65,6 +65,8 @@ def _trimmed(span: Span) -> tuple[int, int] | None:
         start += 1
     while end > start and (doc[end - 1].pos_ in _EDGE_POS or doc[end - 1].is_punct):
         last = doc[end - 1]
+        if last.text == "%":
+            break  # "78% to 88%": the sign is part of the number
         if last.pos_ == "PRON" and last.dep_ in _OBJECT_DEPS and start <= last.head.i < end - 1:
             break  # "love it", "call her": the verb's object stays, or the clause is cut off
         end -= 1
@@ -118,6 +120,8 @@ def constituents(doc: Doc) -> list[Constituent]:
     out: list[Constituent] = []
     for ent in doc.ents:
         kind = ENTITY_KINDS.get(ent.label_)
+        if kind and ent.start > 0 and doc[ent.start - 1].is_currency:
+            ent = doc[ent.start - 1 : ent.end]  # "€39.90": the parse often leaves the sign out
         if kind and (rng := _trimmed(ent)) is not None:
             out.append(_make(doc, *rng, kind, ent.root))
     for chunk in doc.noun_chunks:
