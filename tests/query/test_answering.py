@@ -635,3 +635,13 @@ def test_a_kin_record_does_not_name_another_kin_of_its_relation() -> None:
 def test_a_price_is_answered_whole_with_its_currency() -> None:
     buffer = _buffer(("D1:2", "Maya", "My gym plan costs €39.90 per month. It includes the sauna."))
     assert "€39.90" in _ask("How much does Maya's gym plan cost per month?", buffer).text
+
+
+def test_a_question_that_asks_for_no_time_is_not_answered_with_one() -> None:
+    buffer = _buffer(("D1:1", "Maya", "In March I made a teapot at the pottery studio."),
+                     ("D1:2", "Maya", "I also made two bowls in April, my pottery is getting better."),
+                     ("D1:3", "Jonas", "Nice, what pieces will you make next?"))
+    assert _ask("What pottery pieces has Maya made?", buffer).text.startswith("teapot, two bowls")
+    made = _ask("What did Maya make at the pottery studio?", buffer).text
+    assert "teapot" in made and "March" not in made
+    assert "March" in _ask("When did Maya make a teapot?", buffer).text

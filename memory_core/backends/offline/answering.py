@@ -829,14 +829,30 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best))
     if HOW_OFTEN_RE.match(question) and (often := _often(scored)) is not None:
         scored = [often] + [pc for pc in scored if pc is not often]
+    first = scored[0][1]  # the model's own first choice (a guess when unsure), times included
+    scored = _untimed(plan, scored)
     if gathers(plan) and not _one_name(plan):  # "what is the name of ...?" wants one name, not a list
         return gathered(plan, scored, ranked, model)
     p, choice = _kin_named(plan, scored, records) or _typed(plan, scored)
     sure = model.supports(p, plan.answer_target, len(scored)) and covered(plan, choice, ranked)
     cand = _source(choice, ranked) or best
     return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
-                   _level(model, p, sure, doubtable=choice is scored[0][1]), quote_text=_said(cand),
+                   _level(model, p, sure, doubtable=choice is first), quote_text=_said(cand),
                    record_ids=(choice.record.id,) if choice.record is not None else (), confidence=p)
+
+
+_TIME_KINDS = frozenset({"date", "session_date"})
+_TIME_ASKED_RE = re.compile(r"\b(?:when|dates?|days?|weeks?|months?|years?|deadlines?|times?)\b",
+                            re.IGNORECASE)
+
+
+def _untimed(plan: Plan, scored: list[tuple[float, Choice]]) -> list[tuple[float, Choice]]:
+    """The options without the times, for a question that asks for no time ("What did she make
+    at the studio?" is answered with what she made, not with the month she made it in)."""
+    if plan.reasoning_type == ReasoningType.TEMPORAL or _TIME_ASKED_RE.search(plan.question):
+        return scored
+    kept = [(p, c) for p, c in scored if c.option.kind not in _TIME_KINDS]
+    return kept or scored
 
 
 def _names_people(noun: str) -> bool:
