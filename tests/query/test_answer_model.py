@@ -167,7 +167,6 @@ def test_a_number_keeps_its_percent_and_currency_signs() -> None:
     assert "61% to 74%" in texts and "£45" in texts
 
 
-
 def _item(text: str, turn: BufferTurn) -> Choice:
     option = Option(text=text, kind="np", target="list", sentence_score=1.0, sentence_rank=0, novelty=1.0,
                     overlap=0.0, distance=0.0, attached=False, proper=0.0, words=len(text.split()),

@@ -8,12 +8,7 @@ from datetime import datetime
 import pytest
 
 from memory_core.backends.offline.answer_model import default_model
-from memory_core.backends.offline.answering import (
-    candidates,
-    extractive_answer,
-    options,
-    state_record,
-)
+from memory_core.backends.offline.answering import candidates, extractive_answer, options, state_record
 from memory_core.backends.offline.compose import category_head, vague_phrase
 from memory_core.backends.offline.nlp import parse_many
 from memory_core.backends.offline.planner import plan_question

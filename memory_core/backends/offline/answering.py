@@ -96,6 +96,7 @@ RELATION_PROPERTIES = frozenset(p.name for p in lexicon.KIN.values())  # sibling
 _CURRENT_RE = re.compile(
     r"\b(?:current(?:ly)?|now|these\s+days|at\s+the\s+moment|nowadays|still|any\s*more|latest|"
     r"most\s+recent(?:ly)?)\b", re.IGNORECASE)
+_TIME_KINDS = frozenset({"date", "session_date"})  # the option kinds that are times
 _FIRST_PERSON = frozenset({"i", "my", "me", "mine", "myself", "we", "our", "us"})
 _NEGATION = frozenset({"not", "no", "never", "n't", "nothing", "neither", "nor", "cannot"})
 
@@ -841,7 +842,6 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
                    record_ids=(choice.record.id,) if choice.record is not None else (), confidence=p)
 
 
-_TIME_KINDS = frozenset({"date", "session_date"})
 _TIME_ASKED_RE = re.compile(r"\b(?:when|dates?|days?|weeks?|months?|years?|deadlines?|times?)\b",
                             re.IGNORECASE)
 
@@ -1039,7 +1039,7 @@ def _timed(scored: list[tuple[float, Choice]], *, how_long: bool = False) -> tup
     this order beat the answer model's own pick for time questions (LoCoMo temporal F1 0.74
     against 0.66), so the model only grades it."""
     order = {id(c): k for k, (_p, c) in enumerate(scored)}
-    timed = [(p, c) for p, c in scored if c.option.kind in ("date", "session_date")
+    timed = [(p, c) for p, c in scored if c.option.kind in _TIME_KINDS
              or (c.option.kind == "number" and DURATION_RE.fullmatch(c.text))]
     if not timed:
         return None
