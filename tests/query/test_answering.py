@@ -466,16 +466,19 @@ def test_a_lone_letter_is_no_answer_option() -> None:
     assert "beans" in pieces and not any(len(p.strip()) == 1 for p in pieces)  # "id be" gave "d"
 
 
-def test_a_day_given_for_how_long_is_never_supported() -> None:
+def test_how_long_is_answered_by_a_length_of_time_never_by_a_day() -> None:
     sure_of_times = dataclasses.replace(default_model(), supported_at_by_target={"time": 0.0})
-    q = "How long did Maya date Tomas?"
-    for text, answer, level in [
-        ("I dated Tomas until 3 March 2021, it was a mess.", "3 March 2021", SupportLevel.WEAK),
-        ("I dated Tomas for three years, it was a mess.", "three years", SupportLevel.SUPPORTED),
-    ]:
-        got = extractive_answer(q, plan_question(q, VOCAB), _buffer(("D1:1", "Maya", text)), unmentioned=(),
+    for q in ("How long did Maya date Tomas?", "For how long did Maya date Tomas?"):
+        said = "I dated Tomas for three years, it was a mess."
+        got = extractive_answer(q, plan_question(q, VOCAB), _buffer(("D1:1", "Maya", said)), unmentioned=(),
                                 parse=parse_many, embed=EMBED, model=sure_of_times)
-        assert got.text == f"{answer} [D1:1]" and got.support == level
+        assert got.text == "three years [D1:1]" and got.support == SupportLevel.SUPPORTED
+        # only a day is said: no date stands in for the length, the sentence is quoted
+        said = "I dated Tomas until 3 March 2021, it was a mess."
+        got = extractive_answer(q, plan_question(q, VOCAB), _buffer(("D1:1", "Maya", said)), unmentioned=(),
+                                parse=parse_many, embed=EMBED, model=sure_of_times)
+        assert got.text == f"Maya, 15 July 2023: “{said}” [D1:1]", got.text
+        assert got.support == SupportLevel.WEAK and "2021" in (got.quote or "")
 
 
 def test_a_cry_is_no_answer_option() -> None:

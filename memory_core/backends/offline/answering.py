@@ -815,23 +815,26 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         text, turns = between  # "how many days between A and B?": counted from the days said
         return _answer(text, turns, SupportLevel.WEAK)
     scored = scored_options(question, plan, ranked, records, buffer, parse, model, embed)
+    how_long = bool(HOW_LONG_RE.match(question))
     if target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
-        how_long = bool(HOW_LONG_RE.match(question))
         timed = _timed(scored, how_long=how_long)
         if timed is not None:
             p, choice = timed
-            # a day given for "how long?" is the nearest time there was, not what was asked
-            fits = not how_long or bool(DURATION_RE.search(choice.text))
-            sure = fits and model.supports(p, "time", len(scored)) and covered(plan, choice, ranked)
+            source = _source(choice, ranked) or best
+            if how_long and not DURATION_RE.search(choice.text):
+                # a day given for "how long?" is the nearest time there was, not what was
+                # asked: the sentence it was said in is quoted instead
+                return _answer(_said(source), [source.turn], SupportLevel.WEAK, quote_text=_said(source))
+            sure = model.supports(p, "time", len(scored)) and covered(plan, choice, ranked)
             return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
                            _level(model, p, sure),  # a time picked for fitting: never a guess
-                           quote_text=_said(_source(choice, ranked) or best), confidence=p)
+                           quote_text=_said(source), confidence=p)
     if not scored:
         return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best))
     if HOW_OFTEN_RE.match(question) and (often := _often(scored)) is not None:
         scored = [often] + [pc for pc in scored if pc is not often]
     first = scored[0][1]  # the model's own first choice (a guess when unsure), times included
-    scored = _untimed(plan, scored)
+    scored = _untimed(plan, scored, how_long=how_long)
     if gathers(plan) and not _one_name(plan):  # "what is the name of ...?" wants one name, not a list
         return gathered(plan, scored, ranked, model)
     p, choice = _kin_named(plan, scored, records) or _typed(plan, scored)
@@ -846,10 +849,13 @@ _TIME_ASKED_RE = re.compile(r"\b(?:when|dates?|days?|weeks?|months?|years?|deadl
                             re.IGNORECASE)
 
 
-def _untimed(plan: Plan, scored: list[tuple[float, Choice]]) -> list[tuple[float, Choice]]:
+def _untimed(plan: Plan, scored: list[tuple[float, Choice]], *,
+             how_long: bool = False) -> list[tuple[float, Choice]]:
     """The options without the times, for a question that asks for no time ("What did she make
-    at the studio?" is answered with what she made, not with the month she made it in)."""
-    if plan.reasoning_type == ReasoningType.TEMPORAL or _TIME_ASKED_RE.search(plan.question):
+    at the studio?" is answered with what she made, not with the month she made it in) or for
+    a duration ("how long ...?": a date is no length of time)."""
+    timed = plan.reasoning_type == ReasoningType.TEMPORAL or bool(_TIME_ASKED_RE.search(plan.question))
+    if timed and not how_long:
         return scored
     kept = [(p, c) for p, c in scored if c.option.kind not in _TIME_KINDS]
     return kept or scored
