@@ -578,3 +578,14 @@ def test_a_name_adopted_from_an_animal_shelter_is_a_pet_of_the_kind_the_shelter_
     assert ("Ben", "pet", "Pixel", "observed") in got
     assert ("Pixel", "species", "cat", "observed") in got
     assert not any(p == "pet" and v == "Mira" for _e, p, v, _m in got)  # a child is adopted from an agency
+
+
+def test_no_value_keeps_a_time_the_tagger_missed_a_wh_word_or_a_made_sure(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Anna", "Last Fri I took my nephews to a glass workshop."),
+        ("Ben", "My proudest day was when my choir won second prize at a folk festival."),
+        ("Anna", "I make sure to water the ferns every week."),
+    ]))
+    assert ("Anna", "attends", "Anna's nephews to a glass workshop", "observed") in got, got
+    assert ("Ben's choir", "wins", "second prize at a folk festival", "observed") in got, got
+    assert not any(value.lower().startswith(("last fri", "when ", "sure")) for _e, _p, value, _m in got), got

@@ -218,8 +218,10 @@ def _looked_forward(state: ExtractState, pred: Token, ahead: Token, turn: Turn, 
 
 
 def _idiom(pred: Token) -> bool:
-    """A verb + object idiom that states nothing about anyone ("makes sense")."""
-    return any(c.dep_ == "dobj" and (clauses.lemma(pred), c.lemma_.lower()) in lexicon.NO_FACT_PHRASES
+    """A verb + object idiom that states nothing about anyone ("makes sense"; "make sure": what
+    is made sure of is its own clause)."""
+    lemma = clauses.lemma(pred)
+    return any(c.dep_ in ("dobj", "acomp") and (lemma, c.lemma_.lower()) in lexicon.NO_FACT_PHRASES
                for c in pred.children)
 
 

@@ -302,8 +302,10 @@ def _lexicon_verb(c: Clause) -> Found | None:
     """a verb with a lexicon property ("I paint" -> paints: paint); abstract "make" and passive
     "made of" create nothing; a relation needs a value."""
     prop = lexicon.VERBS.get(c.lemma)
-    if c.lemma == "make" and c.dobj is not None and c.dobj.lemma_.lower() in lexicon.ABSTRACT_MAKE:
-        prop = None
+    # what is made: the object, or the noun a relative clause hangs on ("the bowl I made")
+    made = c.dobj if c.dobj is not None else (c.pred.head if c.pred.dep_ == "relcl" else None)
+    if c.lemma == "make" and (made is None or made.lemma_.lower() in lexicon.ABSTRACT_MAKE):
+        prop = None  # "make a difference", "make it to the final": nothing made
     if prop is lexicon.CREATES and any(t.dep_ == "auxpass" for t in c.kids):
         prop = None
     if prop is not None and (c.value or not prop.relation):

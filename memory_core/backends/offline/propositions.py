@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memory_core import timeexpr
 from memory_core.backends.offline import clauses
 from memory_core.construct import lexicon
 
@@ -69,7 +70,10 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
     an imperative: "keep going after Jon's dreams")."""
     skip: set[int] = set()
     for child in pred.children:
-        dated = child.dep_ in ("npadvmod", "advmod") and child.ent_type_ in ("DATE", "TIME")
+        dated = child.dep_ in ("npadvmod", "advmod") and (child.ent_type_ in ("DATE", "TIME")
+                                                           or _names_a_time(child))
+        # "when my team won first place": the wh-word ties the clause to another, it is no part of the fact
+        dated = dated or (child.dep_ == "advmod" and child.tag_ == "WRB" and child.i < pred.i)
         particle = child.dep_ == "prt" and not with_verb
         if child.dep_ in _SKIP_DEPS or particle or _is_discourse(child) or dated:
             skip.update(t.i for t in child.subtree)
@@ -102,6 +106,17 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
         ids = {t.i for t, _ in cut}
     text = " ".join(w for _, w in cut)
     return text.replace(" 's", "'s").replace(" n't", "n't")
+
+
+# the words of a time the tagger may not call one ("last Fri", "every other weekend")
+_TIME_WORDS = frozenset({*timeexpr.WEEKDAYS, *(d[:3] for d in timeexpr.WEEKDAYS), "tues", "thurs", "weekend",
+                         "week", "month", "year", "day", "night", "morning", "evening", "afternoon",
+                         "yesterday", "today", "tonight", "tomorrow"})
+
+
+def _names_a_time(tok: Token) -> bool:
+    """A noun-phrase adverbial whose head is a time word ("last Fri", "this weekend")."""
+    return tok.dep_ == "npadvmod" and tok.lower_.rstrip(".") in _TIME_WORDS
 
 
 def _orphan(tok: Token, kept: set[int]) -> bool:
