@@ -589,3 +589,14 @@ def test_no_value_keeps_a_time_the_tagger_missed_a_wh_word_or_a_made_sure(backen
     assert ("Anna", "attends", "Anna's nephews to a glass workshop", "observed") in got, got
     assert ("Ben's choir", "wins", "second prize at a folk festival", "observed") in got, got
     assert not any(value.lower().startswith(("last fri", "when ", "sure")) for _e, _p, value, _m in got), got
+
+
+def test_a_clause_saying_when_someone_was_something_is_no_identity(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Anna", "I've loved horses since I was a kid."),
+        ("Ben", "When I was a teenager I played the drums."),
+        ("Anna", "I was a nurse before I became a teacher."),
+    ]))
+    assert ("Anna", "likes", "horses", "observed") in got and ("Ben", "plays", "drums", "observed") in got
+    assert not any(p == "identity" for _e, p, _v, _m in got), got
+    assert {("Anna", "occupation", "nurse", "observed"), ("Anna", "occupation", "teacher", "observed")} <= got

@@ -113,6 +113,9 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
 
 
 # --------------------------------------------------------------------------- clauses
+_TIME_MARKS = frozenset({"since", "when", "while", "until", "till", "before", "after", "once"})
+
+
 def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str, other: str) -> None:
     lemma = clauses.lemma(pred)
     if any(c.dep_ in ("attr", "acomp", "oprd") and c.lower_ in state.aliases for c in pred.children):
@@ -149,6 +152,9 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     catching_up = "since" in marks and _catching_up(pred)
     if pred.dep_ == "advcl" and (marks & {"if", "unless", "whenever"} or catching_up):
         return  # an if-clause is the condition of its head; "since we last talked" is no fact
+    if lemma == "be" and pred.dep_ == "advcl" and (marks & _TIME_MARKS or any(
+            c.dep_ == "advmod" and c.lower_ == "when" for c in pred.children)):
+        return  # "since I was a kid", "when I was a teenager": when the main clause held, no identity
     if _idiom(pred):
         return  # "makes sense": no fact
     subj_tok = clauses.subject_of(pred)
