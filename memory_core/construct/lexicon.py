@@ -296,7 +296,8 @@ DESIRE_VERBS = frozenset({"want", "wish", "hope", "dream", "long", "yearn", "lik
 
 # turns or sentences that carry no fact
 # verb + object idioms that state nothing about anyone ("makes sense", "take care")
-NO_FACT_PHRASES = frozenset({("make", "sense"), ("take", "care"), ("make", "sure")})
+NO_FACT_PHRASES = frozenset({("make", "sense"), ("take", "care"), ("make", "sure"), ("keep", "posted"),
+                             ("keep", "updated"), ("keep", "informed")})
 ACK_WORDS = frozenset({
     "thanks", "thank", "wow", "cool", "great", "awesome", "nice", "ok", "okay", "yeah", "yes",
     "no", "sure", "totally", "definitely", "absolutely", "haha", "lol", "hey", "hi", "hello",

@@ -600,3 +600,16 @@ def test_a_clause_saying_when_someone_was_something_is_no_identity(backend: Offl
     assert ("Anna", "likes", "horses", "observed") in got and ("Ben", "plays", "drums", "observed") in got
     assert not any(p == "identity" for _e, p, _v, _m in got), got
     assert {("Anna", "occupation", "nurse", "observed"), ("Anna", "occupation", "teacher", "observed")} <= got
+
+
+def test_a_copulas_been_is_no_part_of_a_feeling_and_keeping_someone_posted_is_no_possession(
+        backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Anna", "My sisters have been instrumental in my recovery."),
+        ("Ben", "I'll keep you posted on the move."),
+        ("Anna", "I keep my bike in the shed."),
+    ]))
+    assert ("Anna's sisters", "feels", "instrumental in Anna's recovery", "observed") in got, got
+    assert not any(v.startswith("been ") for _e, _p, v, _m in got), got
+    assert not any(e == "Ben" and p == "has" for e, p, _v, _m in got), got
+    assert ("Anna", "has", "bike in the shed", "observed") in got, got

@@ -131,6 +131,8 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
             state.drafts.append(Draft(speaker, "person", "encourages", advice, turn, conf("pattern", 1.0),
                                       Modality.OBSERVED, clauses.condition_of(pred), None, pred))
         return
+    if _idiom(pred) or (pred.dep_ in ("xcomp", "oprd", "ccomp") and _idiom(pred.head)):
+        return  # "makes sense", "I'll keep you posted": no fact
     xcomp = next((c for c in pred.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None)
     governs = xcomp is not None and (
         lemma in lexicon.DESIRE_VERBS | lexicon.PLAN_VERBS
@@ -155,8 +157,6 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     if lemma == "be" and pred.dep_ == "advcl" and (marks & _TIME_MARKS or any(
             c.dep_ == "advmod" and c.lower_ == "when" for c in pred.children)):
         return  # "since I was a kid", "when I was a teenager": when the main clause held, no identity
-    if _idiom(pred):
-        return  # "makes sense": no fact
     subj_tok = clauses.subject_of(pred)
     head_subj = clauses.subject_of(pred.head) if pred.dep_ in ("ccomp", "xcomp") and pred.head.i != pred.i \
         else None
@@ -224,11 +224,11 @@ def _looked_forward(state: ExtractState, pred: Token, ahead: Token, turn: Turn, 
 
 
 def _idiom(pred: Token) -> bool:
-    """A verb + object idiom that states nothing about anyone ("makes sense"; "make sure": what
-    is made sure of is its own clause)."""
+    """A verb + object idiom that states nothing about anyone ("makes sense", "keep you posted";
+    "make sure": what is made sure of is its own clause)."""
     lemma = clauses.lemma(pred)
-    return any(c.dep_ in ("dobj", "acomp") and (lemma, c.lemma_.lower()) in lexicon.NO_FACT_PHRASES
-               for c in pred.children)
+    return any(c.dep_ in ("dobj", "acomp", "xcomp", "oprd", "ccomp")
+               and (lemma, c.lower_) in lexicon.NO_FACT_PHRASES for c in pred.children)
 
 
 def _object_named(state: ExtractState, pred: Token, value: str, speaker: str, other: str, pos: int) -> str:
@@ -295,7 +295,9 @@ def _as_propositions(found: list[tuple[Prop, str, str]], pred: Token, subject: S
                 value = full
         if rule in ("fallback", "lexicon") or prop is lexicon.FEELS:
             # a feeling keeps its adjective or participle ("stoked to start this new chapter")
-            felt = prop is lexicon.FEELS and (pred.pos_ == "ADJ" or pred.tag_ == "VBN")
+            # ... but not a copula's "been" ("have been instrumental in it": "instrumental in it")
+            felt = prop is lexicon.FEELS and (pred.pos_ == "ADJ" or pred.tag_ == "VBN") \
+                and pred.lemma_ != "be"
             full = complement(pred, speaker, other, subject.name, with_verb=felt)
             if rule == "fallback":
                 prop = Prop(verb_property(pred), event=True)
