@@ -6,9 +6,11 @@
 
 Each option the evidence offers a question (``backends.offline.compose``) is labelled with its token-F1
 against the gold answer; a logistic model is fitted on those labels (``answer_model.fit``),
-then ``supported_at`` is calibrated: the lowest probability from which the chosen answers of
-the tune questions offering more than one option (a lone option's probability is 1 by
-construction) were right (F1 >= 0.5) at least 90 % of the time; ``doubtful_at``: the
+then ``supported_at`` is calibrated, per answer form (a time is one form, whatever the question's):
+the lowest probability from which the answers the offline backend shows — a time chosen by
+``_timed``, a list joined by ``gathered``, not merely the model's top option — that would be
+supported (more than one option, every target requirement met) were right (F1 >= 0.5) at
+least 90 % of the time, over at least 10 (1.0: no answer of the form is supported); ``doubtful_at``: the
 highest probability up to which the model's first choices (questions answered by one piece,
 not a time or a list) were right at most 10 % of the time (shown as a guess, support
 "unknown"); and ``gather_floor`` is
@@ -29,14 +31,14 @@ from memory_core.backends.offline.answering import (
     Candidate,
     Parse,
     candidates,
-    covered,
+    draft_answer,
     gathered,
     gathers,
     options,
 )
 from memory_core.backends.offline.compose import Choice, Embed
 from memory_core.eval.metrics import token_f1
-from memory_core.models import BufferTurn, Plan, Record
+from memory_core.models import BufferTurn, Plan, Record, SupportLevel
 
 RIGHT = 0.5  # token-F1 from which an answer counts as right
 PRECISION = 0.9  # share of supported answers that must be right on the tune files
@@ -107,9 +109,7 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
     else:
         model = fit([[(f, y) for _c, f, y in opts] for _s, opts, _r in groups if opts], l2=l2,
                     temperature=temperature)
-    chosen: list[tuple[float, bool]] = []
     first_choice: list[tuple[float, bool]] = []  # (probability, right) where the top option is the answer
-    by_target: dict[str, list[tuple[float, bool]]] = {}
     f1s: list[float] = []
     oracle: list[float] = []
     lists: list[Scored] = []  # the questions that gather, their options best first
@@ -120,20 +120,16 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
         if gathers(s.plan) and s.plan.answer_target != "time":
             scored = sorted(zip(probs, [c for c, _f, _y in opts], strict=True), key=lambda pc: -pc[0])
             lists.append((s, scored, ranked))
-        p, c, f1 = max(((p, c, y) for p, (c, _f, y) in zip(probs, opts, strict=True)), key=lambda t: t[0])
+        p, _c, f1 = max(((p, c, y) for p, (c, _f, y) in zip(probs, opts, strict=True)), key=lambda t: t[0])
         f1s.append(f1)
         oracle.append(max(y for _c, _f, y in opts))
         if not gathers(s.plan) and s.plan.answer_target != "time":  # answered by the model's first choice
             first_choice.append((p, f1 >= RIGHT))
-        if len(opts) < 2:
-            continue  # a lone option's probability is 1 by construction: it is never supported
-        chosen.append((p, bool(f1 >= RIGHT and covered(s.plan, c, ranked))))
-        by_target.setdefault(s.plan.answer_target or "value", []).append(chosen[-1])
-    model.supported_at = calibrate(chosen, PRECISION)
-    model.supported_at_by_target = {t: calibrate(c, PRECISION) for t, c in by_target.items()}
     model.doubtful_at = calibrate_doubt(first_choice, DOUBT)
     model.gather_floor, by_floor = _fit_gather_floor(model, lists)
-    # ``by_target`` holds no lone option (left out above): reaching the threshold is support
+    by_target = _supportable(model, samples, parse, embed)
+    model.supported_at = calibrate([c for cs in by_target.values() for c in cs], PRECISION)
+    model.supported_at_by_target = {t: calibrate(c, PRECISION) for t, c in by_target.items()}
     supported = sum(model.reaches(p, t) for t, c in by_target.items() for p, _ok in c)
     right = sum(ok for t, c in by_target.items() for p, ok in c if model.reaches(p, t))
     n = len(f1s)
@@ -156,6 +152,26 @@ def fit_answer_model(samples: Sequence[Sample], parse: Parse, *, embed: Embed | 
     }
     model.notes = report
     return model, report
+
+
+def _supportable(model: AnswerModel, samples: Sequence[Sample], parse: Parse,
+                 embed: Embed | None) -> dict[str, list[tuple[float, bool]]]:
+    """Per answer form, (probability, right) of each answer the offline backend gives that
+    would be supported if every probability reached its threshold (more than one option, every
+    target requirement met, the form fitting): the thresholds are calibrated on the answers
+    shown — a time chosen by ``_timed``, a list joined by ``gathered`` — not on the model's top
+    option. An answer is right when its token-F1 against gold is at least ``RIGHT``."""
+    every = dataclasses.replace(model, supported_at=0.0, supported_at_by_target={})
+    out: dict[str, list[tuple[float, bool]]] = {}
+    for s in samples:
+        draft = draft_answer(s.question, s.plan, list(s.buffer), unmentioned=s.unmentioned, parse=parse,
+                             records=s.records, embed=embed, model=every)
+        answer = draft.answer
+        if draft.how == "edited" or answer.support != SupportLevel.SUPPORTED or answer.confidence is None:
+            continue
+        form = "time" if draft.how == "time" else (s.plan.answer_target or "value")
+        out.setdefault(form, []).append((answer.confidence, token_f1(answer.text, s.gold) >= RIGHT))
+    return out
 
 
 def _share(flags: Sequence[bool]) -> float:

@@ -68,3 +68,36 @@ def test_a_refit_that_keeps_the_weights_only_calibrates_the_thresholds() -> None
     assert model.gather_floor in GATHER_FLOORS and 0.0 <= model.doubtful_at < 0.9  # calibrated anew
     again = AnswerModel.from_json(model.to_json())
     assert again.doubtful_at == round(model.doubtful_at, 4)
+
+
+DONE = (("baked bread", "bake bread"), ("painted the fence", "paint the fence"),
+        ("visited Lyon", "visit Lyon"), ("swam in the lake", "swim in the lake"),
+        ("ran a half marathon", "run a half marathon"), ("planted tulips", "plant tulips"),
+        ("fixed the bike", "fix the bike"), ("sold the old car", "sell the old car"),
+        ("climbed the hill", "climb the hill"), ("watched a play", "watch a play"),
+        ("cooked paella", "cook paella"), ("repaired the roof", "repair the roof"))
+
+
+def test_support_is_calibrated_on_the_answers_shown_not_on_the_models_top_option() -> None:
+    """A time answer is the time said in the best sentence (``_timed``), whatever option the
+    model scores highest: here the model prefers whole sentences, the times shown are right,
+    so times get a threshold — and none when the times shown are wrong."""
+    prefers_sentences = AnswerModel(weights={"kind=sentence": 3.0})
+
+    def samples(gold: str) -> list[Sample]:
+        out = []
+        for k, (did, do) in enumerate(DONE):
+            said = f"I {did} yesterday, it was lovely."
+            turn = Turn(id="D1:1", session=1, index=0, speaker="Nadia", text=said, session_time=MARCH)
+            q = f"When did Nadia {do}?"
+            out.append(Sample(source="invented.json", conv_id="c", qid=k, category=2, question=q, gold=gold,
+                              plan=plan_question(q, VOCAB), buffer=(buffer_turn(turn, None, {}),), records=(),
+                              unmentioned=()))
+        return out
+
+    model, report = fit_answer_model(samples("8 March 2024"), parse_many, embed=shared_embedder().embed,
+                                     weights_of=prefers_sentences)
+    assert model.threshold("time") < 1.0 and report["supported_share"] > 0.5, report
+    model, report = fit_answer_model(samples("2019"), parse_many, embed=shared_embedder().embed,
+                                     weights_of=prefers_sentences)
+    assert model.threshold("time") == 1.0 and report["supported_share"] == 0.0, report

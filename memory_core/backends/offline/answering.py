@@ -745,14 +745,38 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
     time, or the sentence itself quoted; a proper name when the question asks for a name). ``records``: the
     active records retrieval matched, best first. ``unmentioned``: the question's names no
     buffer turn says — the answer is then "Unknown" with them."""
+    return draft_answer(question, plan, buffer, unmentioned=unmentioned, parse=parse, records=records,
+                        embed=embed, model=model).answer
+
+
+@dataclass(frozen=True)
+class Draft:
+    answer: Answer
+    how: str  # how it was composed: "edited", "unknown", "time", "list", "piece", "record", ...
+
+
+def draft_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, unmentioned: tuple[str, ...],
+                 parse: Parse, records: Sequence[Record] = (), embed: Embed | None = None,
+                 model: AnswerModel | None = None) -> Draft:
+    """The answer ``extractive_answer`` gives, with how it was composed (what the support
+    calibration of ``eval.answer_fit`` needs: a time is graded by the thresholds of times)."""
     model = model or default_model()
     if not buffer and not records:
-        return unknown()
+        return Draft(unknown(), "unknown")
     ranked = candidates(plan, buffer)
     edited = _edited(plan, records)
     if edited is not None:
         cited = _cited_by([edited], buffer)
-        return _answer(edited.value, cited, SupportLevel.SUPPORTED, record_ids=(edited.id,), confidence=1.0)
+        answer = _answer(edited.value, cited, SupportLevel.SUPPORTED, record_ids=(edited.id,), confidence=1.0)
+        return Draft(answer, "edited")
+    answer, how = _draft(question, plan, buffer, ranked, unmentioned=unmentioned, parse=parse,
+                         records=records, embed=embed, model=model)
+    return Draft(answer, how)
+
+
+def _draft(question: str, plan: Plan, buffer: list[BufferTurn], ranked: list[Candidate], *,
+           unmentioned: tuple[str, ...], parse: Parse, records: Sequence[Record], embed: Embed | None,
+           model: AnswerModel) -> tuple[Answer, str]:
     who = _asked_name_only(question)  # "Who is Priya?"
     identity = identity_records(who, records) if who is not None else None
     if identity is not None:
@@ -761,59 +785,62 @@ def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, un
         cited_ids = {bt.turn_id for bt in cited}
         source = next((c for c in ranked if c.turn.turn_id in cited_ids), None)
         return _answer(text, cited, SupportLevel.WEAK, record_ids=tuple(r.id for r in used),
-                       quote_text=_said(source) if source is not None else None)
+                       quote_text=_said(source) if source is not None else None), "identity"
     owned = owned_records(question, plan, records)
     if owned:  # the records say it even when no sentence repeats the question's words
         named = [(rec, _kind_of(rec.value, records)) for rec in owned]
         used = [r for rec, kind in named for r in (rec, kind) if r is not None]
         text = "; ".join(rec.value.strip() + (f", {_a(kind.value.strip())}" if kind is not None else "")
                          for rec, kind in named)
-        return _answer(text, _cited_by(used, buffer), SupportLevel.WEAK, record_ids=tuple(r.id for r in used))
+        return _answer(text, _cited_by(used, buffer), SupportLevel.WEAK,
+                       record_ids=tuple(r.id for r in used)), "owned"
     rule = standing_rule(question, buffer)
     if rule is not None:  # "How do I bake banana bread?": what the user asked of such answers
         turn, said = rule
-        return _answer(f"Your standing instruction: “{said}”", [turn], SupportLevel.WEAK, quote_text=said)
+        return _answer(f"Your standing instruction: “{said}”", [turn], SupportLevel.WEAK,
+                       quote_text=said), "rule"
     if not ranked or max(c.words_score for c in ranked) < _floor(plan, buffer):
-        return unknown()
+        return unknown(), "unknown"
     if unmentioned:  # "my post as Ward Nursing Director" when only "Head Ward Nurse" was said
-        return unmentioned_answer(unmentioned)
+        return unmentioned_answer(unmentioned), "unknown"
     if who is not None:  # no record says what the name is: the sentence that says most of it
         said = _said(_with_antecedent(ranked[0]))
-        return _answer(said, [ranked[0].turn], SupportLevel.WEAK, quote_text=said)
+        return _answer(said, [ranked[0].turn], SupportLevel.WEAK, quote_text=said), "who"
     state = state_record(question, plan, records)
     if state is not None:
         cited = _cited_by([state], buffer)
         source = next((c for c in ranked if cited and c.turn.turn_id == cited[0].turn_id), None)
         return _answer(state.value, cited, SupportLevel.WEAK, record_ids=(state.id,),
-                       quote_text=_said(source) if source is not None else None)
+                       quote_text=_said(source) if source is not None else None), "state"
     ranked, updated = latest_first(question, ranked)
-    answer = _compose(question, plan, ranked, records, buffer, parse, model, embed)
+    answer, how = _compose(question, plan, ranked, records, buffer, parse, model, embed)
     if updated is not None and answer.supported and updated.turn.turn_id not in answer.cited_turn_ids:
         when = updated.turn.session_time
         said = when.strftime("%-d %B %Y") if when else f"session {updated.turn.session}"
         answer = answer.model_copy(update={"updates": f"{updated.turn.turn_id} ({said})"})
-    return answer
+    return answer, how
 
 
 def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequence[Record],
-             buffer: list[BufferTurn], parse: Parse, model: AnswerModel, embed: Embed | None) -> Answer:
+             buffer: list[BufferTurn], parse: Parse, model: AnswerModel, embed: Embed | None
+             ) -> tuple[Answer, str]:
     best = ranked[0]
     target = plan.answer_target
     if target in ("boolean", "likelihood"):
         picked = alternative(question, ranked, parse, embed)
         if picked is not None:  # "is it A or B?" is answered with A or B, never with "yes"
             text, cand = picked
-            return _answer(text, [cand.turn], SupportLevel.WEAK, quote_text=_said(cand))
+            return _answer(text, [cand.turn], SupportLevel.WEAK, quote_text=_said(cand)), "alternative"
         if target == "boolean" and (both := _contradicted(question, plan, ranked)) is not None:
-            return both
+            return both, "contradiction"
         yes = polarity(best.sentence)
         text = ("Yes" if yes else "No") if target == "boolean" else ("Likely yes" if yes else "Likely no")
-        return _answer(text, [best.turn], SupportLevel.WEAK, quote_text=_said(best))
+        return _answer(text, [best.turn], SupportLevel.WEAK, quote_text=_said(best)), "polar"
     if _ORDER_RE.search(question) and _RAISED_RE.search(question):
-        return _raised_in_order(question, plan, ranked)
+        return _raised_in_order(question, plan, ranked), "order"
     if target == "time" and (between := interval_answer(question, buffer, parse)) is not None:
         text, turns = between  # "how many days between A and B?": counted from the days said
-        return _answer(text, turns, SupportLevel.WEAK)
+        return _answer(text, turns, SupportLevel.WEAK), "interval"
     scored = scored_options(question, plan, ranked, records, buffer, parse, model, embed)
     how_long = bool(HOW_LONG_RE.match(question))
     if target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
@@ -824,25 +851,27 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
             if how_long and not DURATION_RE.search(choice.text):
                 # a day given for "how long?" is the nearest time there was, not what was
                 # asked: the sentence it was said in is quoted instead
-                return _answer(_said(source), [source.turn], SupportLevel.WEAK, quote_text=_said(source))
+                said = _said(source)
+                return _answer(said, [source.turn], SupportLevel.WEAK, quote_text=said), "sentence"
             sure = model.supports(p, "time", len(scored)) and covered(plan, choice, ranked)
             return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
                            _level(model, p, sure),  # a time picked for fitting: never a guess
-                           quote_text=_said(source), confidence=p)
+                           quote_text=_said(source), confidence=p), "time"
     if not scored:
-        return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best))
+        return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best)), "sentence"
     if HOW_OFTEN_RE.match(question) and (often := _often(scored)) is not None:
         scored = [often] + [pc for pc in scored if pc is not often]
     first = scored[0][1]  # the model's own first choice (a guess when unsure), times included
     scored = _untimed(plan, scored, how_long=how_long)
     if gathers(plan) and not _one_name(plan):  # "what is the name of ...?" wants one name, not a list
-        return gathered(plan, scored, ranked, model)
+        return gathered(plan, scored, ranked, model), "list"
     p, choice = _kin_named(plan, scored, records) or _typed(plan, scored)
     sure = model.supports(p, plan.answer_target, len(scored)) and covered(plan, choice, ranked)
     cand = _source(choice, ranked) or best
     return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
                    _level(model, p, sure, doubtable=choice is first), quote_text=_said(cand),
-                   record_ids=(choice.record.id,) if choice.record is not None else (), confidence=p)
+                   record_ids=(choice.record.id,) if choice.record is not None else (),
+                   confidence=p), "record" if choice.record is not None else "piece"
 
 
 _TIME_ASKED_RE = re.compile(r"\b(?:when|dates?|days?|weeks?|months?|years?|deadlines?|times?)\b",
