@@ -295,7 +295,8 @@ DESIRE_VERBS = frozenset({"want", "wish", "hope", "dream", "long", "yearn", "lik
                           "desire", "need", "would", "consider", "think", "try", "aspire"})
 
 # turns or sentences that carry no fact
-# verb + object idioms that state nothing about anyone ("makes sense", "take care")
+# verb + object (or complement) idioms that state nothing about anyone ("makes sense", "take
+# care", "keep you posted"; "make sure": what is made sure of is its own clause)
 NO_FACT_PHRASES = frozenset({("make", "sense"), ("take", "care"), ("make", "sure"), ("keep", "posted"),
                              ("keep", "updated"), ("keep", "informed")})
 ACK_WORDS = frozenset({

@@ -228,7 +228,8 @@ def _idiom(pred: Token) -> bool:
     "make sure": what is made sure of is its own clause)."""
     lemma = clauses.lemma(pred)
     return any(c.dep_ in ("dobj", "acomp", "xcomp", "oprd", "ccomp")
-               and (lemma, c.lower_) in lexicon.NO_FACT_PHRASES for c in pred.children)
+               and ((lemma, c.lower_) in lexicon.NO_FACT_PHRASES
+                    or (lemma, c.lemma_.lower()) in lexicon.NO_FACT_PHRASES) for c in pred.children)
 
 
 def _object_named(state: ExtractState, pred: Token, value: str, speaker: str, other: str, pos: int) -> str:
