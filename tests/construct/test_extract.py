@@ -613,3 +613,14 @@ def test_a_copulas_been_is_no_part_of_a_feeling_and_keeping_someone_posted_is_no
     assert not any(v.startswith("been ") for _e, _p, v, _m in got), got
     assert not any(e == "Ben" and p == "has" for e, p, _v, _m in got), got
     assert ("Anna", "has", "bike in the shed", "observed") in got, got
+
+
+def test_he_or_she_never_means_someone_a_kin_noun_gives_the_other_gender(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Anna", "My brother Tom and my sister Lisa came over. She baked a huge pie."),
+        ("Ben", "My aunt visited yesterday. He fixed the sink."),
+        ("Anna", "My dad called. He bought a new car."),
+    ]))
+    assert ("Lisa", "cooks", "huge pie", "observed") in got, got
+    assert not any(p == "fixes" for _e, p, _v, _m in got), got  # nobody named is a "he" there
+    assert ("Anna's dad", "buys", "new car", "observed") in got, got

@@ -54,6 +54,7 @@ class Mention:
     turn: int
     subject: bool = False  # the subject of its clause ("Rex is staying with my mom": Rex)
     at: int = -1  # the token it starts at in its turn's parse (-1: not known)
+    gender: str | None = None  # "f" / "m" when its kin noun says ("my sister Lisa"), else not known
 
 
 @dataclass

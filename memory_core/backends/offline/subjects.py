@@ -33,6 +33,16 @@ NER_TYPES = {"PERSON": "person", "GPE": "place", "LOC": "place", "FAC": "place",
 _NAMED = frozenset({"", "ORG", "PERSON"})  # what the small NER calls a pet's or a person's name
 PERSON_PRON = {"he": False, "him": False, "his": False, "she": False, "her": False,
                "they": True, "them": True, "their": True}
+PRON_GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f"}
+# the kin nouns that say whether someone is a woman or a man (English grammar, not names)
+KIN_GENDER = {
+    **dict.fromkeys(("mom", "mother", "mum", "mommy", "mama", "sister", "daughter", "wife", "girlfriend",
+                     "aunt", "auntie", "grandma", "grandmother", "granny", "niece", "granddaughter",
+                     "stepmom", "stepmother", "fiancee", "stepsister", "stepdaughter"), "f"),
+    **dict.fromkeys(("dad", "father", "daddy", "papa", "brother", "son", "husband", "boyfriend", "uncle",
+                     "grandpa", "grandfather", "nephew", "grandson", "stepdad", "stepfather", "fiance",
+                     "stepbrother", "stepson"), "m"),
+}
 
 
 def other_speaker(turns: list[Turn], pos: int, info: ConversationInfo) -> str:
@@ -65,7 +75,8 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
                 name = name_of(tok, state, owner) or f"{owner}'s {tok.lower_}"
                 kind = "animal" if kin.value_type == "animal" else "person"
                 subject = tok.dep_ in clauses.SUBJECT_DEPS
-                state.mentions.append(Mention(name, kind, tok.tag_ == "NNS", pos, subject, tok.i))
+                state.mentions.append(Mention(name, kind, tok.tag_ == "NNS", pos, subject, tok.i,
+                                              KIN_GENDER.get(tok.lemma_.lower())))
 
 
 def possessor(tok: Token, speaker: str, other: str) -> str | None:
@@ -180,8 +191,14 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         if not fits:
             return None
         # the latest turn that mentions someone who fits; in it, whoever was its subject
-        # ("Rex is staying with my mom. ... She'll be spoiled": Rex), else the last one named
-        latest = [m for m in fits if m.turn == fits[-1].turn]
+        # ("Rex is staying with my mom. ... She'll be spoiled": Rex), else the last one named —
+        # never someone a kin noun says is of the other gender ("my mom visited. He fixed the
+        # sink" is about nobody named; "my sister Lisa" is a "she")
+        gender = PRON_GENDER.get(low)
+        known = {m.name: m.gender for m in state.mentions if m.gender}
+        latest = [m for m in fits if m.turn == fits[-1].turn and known.get(m.name, gender) == gender]
+        if not latest:
+            return None
         m = next((m for m in reversed(latest) if m.subject), latest[-1])
         return Subject(m.name, m.type, 0.8 * 0.9 ** (pos - m.turn))
     if tok.pos_ == "PRON" or tok.lower_ in ("this", "that", "these", "those", "it", "there"):
