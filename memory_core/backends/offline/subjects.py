@@ -195,8 +195,8 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         # never someone a kin noun says is of the other gender ("my mom visited. He fixed the
         # sink" is about nobody named; "my sister Lisa" is a "she")
         gender = PRON_GENDER.get(low)
-        known = {m.name: m.gender for m in state.mentions if m.gender}
-        latest = [m for m in fits if m.turn == fits[-1].turn and known.get(m.name, gender) == gender]
+        genders = {m.name: m.gender for m in state.mentions if m.gender}
+        latest = [m for m in fits if m.turn == fits[-1].turn and genders.get(m.name, gender) == gender]
         if not latest:
             return None
         m = next((m for m in reversed(latest) if m.subject), latest[-1])
