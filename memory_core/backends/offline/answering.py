@@ -842,8 +842,8 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         text, turns = between  # "how many days between A and B?": counted from the days said
         return _answer(text, turns, SupportLevel.WEAK), "interval"
     scored = scored_options(question, plan, ranked, records, buffer, parse, model, embed)
-    how_long = bool(HOW_LONG_RE.match(question))
     if target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
+        how_long = bool(HOW_LONG_RE.match(question))
         timed = _timed(scored, how_long=how_long)
         if timed is not None:
             p, choice = timed
@@ -862,7 +862,7 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
     if HOW_OFTEN_RE.match(question) and (often := _often(scored)) is not None:
         scored = [often] + [pc for pc in scored if pc is not often]
     first = scored[0][1]  # the model's own first choice (a guess when unsure), times included
-    scored = _untimed(plan, scored, how_long=how_long)
+    scored = _untimed(plan, scored)
     if gathers(plan) and not _one_name(plan):  # "what is the name of ...?" wants one name, not a list
         return gathered(plan, scored, ranked, model), "list"
     p, choice = _kin_named(plan, scored, records) or _typed(plan, scored)
@@ -878,13 +878,10 @@ _TIME_ASKED_RE = re.compile(r"\b(?:when|dates?|days?|weeks?|months?|years?|deadl
                             re.IGNORECASE)
 
 
-def _untimed(plan: Plan, scored: list[tuple[float, Choice]], *,
-             how_long: bool = False) -> list[tuple[float, Choice]]:
+def _untimed(plan: Plan, scored: list[tuple[float, Choice]]) -> list[tuple[float, Choice]]:
     """The options without the times, for a question that asks for no time ("What did she make
-    at the studio?" is answered with what she made, not with the month she made it in) or for
-    a duration ("how long ...?": a date is no length of time)."""
-    timed = plan.reasoning_type == ReasoningType.TEMPORAL or bool(_TIME_ASKED_RE.search(plan.question))
-    if timed and not how_long:
+    at the studio?" is answered with what she made, not with the month she made it in)."""
+    if plan.reasoning_type == ReasoningType.TEMPORAL or _TIME_ASKED_RE.search(plan.question):
         return scored
     kept = [(p, c) for p, c in scored if c.option.kind not in _TIME_KINDS]
     return kept or scored
