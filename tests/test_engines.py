@@ -112,12 +112,37 @@ def test_vectors_round_trip_in_both_modes(settings: Settings, engine: str) -> No
     assert (index.url is not None) == (engine == "postgres")
     vectors = np.eye(3, dtype=np.float32)
     metas = [{"conv_id": "a"}, {"conv_id": "a"}, {"conv_id": "b"}]
-    index.upsert("turns", ["a:1", "a:2", "b:1"], vectors, metas, documents=["one", "two", "three"])
+    index.upsert("turns", ["a:1", "a:2", "b:1"], vectors, metas)
     hits = index.query("turns", vectors[1], k=2)
     assert hits[0].id == "a:2" and hits[0].score == pytest.approx(1.0, abs=1e-5)
     index.delete_conversation("a")
     assert index.count("turns") == 1 and index.count("turns", {"conv_id": "b"}) == 1
     assert set(index.get_vectors("turns", ["b:1"])) == {"b:1"}
+
+
+def test_chroma_keeps_no_words_and_a_compaction_strips_an_older_index(settings: Settings) -> None:
+    """Chroma gets vectors, keys and where-to metadata only; an index written when it was still
+    handed documents, names and name-made ids loses them at the next compaction, and its
+    vectors are found under our ids before and after."""
+    index = VectorIndex.open_settings(settings)
+    vectors = np.eye(2, dtype=np.float32)
+    index.upsert("entities", ["c:ent:quillon"], vectors[:1], [{"conv_id": "c", "name": "Quillon"}])
+    kept = index._collections["entities"].get(where={"conv_id": "c"}, include=["documents", "metadatas"])
+    assert "quillon" not in str(kept).lower() and kept["metadatas"] == [{"conv_id": "c"}]
+    # as an index written before looks: the name in the id, a document and the metadata
+    old = {"conv_id": "c", "name": "Vantrel"}
+    index._collections["entities"].upsert(ids=["c:ent:vantrel"], embeddings=[vectors[1].tolist()],
+                                          documents=["Vantrel"], metadatas=[old])
+    both = ["c:ent:quillon", "c:ent:vantrel"]
+    assert set(index.get_vectors("entities", both)) == set(both)
+    index.compact()
+    stripped = index._collections["entities"].get(where={"conv_id": "c"}, include=["documents", "metadatas"])
+    assert "vantrel" not in str(stripped).lower() and "quillon" not in str(stripped).lower()
+    assert stripped["documents"] == [None, None] and stripped["metadatas"] == [{"conv_id": "c"}] * 2
+    found = index.get_vectors("entities", both)
+    assert np.allclose(found["c:ent:vantrel"], vectors[1])
+    index.delete("entities", ids=["c:ent:vantrel"])
+    assert index.count("entities", {"conv_id": "c"}) == 1
 
 
 def test_two_connections_replacing_the_same_graph_rows(store: Store, engine: str, open_store) -> None:

@@ -100,9 +100,7 @@ def index_entities(index: VectorStore, embedder: TextEmbedder, conv_id: str,
 
 def _upsert_entities(index: VectorStore, conv_id: str, entities: Sequence[Entity],
                      vectors: np.ndarray) -> None:
-    index.upsert("entities", [e.id for e in entities], vectors,
-                 [{"conv_id": conv_id, "name": e.name, "type": e.type} for e in entities],
-                 documents=[e.name for e in entities])
+    index.upsert("entities", [e.id for e in entities], vectors, [{"conv_id": conv_id} for e in entities])
 
 
 def annotator_pairs(edits: Iterable[Edit]) -> list[tuple[str, str]]:

@@ -7,6 +7,12 @@
 
 Turn vectors are ``<conv>|<turn id>`` in ``turns``; record vectors are the record id in
 ``records`` (active records only).
+
+Chroma is given vectors, ids and where-to metadata (conversation, session, episode, turn id) —
+never the conversation's words: no document, no entity name, no property. What is asked of it
+needs nothing more (vectors by id, counts and deletes by conversation and session), and text it
+never received cannot outlive a forget in its files (a Chroma server writes index files from
+memory it does not clear).
 """
 
 from __future__ import annotations
@@ -38,8 +44,7 @@ class Committed:
 def record_metadata(record: Record, session: int) -> dict[str, Any]:
     """A record vector's metadata in the ``records`` collection (the build and curation write
     the same keys)."""
-    return {"conv_id": record.conv_id, "episode_id": record.episode_id, "entity": record.entity,
-            "property": record.property, "session": session}
+    return {"conv_id": record.conv_id, "episode_id": record.episode_id, "session": session}
 
 
 def index_committed(index: VectorStore, embedder: TextEmbedder, conv_id: str,
@@ -72,8 +77,8 @@ def index_committed(index: VectorStore, embedder: TextEmbedder, conv_id: str,
             record_ids.append(r.id)
             docs.append(r.text())
             record_meta.append(record_metadata(r, c.session.index))
-    index.upsert("turns", turn_ids, embed_texts(embedder, texts), turn_meta, documents=texts)
-    index.upsert("records", record_ids, embed_texts(embedder, docs), record_meta, documents=docs)
+    index.upsert("turns", turn_ids, embed_texts(embedder, texts), turn_meta)
+    index.upsert("records", record_ids, embed_texts(embedder, docs), record_meta)
 
 
 def vectors_complete(index: VectorStore, store: RelationalStore, conv_id: str, session: Session) -> bool:

@@ -51,7 +51,6 @@ def prepare_record_vectors(embedder: Embedder, records: Sequence[Record],
 def apply_record_vectors(index: VectorStore, prepared: PreparedVectors) -> None:
     if prepared.upsert:
         index.upsert(RECORDS, [r.id for r in prepared.upsert], prepared.vectors,
-                     [record_metadata(r, s) for r, s in zip(prepared.upsert, prepared.sessions, strict=True)],
-                     documents=[r.text() for r in prepared.upsert])
+                     [record_metadata(r, s) for r, s in zip(prepared.upsert, prepared.sessions, strict=True)])
     if prepared.remove:
         index.delete(RECORDS, ids=prepared.remove)

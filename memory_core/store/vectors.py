@@ -5,6 +5,11 @@ query): its default embedding function would try to download a model. Collection
 created with ``embedding_function=None`` and cosine space; telemetry is off.
 Scores returned are similarities (higher is better): ``1 - cosine distance``.
 
+Chroma never receives a conversation's words: the build hands it vectors, ids and where-to
+metadata only (``construct/indexing.py``), and the ids of ``entities``, which are made of names
+("conv:ent:maya"), are kept as a digest. Text a Chroma process never held cannot be left in its
+files after a forget (a Chroma server writes index files from memory it does not clear).
+
 Two modes: embedded (``PersistentClient`` on ``home/chroma``, the default) and client-server
 (``HttpClient`` on ``MNEMOSCOPE_CHROMA_URL=http://host:port``, a ``chroma run`` server shared
 by many processes). A URL path names a Chroma database on that server
@@ -13,6 +18,7 @@ by many processes). A URL path names a Chroma database on that server
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from collections.abc import Sequence
@@ -30,6 +36,17 @@ log = logging.getLogger(__name__)
 
 COLLECTIONS = ("records", "turns", "entities")
 CHROMA_DIR = "chroma"
+DIGESTED = frozenset({"entities"})  # collections whose ids carry names: Chroma keeps their digest
+DIGEST_PREFIX = "h:"
+# the only metadata Chroma is given: where an item belongs, never what it says
+WHERE_KEYS = frozenset({"conv_id", "session", "episode_id", "turn_id"})
+
+
+def vector_key(collection: str, item_id: str) -> str:
+    """The id Chroma keeps for an item: the id itself, or its digest where ids carry names."""
+    if collection not in DIGESTED:
+        return item_id
+    return DIGEST_PREFIX + hashlib.blake2b(item_id.encode("utf-8"), digest_size=16).hexdigest()
 
 
 class VectorIndex:
@@ -104,25 +121,32 @@ class VectorIndex:
         return cls.open_home(settings.home)
 
     def upsert(self, collection: str, ids: Sequence[str], vectors: np.ndarray,
-               metadatas: Sequence[dict[str, Any]], documents: Sequence[str] | None = None) -> None:
+               metadatas: Sequence[dict[str, Any]]) -> None:
+        """Store vectors under our ids; of the metadata only the ``WHERE_KEYS`` reach Chroma."""
         if not ids:
             return
+        self._put(collection, [vector_key(collection, i) for i in ids], vectors,
+                  [{k: v for k, v in m.items() if k in WHERE_KEYS} for m in metadatas])
+
+    def _put(self, collection: str, keys: Sequence[str], vectors: np.ndarray,
+             metadatas: Sequence[dict[str, Any]]) -> None:
+        """Upsert under Chroma's own keys (``vector_key``)."""
         col = self._collections[collection]
         step = 4000  # below chroma's max batch size
-        for i in range(0, len(ids), step):
+        for i in range(0, len(keys), step):
             col.upsert(
-                ids=list(ids[i:i + step]),
+                ids=list(keys[i:i + step]),
                 embeddings=[v.tolist() for v in vectors[i:i + step]],
                 metadatas=[dict(m) for m in metadatas[i:i + step]],
-                documents=None if documents is None else list(documents[i:i + step]),
             )
 
     def delete(self, collection: str, *, ids: Sequence[str] | None = None,
                where: dict[str, Any] | None = None) -> None:
         col = self._collections[collection]
         if ids is not None:
-            if ids:
-                col.delete(ids=list(ids))
+            if ids:  # an index written before ids were digested keeps them as they are
+                keys = {vector_key(collection, i) for i in ids} | set(ids)
+                col.delete(ids=sorted(keys))
         elif where is not None:
             col.delete(where=where)
 
@@ -137,29 +161,30 @@ class VectorIndex:
 
         Chroma only marks deleted vectors in its HNSW segment and SQLite keeps freed pages, so
         each collection is rebuilt from what remains (read, drop, re-create, re-add) and, in
-        embedded mode, the SQLite file is vacuumed. A crash in between loses only vectors,
-        which the next ``build`` re-indexes (it checks counts per session).
+        embedded mode, the SQLite file is vacuumed. What is re-added is what the build gives
+        Chroma now: vectors, keys (``vector_key``) and the ``WHERE_KEYS`` metadata — an index
+        written when Chroma was still handed documents and names loses them here. A crash in
+        between loses only vectors, which the next ``build`` re-indexes (it checks counts per
+        session).
         """
         if self._nothing_on_disk:
             return
         for name in COLLECTIONS:
             col = self._collections[name]
-            ids: list[str] = []
+            keys: list[str] = []
             vectors: list[Any] = []
             metadatas: list[dict[str, Any]] = []
-            documents: list[str | None] = []
             page = 2000
             for offset in range(0, int(col.count()), page):
-                got = col.get(include=["embeddings", "metadatas", "documents"], limit=page, offset=offset)
-                ids += list(got["ids"])
+                got = col.get(include=["embeddings", "metadatas"], limit=page, offset=offset)
+                keys += [k if k.startswith(DIGEST_PREFIX) else vector_key(name, k) for k in got["ids"]]
                 vectors += list(got["embeddings"] if got.get("embeddings") is not None else [])
-                metadatas += [dict(m or {}) for m in (got.get("metadatas") or [])]
-                documents += list(got.get("documents") or [None] * len(got["ids"]))
+                metadatas += [{k: v for k, v in (m or {}).items() if k in WHERE_KEYS}
+                              for m in (got.get("metadatas") or [])]
             self._client.delete_collection(name)
             self._collections[name] = _collection(self._client, name)
-            if ids:
-                self.upsert(name, ids, np.asarray(vectors, dtype=np.float32), metadatas,
-                            None if any(d is None for d in documents) else [str(d) for d in documents])
+            if keys:
+                self._put(name, keys, np.asarray(vectors, dtype=np.float32), metadatas)
         if self.path is not None:  # embedded mode (a server keeps its own files)
             import sqlite3
 
@@ -173,6 +198,7 @@ class VectorIndex:
 
     def query(self, collection: str, vector: np.ndarray, *, k: int = 20,
               where: dict[str, Any] | None = None) -> list[Hit]:
+        """The nearest items; a hit's id is Chroma's key (``vector_key``: a digest in ``entities``)."""
         col = self._collections[collection]
         total = col.count()
         if total == 0:
@@ -198,11 +224,21 @@ class VectorIndex:
     def get_vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not ids:
             return {}
-        got = self._collections[collection].get(ids=list(ids), include=["embeddings"])
+        keys = {vector_key(collection, i): i for i in ids}
+        found = self._vectors_of(collection, keys)
+        if collection in DIGESTED and len(found) < len(keys):  # an index written before digests
+            found |= self._vectors_of(collection, {i: i for i in ids if i not in found})
+        return found
+
+    def _vectors_of(self, collection: str, keys: dict[str, str]) -> dict[str, np.ndarray]:
+        """The vectors Chroma keeps under ``keys`` (Chroma key -> our id), by our id."""
+        if not keys:
+            return {}
+        got = self._collections[collection].get(ids=list(keys), include=["embeddings"])
         embeddings = got.get("embeddings")
         if embeddings is None:
             return {}
-        return {i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], embeddings, strict=True)}
+        return {keys[k]: np.asarray(v, dtype=np.float32) for k, v in zip(got["ids"], embeddings, strict=True)}
 
 
 def _collection(client: Any, name: str) -> Any:

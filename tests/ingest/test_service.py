@@ -82,7 +82,7 @@ def test_replace_drops_the_old_vectors(settings, write, embedder):
         texts = {"v:D1:1": "I adopted a cat", "w:D1:1": "I adopted a cat too"}
         vectors = embedder.embed(list(texts.values()))
         index.upsert("turns", list(texts), vectors,
-                     [{"conv_id": key.split(":")[0]} for key in texts], documents=list(texts.values()))
+                     [{"conv_id": key.split(":")[0]} for key in texts])
         assert index.count("turns", {"conv_id": "v"}) == 1
         svc.imports.import_file(write("v2.json", [locomo_sample("v")]), replace=True)
         assert index.count("turns", {"conv_id": "v"}) == 0

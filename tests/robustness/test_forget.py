@@ -154,6 +154,25 @@ def test_forgetting_a_conversation_leaves_its_text_nowhere(home, settings, engin
         again.close()
 
 
+def test_the_vector_index_is_never_given_the_conversations_words(home) -> None:
+    """Chroma keeps vectors, ids and where-to metadata: no document, no name, no property — so
+    a Chroma process cannot write a forgotten word into its files from memory it did not clear."""
+    services: Services = home
+    index = services.raw_index()
+    assert isinstance(index, VectorIndex)
+    store = services.raw_store()
+    names = {e.name.lower() for conv in (FORGET, KEEP) for e in store.entities(conv)}
+    assert SECRET.lower() in names  # the build made an entity of the word
+    for name in ("turns", "records", "entities"):
+        got = index._collections[name].get(include=["documents", "metadatas"])
+        assert got["ids"], name
+        assert all(d is None for d in got["documents"]), name
+        said = json.dumps([got["ids"], got["metadatas"]], default=str).lower()
+        assert SECRET.lower() not in said and "miso" not in said, name
+    entity = next(e for e in store.entities(FORGET) if e.name.lower() == SECRET.lower())
+    assert index.get_vectors("entities", [entity.id])[entity.id].shape == (384,)
+
+
 def test_forgetting_one_session(home, settings) -> None:
     services: Services = home
     kept = snapshot(services, KEEP)
