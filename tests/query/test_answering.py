@@ -331,6 +331,19 @@ def test_a_name_question_takes_the_name_the_evidence_gives_the_asked_noun() -> N
         ("D3:8", "Maya", "My coach Tobias is strict but fair."),
     )
     assert _ask("Who is Maya's coach at the climbing club in Haarlem?", club).text == "Tobias [D3:8]"
+    # the name is given in the sentence after the one that says the noun, past the best few sentences
+    show = _buffer(
+        *[(f"D4:{k}", "Jonas", text) for k, text in enumerate((
+            "The radio show with Teun at the community station was fun, Pim came too.",
+            "Teun wants the radio show at the community station on Fridays.",
+            "Our radio show with Teun at the community station got a new mic.",
+            "The community station likes the radio show Teun and I do.",
+            "Teun drew a poster for the radio show at the community station.",
+            "The community station asked Teun about the radio show again.",
+        ), start=1)],
+        ("D5:2", "Jonas", "The show is live now! We called it \"Night Owls\"."),
+    )
+    assert _ask("What is the name of Jonas's radio show with Teun?", show).text == "Night Owls [D5:2]"
 
 
 def test_a_where_question_reads_on_in_the_turn_that_says_the_asked_words() -> None:

@@ -585,24 +585,37 @@ def _typed_sources(question: str, plan: Plan, ranked: list[Candidate],
     best sentence in its turn, when it is closer in meaning to the question than the second-best
     sentence ("I signed up for a pottery class. The first lesson was at a studio in Utrecht."),
     and, when the question names what is named, the sentences beyond the best few that say that
-    noun ("my manager Ruben")."""
+    noun ("my manager Ruben") and, for a name, the sentence after each sentence that says it ("The
+    show is live! We called it 'Night Owls'.")."""
     if not ranked or not (plan.answer_target in ("entity", "location") or asks_for_a_name(plan)):
         return []
     out = []
-    best = ranked[0]
-    parts = sentences(best.turn.text)
-    if embed is not None and best.sentence in parts:
-        after = parts.index(best.sentence) + 1
-        if after < len(parts) and not parts[after].endswith("?"):
-            rival = [ranked[1].sentence] if len(ranked) > 1 else []
-            v = np.asarray(embed([question, parts[after], *rival]), dtype=float)  # normalised
-            if not rival or v[0] @ v[1] > v[0] @ v[2]:
-                out.append(Candidate(best.score, best.order, parts[after], best.turn, 0.0))
+    after = _next_sentence(ranked[0]) if embed is not None else None
+    if after is not None and embed is not None:
+        rival = [ranked[1].sentence] if len(ranked) > 1 else []
+        v = np.asarray(embed([question, after.sentence, *rival]), dtype=float)  # normalised
+        if not rival or v[0] @ v[1] > v[0] @ v[2]:
+            out.append(after)
     noun = named_noun(question)
     if noun is not None:
         said = re.compile(rf"\b{re.escape(_singular(noun))}(?:e?s)?\b", re.IGNORECASE)
         out += [c for c in ranked[SENTENCE_OPTIONS:] if said.search(c.sentence)][:NAMED_SOURCES]
-    return [c for c in out if c.sentence not in {r.sentence for r in ranked[:SENTENCE_OPTIONS]}]
+        if asks_for_a_name(plan):
+            out += [nxt for c in ranked if said.search(c.sentence)
+                    if (nxt := _next_sentence(c)) is not None][:NAMED_SOURCES]
+    shown = {r.sentence for r in ranked[:SENTENCE_OPTIONS]}
+    return list({c.sentence: c for c in out if c.sentence not in shown}.values())
+
+
+def _next_sentence(cand: Candidate) -> Candidate | None:
+    """The sentence after the candidate's in its turn (not a question), at the candidate's score."""
+    parts = sentences(cand.turn.text)
+    if cand.sentence not in parts:
+        return None
+    after = parts.index(cand.sentence) + 1
+    if after >= len(parts) or parts[after].endswith("?"):
+        return None
+    return Candidate(cand.score, cand.order, parts[after], cand.turn, 0.0)
 
 
 def scored_options(question: str, plan: Plan, ranked: list[Candidate], records: Sequence[Record],
