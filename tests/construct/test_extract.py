@@ -624,3 +624,14 @@ def test_he_or_she_never_means_someone_a_kin_noun_gives_the_other_gender(backend
     assert ("Lisa", "cooks", "huge pie", "observed") in got, got
     assert not any(p == "fixes" for _e, p, _v, _m in got), got  # nobody named is a "he" there
     assert ("Anna's dad", "buys", "new car", "observed") in got, got
+
+
+def test_a_name_given_is_the_value_not_the_pronoun_or_a_topic_put_first(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Ben", "The podcast is done! Six episodes, we called it \"Night Owls\"."),
+        ("Anna", "My new kitten? I call him Tiger."),
+        ("Ben", "We named the puppy Rex."),
+    ]))
+    assert ("Ben", "calls", "Night Owls", "observed") in got, got
+    assert ("Anna", "calls", "Tiger", "observed") in got, got
+    assert ("Ben", "names", "puppy Rex", "observed") in got, got  # a noun named stays with its name
