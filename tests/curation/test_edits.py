@@ -157,14 +157,14 @@ def test_changes_invalidate_query_caches(built) -> None:
 
 
 def test_an_edited_record_vector_keeps_the_build_metadata(built) -> None:
-    """Curation writes the same vector metadata as the build (session included)."""
+    """Curation writes the same vector metadata as the build (session included): where the
+    record belongs, never its words (no entity, no property)."""
     saved = built.curation.edit_record(R2, {"value": "watercolor"}, who="ana", expected_version=1)
     session = next(e.session for e in built.raw_store().episodes(CONV) if e.id == saved.episode_id)
     hits = built.raw_index().query("records", built.embedder.embed_one(saved.text()), k=1,
                                    where={"conv_id": CONV})
     assert hits[0].id == R2
-    assert hits[0].metadata == {"conv_id": CONV, "episode_id": saved.episode_id, "entity": saved.entity,
-                                "property": saved.property, "session": session}
+    assert hits[0].metadata == {"conv_id": CONV, "episode_id": saved.episode_id, "session": session}
 
 
 def test_each_edit_says_where_it_was_made(built) -> None:
