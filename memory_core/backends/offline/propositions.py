@@ -70,15 +70,11 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
     an imperative: "keep going after Jon's dreams")."""
     skip: set[int] = set()
     subj = next((c.i for c in pred.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    named = any(c.dep_ == "oprd" for c in pred.children)
     for child in pred.children:
         dated = child.dep_ in ("npadvmod", "advmod") and (child.ent_type_ in ("DATE", "TIME")
                                                            or _names_a_time(child))
         # "Six songs, we called it ...": a noun put before the subject is a topic, not the object
-        fronted = child.dep_ == "npadvmod" and subj is not None and child.i < subj
-        # "called it 'Night Owls'": the name is the fact, not the pronoun it names
-        fronted = fronted or (named and child.dep_ == "dobj" and child.pos_ == "PRON")
-        dated = dated or fronted
+        dated = dated or (child.dep_ == "npadvmod" and subj is not None and child.i < subj)
         # "when my team won first place": the wh-word ties the clause to another, it is no part of the fact
         dated = dated or (child.dep_ == "advmod" and child.tag_ == "WRB" and child.i < pred.i)
         particle = child.dep_ == "prt" and not with_verb
