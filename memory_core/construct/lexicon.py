@@ -36,6 +36,7 @@ DESTINATION = _p("destination", True, "place", True)
 TRANSPORT = _p("means_of_transport", False, "object", True)
 ATTENDS = _p("attends", True, "event", True)
 TAKES_PLACE = _p("takes_place", False, "place", True)  # "the first lesson was last Tuesday at X"
+IS_CALLED = _p("is_called")  # "our band is called The Gulls": the name a thing goes by
 VISITS = _p("visits", True, "place", True)
 RESIDENCE = _p("residence", True, "place", True)
 OCCUPATION = _p("occupation", False, "concept")

@@ -635,3 +635,15 @@ def test_a_name_given_is_the_value_not_the_pronoun_or_a_topic_put_first(backend:
     assert ("Ben", "calls", "Night Owls", "observed") in got, got
     assert ("Anna", "calls", "Tiger", "observed") in got, got
     assert ("Ben", "names", "puppy Rex", "observed") in got, got  # a noun named stays with its name
+
+
+def test_what_a_thing_is_called_is_the_name_it_goes_by_not_a_view(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Ben", "Our band is called The Gulls."),
+        ("Anna", "My dog is named Rex."),
+        ("Ben", "The new cafe is called Blue Door."),
+    ]))
+    assert ("Ben's band", "is_called", "The Gulls", "observed") in got, got
+    assert ("Anna's dog", "is_called", "Rex", "observed") in got, got
+    assert ("new cafe", "is_called", "Blue Door", "observed") in got, got
+    assert not any(p == "thinks" for _e, p, _v, _m in got), got  # no sentence kept as someone's view

@@ -254,8 +254,9 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     # assistant's own undated statements ("I think the book is great") are advice, not its facts
     unnamed = (d.entity[:1].islower() or d.entity_type == "concept") and (
         d.entity not in speakers or d.entity.lower() in ASSISTANT_ROLES)
-    if unnamed and "'s " not in d.entity and d.time is None:
-        return False  # an undated unnamed thing as subject ("kids had a blast", "colors blend nicely")
+    if unnamed and "'s " not in d.entity and d.time is None and d.prop != lexicon.IS_CALLED.name:
+        return False  # an undated unnamed thing as subject ("kids had a blast", "colors blend nicely");
+        # the name it is called by names it ("the new cafe is called Blue Door")
     if d.value.lstrip()[:1] in ("'", "’"):
         return False  # "'s good", "'em to feel": a clitic cut from its word
     own = {w.lower() for w in d.entity.replace("'s", "").split()}

@@ -298,6 +298,16 @@ def family_members(group: Token, verb_preps: list[Token]) -> Found:
     return out
 
 
+def _passive_name(c: Clause) -> Found | None:
+    """"our band is called The Gulls", "my dog is named Rex": the name the subject goes by."""
+    if c.lemma not in ("call", "name") or not any(t.dep_ == "auxpass" for t in c.kids):
+        return None
+    name = c.attr
+    if name is None or name.pos_ != "PROPN":
+        return None
+    return [(lexicon.IS_CALLED, name.doc[name.left_edge.i : name.right_edge.i + 1].text, "pattern")]
+
+
 def _lexicon_verb(c: Clause) -> Found | None:
     """a verb with a lexicon property ("I paint" -> paints: paint); abstract "make" and passive
     "made of" create nothing; a relation needs a value."""
@@ -346,6 +356,7 @@ RULES: tuple[Rule, ...] = (
     Rule("dated copula (takes place)", None, _copula_dated),
     Rule("bare copula / auxiliary: nothing", None, _copula_bare),
     Rule("participle + lexicon preposition", None, _participle_phrase),
+    Rule("passive naming: is called", frozenset({"call", "name"}), _passive_name),
     Rule("passive state of a person: feels", None, _passive_feeling),
     Rule("have / adopt a kin or pet noun", frozenset({"have", "own", "adopt", "get", "rescue"}), _possession),
     Rule("verb + lexicon particle", None, _particle_phrase),
