@@ -590,7 +590,7 @@ def _typed_sources(question: str, plan: Plan, ranked: list[Candidate],
     if not ranked or not (plan.answer_target in ("entity", "location") or asks_for_a_name(plan)):
         return []
     out = []
-    after = _next_sentence(ranked[0]) if embed is not None else None
+    after = _next_sentence(ranked[0])
     if after is not None and embed is not None:
         rival = [ranked[1].sentence] if len(ranked) > 1 else []
         v = np.asarray(embed([question, after.sentence, *rival]), dtype=float)  # normalised
