@@ -647,3 +647,15 @@ def test_what_a_thing_is_called_is_the_name_it_goes_by_not_a_view(backend: Offli
     assert ("Anna's dog", "is_called", "Rex", "observed") in got, got
     assert ("new cafe", "is_called", "Blue Door", "observed") in got, got
     assert not any(p == "thinks" for _e, p, _v, _m in got), got  # no sentence kept as someone's view
+
+
+def test_it_is_called_names_the_thing_the_turn_mentioned_before(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Anna", "We adopted a puppy last week. It was called Biscuit."),
+        ("Ben", "I found a new bakery near the station. It's called Crumb Corner."),
+        ("Anna", "Someone phoned me yesterday. The meeting was called off."),
+    ]))
+    assert ("puppy", "is_called", "Biscuit", "observed") in got, got
+    assert ("new bakery near the station", "is_called", "Crumb Corner", "observed") in got, got
+    assert not any(p == "is_called" and e not in ("puppy", "new bakery near the station")
+                   for e, p, _v, _m in got), got  # "called off" names nothing

@@ -245,6 +245,9 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
                 return None  # "it was awesome": an opinion of nothing in particular
             obj = last_object(pred)
             return Subject(obj, "concept", 0.6) if obj else None
+        if subj.lower_ in ("it", "this", "that") and _names_passively(pred):
+            obj = last_object(pred)  # "We found a bakery. It's called Crumb Corner": the bakery
+            return Subject(obj, "concept", 0.6) if obj else None
         return resolve(state, subj, speaker, other, pos)
     if pred.i == pred.sent.start and clauses.is_past_form(pred) and pred.dep_ in ("ROOT", "advcl", "ccomp"):
         return Subject(speaker, "person", 0.7)  # "Lost my job yesterday, so ..."
@@ -265,6 +268,11 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
             or (root.i == root.sent.start and clauses.is_past_form(root))):
         return Subject(speaker, "person", 0.7)
     return None
+
+
+def _names_passively(pred: Token) -> bool:
+    """"is called", "was named": a passive naming verb."""
+    return clauses.lemma(pred) in ("call", "name") and any(c.dep_ == "auxpass" for c in pred.children)
 
 
 def last_object(pred: Token) -> str | None:
