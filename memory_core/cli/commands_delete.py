@@ -1,6 +1,10 @@
 """``delete --conv ID [--session N]``: forget a conversation (or one session) and everything
 derived from it — turns, memory, graphs, vectors, traces, cached LLM answers, edit contents —
-leaving one audit line without content. Asks for the id to be typed unless ``--yes``."""
+leaving one audit line without content. Asks for the id to be typed unless ``--yes``.
+
+``compact-index``: rewrite the vector index with vectors, ids and where-to metadata only (an
+index written before Chroma stopped being given words loses them; deleted items' space is
+reclaimed)."""
 
 from __future__ import annotations
 
@@ -24,6 +28,9 @@ def register(sub: Any) -> None:
     p.add_argument("--why", default="", help="reason kept in the audit line")
     p.add_argument("--yes", action="store_true", help="do not ask to type the id to confirm")
     p.set_defaults(func=cmd_delete)
+    c = sub.add_parser("compact-index",
+                       help="rewrite the vector index keeping vectors, ids and where-to metadata only")
+    c.set_defaults(func=cmd_compact_index)
 
 
 def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
@@ -49,4 +56,22 @@ def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
             print(f"recomputed the graph of {args.conv}: {entities} entities")
     finally:
         services.close()
+    return 0
+
+
+def cmd_compact_index(args: argparse.Namespace, settings: Settings) -> int:
+    """Strip an index written before Chroma stopped being given words (documents, names in
+    ids and metadata) and reclaim deleted items' space; ``delete`` does the same each time."""
+    from memory_core.services import Services
+
+    services = Services.open(settings)
+    try:
+        kept = services.imports.compact_index()
+    finally:
+        services.close()
+    if not kept:
+        print("compacted the vector index: nothing is on disk yet")
+    else:
+        print("compacted the vector index: " + ", ".join(f"{n} {name}" for name, n in kept.items())
+              + " kept, with vectors, ids and where-to metadata only")
     return 0

@@ -66,6 +66,7 @@ RULES: dict[str, dict[str, Rule]] = {
         "save_streamed": Rule("import", "none", "import"),
         "save_loaded": Rule("import", "none", "import"),
         "forget": Rule("forget", "conv_id", "forget"),
+        "compact_index": Rule("manage", "none"),  # the whole index: an administrator's task
         "turns": Rule(R, "conv_id", "read"),
         "record": Rule(R, "record", "read"),
         "append_file": Rule("import", "none", "import"),  # grows known conversations, then builds

@@ -207,6 +207,13 @@ class ImportService:
         audit line without content (``memory_core/store/forget.py``)."""
         return forget(self.store, self.index, conv_id, session=session, who=who, why=why)
 
+    def compact_index(self) -> dict[str, int]:
+        """Rewrite the vector index with what the build gives Chroma now — vectors, keys and
+        where-to metadata — and reclaim deleted items' space: an index written when Chroma was
+        still handed documents and names keeps none of them after this (``VectorIndex.compact``).
+        The items kept, per collection (empty: nothing is on disk yet)."""
+        return self.index.compact()
+
     def preview(self, source: SourceLike, max_turns: int = 20, *, fmt: str | None = None,
                 display: str | None = None) -> ImportPreview:
         """What an import of a file or an upload would bring in (for the Load page) — nothing is

@@ -156,8 +156,9 @@ class VectorIndex:
         for name in COLLECTIONS:
             self.delete(name, where={"conv_id": conv_id})
 
-    def compact(self) -> None:
-        """Make deleted items' documents, metadata and vectors leave Chroma's files.
+    def compact(self) -> dict[str, int]:
+        """Make deleted items' documents, metadata and vectors leave Chroma's files; the items
+        kept, per collection.
 
         Chroma only marks deleted vectors in its HNSW segment and SQLite keeps freed pages, so
         each collection is rebuilt from what remains (read, drop, re-create, re-add) and, in
@@ -167,8 +168,9 @@ class VectorIndex:
         between loses only vectors, which the next ``build`` re-indexes (it checks counts per
         session).
         """
+        kept: dict[str, int] = {}
         if self._nothing_on_disk:
-            return
+            return kept
         for name in COLLECTIONS:
             col = self._collections[name]
             keys: list[str] = []
@@ -185,6 +187,7 @@ class VectorIndex:
             self._collections[name] = _collection(self._client, name)
             if keys:
                 self._put(name, keys, np.asarray(vectors, dtype=np.float32), metadatas)
+            kept[name] = len(keys)
         if self.path is not None:  # embedded mode (a server keeps its own files)
             import sqlite3
 
@@ -195,6 +198,7 @@ class VectorIndex:
                     con.execute("VACUUM")
                 finally:
                     con.close()
+        return kept
 
     def query(self, collection: str, vector: np.ndarray, *, k: int = 20,
               where: dict[str, Any] | None = None) -> list[Hit]:

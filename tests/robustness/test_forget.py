@@ -15,13 +15,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from memory_core.cli import main
-from memory_core.errors import StoreError
+from memory_core.errors import AccessError, StoreError
 from memory_core.llm.accounting import llm_scope
 from memory_core.llm.cache import LLMCache
 from memory_core.services import Services
+from memory_core.services.access import Principal
 from memory_core.store.vectors import VectorIndex
 
 SECRET = "Zorbulixa"
@@ -171,6 +173,46 @@ def test_the_vector_index_is_never_given_the_conversations_words(home) -> None:
         assert SECRET.lower() not in said and "miso" not in said, name
     entity = next(e for e in store.entities(FORGET) if e.name.lower() == SECRET.lower())
     assert index.get_vectors("entities", [entity.id])[entity.id].shape == (384,)
+
+
+def test_compact_index_strips_an_index_written_when_chroma_was_given_words(home, settings, engine,
+                                                                           monkeypatch) -> None:
+    """``compact-index`` rewrites an older index (a turn's document, a name in an entity's id and
+    metadata) with vectors, ids and where-to metadata only; the vectors stay findable under
+    our ids, nothing else changes, and only an administrator may run it."""
+    services: Services = home
+    if settings.chroma_url:
+        monkeypatch.setenv("MNEMOSCOPE_CHROMA_URL", settings.chroma_url)
+    index = services.raw_index()
+    assert isinstance(index, VectorIndex)
+    turn_id = next(k for k in index._collections["turns"].get(where={"conv_id": KEEP})["ids"])
+    vector = index.get_vectors("turns", [turn_id])[turn_id]
+    word = "Quandolir"  # as an index written before looks: words beside the vectors
+    index._collections["turns"].upsert(ids=[turn_id], embeddings=[vector.tolist()],
+                                       documents=[f"{word} said"],
+                                       metadatas=[{"conv_id": KEEP, "speaker": word}])
+    index._collections["entities"].upsert(ids=[f"{KEEP}:ent:{word.lower()}"], embeddings=[vector.tolist()],
+                                          documents=[word], metadatas=[{"conv_id": KEEP, "name": word}])
+    counts = {name: index.count(name) for name in ("turns", "records", "entities")}
+    viewer = services.for_principal(Principal("v", "viewer"), "cli")
+    with pytest.raises(AccessError):
+        viewer.imports.compact_index()
+    database = ["--database", settings.database_url] if settings.database_url else []
+    assert main(["--home", str(settings.home), *database, "compact-index"]) == 0
+    again = Services(settings, embedder=services.embedder)
+    try:
+        moved = again.raw_index()
+        assert isinstance(moved, VectorIndex)
+        for name in ("turns", "records", "entities"):
+            got = moved._collections[name].get(include=["documents", "metadatas"])
+            assert all(d is None for d in got["documents"]), name
+            assert word.lower() not in json.dumps([got["ids"], got["metadatas"]]).lower(), name
+            assert moved.count(name) == counts[name], name
+        assert np.allclose(moved.get_vectors("turns", [turn_id])[turn_id], vector)
+        if engine == "duckdb":  # embedded: the vacuumed files hold the word no more
+            assert files_containing(settings.home / "chroma", [word.encode(), word.lower().encode()]) == []
+    finally:
+        again.close()
 
 
 def test_forgetting_one_session(home, settings) -> None:
