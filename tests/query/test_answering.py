@@ -14,7 +14,7 @@ from memory_core.backends.offline.nlp import parse_many
 from memory_core.backends.offline.planner import plan_question
 from memory_core.contracts import Vocabulary
 from memory_core.embeddings import shared_embedder
-from memory_core.models import BufferTurn, Record, SupportLevel, Turn
+from memory_core.models import Answer, BufferTurn, Record, SupportLevel, Turn
 from memory_core.query.buffer import buffer_turn
 from memory_core.query.premise import unmentioned
 from memory_core.query.question_form import answer_target
@@ -656,3 +656,64 @@ def test_a_question_that_asks_for_no_time_is_not_answered_with_one() -> None:
     made = _ask("What did Maya make at the pottery studio?", buffer).text
     assert "teapot" in made and "March" not in made
     assert "March" in _ask("When did Maya make a teapot?", buffer).text
+
+
+def test_what_a_thing_is_called_is_answered_by_its_record_for_the_person_asked_about() -> None:
+    """"It was called Biscuit" gives `puppy · is_called · Biscuit` (said by Maya): a name
+    question about Maya's puppy is answered by that record, even though no sentence says
+    "name"; one about Jonas's puppy is not (the evidence may still say what it can)."""
+    buffer = _buffer(("D1:1", "Maya", "We adopted a puppy last week. It was called Biscuit."),
+                     ("D1:2", "Jonas", "I found a new bakery near the station."))
+    called = [
+        Record(id="r1", conv_id="c", episode_id="c:S1:E1", entity="puppy", entity_type="concept",
+               property="is_called", value="Biscuit", evidence_turn_ids=("D1:1",), source_speaker="Maya"),
+        Record(id="r2", conv_id="c", episode_id="c:S1:E1", entity="new bakery near the station",
+               entity_type="concept", property="is_called", value="Crumb Corner",
+               evidence_turn_ids=("D1:2",), source_speaker="Jonas"),
+    ]
+
+    def ask(q: str) -> Answer:
+        return extractive_answer(q, plan_question(q, VOCAB), buffer, unmentioned=unmentioned(q, buffer),
+                                 parse=parse_many, records=called, embed=EMBED)
+
+    maya = ask("What is the name of Maya's puppy?")
+    assert (maya.text, maya.record_ids) == ("Biscuit [D1:1]", ("r1",))
+    bakery = ask("What is Jonas's new bakery called?")
+    assert (bakery.text, bakery.record_ids) == ("Crumb Corner [D1:2]", ("r2",))
+    assert "r1" not in ask("What is the name of Jonas's puppy?").record_ids  # Maya's puppy, not his
+
+
+def test_a_name_given_in_the_next_sentence_answers_through_its_record(tmp_path, embedder) -> None:
+    """Built and asked through the services: "It was called Biscuit" after "we adopted a
+    puppy" becomes `puppy · is_called · Biscuit`, and "What is the name of Maya's puppy?" —
+    whose words the sentence with the name does not hold — is answered by that record."""
+    import json
+
+    from memory_core.config import Settings
+    from memory_core.services import Services
+
+    conversation = {
+        "speaker_a": "Maya", "speaker_b": "Jonas",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": "Maya", "dia_id": "D1:1",
+             "text": "We adopted a puppy last week. It was called Biscuit."},
+            {"speaker": "Jonas", "dia_id": "D1:2", "text": "Aww! I found a new bakery near the station."},
+            {"speaker": "Maya", "dia_id": "D1:3",
+             "text": "Nice, I love fresh bread. Biscuit loves the park too."},
+        ],
+    }
+    data = tmp_path / "pets.json"
+    data.write_text(json.dumps([{"sample_id": "pets", "conversation": conversation, "qa": []}]))
+    services = Services(Settings(home=tmp_path / "home"), embedder=embedder)
+    try:
+        services.imports.import_file(data)
+        for _ in services.builds.build("pets"):
+            pass
+        called = [r for r in services.curation.records("pets") if r.property == "is_called"]
+        assert [(r.entity, r.value) for r in called] == [("puppy", "Biscuit")]
+        answer = services.queries.ask("pets", "What is the name of Maya's puppy?").answer
+        assert answer is not None
+        assert (answer.text, answer.record_ids) == ("Biscuit [D1:1]", (called[0].id,))
+    finally:
+        services.close()

@@ -5,7 +5,9 @@
    question is about one person, a first-person sentence said by someone else counts little.
 2. The answer is composed, in this order:
    a. an annotator's corrected (or added) active record about the asked entity whose
-      property is the one asked for: its value answers, cited by its evidence turns;
+      property is the one asked for: its value answers, cited by its evidence turns; for
+      "what is the name of Maya's puppy?", a matched ``is_called`` record of a thing of that
+      noun, said by (or owned by) the person asked about (``called_record``);
    b. yes/no (would/likely: "Likely yes/no") for a polar question, from the negation of the
       best sentence, which is kept as the answer's ``quote``;
    c. for a question that gathers (lists, counts of kinds, comparisons), the best option of
@@ -671,6 +673,30 @@ def owned_records(question: str, plan: Plan, records: Sequence[Record]) -> list[
     return list(out.values())
 
 
+def called_record(plan: Plan, records: Sequence[Record]) -> Record | None:
+    """For "What is the name of Anna's puppy?": the matched record of what a thing of the asked
+    noun is called ("puppy · is_called · Biscuit", "Anna's puppy · is_called · Biscuit"), said
+    by (or naming as owner) a person the question asks about, when it asks about one."""
+    if not _one_name(plan):
+        return None
+    noun = named_noun(plan.question)
+    if noun is None:
+        return None
+    wanted = _singular(noun.lower())
+    asked = _first_names(plan) - {wanted}
+    for rec in records:
+        if rec.property != lexicon.IS_CALLED.name or not rec.value.strip():
+            continue
+        owner, _, thing = rec.entity.rpartition("'s ")
+        if wanted not in {_singular(w) for w in words(thing or rec.entity)}:
+            continue
+        who = owner or rec.source_speaker or ""
+        if asked and (not who.strip() or fold(who.split()[0]) not in asked):
+            continue
+        return rec
+    return None
+
+
 def _kind_of(name: str, records: Sequence[Record]) -> Record | None:
     """The record saying what the thing of this name is ("Oscar · species · guinea pig")."""
     key = name.strip().lower()
@@ -807,6 +833,13 @@ def _draft(question: str, plan: Plan, buffer: list[BufferTurn], ranked: list[Can
                          for rec, kind in named)
         return _answer(text, _cited_by(used, buffer), SupportLevel.WEAK,
                        record_ids=tuple(r.id for r in used)), "owned"
+    called = called_record(plan, records)
+    if called is not None:  # "What is the name of Anna's puppy?" -- "puppy · is_called · Biscuit"
+        cited = _cited_by([called], buffer)
+        cited_ids = {bt.turn_id for bt in cited}
+        source = next((c for c in ranked if c.turn.turn_id in cited_ids), None)
+        return _answer(called.value, cited, SupportLevel.WEAK, record_ids=(called.id,),
+                       quote_text=_said(source) if source is not None else None), "called"
     rule = standing_rule(question, buffer)
     if rule is not None:  # "How do I bake banana bread?": what the user asked of such answers
         turn, said = rule
