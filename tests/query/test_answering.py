@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from datetime import datetime
 
 import pytest
@@ -12,12 +13,14 @@ from memory_core.backends.offline.answering import candidates, extractive_answer
 from memory_core.backends.offline.compose import category_head, vague_phrase
 from memory_core.backends.offline.nlp import parse_many
 from memory_core.backends.offline.planner import plan_question
+from memory_core.config import Settings
 from memory_core.contracts import Vocabulary
 from memory_core.embeddings import shared_embedder
 from memory_core.models import Answer, BufferTurn, Record, SupportLevel, Turn
 from memory_core.query.buffer import buffer_turn
 from memory_core.query.premise import unmentioned
 from memory_core.query.question_form import answer_target
+from memory_core.services import Services
 
 EMBED = shared_embedder().embed
 VOCAB = Vocabulary(
@@ -687,11 +690,6 @@ def test_a_name_given_in_the_next_sentence_answers_through_its_record(tmp_path, 
     """Built and asked through the services: "It was called Biscuit" after "we adopted a
     puppy" becomes `puppy · is_called · Biscuit`, and "What is the name of Maya's puppy?" —
     whose words the sentence with the name does not hold — is answered by that record."""
-    import json
-
-    from memory_core.config import Settings
-    from memory_core.services import Services
-
     conversation = {
         "speaker_a": "Maya", "speaker_b": "Jonas",
         "session_1_date_time": "1:56 pm on 8 May, 2023",

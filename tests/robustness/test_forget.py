@@ -185,7 +185,7 @@ def test_compact_index_strips_an_index_written_when_chroma_was_given_words(home,
         monkeypatch.setenv("MNEMOSCOPE_CHROMA_URL", settings.chroma_url)
     index = services.raw_index()
     assert isinstance(index, VectorIndex)
-    turn_id = next(k for k in index._collections["turns"].get(where={"conv_id": KEEP})["ids"])
+    turn_id = index._collections["turns"].get(where={"conv_id": KEEP}, limit=1)["ids"][0]
     vector = index.get_vectors("turns", [turn_id])[turn_id]
     word = "Quandolir"  # as an index written before looks: words beside the vectors
     index._collections["turns"].upsert(ids=[turn_id], embeddings=[vector.tolist()],

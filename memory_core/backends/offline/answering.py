@@ -772,6 +772,17 @@ def _cited_by(records: Sequence[Record], buffer: list[BufferTurn]) -> list[Buffe
     return [bt for bt in buffer if bt.turn_id in turn_ids]
 
 
+def _from_records(text: str, used: Sequence[Record], buffer: list[BufferTurn],
+                  ranked: list[Candidate]) -> Answer:
+    """A weak answer the records ``used`` give, cited by the buffer turns they cite and quoting
+    the best-ranked sentence of one of them."""
+    cited = _cited_by(used, buffer)
+    cited_ids = {bt.turn_id for bt in cited}
+    source = next((c for c in ranked if c.turn.turn_id in cited_ids), None)
+    return _answer(text, cited, SupportLevel.WEAK, record_ids=tuple(r.id for r in used),
+                   quote_text=_said(source) if source is not None else None)
+
+
 def extractive_answer(question: str, plan: Plan, buffer: list[BufferTurn], *, unmentioned: tuple[str, ...],
                       parse: Parse, records: Sequence[Record] = (), embed: Embed | None = None,
                       model: AnswerModel | None = None) -> Answer:
@@ -820,11 +831,7 @@ def _draft(question: str, plan: Plan, buffer: list[BufferTurn], ranked: list[Can
     identity = identity_records(who, records) if who is not None else None
     if identity is not None:
         text, used = identity
-        cited = _cited_by(used, buffer)
-        cited_ids = {bt.turn_id for bt in cited}
-        source = next((c for c in ranked if c.turn.turn_id in cited_ids), None)
-        return _answer(text, cited, SupportLevel.WEAK, record_ids=tuple(r.id for r in used),
-                       quote_text=_said(source) if source is not None else None), "identity"
+        return _from_records(text, used, buffer, ranked), "identity"
     owned = owned_records(question, plan, records)
     if owned:  # the records say it even when no sentence repeats the question's words
         named = [(rec, _kind_of(rec.value, records)) for rec in owned]
@@ -835,11 +842,7 @@ def _draft(question: str, plan: Plan, buffer: list[BufferTurn], ranked: list[Can
                        record_ids=tuple(r.id for r in used)), "owned"
     called = called_record(plan, records)
     if called is not None:  # "What is the name of Anna's puppy?" -- "puppy · is_called · Biscuit"
-        cited = _cited_by([called], buffer)
-        cited_ids = {bt.turn_id for bt in cited}
-        source = next((c for c in ranked if c.turn.turn_id in cited_ids), None)
-        return _answer(called.value, cited, SupportLevel.WEAK, record_ids=(called.id,),
-                       quote_text=_said(source) if source is not None else None), "called"
+        return _from_records(called.value, [called], buffer, ranked), "called"
     rule = standing_rule(question, buffer)
     if rule is not None:  # "How do I bake banana bread?": what the user asked of such answers
         turn, said = rule

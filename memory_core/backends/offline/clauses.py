@@ -85,6 +85,11 @@ def is_past_form(tok: Token) -> bool:
     return low in _IRREGULAR or low == "been" or (tok.pos_ == "VERB" and low.endswith("ed"))
 
 
+def names_passively(pred: Token) -> bool:
+    """"is called", "was named": a passive naming verb."""
+    return lemma(pred) in ("call", "name") and any(c.dep_ == "auxpass" for c in pred.children)
+
+
 def is_question(sent: Span) -> bool:
     return sent.text.rstrip().endswith("?")
 

@@ -300,7 +300,7 @@ def family_members(group: Token, verb_preps: list[Token]) -> Found:
 
 def _passive_name(c: Clause) -> Found | None:
     """"our band is called The Gulls", "my dog is named Rex": the name the subject goes by."""
-    if c.lemma not in ("call", "name") or not any(t.dep_ == "auxpass" for t in c.kids):
+    if not clauses.names_passively(c.pred):
         return None
     name = c.attr
     if name is None or name.pos_ != "PROPN":

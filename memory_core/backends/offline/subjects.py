@@ -243,11 +243,9 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
             acomp = next((c for c in pred.children if c.dep_ == "acomp"), None)
             if attr is None and (acomp is None or acomp.lemma_.lower() in lexicon.EVALUATIVE):
                 return None  # "it was awesome": an opinion of nothing in particular
-            obj = last_object(pred)
-            return Subject(obj, "concept", 0.6) if obj else None
-        if subj.lower_ in ("it", "this", "that") and _names_passively(pred):
-            obj = last_object(pred)  # "We found a bakery. It's called Crumb Corner": the bakery
-            return Subject(obj, "concept", 0.6) if obj else None
+            return _thing_before(pred)
+        if subj.lower_ in ("it", "this", "that") and clauses.names_passively(pred):
+            return _thing_before(pred)  # "We found a bakery. It's called Crumb Corner": the bakery
         return resolve(state, subj, speaker, other, pos)
     if pred.i == pred.sent.start and clauses.is_past_form(pred) and pred.dep_ in ("ROOT", "advcl", "ccomp"):
         return Subject(speaker, "person", 0.7)  # "Lost my job yesterday, so ..."
@@ -270,9 +268,10 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
     return None
 
 
-def _names_passively(pred: Token) -> bool:
-    """"is called", "was named": a passive naming verb."""
-    return clauses.lemma(pred) in ("call", "name") and any(c.dep_ == "auxpass" for c in pred.children)
+def _thing_before(pred: Token) -> Subject | None:
+    """What "it" before ``pred`` refers to (``last_object``), as a subject."""
+    obj = last_object(pred)
+    return Subject(obj, "concept", 0.6) if obj else None
 
 
 def last_object(pred: Token) -> str | None:
