@@ -659,3 +659,16 @@ def test_it_is_called_names_the_thing_the_turn_mentioned_before(backend: Offline
     assert ("new bakery near the station", "is_called", "Crumb Corner", "observed") in got, got
     assert not any(p == "is_called" and e not in ("puppy", "new bakery near the station")
                    for e, p, _v, _m in got), got  # "called off" names nothing
+
+
+def test_an_ing_word_after_have_names_a_kind_and_no_value_ends_cut_off(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Sam", "Oh, I also have baking news. Meet my new starter."),
+        ("Kim", "I have painting plans for the weekend."),
+        ("Sam", "I have been baking bread all week."),
+    ]))
+    assert not any(v == "news" for _e, _p, v, _m in got), got  # nobody bakes news
+    assert not any(p == "paints" for _e, p, _v, _m in got), got
+    assert ("Sam", "cooks", "bread", "observed") in got, got  # "have been baking" is still baking
+    assert ("Kim", "has", "painting plans", "observed") in got, got  # not "painting plans for"
+    assert not any(v.split()[-1] in ("for", "the", "a") for _e, _p, v, _m in got if v), got

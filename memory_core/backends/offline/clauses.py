@@ -206,9 +206,20 @@ def phrase(tok: Token, *, max_words: int = 10, name: bool = False) -> str:
         words.append(t)
     while words and (words[0].lower_ in _LEADING or words[0].is_punct or words[0].dep_ in ("cc", "prep")):
         words = words[1:]
-    while words and (words[-1].is_punct or words[-1].dep_ == "cc" or words[-1].lower_ in ("and", "or")):
+    words = words[:max_words]
+    kept = {t.i for t in words}
+    while words and (words[-1].is_punct or words[-1].dep_ == "cc" or words[-1].lower_ in ("and", "or")
+                     or _left_without_object(words[-1], kept)):
         words = words[:-1]
-    return join(words[:max_words])
+    return join(words)
+
+
+def _left_without_object(tok: Token, kept: set[int]) -> bool:
+    """A preposition or article whose noun was left out ("plans for" once "the weekend" went to
+    valid_time): a cut-off, not a value's last word."""
+    if tok.dep_ == "prep":
+        return any(c.dep_ in ("pobj", "pcomp") and c.i not in kept for c in tok.children)
+    return tok.dep_ == "det" and tok.head.i not in kept
 
 
 def is_noun_modifier(tok: Token) -> bool:
@@ -232,6 +243,19 @@ def _cannot(pred: Token, modals: tuple[str, ...] = ("ca", "can", "could")) -> bo
 def is_eager(pred: Token) -> bool:
     """"I can't wait (to see it / for the trip)": looking forward, no negated waiting."""
     return lemma(pred) == "wait" and _cannot(pred, ("ca", "can"))
+
+
+def names_a_kind(pred: Token) -> bool:
+    """"I have baking news", "I have painting plans": an -ing word right after "have", with an
+    object, the parser took for a verb — it says what kind of news or plans, nobody bakes or
+    paints ("have" + -ing is no tense without "been": "I have been baking bread" stays)."""
+    if pred.tag_ != "VBG" or pred.i == 0 or not any(c.dep_ == "dobj" for c in pred.children):
+        return False
+    have = pred.doc[pred.i - 1]
+    been = any(c.dep_ == "aux" and c.lemma_.lower() == "be" for c in pred.children)
+    if have.lemma_.lower() != "have" or been:
+        return False
+    return have.head.i == pred.i or (pred.dep_ == "xcomp" and pred.head.i == have.i)
 
 
 def keeps_on(pred: Token) -> bool:

@@ -122,6 +122,8 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
         return  # "I'm Kat" / "my name is Kat": the ``goes_by`` record says it
     if clauses.keeps_on(pred):
         return  # "can't stop thinking about the trip": the thinking is the fact, and goes on
+    if clauses.names_a_kind(pred):
+        return  # "I have baking news": nobody bakes news
     if clauses.is_eager(pred) and (ahead := clauses.eager_complement(pred)) is not None:
         _looked_forward(state, pred, ahead, turn, pos, speaker, other)
         return  # "can't wait to visit Rome": the visit is the fact, planned
@@ -450,7 +452,8 @@ def _fallback(state: ExtractState, doc: Doc, turn: Turn, speaker: str, other: st
         return
     for sent in statements:
         for tok in sent:
-            if _in_condition(tok) or tok.dep_ in ("csubj", "csubjpass") or clauses.is_eager(tok):
+            if _in_condition(tok) or tok.dep_ in ("csubj", "csubjpass") or clauses.is_eager(tok) \
+                    or clauses.names_a_kind(tok):
                 continue  # "Winning first place is amazing!" is not the speaker winning
             if tok.pos_ == "VERB" and clauses.lemma(tok) not in TRIVIAL_VERBS and tok.lemma_.isalpha() \
                     and not _idiom(tok):
