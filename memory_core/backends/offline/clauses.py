@@ -209,17 +209,18 @@ def phrase(tok: Token, *, max_words: int = 10, name: bool = False) -> str:
     words = words[:max_words]
     kept = {t.i for t in words}
     while words and (words[-1].is_punct or words[-1].dep_ == "cc" or words[-1].lower_ in ("and", "or")
-                     or _left_without_object(words[-1], kept)):
+                     or orphaned(words[-1], kept)):
         words = words[:-1]
     return join(words)
 
 
-def _left_without_object(tok: Token, kept: set[int]) -> bool:
-    """A preposition or article whose noun was left out ("plans for" once "the weekend" went to
-    valid_time): a cut-off, not a value's last word."""
-    if tok.dep_ == "prep":
-        return any(c.dep_ in ("pobj", "pcomp") and c.i not in kept for c in tok.children)
-    return tok.dep_ == "det" and tok.head.i not in kept
+def orphaned(tok: Token, kept: set[int]) -> bool:
+    """A preposition (or a determiner) whose words it governs are all left out of the value
+    ("plans for" once "the weekend" went to valid_time): a cut-off, not a value's last word."""
+    if tok.dep_ not in ("prep", "det", "predet"):
+        return False
+    governed = [c for c in tok.children if not c.is_punct] if tok.dep_ == "prep" else [tok.head]
+    return bool(governed) and not any(c.i in kept for c in governed)
 
 
 def is_noun_modifier(tok: Token) -> bool:

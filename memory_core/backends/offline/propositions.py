@@ -92,7 +92,7 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
             continue
         kept.append((t, _rewrite(t, speaker, other, subject)))
     # a preposition whose object went (a time: "ran 6 km on Saturday") goes with it
-    kept = [(t, w) for t, w in kept if not _orphan(t, {k.i for k, _ in kept})]
+    kept = [(t, w) for t, w in kept if not clauses.orphaned(t, {k.i for k, _ in kept})]
     kept = [(t, w) for t, w in kept if w]
     while kept and kept[0][1].lower() in ("to", "that", "and", "but", "or", "a", "an", "the"):
         kept = kept[1:]
@@ -104,7 +104,7 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
         cut.append((t, w))
     ids = {t.i for t, _ in cut}  # ... and no dangling "of" / "in" where the cut fell
     while cut and (cut[-1][1].lower() in ("to", "and", "but", "or", "of", "for", "with", "a", "the")
-                   or _orphan(cut[-1][0], ids)):
+                   or clauses.orphaned(cut[-1][0], ids)):
         cut.pop()
         ids = {t.i for t, _ in cut}
     text = " ".join(w for _, w in cut)
@@ -120,14 +120,6 @@ _TIME_WORDS = frozenset({*timeexpr.WEEKDAYS, *(d[:3] for d in timeexpr.WEEKDAYS)
 def _names_a_time(tok: Token) -> bool:
     """A noun-phrase adverbial whose head is a time word ("last Fri", "this weekend")."""
     return tok.dep_ == "npadvmod" and tok.lower_.rstrip(".") in _TIME_WORDS
-
-
-def _orphan(tok: Token, kept: set[int]) -> bool:
-    """A preposition (or a determiner) whose words it governs are all left out of the value."""
-    if tok.dep_ not in ("prep", "det", "predet"):
-        return False
-    governed = [c for c in tok.children if not c.is_punct] if tok.dep_ == "prep" else [tok.head]
-    return bool(governed) and not any(c.i in kept for c in governed)
 
 
 def _is_discourse(tok: Token) -> bool:
