@@ -10,10 +10,10 @@ Pure functions over the models: no Streamlit, no HTML (callers escape for their 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 
-from memory_core.models import Match, Record, Requirement, SupportLevel
+from memory_core.models import Record, Requirement, SupportLevel
 
 # What the question asks for (the planner's answer target) -> the question word of the sentence.
 ASKS_FOR: dict[str, str] = {
@@ -92,15 +92,3 @@ SUPPORT_WORDS: dict[SupportLevel, str] = {
 }
 
 
-def key_records(matches: Sequence[Match], records: Mapping[str, Record], cited: Sequence[str],
-                limit: int = 3) -> list[Record]:
-    """The few records that gave the answer: matched records whose evidence the answer cites
-    first, then the best-matched others; each once, at most ``limit``."""
-    best: dict[str, float] = {}
-    for m in matches:
-        if m.record_id is not None and m.record_id in records:
-            best[m.record_id] = max(best.get(m.record_id, float("-inf")), float(m.score))
-    cited_set = set(cited)
-    order = sorted(best, key=lambda rid: (not cited_set & set(records[rid].evidence_turn_ids),
-                                          -best[rid], rid))
-    return [records[rid] for rid in order[:limit]]

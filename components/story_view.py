@@ -16,7 +16,7 @@ from datetime import datetime
 
 import streamlit as st
 
-from components import data, links, plain_words, support_view, trace_view, transcript
+from components import links, plain_words, support_view, trace_view, transcript
 from components.text import esc, md
 from memory_core.models import BufferTurn, Episode, Record, Trace
 from memory_core.services import MemoryServices
@@ -73,9 +73,7 @@ def render(svc: MemoryServices, conv: str, trace: Trace, episodes: Sequence[Epis
     if trace.details.get("asked_at"):  # relative dates in the question counted back from that day
         st.caption(md(trace_view.asked_at_text(trace)))
 
-    matched = list(dict.fromkeys(m.record_id for m in trace.matches if m.record_id))
-    by_id = {r.id: r for r in data.records_by_ids(svc, matched)} if matched else {}
-    records = plain_words.key_records(trace.matches, by_id, trace.answer.cited_turn_ids)
+    records = svc.queries.key_records(conv, trace)
     cited = set(trace.answer.cited_turn_ids)
     from_cited = [r for r in records if cited & set(r.evidence_turn_ids)]
     st.markdown("**Where it comes from**" if from_cited else "**Closest records in the memory**")

@@ -13,14 +13,16 @@ from __future__ import annotations
 import dataclasses
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from memory_core.contracts import Backend
-from memory_core.models import Record, Trace
+from memory_core.models import Match, Plan, Record, Trace
 from memory_core.query import premise
 from memory_core.query.buffer import buffer_tokens, build_buffer
 from memory_core.query.context import ConversationIndex
+from memory_core.query.families import property_families
 from memory_core.query.qembed import embed_question
 from memory_core.query.retrieve import Retrieval, retrieve
 from memory_core.query.strategies import StrategyConfig
@@ -94,6 +96,43 @@ def matched_records(ci: ConversationIndex, result: Retrieval) -> tuple[Record, .
     ordered = sorted((m for m in result.matches if m.record_id), key=lambda m: -m.score)
     ids = dict.fromkeys(m.record_id for m in ordered if m.record_id in by_id)
     return tuple(by_id[i] for i in ids if i is not None)
+
+
+def requirement_fit(plan: Plan, record: Record) -> int:
+    """How well the record is what a target requirement asks for: 2 — about its entity (first
+    names folded: "Jonas" and "Jonas Weber" meet) with its very property; 1 — with a property of
+    the same family ("bakes" asked, ``Jonas · cooks · buns`` stored); 0 — neither."""
+    def first(name: str) -> str:
+        head = name.split("'")[0].split()
+        return head[0].casefold() if head else ""
+
+    fit = 0
+    for req in plan.requirements:
+        if req.role == "bridge" or not req.entity or not req.property:
+            continue
+        if first(req.entity) != first(record.entity):
+            continue
+        if req.property.casefold() == record.property.casefold():
+            return 2
+        if property_families(req.property) & property_families(record.property):
+            fit = 1
+    return fit
+
+
+def key_records(plan: Plan, matches: Sequence[Match], records: Mapping[str, Record], cited: Sequence[str],
+                limit: int = 3) -> list[Record]:
+    """The few records behind an answer, for a person reading it: matched records whose
+    evidence the answer cites first, then those that are what the plan asks for
+    (``requirement_fit``, the closer fit first), then the best-matched others; each once, at
+    most ``limit``."""
+    best: dict[str, float] = {}
+    for m in matches:
+        if m.record_id is not None and m.record_id in records:
+            best[m.record_id] = max(best.get(m.record_id, float("-inf")), float(m.score))
+    cited_set = set(cited)
+    order = sorted(best, key=lambda rid: (not cited_set & set(records[rid].evidence_turn_ids),
+                                          -requirement_fit(plan, records[rid]), -best[rid], rid))
+    return [records[rid] for rid in order[:limit]]
 
 
 KIND_PROPERTIES = ("species", "is_a")  # what a thing is

@@ -81,6 +81,7 @@ RULES: dict[str, dict[str, Rule]] = {
         "search": Rule("ask", "conv_id", "ask"),
         "trace": Rule(R, "trace", "read"),
         "traces": Rule(R, "conv_id", "read"),
+        "key_records": Rule(R, "conv_id"),
     },
     "builds": {
         "build": Rule("build", "conv_id", "build"),

@@ -20,12 +20,12 @@ from datetime import UTC, datetime
 from memory_core.config import Settings
 from memory_core.contracts import Backend, RelationalStore, VectorStore, Vocabulary
 from memory_core.embeddings import Embedder
-from memory_core.errors import QueryError
+from memory_core.errors import QueryError, StoreError
 from memory_core.llm.accounting import flat_cost, llm_scope, usage
 from memory_core.models import Answer, Record, Trace, TraceRow
 from memory_core.query.buffer import buffer_tokens, build_buffer
 from memory_core.query.context import ConversationIndex, IndexCache
-from memory_core.query.pipeline import run_question
+from memory_core.query.pipeline import key_records, run_question
 from memory_core.query.qembed import embed_question
 from memory_core.query.retrieve import Retrieval, retrieve
 from memory_core.query.strategies import strategy, strategy_names
@@ -166,6 +166,20 @@ class QueryService:
 
     def trace(self, trace_id: str) -> Trace:
         return self.store.trace(trace_id)
+
+    def key_records(self, conv_id: str, trace: Trace, limit: int = 3) -> list[Record]:
+        """The few records of conversation ``conv_id`` behind the trace's answer, as a reader
+        should see them first (``pipeline.key_records``); a record deleted since the question
+        was asked, or of another conversation, is skipped."""
+        by_id: dict[str, Record] = {}
+        for record_id in dict.fromkeys(m.record_id for m in trace.matches if m.record_id):
+            try:
+                record = self.store.record(record_id)
+            except StoreError:
+                continue
+            if record.conv_id == conv_id:
+                by_id[record_id] = record
+        return key_records(trace.plan, trace.matches, by_id, trace.answer.cited_turn_ids, limit)
 
     def traces(self, conv_id: str, *, agents: bool | None = False, limit: int = 200) -> list[TraceRow]:
         """The newest ``limit``, newest first. ``agents``: False — people's questions, True —
