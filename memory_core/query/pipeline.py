@@ -100,11 +100,15 @@ def matched_records(ci: ConversationIndex, result: Retrieval) -> tuple[Record, .
 
 def requirement_fit(plan: Plan, record: Record) -> int:
     """How well the record is what a target requirement asks for: 2 — about its entity (first
-    names folded: "Jonas" and "Jonas Weber" meet) with its very property; 1 — with a property of
-    the same family ("bakes" asked, ``Jonas · cooks · buns`` stored); 0 — neither."""
+    names folded: "Jonas" and "Jonas Weber" meet; "Jonas's mom" is someone else) with its very
+    property; 1 — with a property of the same family ("bakes" asked, ``Jonas · cooks · buns``
+    stored); 0 — neither."""
     def first(name: str) -> str:
-        head = name.split("'")[0].split()
-        return head[0].casefold() if head else ""
+        folded = name.replace("’", "'").casefold().strip()
+        if "'s " in f"{folded} ":  # a possessive phrase names its own entity
+            return " ".join(folded.split())
+        head = folded.split()
+        return head[0] if head else ""
 
     fit = 0
     for req in plan.requirements:

@@ -19,11 +19,13 @@ PLAYS = _record("r2", "Tamsin", "plays", "the cello", "D1:2")
 BAKES = _record("r3", "Tamsin Okafor", "bakes", "rye loaves", "D1:3")
 COOKS = _record("r4", "Tamsin", "cooks", "lentil soup", "D1:4")
 OTHER = _record("r5", "Idris", "bakes", "scones", "D1:5")
-RECORDS = {r.id: r for r in (PLANS, PLAYS, BAKES, COOKS, OTHER)}
+KIN = _record("r6", "Tamsin's aunt", "bakes", "plum cake", "D1:6")
+RECORDS = {r.id: r for r in (PLANS, PLAYS, BAKES, COOKS, OTHER, KIN)}
 
 
 def _matches(scores: dict[str, float]) -> list[Match]:
-    return [Match(requirement=0, kind=MatchKind.STRUCTURED, score=s, record_id=rid) for rid, s in scores.items()]
+    return [Match(requirement=0, kind=MatchKind.STRUCTURED, score=s, record_id=rid)
+            for rid, s in scores.items()]
 
 
 def test_the_fit_is_by_first_name_then_property_name_before_family() -> None:
@@ -31,7 +33,9 @@ def test_the_fit_is_by_first_name_then_property_name_before_family() -> None:
     assert requirement_fit(PLAN, COOKS) == 1  # cooking is of baking's family
     assert requirement_fit(PLAN, PLANS) == 0
     assert requirement_fit(PLAN, OTHER) == 0  # another person's baking
-    bridge = PLAN.model_copy(update={"requirements": (PLAN.requirements[0].model_copy(update={"role": "bridge"}),)})
+    assert requirement_fit(PLAN, KIN) == 0  # "Tamsin's aunt" is someone else
+    bridging = PLAN.requirements[0].model_copy(update={"role": "bridge"})
+    bridge = PLAN.model_copy(update={"requirements": (bridging,)})
     assert requirement_fit(bridge, BAKES) == 0
 
 
