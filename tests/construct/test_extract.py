@@ -672,3 +672,16 @@ def test_an_ing_word_after_have_names_a_kind_and_no_value_ends_cut_off(backend: 
     assert ("Sam", "cooks", "bread", "observed") in got, got  # "have been baking" is still baking
     assert ("Kim", "has", "painting plans", "observed") in got, got  # not "painting plans for"
     assert not any(v.split()[-1] in ("for", "the", "a") for _e, _p, v, _m in got if v), got
+
+
+def test_a_thing_the_speaker_remarks_on_is_kept_and_a_time_goes_whole(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Sam", "Guess what, I finally joined the choir I kept raving about."),
+        ("Kim", "We stayed at the cabin we rented last year."),
+        ("Sam", "My last day is the 3rd of May."),
+    ]))
+    # "I kept raving about" is the speaker's remark on the choir: the record keeps the choir
+    assert any(e == "Sam" and v == "choir" for e, _p, v, _m in got), got
+    # "last" belongs to "last year", which went to valid_time: no value ends in it
+    assert not any(v.split()[-1] == "last" for _e, _p, v, _m in got if v), got
+    assert ("Sam's last day", "takes_place", "the 3rd of May", "observed") in got, got  # a day named stays

@@ -198,10 +198,10 @@ def phrase(tok: Token, *, max_words: int = 10, name: bool = False) -> str:
     skip: set[int] = set()
     drop = _DROP_DEPS | {"relcl", "acl"} if name else _DROP_DEPS
     for child in tok.children:
-        if child.dep_ in drop and child.i > tok.i:
+        if (child.dep_ in drop or said_by_speakers(child)) and child.i > tok.i:
             skip.update(t.i for t in child.subtree)
     for t in tok.subtree:
-        if t.i in skip or (t.ent_type_ in ("DATE", "TIME") and t.i != tok.i and not is_noun_modifier(t)):
+        if t.i in skip or time_word(t, tok.i):
             continue  # the time goes to valid_time, not into the value ("summer break" stays)
         words.append(t)
     while words and (words[0].lower_ in _LEADING or words[0].is_punct or words[0].dep_ in ("cc", "prep")):
@@ -212,6 +212,17 @@ def phrase(tok: Token, *, max_words: int = 10, name: bool = False) -> str:
                      or orphaned(words[-1], kept)):
         words = words[:-1]
     return join(words)
+
+
+_SPEAKERS_VOICE = frozenset({"i", "we"})
+
+
+def said_by_speakers(tok: Token) -> bool:
+    """A relative clause whose subject is the speaker ("the pottery class I kept talking
+    about", "the cabin we rented"): a remark on the thing, not part of what it is — the value
+    keeps the thing ("pottery class"), not a first person no record can carry."""
+    return tok.dep_ == "relcl" and any(
+        c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in _SPEAKERS_VOICE for c in tok.children)
 
 
 def orphaned(tok: Token, kept: set[int]) -> bool:
@@ -225,6 +236,17 @@ def orphaned(tok: Token, kept: set[int]) -> bool:
 
 def is_noun_modifier(tok: Token) -> bool:
     return tok.dep_ in ("compound", "amod") and tok.head.pos_ == "NOUN"
+
+
+def time_word(tok: Token, keep: int | None = None) -> bool:
+    """A word of a time expression, which goes to valid_time rather than into a value: "year"
+    and its "last" alike — but not a time word that modifies a noun ("summer" of "summer
+    break"), nor one modifying the token ``keep`` (the phrase's own head: "my last day")."""
+    if tok.ent_type_ not in ("DATE", "TIME") or tok.i == keep:
+        return False
+    if is_noun_modifier(tok):
+        return time_word(tok.head, keep)
+    return True
 
 
 def join(tokens: list[Token]) -> str:

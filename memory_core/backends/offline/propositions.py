@@ -80,11 +80,14 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
         particle = child.dep_ == "prt" and not with_verb
         if child.dep_ in _SKIP_DEPS or particle or _is_discourse(child) or dated:
             skip.update(t.i for t in child.subtree)
+    for t in pred.subtree:  # "joined the choir I kept raving about": the speaker's remark on it goes
+        if t.i != pred.i and clauses.said_by_speakers(t):
+            skip.update(x.i for x in t.subtree)
     kept: list[tuple[Token, str]] = []
     for t in pred.subtree:
         if t.i in skip or (t.i == pred.i and not with_verb):
             continue
-        if t.is_punct or (t.ent_type_ in ("DATE", "TIME") and not clauses.is_noun_modifier(t)):
+        if t.is_punct or clauses.time_word(t):
             continue
         if t.dep_ in ("advmod", "intj") and t.lower_ in DISCOURSE:
             continue
