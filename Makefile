@@ -53,7 +53,7 @@ check: setup-dev postgresql lint typecheck
 
 # Everything, browser tests included.
 test: setup-dev postgresql lint typecheck
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q --durations=25 tests
 
 bench: setup
 	$(PY) -m memory_core --home /tmp/mnemoscope-bench bench build ../shared/bench/locomo_dev.json
