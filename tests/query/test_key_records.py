@@ -49,3 +49,11 @@ def test_records_that_are_what_is_asked_come_before_better_matched_others() -> N
 def test_a_record_the_answer_cites_still_comes_first() -> None:
     matches = _matches({"r1": 0.9, "r3": 0.4})
     assert [r.id for r in key_records(PLAN, matches, RECORDS, cited=["D1:1"])] == ["r1", "r3"]
+
+
+def test_the_service_reads_only_the_asked_conversations_records(built) -> None:
+    trace = built.queries.ask("conv-test", "What did Bob bake for the shop opening?")
+    shown = built.queries.key_records("conv-test", trace)
+    assert shown and all(r.conv_id == "conv-test" for r in shown), shown
+    # the same trace named under another conversation shows none of conv-test's records
+    assert built.queries.key_records("conv-other", trace) == []
