@@ -685,3 +685,16 @@ def test_a_thing_the_speaker_remarks_on_is_kept_and_a_time_goes_whole(backend: O
     # "last" belongs to "last year", which went to valid_time: no value ends in it
     assert not any(v.split()[-1] == "last" for _e, _p, v, _m in got if v), got
     assert ("Sam's last day", "takes_place", "the 3rd of May", "observed") in got, got  # a day named stays
+
+
+def test_a_pronoun_means_who_the_question_before_named_and_no_value_repeats_its_verb(
+        backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Ben", "I took Clove to the river. Same place Marco and I fished last year."),
+        ("Anna", "Nice. Did Clove swim?"),
+        ("Ben", "He swam nonstop. He chased sticks all day."),
+    ]))
+    # the parser hangs "Clove" on "swim" as a compound; "he" is still Clove, not Marco
+    assert ("Clove", "chases", "sticks", "observed") in got, got
+    assert not any(e == "Marco" for e, _p, _v, _m in got if _p in ("swims", "chases")), got
+    assert ("Clove", "swims", "nonstop", "observed") in got, got  # not "swims · swam nonstop"

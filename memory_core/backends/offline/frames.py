@@ -160,6 +160,9 @@ def _value(d: Draft, prop: str, other: str) -> str:
     words = speakers_named(value, d.turn.speaker, other).split()
     if d.time is not None and len(words) > 1 and words[-1].lower() in _TIME_PREPS:
         words = words[:-1]
+    if d.pred is not None and len(words) > 1 and words[0] == d.pred.text and prop \
+            and prop.split("_")[0] == third_person(clauses.lemma(d.pred)):
+        words = words[1:]  # "swims: swam nonstop": the property already says the verb
     return " ".join(words)
 
 

@@ -61,12 +61,12 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
             state.mentions.append(Mention(ent.text.strip(), "person", False, pos,
                                           ent.root.dep_ in clauses.SUBJECT_DEPS, ent.start))
     for tok in sent:  # a named subject, whatever NER guessed ("Pepper is staring at me, she wants ...")
-        if tok.dep_ in ("nsubj", "nsubjpass") and tok.pos_ == "PROPN" and tok.ent_type_ in _NAMED \
+        if _named_subject(tok) and tok.ent_type_ in _NAMED \
                 and speaker_alias(tok.text, state.info.speakers, state.aliases) is None:
             known = next((m for m in reversed(state.mentions) if m.name == tok.text), None)
             # a subject only when named before: a capitalised heading word parses as one too
             state.mentions.append(Mention(tok.text, known.type if known else "person", False, pos,
-                                          known is not None, tok.i))
+                                          known is not None or tok.text in state.info.known_entities, tok.i))
     for tok in sent:
         if tok.lemma_.lower() in lexicon.KIN and tok.pos_ == "NOUN":
             owner = possessor(tok, speaker, other)
@@ -172,6 +172,13 @@ def _own_name(tok: Token) -> str:
     """A name token with the proper nouns before it that it governs ("Mary Ann", "Uncle Tom")."""
     before = [t.text for t in tok.children if t.dep_ == "compound" and t.pos_ == "PROPN" and t.i < tok.i]
     return " ".join([*before, tok.text])
+
+
+def _named_subject(tok: Token) -> bool:
+    """A proper noun that is its clause's subject — also where the small parser, in a question
+    ("Did Pepper swim?"), hangs it on the verb as a compound."""
+    return tok.pos_ == "PROPN" and (tok.dep_ in ("nsubj", "nsubjpass") or (
+        tok.dep_ == "compound" and tok.head.pos_ in ("VERB", "AUX")))
 
 
 def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int) -> Subject | None:
