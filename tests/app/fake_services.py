@@ -189,6 +189,12 @@ class FakeQueries(_Part):
         self._data.traces[trace.id] = trace
         return trace
 
+    def key_records(self, conv_id: str, trace: Trace, limit: int = 3) -> list[Record]:
+        """The matched records in match order (the answer's own record first), ``limit`` of them."""
+        self._data.calls.append("queries.key_records")
+        ids = dict.fromkeys(m.record_id for m in trace.matches if m.record_id in self._data.records)
+        return [self._data.records[i] for i in ids][:limit]
+
     def trace(self, trace_id: str) -> Trace:
         if trace_id not in self._data.traces:
             raise StoreError(f"no trace '{trace_id}'")
