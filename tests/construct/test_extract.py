@@ -698,3 +698,19 @@ def test_a_pronoun_means_who_the_question_before_named_and_no_value_repeats_its_
     assert ("Clove", "chases", "sticks", "observed") in got, got
     assert not any(e == "Marco" for e, _p, _v, _m in got if _p in ("swims", "chases")), got
     assert ("Clove", "swims", "nonstop", "observed") in got, got  # not "swims · swam nonstop"
+
+
+def test_no_value_keeps_an_adverb_of_its_verb_a_name_spoken_to_or_a_one_word_reaction(
+        backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Ben", "Honestly, I barely recognize myself. Rosa made me a paper crown."),
+        ("Anna", "Some advice I'd rather not follow, haha."),
+        ("Ben", "Dramatic! Sleep well, brave little sailor!"),
+        ("Ben", "I rarely swim in the lake."),
+    ]))
+    values = [v for _e, _p, v, _m in got]
+    assert not any(w in v.split() for v in values for w in ("barely", "rather")), got
+    assert not any("sailor" in v for v in values), got  # whom it was said to
+    assert not any(v.lower() == "dramatic" for v in values), got  # a one-word reaction
+    assert not any(e == v for e, _p, v, _m in got), got  # "recognizes: myself" names nobody else
+    assert ("Ben", "swims", "rarely in the lake", "observed") in got, got  # how often stays

@@ -155,6 +155,20 @@ def is_vocative(tok: Token) -> bool:
         before.lower_ in ("hey", "hi", "hello", "thanks", "thank", "wow", "yes", "yeah", "oh", "so")
 
 
+def addressed(tok: Token) -> bool:
+    """"Sleep well, new museum lady!": a bare noun phrase set off by a comma at the end of the
+    sentence is the one spoken to, no part of the clause."""
+    if tok.dep_ not in ("npadvmod", "dep") or tok.pos_ not in ("NOUN", "PROPN"):
+        return False
+    if any(t.dep_ == "prep" for t in tok.subtree):
+        return False
+    first, last = tok.left_edge, tok.right_edge
+    doc = tok.doc
+    after = doc[last.i + 1] if last.i + 1 < len(doc) else None
+    return first.i > 0 and doc[first.i - 1].text == "," and (after is None or after.is_punct) \
+        and last.i + 1 >= tok.sent.end - 1
+
+
 def _subjects(node: Token) -> list[Token]:
     found = [c for c in node.children if c.dep_ in SUBJECT_DEPS]
     for aux in (c for c in node.children if c.dep_ in ("aux", "auxpass")):

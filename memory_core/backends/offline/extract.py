@@ -120,6 +120,8 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     lemma = clauses.lemma(pred)
     if any(c.dep_ in ("attr", "acomp", "oprd") and c.lower_ in state.aliases for c in pred.children):
         return  # "I'm Kat" / "my name is Kat": the ``goes_by`` record says it
+    if pred.dep_ == "ROOT" and all(c.is_punct for c in pred.children):
+        return  # "Fancy!", "Agreed.": a one-word sentence reacts, it says nothing about anyone
     if clauses.keeps_on(pred):
         return  # "can't stop thinking about the trip": the thinking is the fact, and goes on
     if clauses.names_a_kind(pred):

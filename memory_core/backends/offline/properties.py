@@ -396,7 +396,8 @@ def value_of(pred: Token, dobj: Token | None, xcomp: Token | None, preps: list[T
         head = pred.head
         return clauses.join([t for t in head.subtree if t.i <= head.i and t.dep_ not in ("det", "poss")])
     rest = [c for c in pred.children if c.dep_ in ("acomp", "advmod", "npadvmod", "oprd", "prt")
-            and c.ent_type_ not in ("DATE", "TIME") and c.i > pred.i]  # what came before is another clause's
+            and c.ent_type_ not in ("DATE", "TIME") and c.i > pred.i  # what came before is another clause's
+            and not clauses.addressed(c)]  # "sleep well, new museum lady": whom it was said to
     if rest:
         return " ".join([pred.text, *(clauses.phrase(c, max_words=5) for c in rest)])
     return ""

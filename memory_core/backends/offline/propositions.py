@@ -35,6 +35,10 @@ DISCOURSE = frozenset({
 _SKIP_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "expl", "aux", "auxpass", "neg", "mark", "punct",
                         "intj", "cc", "conj", "advcl", "parataxis", "ccomp", "discourse", "meta", "dep",
                         "preconj", "appos"})
+# adverbs of frequency: they say how often the fact holds, and stay in its value
+_HOW_OFTEN = frozenset({"always", "usually", "often", "frequently", "sometimes", "occasionally", "rarely",
+                        "seldom", "hardly", "scarcely", "never", "normally", "generally", "regularly",
+                        "constantly", "daily", "weekly"})
 _FIRST = frozenset({"i", "me", "myself", "we", "us", "ourselves"})
 _SECOND = frozenset({"you", "yourself", "yourselves"})
 _POSS_FIRST = frozenset({"my", "our", "mine", "ours"})
@@ -78,7 +82,13 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
         # "when my team won first place": the wh-word ties the clause to another, it is no part of the fact
         dated = dated or (child.dep_ == "advmod" and child.tag_ == "WRB" and child.i < pred.i)
         particle = child.dep_ == "prt" and not with_verb
-        if child.dep_ in _SKIP_DEPS or particle or _is_discourse(child) or dated:
+        # "I barely recognize it", "I'd rather not go": a lone adverb before the verb says how
+        # the verb holds, it is no part of what it is about
+        before_verb = (child.dep_ == "advmod" and child.i < pred.i and child.text.islower() and not with_verb
+                       and child.lower_ not in _HOW_OFTEN  # "I rarely swim": how often is part of the fact
+                       and not any(child.children))  # ("Ledgerly announced ...": a name taken for an adverb)
+        if child.dep_ in _SKIP_DEPS or particle or _is_discourse(child) or dated or before_verb \
+                or clauses.addressed(child):
             skip.update(t.i for t in child.subtree)
     for t in pred.subtree:  # "joined the choir I kept raving about": the speaker's remark on it goes
         if t.i != pred.i and clauses.said_by_speakers(t):
