@@ -237,6 +237,7 @@ OCCUPATIONS = frozenset({
     "freelancer", "editor", "journalist", "blogger", "youtuber", "streamer", "gamer", "athlete",
     "player", "mom", "dad", "homemaker", "founder", "ceo", "activist",
     "advocate", "caregiver", "sculptor", "potter", "baker", "carpenter", "plumber", "electrician",
+    "physio", "physiotherapist", "surgeon", "tutor", "midwife", "dietitian",
 })
 # pronouns before a noun that make it people ("you guys", "we two", "us girls")
 GROUP_PRONOUNS = frozenset({"you", "we", "us"})

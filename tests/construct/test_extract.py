@@ -714,3 +714,13 @@ def test_no_value_keeps_an_adverb_of_its_verb_a_name_spoken_to_or_a_one_word_rea
     assert not any(v.lower() == "dramatic" for v in values), got  # a one-word reaction
     assert not any(e == v for e, _p, v, _m in got), got  # "recognizes: myself" names nobody else
     assert ("Ben", "swims", "rarely in the lake", "observed") in got, got  # how often stays
+
+
+def test_someone_named_by_their_work_is_a_person(backend: OfflineBackend) -> None:
+    records = extract(backend, [
+        ("Ben", "My knee hurts again. My physio gave me new exercises."),
+        ("Anna", "My dentist recommends a softer brush."),
+    ])
+    kinds = {r.entity: r.entity_type for r in records}
+    assert kinds.get("Ben's physio") == "person", kinds
+    assert kinds.get("Anna's dentist") == "person", kinds

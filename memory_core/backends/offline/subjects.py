@@ -236,8 +236,16 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         text = clauses.phrase(tok, max_words=5, name=True)
         if text and possessor(tok, speaker, other) == speaker:  # "my last day": the speaker's own
             text = f"{speaker}'s {text}"
-        return Subject(text or tok.text, "concept", 0.9) if text else None
+        kind = "person" if _works_as(tok) else "concept"  # "my physio said ...": a person
+        return Subject(text or tok.text, kind, 0.9) if text else None
     return None
+
+
+def _works_as(tok: Token) -> bool:
+    """A noun that names someone by their work ("physio", "dentist", "librarian")."""
+    noun = tok.lemma_.lower()
+    return noun in lexicon.OCCUPATIONS or (
+        noun.endswith(("ist", "ian")) and noun not in lexicon.NOT_OCCUPATION)
 
 
 def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos: int) -> Subject | None:
