@@ -724,3 +724,12 @@ def test_someone_named_by_their_work_is_a_person(backend: OfflineBackend) -> Non
     kinds = {r.entity: r.entity_type for r in records}
     assert kinds.get("Ben's physio") == "person", kinds
     assert kinds.get("Anna's dentist") == "person", kinds
+
+
+def test_what_a_speaker_called_it_is_what_it_is_called(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Ben", 'The album is finished! Nine tracks, we called it "Paper Moons".'),
+        ("Anna", "I'll call it a day soon."),
+    ]))
+    assert ("album", "is_called", "Paper Moons", "observed") in got, got
+    assert not any(p == "calls" and "Paper" in v for _e, p, v, _m in got), got

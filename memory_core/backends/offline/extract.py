@@ -51,6 +51,7 @@ from memory_core.backends.offline.propositions import (
 from memory_core.backends.offline.subjects import (
     PLACE_ENTS,
     conjunct_subjects,
+    last_object,
     name_of,
     other_speaker,
     possessor,
@@ -137,6 +138,8 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
         return
     if _idiom(pred) or (pred.dep_ in ("xcomp", "oprd", "ccomp") and _idiom(pred.head)):
         return  # "makes sense", "I'll keep you posted": no fact
+    if _named_it(state, pred, turn):
+        return
     xcomp = next((c for c in pred.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None)
     governs = xcomp is not None and (
         lemma in lexicon.DESIRE_VERBS | lexicon.PLAN_VERBS
@@ -208,6 +211,22 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
                 who.name, who.type, prop.name, value, turn,
                 conf(rule, who.resolution, who.agreement), mod, condition, None, pred, prop.event))
             _inverse(state, who, prop, value, turn, mod, rule)
+
+
+def _named_it(state: ExtractState, pred: Token, turn: Turn) -> bool:
+    """"The EP is done! We called it Low Light": what "it" refers to is called the name given
+    (``is_called``), as "it's called Low Light" would say."""
+    if clauses.lemma(pred) not in ("call", "name") or clauses.names_passively(pred):
+        return False
+    if not any(c.dep_ == "dobj" and c.lower_ == "it" for c in pred.children):
+        return False
+    name = next((c for c in pred.children if c.dep_ == "oprd" and c.pos_ == "PROPN"), None)
+    thing = last_object(pred)
+    if name is None or thing is None:
+        return False
+    text = name.doc[name.left_edge.i : name.right_edge.i + 1].text.strip('"“”\' ')
+    state.drafts.append(Draft(thing, "concept", lexicon.IS_CALLED.name, text, turn, conf("pattern", 0.6)))
+    return True
 
 
 def _looked_forward(state: ExtractState, pred: Token, ahead: Token, turn: Turn, pos: int, speaker: str,
