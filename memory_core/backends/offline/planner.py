@@ -53,6 +53,9 @@ _RELATION_WORDS = frozenset(
     """.split()  # noqa: SIM905
 )
 _NOT_PROPERTY = STOPWORDS | WEAK_WORDS | frozenset({"s"})
+# verbs that say little until their object or particle does ("take place", "get into", "make up")
+_LIGHT_STEMS = frozenset(stem(w) for w in ("take", "get", "make", "have", "go", "do", "give", "put", "come",
+                                           "keep"))
 # A chat with an assistant has role-named speakers: the asker's "I/my" is the user, and
 # "you said/suggested ..." (the assistant's earlier words) is the assistant.
 _FIRST_PERSON_RE = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b", re.IGNORECASE)
@@ -155,9 +158,12 @@ def align_property(
         prop_stems = {stem(w) for w in words(prop) if w not in STOPWORDS}
         if not prop_stems:
             continue
-        overlap = len(prop_stems & phrase_stems) / len(prop_stems)
+        said = phrase_stems
+        if prop_stems - _LIGHT_STEMS:  # "hobbies taken up" is not ``takes_place``: a light verb
+            prop_stems, said = prop_stems - _LIGHT_STEMS, phrase_stems - _LIGHT_STEMS  # matches nothing alone
+        overlap = len(prop_stems & said) / len(prop_stems)
         fuzzy = max(
-            (fuzz.ratio(p, s) / 100.0 for p in prop_stems for s in phrase_stems), default=0.0
+            (fuzz.ratio(p, s) / 100.0 for p in prop_stems for s in said), default=0.0
         )
         score = max(overlap, fuzzy if fuzzy >= 0.85 else 0.0)
         if score > best_score:
