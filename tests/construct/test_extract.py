@@ -632,7 +632,7 @@ def test_a_name_given_is_the_value_not_the_pronoun_or_a_topic_put_first(backend:
         ("Anna", "My new kitten? I call him Tiger."),
         ("Ben", "We named the puppy Rex."),
     ]))
-    assert ("Ben", "calls", "Night Owls", "observed") in got, got
+    assert ("podcast", "is_called", "Night Owls", "observed") in got, got  # what "it" is goes by the name
     assert ("Anna", "calls", "Tiger", "observed") in got, got
     assert ("Ben", "names", "puppy Rex", "observed") in got, got  # a noun named stays with its name
 
