@@ -733,3 +733,10 @@ def test_what_a_speaker_called_it_is_what_it_is_called(backend: OfflineBackend) 
     ]))
     assert ("album", "is_called", "Paper Moons", "observed") in got, got
     assert not any(p == "calls" and "Paper" in v for _e, p, v, _m in got), got
+
+
+def test_a_clause_joined_to_a_verbless_sentence_head_is_read(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Ben", "Mostly fine, but poor Rex cut his paw on a rusty nail. We spent the night at the clinic."),
+    ]))
+    assert ("Rex", "cuts", "his paw on a rusty nail", "observed") in got, got
