@@ -90,5 +90,7 @@ SUPPORT_WORDS: dict[SupportLevel, str] = {
     SupportLevel.WEAK: "The conversation only partly supports this answer: read the turns below.",
     SupportLevel.UNKNOWN: "The conversation does not support an answer: treat it as a guess.",
 }
+GUESS_WORDS = ("These words are in the cited turn, but nothing shows they answer the question: "
+               "treat them as a guess and read the turn.")
 
 

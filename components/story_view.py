@@ -67,9 +67,10 @@ def records_html(conv: str, records: Sequence[Record], trace: Trace, episodes: S
 
 def render(svc: MemoryServices, conv: str, trace: Trace, episodes: Sequence[Episode]) -> None:
     st.html(trace_view.answer_html(trace))
-    color, label, _ = support_view.LEVELS[support_view.level(trace)]
+    color, label, _ = support_view.shown(trace)
     st.badge(f"Answer {label}", color=color)  # type: ignore[arg-type]
-    st.caption(plain_words.SUPPORT_WORDS[support_view.level(trace)])
+    st.caption(plain_words.GUESS_WORDS if support_view.is_guess(trace)
+               else plain_words.SUPPORT_WORDS[support_view.level(trace)])
     if trace.details.get("asked_at"):  # relative dates in the question counted back from that day
         st.caption(md(trace_view.asked_at_text(trace)))
 

@@ -16,6 +16,24 @@ LEVELS: dict[SupportLevel, tuple[str, str, str]] = {  # badge colour, label, wha
 }
 
 
+# an unsure answer still given: its words are in the turns it cites, nothing shows they answer
+GUESS: tuple[str, str, str] = ("gray", "is a guess", "its words are in the cited turns, but the evidence "
+                               "does not show they answer the question: read the turns")
+
+
+def is_guess(trace: Trace) -> bool:
+    """An answer graded ``unknown`` that still quotes words from the turns it cites (the
+    answerer was unsure which piece answers): a guess, not an answer the evidence lacks."""
+    answer = trace.answer
+    return (level(trace) == SupportLevel.UNKNOWN and bool(answer.cited_turn_ids) and not answer.unmentioned
+            and answer.text.strip().casefold() != "unknown")
+
+
+def shown(trace: Trace) -> tuple[str, str, str]:
+    """The badge colour, label and meaning the trace's answer is shown with."""
+    return GUESS if is_guess(trace) else LEVELS[level(trace)]
+
+
 def level(trace: Trace) -> SupportLevel:
     """The graded level when the answerer gave one, else from the yes/no ``supported`` flag."""
     if trace.answer.support is not None:
@@ -24,6 +42,6 @@ def level(trace: Trace) -> SupportLevel:
 
 
 def badge(trace: Trace) -> None:
-    color, label, meaning = LEVELS[level(trace)]
+    color, label, meaning = shown(trace)
     st.badge(f"Answer {label}", color=color)  # type: ignore[arg-type]
     st.caption(f"Support: {meaning}.")

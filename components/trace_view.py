@@ -30,6 +30,8 @@ def answer_html(trace: Trace) -> str:
         for tid in trace.answer.cited_turn_ids
     )
     support = "" if trace.answer.supported else '<div class="mn-ep-head">not supported by the evidence</div>'
+    if support_view.is_guess(trace):  # the words are in the cited turn; whether they answer is not shown
+        support = '<div class="mn-ep-head">a guess: not shown to answer the question</div>'
     if trace.answer.unmentioned:  # the question names something no retrieved turn says
         names = ", ".join(f"“{esc(n)}”" for n in trace.answer.unmentioned)
         support = f'<div class="mn-ep-head">no retrieved turn mentions {names}: the question may rest on a ' \

@@ -78,18 +78,18 @@ def test_a_benchmark_question_shows_its_gold_answer_and_a_short_buffer(open_app,
 
 
 def test_an_answer_shows_its_support_level_as_a_badge_in_words(open_app, app_services) -> None:
-    from components.plain_words import SUPPORT_WORDS
-    from components.support_view import LEVELS, level
+    from components.plain_words import GUESS_WORDS, SUPPORT_WORDS
+    from components.support_view import is_guess, level, shown
 
     at = open_app("pages/ask.py", conv=SAMPLE_ID, timeout=120)
     widget(at.text_input, "Question").input("What pet does Maya have?")
     button(at, "Ask").click().run()
     no_errors(at)
     trace = app_services.queries.trace(at.query_params["trace"])
-    color, label, meaning = LEVELS[level(trace)]
+    color, label, meaning = shown(trace)
     text = all_text(at)  # the story view: the badge and the level in a plain sentence
     assert f":{color}-badge[Answer {label}]" in text
-    assert SUPPORT_WORDS[level(trace)] in text
+    assert (GUESS_WORDS if is_guess(trace) else SUPPORT_WORDS[level(trace)]) in text
     full_trace(at)
     text = all_text(at)
     assert f":{color}-badge[Answer {label}]" in text
@@ -126,3 +126,25 @@ def test_an_answer_says_which_names_of_the_question_no_turn_mentions() -> None:
     assert "no retrieved turn mentions “software engineer manager”" in html
     plain = trace.model_copy(update={"answer": trace.answer.model_copy(update={"unmentioned": ()})})
     assert "mentions" not in answer_html(plain) and "not supported by the evidence" in answer_html(plain)
+
+
+def test_an_unsure_answer_quoting_its_cited_turn_is_shown_as_a_guess_not_as_missing_evidence() -> None:
+    from datetime import datetime
+
+    from components.support_view import LEVELS, is_guess, shown
+    from components.trace_view import answer_html
+    from memory_core.models import Answer, Plan, SupportLevel, Trace
+
+    trace = Trace(id="t1", conv_id="c", question="How did Rex hurt his leg?", strategy="ensimem",
+                  backend="offline", plan=Plan(question="q"), created_at=datetime(2024, 1, 1),
+                  answer=Answer(text="cut it on a fence", cited_turn_ids=("D2:4",), supported=False,
+                                support=SupportLevel.UNKNOWN))
+    assert is_guess(trace) and shown(trace)[1] == "is a guess"
+    html = answer_html(trace)
+    assert "a guess: not shown to answer the question" in html and "not supported by the evidence" not in html
+    nothing = trace.model_copy(update={"answer": Answer(text="Unknown", supported=False,
+                                                        support=SupportLevel.UNKNOWN)})
+    assert not is_guess(nothing) and shown(nothing) == LEVELS[SupportLevel.UNKNOWN]
+    assert "not supported by the evidence" in answer_html(nothing)
+    weak = trace.model_copy(update={"answer": trace.answer.model_copy(update={"support": SupportLevel.WEAK})})
+    assert not is_guess(weak)
