@@ -740,3 +740,13 @@ def test_a_clause_joined_to_a_verbless_sentence_head_is_read(backend: OfflineBac
         ("Ben", "Mostly fine, but poor Rex cut his paw on a rusty nail. We spent the night at the clinic."),
     ]))
     assert ("Rex", "cuts", "his paw on a rusty nail", "observed") in got, got
+
+
+def test_a_name_the_tagger_reads_as_an_adverb_is_the_subject_not_the_speaker(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Anna", "Fennly announced layoffs last week. I kept my job."),  # tagged as an adverb
+        ("Ben", "Oof. Barely made it through mine."),
+    ]))
+    assert ("Fennly", "announces", "layoffs", "observed") in got, got
+    assert not any(e == "Anna" and p == "announces" for e, p, _v, _m in got), got
+    assert not any("Barely" in v or "barely" in v for _e, _p, v, _m in got), got

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from memory_core.backends.offline.nlp import BARE_CONTRACTION_RE
+from memory_core.backends.offline.nlp import BARE_CONTRACTION_RE, known_word
 from memory_core.construct import lexicon
 from memory_core.models import Modality
 
@@ -157,6 +157,21 @@ def is_vocative(tok: Token) -> bool:
         return False
     return before is None or before.is_sent_start or before.pos_ == "INTJ" or before.is_punct or \
         before.lower_ in ("hey", "hi", "hello", "thanks", "thank", "wow", "yes", "yeah", "oh", "so")
+
+
+def misread_name(pred: Token) -> Token | None:
+    """"Ledgerly announced layoffs": a capitalised word opening a subjectless clause, hung on its
+    verb as an adverb or modifier though it is no word of the language — a name the small tagger
+    misread, and the clause's subject."""
+    first = pred.sent[0]
+    if first.i >= pred.i or first.head.i != pred.i \
+            or first.dep_ not in ("advmod", "npadvmod", "compound", "dep"):
+        return None
+    if not (first.text[:1].isupper() and first.text.isalpha() and len(first.text) > 2) or first.lower_ == "i":
+        return None
+    if any(c.dep_ in SUBJECT_DEPS for c in pred.children) or known_word(first.text):
+        return None
+    return first
 
 
 def addressed(tok: Token) -> bool:

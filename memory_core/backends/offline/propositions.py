@@ -74,6 +74,9 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
     an imperative: "keep going after Jon's dreams")."""
     skip: set[int] = set()
     subj = next((c.i for c in pred.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    named = clauses.misread_name(pred)
+    if named is not None:  # "Ledgerly announced layoffs": the subject, whatever the tagger called it
+        skip.update(t.i for t in named.subtree)
     for child in pred.children:
         dated = child.dep_ in ("npadvmod", "advmod") and (child.ent_type_ in ("DATE", "TIME")
                                                            or _names_a_time(child))
@@ -84,9 +87,9 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
         particle = child.dep_ == "prt" and not with_verb
         # "I barely recognize it", "I'd rather not go": a lone adverb before the verb says how
         # the verb holds, it is no part of what it is about
-        before_verb = (child.dep_ == "advmod" and child.i < pred.i and child.text.islower() and not with_verb
+        before_verb = (child.dep_ == "advmod" and child.i < pred.i and child is not named and not with_verb
                        and child.lower_ not in _HOW_OFTEN  # "I rarely swim": how often is part of the fact
-                       and not any(child.children))  # ("Ledgerly announced ...": a name taken for an adverb)
+                       and not any(child.children))
         if child.dep_ in _SKIP_DEPS or particle or _is_discourse(child) or dated or before_verb \
                 or clauses.addressed(child):
             skip.update(t.i for t in child.subtree)

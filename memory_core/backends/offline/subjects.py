@@ -262,6 +262,10 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
         if subj.lower_ in ("it", "this", "that") and clauses.names_passively(pred):
             return _thing_before(pred)  # "We found a bakery. It's called Crumb Corner": the bakery
         return resolve(state, subj, speaker, other, pos)
+    named = clauses.misread_name(pred)
+    if named is not None:  # "Ledgerly announced layoffs": the name is the subject, not the speaker
+        known = next((m for m in reversed(state.mentions) if m.name == named.text), None)
+        return Subject(named.text, known.type if known else "concept", 0.8)
     if pred.i == pred.sent.start and clauses.is_past_form(pred) and pred.dep_ in ("ROOT", "advcl", "ccomp"):
         return Subject(speaker, "person", 0.7)  # "Lost my job yesterday, so ..."
     first = pred.sent[0]
