@@ -750,3 +750,14 @@ def test_a_name_the_tagger_reads_as_an_adverb_is_the_subject_not_the_speaker(bac
     assert ("Fennly", "announces", "layoffs", "observed") in got, got
     assert not any(e == "Anna" and p == "announces" for e, p, _v, _m in got), got
     assert not any("Barely" in v or "barely" in v for _e, _p, v, _m in got), got
+
+
+def test_advice_someone_reported_is_their_encouragement_of_whom_they_told(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Ben", "My ankle is sore again. My physio said to rest a week and ice it daily."),
+        ("Anna", "Ouch. My doctor told me to drink more water last winter."),
+    ]))
+    # (the times go to valid_time)
+    assert ("Ben's physio", "encourages", "Ben to rest and ice it", "observed") in got, got
+    assert ("Anna's doctor", "encourages", "Anna to drink more water", "observed") in got, got
+    assert not any(e == "Ben's physio" and p != "encourages" for e, p, _v, _m in got), got  # who rests: Ben

@@ -130,6 +130,10 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     if clauses.is_eager(pred) and (ahead := clauses.eager_complement(pred)) is not None:
         _looked_forward(state, pred, ahead, turn, pos, speaker, other)
         return  # "can't wait to visit Rome": the visit is the fact, planned
+    if _advice_of(pred.head if pred.dep_ == "conj" else pred, inside=True) is not None:
+        return  # "said to cut back and stretch more": the advice's own record, below, says it
+    if _advised(state, pred, turn, pos, speaker, other):
+        return
     if is_imperative(pred) and clauses.subject_of(pred) is None and not clauses.is_eager(pred):
         advice = advice_text(pred, speaker, other)  # "Keep going after your dreams!" to the other
         if len(advice.split()) >= 5:  # "have fun", "stay safe": a parting wish, no advice
@@ -211,6 +215,49 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
                 who.name, who.type, prop.name, value, turn,
                 conf(rule, who.resolution, who.agreement), mod, condition, None, pred, prop.event))
             _inverse(state, who, prop, value, turn, mod, rule)
+
+
+_ADVISING = frozenset({"say", "tell", "advise"})
+
+
+def _advice_of(pred: Token, *, inside: bool = False) -> Token | None:
+    """The "to"-clause of advice ("said to rest", "told me to rest"): of ``pred`` itself, or,
+    with ``inside``, ``pred`` when it is that clause of its head."""
+    if inside:
+        head = pred.head
+        advice = _advice_of(head) if head.i != pred.i else None
+        return pred if advice is not None and advice.i == pred.i else None
+    if clauses.lemma(pred) not in _ADVISING:
+        return None
+    return next((c for c in pred.children if c.dep_ in ("xcomp", "ccomp") and c.pos_ == "VERB"
+                 and any(a.dep_ == "aux" and a.lower_ == "to" for a in c.children)), None)
+
+
+def _advised(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str, other: str) -> bool:
+    """"My physio said to cut back and stretch more", "the doctor told me to rest": advice a
+    third person gave, to whom it was told (else the speaker) — ``encourages``, as the speakers'
+    own advice is."""
+    todo = _advice_of(pred)
+    if todo is None:
+        return False
+    adviser = subject_for(state, pred, speaker, other, pos)
+    if adviser is None or adviser.name in (speaker, other):
+        return False
+    told = next((c for c in pred.children if c.dep_ in ("dobj", "dative")), None)
+    advisee = resolve(state, told, speaker, other, pos) if told is not None \
+        else Subject(speaker, "person", 1.0)
+    if advisee is None:
+        return False
+    verbs = [todo, *(c for c in todo.children if c.dep_ == "conj" and c.pos_ == "VERB")]
+    said = [complement(v, speaker, other, "", with_verb=True) for v in verbs]
+    said = [w[:1].lower() + w[1:] for w in said if w]
+    if not said:
+        return False
+    negated = any(c.dep_ == "neg" for c in todo.children)
+    value = f"{advisee.name} {'not ' if negated else ''}to {' and '.join(said)}"
+    state.drafts.append(Draft(adviser.name, adviser.type, "encourages", value, turn,
+                              conf("pattern", adviser.resolution), Modality.OBSERVED, None, None, pred))
+    return True
 
 
 def _named_it(state: ExtractState, pred: Token, turn: Turn) -> bool:

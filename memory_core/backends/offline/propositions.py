@@ -87,7 +87,8 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
         particle = child.dep_ == "prt" and not with_verb
         # "I barely recognize it", "I'd rather not go": a lone adverb before the verb says how
         # the verb holds, it is no part of what it is about
-        before_verb = (child.dep_ == "advmod" and child.i < pred.i and child is not named and not with_verb
+        before_verb = (child.dep_ == "advmod" and child.i < pred.i and not with_verb
+                       and (named is None or child.i != named.i)
                        and child.lower_ not in _HOW_OFTEN  # "I rarely swim": how often is part of the fact
                        and not any(child.children))
         if child.dep_ in _SKIP_DEPS or particle or _is_discourse(child) or dated or before_verb \
