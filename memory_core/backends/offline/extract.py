@@ -217,7 +217,7 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
             _inverse(state, who, prop, value, turn, mod, rule)
 
 
-_ADVISING = frozenset({"say", "tell", "advise"})
+_ADVISING = frozenset({"say", "tell"})  # ("advised me to ..." is the lexicon's own ``advises``)
 
 
 def _advice_of(pred: Token, *, inside: bool = False) -> Token | None:
