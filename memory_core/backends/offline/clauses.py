@@ -169,7 +169,8 @@ def misread_name(pred: Token) -> Token | None:
         return None
     if not (first.text[:1].isupper() and first.text.isalpha() and len(first.text) > 2) or first.lower_ == "i":
         return None
-    if any(c.dep_ in SUBJECT_DEPS for c in pred.children) or known_word(first.text):
+    if any(c.dep_ in SUBJECT_DEPS for c in pred.children) or known_word(first.text) \
+            or is_noise_word(first.text):  # ("Omg, finished it!": chat shorthand is no name)
         return None
     return first
 

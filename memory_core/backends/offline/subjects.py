@@ -242,10 +242,9 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
 
 
 def _works_as(tok: Token) -> bool:
-    """A noun that names someone by their work ("physio", "dentist", "librarian")."""
-    noun = tok.lemma_.lower()
-    return noun in lexicon.OCCUPATIONS or (
-        noun.endswith(("ist", "ian")) and noun not in lexicon.NOT_OCCUPATION)
+    """A noun that names someone by their work ("physio", "dentist", "librarian"); a suffix
+    alone is no sign ("my wrist", "my playlist")."""
+    return tok.lemma_.lower() in lexicon.OCCUPATIONS
 
 
 def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos: int) -> Subject | None:
