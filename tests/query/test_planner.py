@@ -49,6 +49,14 @@ def test_property_is_aligned_with_the_home_vocabulary_by_fuzzy_match() -> None:
     assert plan.requirements[0].property == "hobby"
 
 
+def test_a_light_verb_alone_aligns_no_property() -> None:
+    vocab = Vocabulary(speakers=("Alice", "Bob"), properties=("takes_place", "gets_job", "takes_up"))
+    assert plan_question("What sports has Bob taken up?", vocab).requirements[0].property == "takes_up"
+    place_only = Vocabulary(speakers=("Alice", "Bob"), properties=("takes_place",))
+    picked = plan_question("What crafts has Bob taken up?", place_only).requirements[0].property
+    assert picked != "takes_place"  # "take" alone says nothing of a place
+
+
 def test_property_is_aligned_by_embedding_similarity(embedder) -> None:
     without = plan_question("What does Bob do for a living?", VOCAB)
     with_embedder = plan_question("What does Bob do for a living?", VOCAB, embedder=embedder)
