@@ -69,8 +69,7 @@ def render(svc: MemoryServices, conv: str, trace: Trace, episodes: Sequence[Epis
     st.html(trace_view.answer_html(trace))
     color, label, _ = support_view.shown(trace)
     st.badge(f"Answer {label}", color=color)  # type: ignore[arg-type]
-    st.caption(plain_words.GUESS_WORDS if support_view.is_guess(trace)
-               else plain_words.SUPPORT_WORDS[support_view.level(trace)])
+    st.caption(support_view.sentence(trace))
     if trace.details.get("asked_at"):  # relative dates in the question counted back from that day
         st.caption(md(trace_view.asked_at_text(trace)))
 

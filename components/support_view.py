@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components import plain_words
 from memory_core.models import SupportLevel, Trace
+from memory_core.query.premise import UNKNOWN
 
 LEVELS: dict[SupportLevel, tuple[str, str, str]] = {  # badge colour, label, what it means
     SupportLevel.SUPPORTED: ("green", "supported", "every part of the question is covered by the "
@@ -26,12 +28,17 @@ def is_guess(trace: Trace) -> bool:
     answerer was unsure which piece answers): a guess, not an answer the evidence lacks."""
     answer = trace.answer
     return (level(trace) == SupportLevel.UNKNOWN and bool(answer.cited_turn_ids) and not answer.unmentioned
-            and answer.text.strip().casefold() != "unknown")
+            and answer.text.strip().rstrip(".").casefold() != UNKNOWN.casefold())
 
 
 def shown(trace: Trace) -> tuple[str, str, str]:
     """The badge colour, label and meaning the trace's answer is shown with."""
     return GUESS if is_guess(trace) else LEVELS[level(trace)]
+
+
+def sentence(trace: Trace) -> str:
+    """The answer's support said in a plain sentence (a guess has its own)."""
+    return plain_words.GUESS_WORDS if is_guess(trace) else plain_words.SUPPORT_WORDS[level(trace)]
 
 
 def level(trace: Trace) -> SupportLevel:

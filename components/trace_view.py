@@ -29,13 +29,16 @@ def answer_html(trace: Trace) -> str:
         f'<a class="mn-cite" href="#{anchor_id(tid)}" target="_self">{esc(tid)}</a>'
         for tid in trace.answer.cited_turn_ids
     )
-    support = "" if trace.answer.supported else '<div class="mn-ep-head">not supported by the evidence</div>'
-    if support_view.is_guess(trace):  # the words are in the cited turn; whether they answer is not shown
-        support = '<div class="mn-ep-head">a guess: not shown to answer the question</div>'
     if trace.answer.unmentioned:  # the question names something no retrieved turn says
         names = ", ".join(f"“{esc(n)}”" for n in trace.answer.unmentioned)
         support = f'<div class="mn-ep-head">no retrieved turn mentions {names}: the question may rest on a ' \
                   'premise the conversation does not hold</div>'
+    elif support_view.is_guess(trace):  # the words are in the cited turn; whether they answer is not shown
+        support = '<div class="mn-ep-head">a guess: not shown to answer the question</div>'
+    elif not trace.answer.supported:
+        support = '<div class="mn-ep-head">not supported by the evidence</div>'
+    else:
+        support = ""
     cite_line = f'<div class="mn-ep-head">cited turns: {cites}</div>' if cites else ""
     updates = ""
     if trace.answer.updates:  # "D9:5 (3 May 2023)": the earlier statement this answer supersedes

@@ -100,13 +100,17 @@ def clause_heads(sent: Span) -> Iterator[Token]:
         if tok.dep_ not in CLAUSE_DEPS:
             continue
         if tok.pos_ in ("VERB", "AUX") or (tok.dep_ == "ROOT" and tok.pos_ in ("ADJ", "NOUN")):
-            # a verb joined to a noun is a misparse; one joined to a verbless sentence head is
-            # its own clause ("Mostly good, but Rex cut his paw")
-            if tok.dep_ == "conj" and tok.head.pos_ not in ("VERB", "AUX") and not (
-                    tok.head.dep_ == "ROOT" and tok.head.pos_ in ("ADJ", "NOUN")
-                    and tok.pos_ in ("VERB", "AUX") and any(c.dep_ in SUBJECT_DEPS for c in tok.children)):
+            # a verb joined to a noun is a misparse
+            if tok.dep_ == "conj" and tok.head.pos_ not in ("VERB", "AUX") and not _after_verbless_head(tok):
                 continue
             yield tok
+
+
+def _after_verbless_head(tok: Token) -> bool:
+    """"Mostly good, but Rex cut his paw": a verb with its own subject joined to a sentence head
+    with no verb is a clause of its own."""
+    return (tok.head.dep_ == "ROOT" and tok.head.pos_ in ("ADJ", "NOUN") and tok.pos_ in ("VERB", "AUX")
+            and any(c.dep_ in SUBJECT_DEPS for c in tok.children))
 
 
 _LAUGHTER = re.compile(r"^(?:[aeiou]?h+[aeiou]+){2,}h?$"

@@ -130,7 +130,7 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
     if clauses.is_eager(pred) and (ahead := clauses.eager_complement(pred)) is not None:
         _looked_forward(state, pred, ahead, turn, pos, speaker, other)
         return  # "can't wait to visit Rome": the visit is the fact, planned
-    if _advice_of(pred.head if pred.dep_ == "conj" else pred, inside=True) is not None:
+    if _is_advice(pred.head if pred.dep_ == "conj" else pred):
         return  # "said to cut back and stretch more": the advice's own record, below, says it
     if _advised(state, pred, turn, pos, speaker, other):
         return
@@ -220,17 +220,18 @@ def _clause(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str
 _ADVISING = frozenset({"say", "tell"})  # ("advised me to ..." is the lexicon's own ``advises``)
 
 
-def _advice_of(pred: Token, *, inside: bool = False) -> Token | None:
-    """The "to"-clause of advice ("said to rest", "told me to rest"): of ``pred`` itself, or,
-    with ``inside``, ``pred`` when it is that clause of its head."""
-    if inside:
-        head = pred.head
-        advice = _advice_of(head) if head.i != pred.i else None
-        return pred if advice is not None and advice.i == pred.i else None
+def _advice_of(pred: Token) -> Token | None:
+    """The "to"-clause of advice ("said to rest", "told me to rest")."""
     if clauses.lemma(pred) not in _ADVISING:
         return None
     return next((c for c in pred.children if c.dep_ in ("xcomp", "ccomp") and c.pos_ == "VERB"
                  and any(a.dep_ == "aux" and a.lower_ == "to" for a in c.children)), None)
+
+
+def _is_advice(pred: Token) -> bool:
+    """``pred`` is the "to"-clause of its head's advice."""
+    advice = _advice_of(pred.head) if pred.head.i != pred.i else None
+    return advice is not None and advice.i == pred.i
 
 
 def _advised(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: str, other: str) -> bool:
@@ -248,13 +249,10 @@ def _advised(state: ExtractState, pred: Token, turn: Turn, pos: int, speaker: st
         else Subject(speaker, "person", 1.0)
     if advisee is None:
         return False
-    verbs = [todo, *(c for c in todo.children if c.dep_ == "conj" and c.pos_ == "VERB")]
-    said = [complement(v, speaker, other, "", with_verb=True) for v in verbs]
-    said = [w[:1].lower() + w[1:] for w in said if w]
-    if not said:
+    value = advice_text(todo, speaker, other, to=advisee.name,
+                        and_then=[c for c in todo.children if c.dep_ == "conj" and c.pos_ == "VERB"])
+    if not value:
         return False
-    negated = any(c.dep_ == "neg" for c in todo.children)
-    value = f"{advisee.name} {'not ' if negated else ''}to {' and '.join(said)}"
     state.drafts.append(Draft(adviser.name, adviser.type, "encourages", value, turn,
                               conf("pattern", adviser.resolution), Modality.OBSERVED, None, None, pred))
     return True

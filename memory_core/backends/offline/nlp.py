@@ -112,7 +112,8 @@ def get_nlp() -> Language:
 def known_word(word: str) -> bool:
     """Whether the word (any case) is one the model came with: an English word, not a name
     the conversation coined ("finally" is, "Ledgerly" is not)."""
-    get_nlp()
+    if not _known:
+        get_nlp()
     return word.lower() in _known
 
 

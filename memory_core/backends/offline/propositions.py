@@ -21,6 +21,8 @@ from memory_core.backends.offline import clauses
 from memory_core.construct import lexicon
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from spacy.tokens import Token
 
 MAX_WORDS = 14
@@ -88,7 +90,6 @@ def complement(pred: Token, speaker: str, other: str, subject: str, *, with_verb
         # "I barely recognize it", "I'd rather not go": a lone adverb before the verb says how
         # the verb holds, it is no part of what it is about
         before_verb = (child.dep_ == "advmod" and child.i < pred.i and not with_verb
-                       and (named is None or child.i != named.i)
                        and child.lower_ not in _HOW_OFTEN  # "I rarely swim": how often is part of the fact
                        and not any(child.children))
         if child.dep_ in _SKIP_DEPS or particle or _is_discourse(child) or dated or before_verb \
@@ -284,12 +285,22 @@ def is_imperative(pred: Token) -> bool:
     return False
 
 
-def advice_text(pred: Token, speaker: str, other: str) -> str:
-    """"Keep going for your dreams" (Gina to Jon) -> "Jon to keep going for Jon's dreams"."""
+def advice_text(pred: Token, speaker: str, other: str, *, to: str | None = None,
+                and_then: Sequence[Token] = ()) -> str:
+    """"Keep going for your dreams" (Gina to Jon) -> "Jon to keep going for Jon's dreams";
+    ``to``: whom it was told (default: the other speaker); ``and_then``: verbs joined to it
+    ("rest and ice it")."""
     negated = any(c.dep_ == "neg" for c in pred.children)
-    body = complement(pred, speaker, other, "", with_verb=True)
-    if not body:
+    first = _verb_phrase(pred, speaker, other)
+    if not first:
         return ""
+    said = [first, *(body for v in and_then if (body := _verb_phrase(v, speaker, other)))]
+    return f"{other if to is None else to} {'not ' if negated else ''}to {' and '.join(said)}"
+
+
+def _verb_phrase(pred: Token, speaker: str, other: str) -> str:
+    """The clause with its verb, lower-cased unless a name ("Rest more" -> "rest more")."""
+    body = complement(pred, speaker, other, "", with_verb=True)
     first, _, rest = body.partition(" ")
     verb = first if pred.ent_type_ or pred.pos_ == "PROPN" else first.lower()
-    return f"{other} {'not ' if negated else ''}to {verb} {rest}".strip()
+    return f"{verb} {rest}".strip()

@@ -236,15 +236,10 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         text = clauses.phrase(tok, max_words=5, name=True)
         if text and possessor(tok, speaker, other) == speaker:  # "my last day": the speaker's own
             text = f"{speaker}'s {text}"
-        kind = "person" if _works_as(tok) else "concept"  # "my physio said ...": a person
+        # one named by their work is a person ("my physio said ..."); a suffix is no sign ("my wrist")
+        kind = "person" if tok.lemma_.lower() in lexicon.OCCUPATIONS else "concept"
         return Subject(text or tok.text, kind, 0.9) if text else None
     return None
-
-
-def _works_as(tok: Token) -> bool:
-    """A noun that names someone by their work ("physio", "dentist", "librarian"); a suffix
-    alone is no sign ("my wrist", "my playlist")."""
-    return tok.lemma_.lower() in lexicon.OCCUPATIONS
 
 
 def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos: int) -> Subject | None:
