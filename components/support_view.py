@@ -6,7 +6,6 @@ import streamlit as st
 
 from components import plain_words
 from memory_core.models import SupportLevel, Trace
-from memory_core.query.premise import UNKNOWN
 
 LEVELS: dict[SupportLevel, tuple[str, str, str]] = {  # badge colour, label, what it means
     SupportLevel.SUPPORTED: ("green", "supported", "every part of the question is covered by the "
@@ -28,7 +27,7 @@ def is_guess(trace: Trace) -> bool:
     answerer was unsure which piece answers): a guess, not an answer the evidence lacks."""
     answer = trace.answer
     return (level(trace) == SupportLevel.UNKNOWN and bool(answer.cited_turn_ids) and not answer.unmentioned
-            and answer.text.strip().rstrip(".").casefold() != UNKNOWN.casefold())
+            and answer.text.strip().rstrip(".").casefold() != "unknown")
 
 
 def shown(trace: Trace) -> tuple[str, str, str]:
