@@ -8,9 +8,15 @@ from datetime import datetime
 
 import pytest
 
-from memory_core.backends.offline.answer_model import default_model
-from memory_core.backends.offline.answering import candidates, extractive_answer, options, state_record
-from memory_core.backends.offline.compose import category_head, vague_phrase
+from memory_core.backends.offline.answer_model import Option, default_model
+from memory_core.backends.offline.answering import (
+    candidates,
+    extractive_answer,
+    options,
+    state_record,
+    with_verb,
+)
+from memory_core.backends.offline.compose import Choice, category_head, vague_phrase
 from memory_core.backends.offline.nlp import parse_many
 from memory_core.backends.offline.planner import plan_question
 from memory_core.config import Settings
@@ -715,3 +721,24 @@ def test_a_name_given_in_the_next_sentence_answers_through_its_record(tmp_path, 
         assert (answer.text, answer.record_ids) == ("Biscuit [D1:1]", (called[0].id,))
     finally:
         services.close()
+
+
+def test_a_record_answer_keeps_the_verb_that_carries_it() -> None:
+    # "How did Rex hurt her leg?" is answered "cut her leg on a nail ...", not "her leg on a nail";
+    # a question about the record's own property ("What did Rex cut?") takes its value alone
+    buffer = _buffer(("D2:4", "Jonas", "Mostly fine, but Rex cut her leg on a nail at the harbour."))
+    record = Record(id="r1", conv_id="c", episode_id="c:S2:E1", entity="Rex", entity_type="animal",
+                    property="cuts", value="her leg on a nail at the harbour", evidence_turn_ids=("D2:4",))
+    option = Option(text=record.value, kind="record", target="explanation", sentence_score=1.0,
+                    sentence_rank=0, novelty=1.0, overlap=0.0, distance=0.0, attached=True, proper=0.0,
+                    words=8, head_match=False, asked_name=False, speaker_is_asked=False, record=True)
+    choice = Choice(option, record.value, buffer[0], record)
+    hurt = plan_question("How did Rex hurt her leg?", VOCAB)
+    assert with_verb(hurt, choice, parse_many) == "cut her leg on a nail at the harbour"
+    asked_cut = hurt.requirements[0].model_copy(update={"property": "cuts"})
+    cut = hurt.model_copy(update={"requirements": [asked_cut]})
+    assert with_verb(cut, choice, parse_many) == record.value
+    # a value the turn does not say right after the verb keeps the value alone
+    nail = record.model_copy(update={"value": "a nail"})
+    elsewhere = dataclasses.replace(choice, text="a nail", record=nail)
+    assert with_verb(hurt, elsewhere, parse_many) == "a nail"

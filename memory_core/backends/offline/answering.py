@@ -917,10 +917,37 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
     p, choice = _kin_named(plan, scored, records) or _typed(plan, scored)
     sure = model.supports(p, plan.answer_target, len(scored)) and covered(plan, choice, ranked)
     cand = _source(choice, ranked) or best
-    return _answer(choice.text, [choice.turn] if choice.turn is not None else [],
+    return _answer(with_verb(plan, choice, parse), [choice.turn] if choice.turn is not None else [],
                    _level(model, p, sure, doubtable=choice is first), quote_text=_said(cand),
                    record_ids=(choice.record.id,) if choice.record is not None else (),
                    confidence=p), "record" if choice.record is not None else "piece"
+
+
+def with_verb(plan: Plan, choice: Choice, parse: Parse) -> str:
+    """A record's value, led by the verb that carries it when the question asks about another
+    property: "How did the dog hurt her leg?" with `Rex · cuts · her leg on a nail` is answered
+    "cut her leg on a nail", not "her leg on a nail". The verb is the one the source turn says
+    (its own tense), just before the value; a light verb, a property the question asks about
+    (`cooks` for "What did she bake?") or a value the turn does not say after its verb keep the
+    value alone."""
+    record, turn = choice.record, choice.turn
+    if record is None or turn is None or record.property in {r.property for r in plan.requirements}:
+        return choice.text
+    head = stem(record.property.split("_")[0])
+    if head in _LIGHT_VERB_STEMS or not choice.text:
+        return choice.text
+    doc = parse([turn.text])[0]
+    wanted = choice.text.lower()
+    for tok in doc:
+        if tok.pos_ not in ("VERB", "AUX") or stem(tok.lemma_.lower()) != head:
+            continue
+        if doc[tok.i + 1:].text.lower().startswith(wanted):
+            return f"{tok.text} {choice.text}"
+    return choice.text
+
+
+_LIGHT_VERB_STEMS = frozenset(stem(w) for w in ("be", "is", "have", "has", "get", "make", "do", "take", "go",
+                                                  "give", "put", "come", "keep"))
 
 
 _TIME_ASKED_RE = re.compile(r"\b(?:when|dates?|days?|weeks?|months?|years?|deadlines?|times?)\b",
