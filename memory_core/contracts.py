@@ -305,6 +305,7 @@ class RelationalStore(AccessRepository, Protocol):
         links: Sequence[EventLink],
         record_importance: dict[str, float] | None = None,
         event_importance: dict[str, float] | None = None,
+        record_types: dict[str, str] | None = None,
     ) -> None: ...
 
     def save_session_memory(

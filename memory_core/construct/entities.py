@@ -105,6 +105,7 @@ GOES_BY = "goes_by"
 # "Kleiwerk is_a studio", "Rex species dog": the record's entity type is the entity's type
 TYPE_DECIDING = frozenset({"is_a", "occupation", "species"})
 DECIDES = 100  # the weight of such a record in the type vote (a mention counts 1)
+_KIN_PROPERTIES = {p.name: p for p in lexicon.KIN.values()}  # spouse, child, pet, colleague, ...
 # what a common noun (no capital letter) can be as a relation value: a person only when it names
 # one ("mom", "coworker", "teacher"), never an organisation ("job", "team" are no company names)
 _PERSON_NOUNS = frozenset(lexicon.KIN) | lexicon.OCCUPATIONS
@@ -254,6 +255,13 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
             key = normalise_name(r.entity)
             if key in groups and not groups[key].speaker:
                 groups[key].types[r.entity_type] += DECIDES
+    # so does what a name was introduced as in someone's family ("my wife Julia" is a person
+    # whatever the sentences about her read like), a little less than a declared kind
+    for r in records:
+        prop = _KIN_PROPERTIES.get(r.property)
+        key = normalise_name(r.value)
+        if prop is not None and key in groups and not groups[key].speaker:
+            groups[key].types[value_type(r.value, prop.value_type)] += DECIDES // 2
     # the talk around a capitalised name the mentions call a person may say it is an animal; a
     # record that decides the type (is_a, occupation) still outweighs it
     if turn_texts:

@@ -78,7 +78,7 @@ def _rebuild(store: RelationalStore, index: VectorStore, embedder: TextEmbedder,
     timings["entities"] = timings.get("entities", 0.0) + time.perf_counter() - t
     t = time.perf_counter()
     store.save_graph(conv_id, result.entities, result.merges, result.edges, result.links,
-                     result.record_importance, result.event_importance)
+                     result.record_importance, result.event_importance, result.record_types)
     index_entities(index, embedder, conv_id, result.entities)
     timings["graph"] = timings.get("graph", 0.0) + time.perf_counter() - t
     return result

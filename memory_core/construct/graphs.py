@@ -30,7 +30,7 @@ import itertools
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +39,7 @@ import networkx as nx
 
 from memory_core import as_of
 from memory_core.as_of import AsOf
-from memory_core.construct.entities import Canonical, normalise_name
+from memory_core.construct.entities import ANNOTATOR, Canonical, normalise_name
 from memory_core.graph_view import GraphView, view_of
 from memory_core.models import Entity, EntityMerge, Episode, EventFrame, EventLink, GraphEdge, Record
 from memory_core.record_filter import RecordFilter
@@ -58,6 +58,8 @@ class GraphResult:
     links: list[EventLink]
     record_importance: dict[str, float]
     event_importance: dict[str, float]
+    # record id -> its entity's type, where the extractor's guess from one sentence differs
+    record_types: dict[str, str] = field(default_factory=dict)
 
 
 def compute_graph(conv_id: str, canonical: Canonical, records: Sequence[Record], events: Sequence[EventFrame],
@@ -122,7 +124,22 @@ def compute_graph(conv_id: str, canonical: Canonical, records: Sequence[Record],
         raw_ev[v.id] = (sum(cs) / len(cs) + 0.05) * math.log1p(m / verb_count[_verb(v)]) * (1 + degree[v.id])
     top_ev = max(raw_ev.values(), default=1.0) or 1.0
     event_importance = {k: round(v / top_ev, 4) for k, v in raw_ev.items()}
-    return GraphResult(entities, list(canonical.merges), edges, links, record_importance, event_importance)
+    return GraphResult(entities, list(canonical.merges), edges, links, record_importance, event_importance,
+                       record_types(records, record_entity, entity_of))
+
+
+def record_types(records: Sequence[Record], record_entity: dict[str, str],
+                 entity_of: dict[str, Entity]) -> dict[str, str]:
+    """The type each record's entity has across the conversation, for the records whose own
+    type (the extractor's guess from the one sentence it read: a dog called Rex typed a
+    person there, an organisation here) differs. A record an annotator wrote or corrected keeps
+    its type."""
+    out = {}
+    for r in records:
+        entity = entity_of.get(record_entity.get(r.id, ""))
+        if entity is not None and entity.type != r.entity_type and r.origin != ANNOTATOR and r.version == 1:
+            out[r.id] = entity.type
+    return out
 
 
 # --------------------------------------------------------------------------- rules shared with the patch

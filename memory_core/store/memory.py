@@ -157,8 +157,10 @@ class MemoryStore(StoreBase):
         links: Sequence[EventLink],
         record_importance: dict[str, float] | None = None,
         event_importance: dict[str, float] | None = None,
+        record_types: dict[str, str] | None = None,
     ) -> None:
-        """Replace the conversation-wide graph (entities, merges, edges, event links)."""
+        """Replace the conversation-wide graph (entities, merges, edges, event links); set the
+        given records' importance and entity type (their entity's type across the conversation)."""
         with self.atomic():
             self.lock_conversation(conv_id)
             for table in ("entities", "entity_merges", "edges", "event_links"):
@@ -176,6 +178,9 @@ class MemoryStore(StoreBase):
             if event_importance:
                 self.executemany("UPDATE events SET importance = ? WHERE id = ?",
                                  [[v, k] for k, v in event_importance.items()])
+            if record_types:
+                self.executemany("UPDATE records SET entity_type = ? WHERE id = ?",
+                                 [[v, k] for k, v in record_types.items()])
 
     # ------------------------------------------------------------------ reads
     def episodes(self, conv_id: str, session: int | None = None) -> list[Episode]:

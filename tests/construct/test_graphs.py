@@ -8,7 +8,7 @@ import networkx as nx
 import pytest
 
 from memory_core.backends.offline.backend import OfflineBackend
-from memory_core.construct.graphs import entity_graph, event_graph, write_graphml
+from memory_core.construct.graphs import entity_graph, event_graph, record_types, write_graphml
 from memory_core.construct.pipeline import build_conversation
 from memory_core.graph_view import view_of
 from memory_core.store import Store
@@ -99,3 +99,22 @@ def test_graph_view_of_the_stored_graphs(built: Store) -> None:
         assert e.key is None and e.kinds == tuple(data["kinds"]) and e.label == data["kinds"][0]
         assert e.labels == tuple(data["labels"]) and events.edge(e.id) == e
     assert events.node("no such node") is None and events.edge("not json") is None
+
+
+def test_records_carry_their_entitys_type_unless_an_annotator_set_it(built: Store) -> None:
+    # the extractor types a record's entity from the one sentence it read ("Rex loves long
+    # walks" reads like a person); after the build the record has the type its entity has
+    types = {e.name: e.type for e in built.entities("g")}
+    assert types["Julia"] == "person"  # "my wife Julia", though she "painted the view" and took a tram
+    rex = [r for r in built.records("g") if r.entity == "Rex"]
+    assert types["Rex"] == "animal" and rex and all(r.entity_type == "animal" for r in rex)
+    assert all(r.entity_type == types[r.entity] for r in built.records("g") if r.entity in types)
+    # a record an annotator wrote or corrected keeps the type given
+    by_name = {e.name: e for e in built.entities("g")}
+    edited = rex[0].model_copy(update={"entity_type": "person", "version": 2})
+    written = rex[0].model_copy(update={"id": "g:x", "entity_type": "person", "origin": "annotator"})
+    entity_of = {by_name["Rex"].id: by_name["Rex"]}
+    owner = {edited.id: by_name["Rex"].id, written.id: by_name["Rex"].id}
+    assert record_types([edited, written], owner, entity_of) == {}
+    fresh = edited.model_copy(update={"version": 1})
+    assert record_types([fresh], owner, entity_of) == {fresh.id: "animal"}
