@@ -185,6 +185,10 @@ class Record(_Model):
     version: int = 1
     origin: str = "offline"  # backend that produced it, or "annotator"
 
+    def edited(self) -> bool:
+        """Written or corrected by an annotator (not as the build extracted it)."""
+        return self.origin == "annotator" or self.version > 1
+
     def text(self) -> str:
         """The record as one readable line ("Ana adds Little Women to watch list (planned,
         2023-05)"): what the UI shows and the dense/lexical indexes embed."""

@@ -249,19 +249,19 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
         ka, kk = normalise_name(alias), normalise_name(keep)
         if ka in groups and kk in groups:
             union(ka, kk, ANNOTATOR, 1.0)
-    # what a name was introduced as decides its type ("a studio called Kleiwerk" is no person)
+    # what a name was introduced as decides its type ("a studio called Kleiwerk" is no person);
+    # so, a little less, does what it was introduced as in someone's family ("my wife Julia" is
+    # a person whatever the sentences about her read like)
     for r in records:
+        kin = _KIN_PROPERTIES.get(r.property)
         if r.property in TYPE_DECIDING:
-            key = normalise_name(r.entity)
-            if key in groups and not groups[key].speaker:
-                groups[key].types[r.entity_type] += DECIDES
-    # so does what a name was introduced as in someone's family ("my wife Julia" is a person
-    # whatever the sentences about her read like), a little less than a declared kind
-    for r in records:
-        prop = _KIN_PROPERTIES.get(r.property)
-        key = normalise_name(r.value)
-        if prop is not None and key in groups and not groups[key].speaker:
-            groups[key].types[value_type(r.value, prop.value_type)] += DECIDES // 2
+            key, kind, weight = normalise_name(r.entity), r.entity_type, DECIDES
+        elif kin is not None:
+            key, kind, weight = normalise_name(r.value), value_type(r.value, kin.value_type), DECIDES // 2
+        else:
+            continue
+        if key in groups and not groups[key].speaker:
+            groups[key].types[kind] += weight
     # the talk around a capitalised name the mentions call a person may say it is an animal; a
     # record that decides the type (is_a, occupation) still outweighs it
     if turn_texts:

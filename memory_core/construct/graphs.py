@@ -39,7 +39,7 @@ import networkx as nx
 
 from memory_core import as_of
 from memory_core.as_of import AsOf
-from memory_core.construct.entities import ANNOTATOR, Canonical, normalise_name
+from memory_core.construct.entities import Canonical, normalise_name
 from memory_core.graph_view import GraphView, view_of
 from memory_core.models import Entity, EntityMerge, Episode, EventFrame, EventLink, GraphEdge, Record
 from memory_core.record_filter import RecordFilter
@@ -137,7 +137,7 @@ def record_types(records: Sequence[Record], record_entity: dict[str, str],
     out = {}
     for r in records:
         entity = entity_of.get(record_entity.get(r.id, ""))
-        if entity is not None and entity.type != r.entity_type and r.origin != ANNOTATOR and r.version == 1:
+        if entity is not None and entity.type != r.entity_type and not r.edited():
             out[r.id] = entity.type
     return out
 

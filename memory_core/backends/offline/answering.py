@@ -63,7 +63,7 @@ from memory_core.backends.offline.compose import (
     with_head_similarity,
 )
 from memory_core.backends.offline.intervals import interval_answer
-from memory_core.backends.offline.planner import addressed_speaker
+from memory_core.backends.offline.planner import LIGHT_STEMS, addressed_speaker
 from memory_core.construct import lexicon
 from memory_core.contracts import USER_ROLES
 from memory_core.models import Answer, BufferTurn, Plan, ReasoningType, Record, Requirement, SupportLevel
@@ -635,7 +635,7 @@ def _edited(plan: Plan, records: Sequence[Record]) -> Record | None:
     correction answers before anything the build extracted."""
     q = Question.of(plan)
     for rec in records:
-        if not (rec.origin == "annotator" or rec.version > 1) or not rec.value.strip():
+        if not rec.edited() or not rec.value.strip():
             continue
         option = record_options(q, [rec], [], {}, {})
         if option and option[0].option.record_property:
@@ -946,8 +946,8 @@ def with_verb(plan: Plan, choice: Choice, parse: Parse) -> str:
     return choice.text
 
 
-_LIGHT_VERB_STEMS = frozenset(stem(w) for w in ("be", "is", "have", "has", "get", "make", "do", "take", "go",
-                                                  "give", "put", "come", "keep"))
+# the planner's light verbs, and the heads of the properties they name in the third person
+_LIGHT_VERB_STEMS = LIGHT_STEMS | frozenset(stem(w) for w in ("be", "is", "has"))
 
 
 _TIME_ASKED_RE = re.compile(r"\b(?:when|dates?|days?|weeks?|months?|years?|deadlines?|times?)\b",

@@ -131,7 +131,7 @@ def _option(q: Question, text: str, kind: str, *, sentence_score: float, rank: i
         families |= question_families(q.plan.keywords, q.target)  # "where ..." asks for a place
         prop_match = any(fold(r.property or "") == fold(record.property) for r in wanted) or bool(
             families & property_families(record.property))
-        edited = record.origin == "annotator" or record.version > 1
+        edited = record.edited()
     return Option(text=text, kind=kind, target=q.target, sentence_score=sentence_score, sentence_rank=rank,
                   novelty=novelty, overlap=overlap, distance=distance, attached=attached, proper=proper,
                   words=len(text.split()), head_match=_head_match(q, text), asked_name=_asked_name(q, text),

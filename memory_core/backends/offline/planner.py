@@ -54,7 +54,7 @@ _RELATION_WORDS = frozenset(
 )
 _NOT_PROPERTY = STOPWORDS | WEAK_WORDS | frozenset({"s"})
 # verbs that say little until their object or particle does ("take place", "get into", "make up")
-_LIGHT_STEMS = frozenset(stem(w) for w in ("take", "get", "make", "have", "go", "do", "give", "put", "come",
+LIGHT_STEMS = frozenset(stem(w) for w in ("take", "get", "make", "have", "go", "do", "give", "put", "come",
                                            "keep"))
 # A chat with an assistant has role-named speakers: the asker's "I/my" is the user, and
 # "you said/suggested ..." (the assistant's earlier words) is the assistant.
@@ -159,8 +159,8 @@ def align_property(
         if not prop_stems:
             continue
         said = phrase_stems
-        if prop_stems - _LIGHT_STEMS:  # "hobbies taken up" is not ``takes_place``: a light verb
-            prop_stems, said = prop_stems - _LIGHT_STEMS, phrase_stems - _LIGHT_STEMS  # matches nothing alone
+        if prop_stems - LIGHT_STEMS:  # "hobbies taken up" is not ``takes_place``: a light verb
+            prop_stems, said = prop_stems - LIGHT_STEMS, phrase_stems - LIGHT_STEMS  # matches nothing alone
         overlap = len(prop_stems & said) / len(prop_stems)
         fuzzy = max(
             (fuzz.ratio(p, s) / 100.0 for p in prop_stems for s in said), default=0.0
