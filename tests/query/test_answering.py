@@ -418,6 +418,29 @@ def test_a_user_who_said_it_both_ways_is_told_so_with_both_turns() -> None:
     assert _ask("Has Maya ever used a pressure cooker?", named).text.split(" [")[0] in ("Yes", "No")
 
 
+def test_a_denial_is_a_negated_asked_verb_and_its_other_side_may_rank_lower() -> None:
+    # the denial is the best sentence; the turn that says it happened shares fewer of the
+    # question's words (ranked well below half of the best), and is still found
+    buffer = _buffer(
+        ("D1:7", "user", "I've never repotted any orchids in my flat, so the roots are a mystery to me."),
+        ("D1:8", "assistant", "Repotting orchids every two years keeps their roots healthy in a flat."),
+        ("D1:9", "assistant", "Use bark, not soil, when you repot orchids."),
+        ("D4:3", "user", "Yesterday I repotted two orchids with fresh bark."),
+    )
+    got = _ask("Have I ever repotted any orchids in my flat?", buffer)
+    assert got.text.startswith("Contradictory") and got.cited_turn_ids == ("D1:7", "D4:3"), got
+    # "I'm not sure ..." negates no asked verb: no contradiction
+    hedged = _buffer(
+        ("D1:7", "user", "I repotted two orchids in my flat, but I'm not sure the bark was right."),
+        ("D2:3", "user", "The orchids I repotted in my flat look healthy now."),
+    )
+    assert not _ask("Have I repotted orchids in my flat?", hedged).text.startswith("Contradictory")
+    # a denial with nothing on the other side is a plain no
+    denied = _buffer(("D1:7", "user", "I've never repotted any orchids in my flat, they scare me."),
+                     ("D1:8", "assistant", "Orchids are easier to repot than they look."))
+    assert _ask("Have I ever repotted orchids in my flat?", denied).text.split(" [")[0] == "No"
+
+
 def test_a_name_called_out_is_no_answer_sentence() -> None:
     buffer = _buffer(
         ("D1:1", "Maya", "Hey Jonas!"),

@@ -281,29 +281,68 @@ def _said_by(asked: set[str], ranked: list[Candidate]) -> list[Candidate]:
     return [c for c in ranked if fold(c.turn.speaker.split()[0]) in asked]
 
 
-CONTRADICTION_SHARE = 0.5  # the sentences weighed for a contradiction score this share of the best
-CONTRADICTION_SENTENCES = 4
+CONTRADICTION_SHARE = 0.2  # the user's sentences weighed for a contradiction score this share of the best
+CONTRADICTION_SENTENCES = 12
 
 
-def _contradicted(question: str, plan: Plan, ranked: list[Candidate]) -> Answer | None:
-    """"Have I ever ...?" asked of an assistant's memory, when the user's own best sentences say
-    it both ways ("I have never tried X" in one turn, "I tried X twice" in another): the answer
-    says so, quoting both, instead of picking a side. Only for a user asking about themselves in
-    a user/assistant chat: between people who talk loosely, a "not" in one of the best sentences
-    was mostly not about the thing asked (on the tune chats it cost more answers than it won)."""
+def _contradicted(question: str, ranked: list[Candidate], parse: Parse) -> Answer | None:
+    """"Have I ever ...?" asked of an assistant's memory, when the user denied it in one turn
+    ("I've never fixed a bug in the parser") and said it in another ("I fixed the parser's
+    off-by-one bug"): the answer says so, quoting both, instead of picking a side.
+
+    The denial is a user's sentence whose negated verb is the asked thing (the verb is one of
+    the question's words, or its object names one of the question's nouns) -- "I'm not sure
+    how to ..." denies nothing. The other side is the user's best sentence from another turn,
+    not a question and not itself negated, that repeats at least half of the question's words
+    the denial uses. Only for a user asking about themselves in a user/assistant chat: between
+    people who talk loosely, a "not" in a good sentence was mostly not about the thing asked."""
     user = _user(question, ranked)
-    if user is None:
+    if user is None or not ranked:
         return None
     top = ranked[0].score
     own = [c for c in _said_by(user, ranked[:3 * CONTRADICTION_SENTENCES])
            if not c.sentence.endswith("?") and c.score >= CONTRADICTION_SHARE * top][:CONTRADICTION_SENTENCES]
-    yes = next((c for c in own if polarity(c.sentence)), None)
-    no = next((c for c in own if not polarity(c.sentence)), None)
-    if yes is None or no is None or yes.turn.turn_id == no.turn.turn_id:
+    if not own:
+        return None
+    asked = _content_stems(question)
+    docs = parse([c.sentence for c in own])
+    denied = [_denies(doc, asked) for doc in docs]
+    no = next((c for c, d in zip(own, denied, strict=True) if d), None)
+    if no is None:
+        return None
+    key = _content_stems(no.sentence) & asked
+    need = max(1, (len(key) + 1) // 2)
+    yes = next((c for c, d in zip(own, denied, strict=True)
+                if not d and c.turn.turn_id != no.turn.turn_id and polarity(c.sentence)
+                and len(_content_stems(c.sentence) & key) >= need), None)
+    if yes is None:
         return None
     first, second = sorted((yes, no), key=lambda c: _said_at(c.turn))
     return _answer(f'Contradictory: "{first.sentence}" ({first.turn.turn_id}), but later "{second.sentence}" '
                    f"({second.turn.turn_id})", [first.turn, second.turn], SupportLevel.WEAK)
+
+
+def _content_stems(text: str) -> set[str]:
+    return {stem(w) for w in words(text) if w not in STOPWORDS}
+
+
+def _denies(doc: Doc, asked: set[str]) -> bool:
+    """Does the sentence negate a verb that is the asked thing: the verb is one of the question's
+    words ("never obtained" for "Have I obtained ...?"), or a noun it governs is ("never wrote
+    any routes" for "... worked with routes ...")? A negated "be" or auxiliary ("I'm not sure")
+    denies nothing asked."""
+    for tok in doc:
+        if tok.dep_ != "neg" and tok.lower_ != "never":
+            continue
+        verb = tok.head
+        if verb.pos_ != "VERB" or verb.lemma_ == "be":
+            continue
+        if stem(verb.lower_) in asked:
+            return True
+        governed = (t for t in verb.subtree if t is not verb and t.pos_ in ("NOUN", "PROPN"))
+        if any(stem(t.lower_) in asked for t in governed):
+            return True
+    return False
 
 
 def polarity(sentence: str) -> bool:
@@ -880,7 +919,7 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         if picked is not None:  # "is it A or B?" is answered with A or B, never with "yes"
             text, cand = picked
             return _answer(text, [cand.turn], SupportLevel.WEAK, quote_text=_said(cand)), "alternative"
-        if target == "boolean" and (both := _contradicted(question, plan, ranked)) is not None:
+        if target == "boolean" and (both := _contradicted(question, ranked, parse)) is not None:
             return both, "contradiction"
         yes = polarity(best.sentence)
         text = ("Yes" if yes else "No") if target == "boolean" else ("Likely yes" if yes else "Likely no")
