@@ -287,15 +287,19 @@ CONTRADICTION_SENTENCES = 12
 
 def _contradicted(question: str, ranked: list[Candidate], parse: Parse) -> Answer | None:
     """"Have I ever ...?" asked of an assistant's memory, when the user denied it in one turn
-    ("I've never fixed a bug in the parser") and said it in another ("I fixed the parser's
-    off-by-one bug"): the answer says so, quoting both, instead of picking a side.
+    ("I've never repotted any orchids") and said it in another ("I repotted two orchids with
+    fresh bark"): the answer says so, quoting both, instead of picking a side.
 
-    The denial is a user's sentence whose negated verb is the asked thing (the verb is one of
-    the question's words, or its object names one of the question's nouns) -- "I'm not sure
-    how to ..." denies nothing. The other side is the user's best sentence from another turn,
-    not a question and not itself negated, that repeats at least half of the question's words
-    the denial uses. Only for a user asking about themselves in a user/assistant chat: between
-    people who talk loosely, a "not" in a good sentence was mostly not about the thing asked."""
+    The denial is a user's sentence whose negated verb, with what it governs, holds at least half
+    of the question's words (``_denies``): "I'm not sure how to ...", or a "never" about
+    something else in a sentence that shares a word with the question, denies nothing. The
+    other side is the user's best sentence from another turn (a share of the best score
+    ``CONTRADICTION_SHARE``), not a question and not negated, that repeats at least half, and at
+    least two, of the question's words the denial uses. Only for a user asking about themselves
+    in a user/assistant chat. The shares were chosen on BEAM tune's contradiction probes (9 of 12
+    found) against the yes/no questions about a speaker in LoCoMo dev and REALTALK tune, whose
+    answers are consistent (0 of 18 called contradictory); on the check files: BEAM 3 of 8, and
+    0 of 21 REALTALK check questions called contradictory (docs/results.md, 2026-12-06 night)."""
     user = _user(question, ranked)
     if user is None or not ranked:
         return None
@@ -305,13 +309,12 @@ def _contradicted(question: str, ranked: list[Candidate], parse: Parse) -> Answe
     if not own:
         return None
     asked = _content_stems(question)
-    docs = parse([c.sentence for c in own])
-    denied = [_denies(doc, asked) for doc in docs]
+    denied = [_denies(doc, asked) for doc in parse([c.sentence for c in own])]
     no = next((c for c, d in zip(own, denied, strict=True) if d), None)
     if no is None:
         return None
     key = _content_stems(no.sentence) & asked
-    need = max(1, (len(key) + 1) // 2)
+    need = max(2, math.ceil(len(key) / 2))
     yes = next((c for c, d in zip(own, denied, strict=True)
                 if not d and c.turn.turn_id != no.turn.turn_id and polarity(c.sentence)
                 and len(_content_stems(c.sentence) & key) >= need), None)
@@ -327,20 +330,18 @@ def _content_stems(text: str) -> set[str]:
 
 
 def _denies(doc: Doc, asked: set[str]) -> bool:
-    """Does the sentence negate a verb that is the asked thing: the verb is one of the question's
-    words ("never obtained" for "Have I obtained ...?"), or a noun it governs is ("never wrote
-    any routes" for "... worked with routes ...")? A negated "be" or auxiliary ("I'm not sure")
-    denies nothing asked."""
+    """Does the sentence negate a verb (not "be") whose words -- the verb and all it governs --
+    hold at least half of the question's content words ``asked``? "I've never repotted any
+    orchids in my flat" denies "Have I repotted orchids in my flat?"; "I'm not sure the bark was
+    right" does not."""
+    need = max(1, math.ceil(len(asked) / 2))
     for tok in doc:
         if tok.dep_ != "neg" and tok.lower_ != "never":
             continue
         verb = tok.head
         if verb.pos_ != "VERB" or verb.lemma_ == "be":
             continue
-        if stem(verb.lower_) in asked:
-            return True
-        governed = (t for t in verb.subtree if t is not verb and t.pos_ in ("NOUN", "PROPN"))
-        if any(stem(t.lower_) in asked for t in governed):
+        if len({stem(t.lower_) for t in verb.subtree if not t.is_punct} & asked) >= need:
             return True
     return False
 
