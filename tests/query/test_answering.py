@@ -765,3 +765,19 @@ def test_a_record_answer_keeps_the_verb_that_carries_it() -> None:
     nail = record.model_copy(update={"value": "a nail"})
     elsewhere = dataclasses.replace(choice, text="a nail", record=nail)
     assert with_verb(hurt, elsewhere, parse_many) == "a nail"
+
+
+def test_how_many_is_the_latest_count_said_of_the_noun_with_the_noun() -> None:
+    buffer = _buffer(
+        ("D1:3", "user", "I'm building a photo gallery for my site and planned 8 cards for it."),
+        ("D1:4", "assistant", "A grid of 4 columns suits 8 cards well."),
+        ("D3:7", "user", "I added two more shots, so now the gallery has a total of 10 cards."),
+        ("D4:2", "user", "I also replaced 2 blurry cards in the gallery yesterday."),
+    )
+    got = _ask("How many cards does my photo gallery have?", buffer)
+    # the count said last of the cards, not the 2 blurry ones (a word the question does not use)
+    assert got.text == "10 cards [D3:7]" and got.cited_turn_ids == ("D3:7",), got
+    # the noun keeps the modifiers the turn gives it, and units of time are not counted this way
+    said = _buffer(("D2:5", "user", "So far I have solved 12 probability problems this month."))
+    assert _ask("How many probability problems have I solved?", said).text == "12 probability problems [D2:5]"
+    assert "days" not in _ask("How many days did I spend solving problems?", said).text

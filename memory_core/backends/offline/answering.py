@@ -927,6 +927,9 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
         return _answer(text, [best.turn], SupportLevel.WEAK, quote_text=_said(best)), "polar"
     if _ORDER_RE.search(question) and _RAISED_RE.search(question):
         return _raised_in_order(question, plan, ranked), "order"
+    if target == "count" and (stated := counted(question, ranked, parse)) is not None:
+        text, cand = stated  # "How many project cards …?": the latest number said of them
+        return _answer(text, [cand.turn], SupportLevel.WEAK, quote_text=_said(cand)), "count"
     if target == "time" and (between := interval_answer(question, buffer, parse)) is not None:
         text, turns = between  # "how many days between A and B?": counted from the days said
         return _answer(text, turns, SupportLevel.WEAK), "interval"
@@ -961,6 +964,43 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
                    _level(model, p, sure, doubtable=choice is first), quote_text=_said(cand),
                    record_ids=(choice.record.id,) if choice.record is not None else (),
                    confidence=p), "record" if choice.record is not None else "piece"
+
+
+_UNITS_OF_TIME = frozenset(stem(w) for w in ("time", "second", "minute", "hour", "day", "week", "month",
+                                              "year"))
+_NUMBER_RE = re.compile(r"\d|\b(?:" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+
+
+def counted(question: str, ranked: list[Candidate], parse: Parse) -> tuple[str, Candidate] | None:
+    """"How many project cards are in my gallery?": the number the conversation last gave of the
+    counted noun, with it ("10 cards"), a count said again later being the current one ("I
+    planned 8 cards" … "now I have a total of 10 cards"). A number counts when it quantifies a
+    plural noun with the question's head word; those whose other words the question does not
+    use ("2 weak sources" for "How many sources …?") come after the rest, and those that
+    share the question's own modifier ("project") come first. None when no number is said of
+    it, and for units of time ("how many days/times"), answered as durations and frequencies."""
+    asked = parse([question])[0]
+    many = next((t for t in asked if t.lower_ == "many" and t.head.pos_ in ("NOUN", "PROPN")), None)
+    if many is None:
+        return None
+    noun = stem(many.head.lower_)
+    if noun in _UNITS_OF_TIME:
+        return None
+    mods = {stem(c.lower_) for c in many.head.children if c.dep_ in ("compound", "amod") and c is not many}
+    words_asked = _content_stems(question)
+    said = [c for c in ranked if _NUMBER_RE.search(c.sentence) and noun in _content_stems(c.sentence)]
+    best: tuple[tuple[bool, bool, tuple[int, int]], str, Candidate] | None = None
+    for cand, doc in zip(said, parse([c.sentence for c in said]), strict=True):
+        for tok in doc:
+            head = tok.head
+            if tok.dep_ != "nummod" or stem(head.lower_) != noun or head.tag_ not in ("NNS", "NNPS"):
+                continue
+            own = {stem(c.lower_) for c in head.children if c.dep_ in ("compound", "amod")}
+            key = (own <= words_asked, bool(mods & own) or not mods, _said_at(cand.turn))
+            if best is None or key > best[0]:
+                text = doc[tok.i:head.i + 1].text if tok.i < head.i else f"{tok.text} {head.text}"
+                best = (key, text, cand)
+    return (best[1], best[2]) if best is not None else None
 
 
 def with_verb(plan: Plan, choice: Choice, parse: Parse) -> str:
