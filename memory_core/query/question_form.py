@@ -24,7 +24,9 @@ _TEMPORAL_RE = re.compile(
     r"(?:when|what\s+(?:year|month|date|day|time|week)|which\s+(?:year|month|date|day|week)|"
     r"how\s+long|since\s+when|how\s+many\s+(?:(?:years|months|weeks|days)(?!\s+(?:a|an|per|each|every)\s)|times\s+a))"
     r"\b|\b(?:how\s+long\s+ago|"
-    r"what\s+date|which\s+(?:year|month))\b",
+    r"what\s+date|which\s+(?:year|month)|"
+    r"what\s+(?:is|was|are|were)\s+(?:the|my|your|our|his|her|their)\s+(?:[\w-]+\s+)?deadlines?|"
+    r"what\s+deadlines?)\b",
     re.IGNORECASE,
 )
 _COUNT_RE = re.compile(

@@ -87,6 +87,10 @@ def test_answer_targets() -> None:
     assert plan_question("Where did Carol move?", VOCAB).answer_target == "location"
     assert plan_question("Why did Carol move to Berlin?", VOCAB).answer_target == "explanation"
     assert plan_question("Is Biscuit a golden retriever?", VOCAB).answer_target == "boolean"
+    # a deadline is a time, asked with "what" ("What is the grant's deadline?")
+    assert plan_question("What is the deadline for Carol's grant report?", VOCAB).answer_target == "time"
+    assert plan_question("What deadline did Bob set for the fence?", VOCAB).answer_target == "time"
+    assert plan_question("What is the grant report about?", VOCAB).answer_target == "value"
 
 
 def test_entities_match_possessives_and_short_forms() -> None:
