@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
-from memory_core.models import Record, Requirement, SupportLevel
+from memory_core.models import Modality, Record, Requirement, SupportLevel
 
 # What the question asks for (the planner's answer target) -> the question word of the sentence.
 ASKS_FOR: dict[str, str] = {
@@ -45,11 +45,23 @@ def requirement_sentence(i: int, r: Requirement, answer_target: str = "value") -
     return f"R{i + 1} · {start}: {body or 'whatever the whole question asks'}"
 
 
+# A record's modality, when it is not a plain fact, said after it: "I've never used X" is stored
+# as `user · uses · X` with modality negated, and must not read as if X was used.
+MODALITY_WORDS: dict[Modality, str] = {
+    Modality.NEGATED: "denied", Modality.PLANNED: "planned", Modality.DESIRED: "wished for",
+    Modality.HYPOTHETICAL: "hypothetical",
+}
+
+
 def record_line(record: Record) -> str:
-    """``Maya · takes class · pottery`` (the condition, if any, after a comma)."""
+    """``Maya · takes class · pottery`` (the condition, if any, after a comma; a modality other
+    than observed in brackets: ``user · uses · X (denied)``)."""
     line = " · ".join(p for p in (str(record.entity), words(record.property), str(record.value)) if p)
     condition = getattr(record, "condition", None)
-    return f"{line}, if {str(condition).removeprefix('if ')}" if condition else line
+    if condition:
+        line += f", if {str(condition).removeprefix('if ')}"
+    mode = MODALITY_WORDS.get(record.modality)
+    return f"{line} ({mode})" if mode else line
 
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",

@@ -95,3 +95,17 @@ def test_graph_view_helpers_keep_the_order_and_leave_the_view_alone() -> None:
     assert visited.ids() == ids and {e.label for e in visited.edges} == {"visited"}
     assert g.ids() == ids and len(g.edges) == 49  # a view is a value: nothing above changed it
     assert "n7" in g and "nowhere" not in g and g.node("n7") is not None and g.node("nowhere") is None
+
+
+def test_a_record_line_says_when_the_record_is_denied_planned_or_wished() -> None:
+    from components.plain_words import record_line
+    from memory_core.models import Modality
+
+    rec = Record(id="c:S1:E1:R1", conv_id="c", episode_id="c:S1:E1", entity="user", entity_type="person",
+                 property="uses", value="a pressure cooker", evidence_turn_ids=("D1:4",))
+    assert record_line(rec) == "user · uses · a pressure cooker"
+    # "I have never used a pressure cooker" must not read as a use
+    denied = rec.model_copy(update={"modality": Modality.NEGATED})
+    assert record_line(denied) == "user · uses · a pressure cooker (denied)"
+    planned = rec.model_copy(update={"modality": Modality.PLANNED, "condition": "it rains"})
+    assert record_line(planned) == "user · uses · a pressure cooker, if it rains (planned)"
