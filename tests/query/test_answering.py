@@ -144,7 +144,8 @@ def test_spans_follow_the_answer_form() -> None:
     title = _ask("What book is Maya reading?", book).text  # whole, never cut ("Lean", "Startup")
     assert "Lean Startup" in title and "shop" not in title
     count = _buffer(("D3:2", "Jonas", "We have three kids, and they love the beach."))
-    assert _ask("How many kids does Jonas have?", count).text == "three [D3:2]"  # the number as said
+    # the number as said, with the noun it counts
+    assert _ask("How many kids does Jonas have?", count).text == "three kids [D3:2]"
     place = _buffer(("D3:3", "Maya", "My brother moved to Lisbon for a new job in software."))
     moved = _ask("Where did Maya's brother move?", place)
     assert moved.text == "Lisbon [D3:3]"
