@@ -23,7 +23,7 @@ from memory_core.query import premise
 from memory_core.query.buffer import buffer_tokens, build_buffer
 from memory_core.query.context import ConversationIndex
 from memory_core.query.families import property_families
-from memory_core.query.qembed import embed_question
+from memory_core.query.qembed import embed_question, head_vector
 from memory_core.query.retrieve import Retrieval, retrieve
 from memory_core.query.strategies import StrategyConfig
 
@@ -54,7 +54,7 @@ def run_question(
     plan = backend.plan(question, vocabulary)
     timings["plan"] = time.perf_counter() - t1
     t2 = time.perf_counter()
-    result = retrieve(ci, plan, qvec, cfg, budget_tokens, now=now)
+    result = retrieve(ci, plan, qvec, cfg, budget_tokens, now=now, hvec=head_vector(embedder, question))
     timings["retrieve"] = time.perf_counter() - t2
     t3 = time.perf_counter()
     buffer = [  # each turn's closeness to the question goes with it (the offline answer weighs it)

@@ -11,12 +11,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from memory_core.query.question_form import category_head
+
 if TYPE_CHECKING:
     from memory_core.embeddings import Embedder
 
 _LOCK = threading.Lock()
 _CACHE: OrderedDict[tuple[int, str], np.ndarray] = OrderedDict()
 _MAX = 2048
+
+
+def head_vector(embedder: Embedder, question: str) -> np.ndarray | None:
+    """The vector of the answer's category the question names ("Which drinks does she like?"
+    -> "drinks"), or None: a turn about drinks is close to it whatever else the question says
+    (the ranker's ``head_dense``)."""
+    head = category_head(question)
+    return embed_question(embedder, head) if head else None
 
 
 def embed_question(embedder: Embedder, text: str) -> np.ndarray:

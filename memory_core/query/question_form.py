@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from memory_core.models import ReasoningType, Scope
-from memory_core.query.text import fold, words
+from memory_core.query.text import STOPWORDS, fold, words
 
 # a preposition may lead: "for how long ...", "in what year ...", "until when ..."
 _TEMPORAL_RE = re.compile(
@@ -170,3 +170,26 @@ def reasoning_type(question: str, n_entities: int) -> tuple[ReasoningType, Scope
     if n_entities >= 2 or _GATHERING_RE.search(q):
         return ReasoningType.MULTI_HOP, Scope.ALL
     return ReasoningType.POINT, Scope.POINT
+
+
+# "What workshop did ...", "What kind of music is ...": the noun before the verb
+_HEAD_RE = re.compile(
+    r"\b(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+|sorts?\s+of\s+)?([A-Za-z+\-]+)\s+"
+    r"(?:is|are|was|were|has|have|had|did|does|do)\b",
+    re.IGNORECASE,
+)
+# "What is Anna's job?", "What are her hobbies?": the attribute asked of a named owner (the
+# owner's name keeps its capital, so "What is the name of ..." is not one)
+_OWNED_HEAD_RE = re.compile(
+    r"\b(?i:what|which)\s+(?i:is|are|was|were)\s+(?:[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*'s?"
+    r"|(?i:his|her|their|my|your))\s+(?:[a-z\-]+\s+)?([a-z\-]+)\s*\??\s*$"
+)
+
+
+def category_head(question: str) -> str | None:
+    """The noun the question names as the answer's category ("What workshop did ..." -> workshop,
+    "What is Anna's job?" -> job)."""
+    m = _HEAD_RE.search(question) or _OWNED_HEAD_RE.search(question)
+    if not m or m.group(1).lower() in STOPWORDS:
+        return None
+    return m.group(1)

@@ -16,6 +16,8 @@ already computes for one question, each in about [0, 1]:
     support_count                   share of the requirements the turn supports (>= 0.6)
     term_overlap                    share of the question's terms the turn contains
     session_lexical                 the best BM25 inside the turn's session
+    head_dense                      raw cosine of the turn and the category the question names
+                                    ("which drinks ..." -> "drinks"); 0 when it names none
 
 A ``Ranker`` is a linear model over the standardised features (``score = w . (x - mean) / std``,
 higher is better; a size class may have its own ``w``), fitted by ``bench fit``
@@ -50,7 +52,7 @@ FEATURES = (
     "lexical", "dense", "dense_raw", "lexical_rank", "dense_rank", "record_lexical", "record_dense",
     "structured", "support", "speaker", "date", "lexical_nb", "dense_nb", "episode_dense",
     "session_dense", "episode_lexical", "length", "hand", "support_count", "term_overlap",
-    "session_lexical",
+    "session_lexical", "head_dense",
 )
 SIZE_CLASSES = (("short", 50_000), ("long", None))  # conversation tokens up to the bound
 DEFAULT_BUDGET = 2500
@@ -194,6 +196,7 @@ def turn_features(ci: ConversationIndex, channels: dict[str, np.ndarray], suppor
         "support_count": (support >= SUPPORTED).mean(axis=0) if support.size else zero,
         "term_overlap": overlap,
         "session_lexical": _group_max(ci.turn_session, lex),
+        "head_dense": channels.get("head_dense", zero),
     }
     return np.stack([np.asarray(cols[f], dtype=np.float64) for f in FEATURES], axis=1) if n else \
         np.zeros((0, len(FEATURES)))

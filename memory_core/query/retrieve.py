@@ -257,11 +257,13 @@ def retrieve(
     budget_tokens: int | None = None,
     *,
     now: datetime | None = None,
+    hvec: np.ndarray | None = None,
 ) -> Retrieval:
-    """``now``: when the question is asked (default: the conversation's last session)."""
+    """``now``: when the question is asked (default: the conversation's last session);
+    ``hvec``: the vector of the category it names (``qembed.head_vector``)."""
     if cfg.method is Method.FULL:
         return select_full(ci, budget_tokens)
-    scored = score_turns(ci, plan, qvec, cfg, now)
+    scored = score_turns(ci, plan, qvec, cfg, now, hvec=hvec)
     ranker = load_ranker(cfg.ranker_file) if cfg.fusion == "fitted" else None
     if ranker is not None:
         return select_fitted(ci, plan, scored, ranker, budget_tokens, qvec)

@@ -171,16 +171,20 @@ def support_matrix(
 
 
 def score_turns(ci: ConversationIndex, plan: Plan, qvec: np.ndarray, cfg: StrategyConfig,
-                now: datetime | None = None, *, features: bool = False) -> Scored:
+                now: datetime | None = None, *, features: bool = False,
+                hvec: np.ndarray | None = None) -> Scored:
     """``now`` is when the question is asked (relative dates count back from it); by default
-    the conversation's last session. With ``cfg.fusion == "fitted"`` (and a ranker file) the
-    fused score is the fitted ranker's, min-max scaled; ``features`` keeps the feature matrix
-    even for the hand fusion (what ``bench fit`` learns from)."""
+    the conversation's last session. ``hvec``: the vector of the category the question names
+    (``qembed.head_vector``), the ``head_dense`` channel. With ``cfg.fusion == "fitted"`` (and
+    a ranker file) the fused score is the fitted ranker's, min-max scaled; ``features`` keeps
+    the feature matrix even for the hand fusion (what ``bench fit`` learns from)."""
     n = len(ci.turns)
     qterms = query_terms(plan)
     raw_lex = ci.turn_lex.scores(qterms)
     raw_dense = ci.turn_vecs @ qvec if n else np.zeros(0, dtype=np.float32)
     channels: dict[str, np.ndarray] = {"lexical": minmax(raw_lex), "dense": minmax(raw_dense)}
+    if hvec is not None and n:
+        channels["head_dense"] = (ci.turn_vecs @ hvec).astype(np.float64)
     record_scores: dict[str, np.ndarray] = {}
     keyword_stems = {stem(w) for w in plan.keywords}
     structured = np.zeros((len(plan.requirements), len(ci.records)), dtype=np.float32)

@@ -21,7 +21,7 @@ from memory_core.eval.fit import Candidates
 from memory_core.eval.locomo import matches
 from memory_core.ingest import Loaded
 from memory_core.progress import OnProgress
-from memory_core.query.qembed import embed_question
+from memory_core.query.qembed import embed_question, head_vector
 from memory_core.query.ranker import size_class
 from memory_core.query.retrieve import budget_key
 from memory_core.query.scoring import score_turns
@@ -41,7 +41,8 @@ def _one(evaluation: EvalService, cfg: StrategyConfig, conv_id: str, question: s
     if now is not None:
         vocabulary = dataclasses.replace(vocabulary, question_time=now)
     plan = evaluation._backend("offline").plan(question, vocabulary)
-    scored = score_turns(ci, plan, qvec, cfg, now, features=True)
+    hvec = head_vector(queries.embedder, question)
+    scored = score_turns(ci, plan, qvec, cfg, now, features=True, hvec=hvec)
     assert scored.features is not None
     wanted = set(evidence)
     gold = np.array([t.id in wanted for t in ci.turns], dtype=bool)

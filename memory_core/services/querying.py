@@ -26,7 +26,7 @@ from memory_core.models import Answer, Record, Trace, TraceRow
 from memory_core.query.buffer import buffer_tokens, build_buffer
 from memory_core.query.context import ConversationIndex, IndexCache
 from memory_core.query.pipeline import key_records, run_question
-from memory_core.query.qembed import embed_question
+from memory_core.query.qembed import embed_question, head_vector
 from memory_core.query.retrieve import Retrieval, retrieve
 from memory_core.query.strategies import strategy, strategy_names
 from memory_core.services.backend_choice import BackendChoice, BackendChoices
@@ -145,7 +145,8 @@ class QueryService:
         if now is not None:
             vocabulary = dataclasses.replace(vocabulary, question_time=now)
         plan = self.backend.plan(query, vocabulary)
-        result = retrieve(ci, plan, qvec, cfg, self.settings.budget_tokens, now=now)
+        result = retrieve(ci, plan, qvec, cfg, self.settings.budget_tokens, now=now,
+                          hvec=head_vector(self.embedder, query))
         records = _chosen_records(self.store, ci, result, limit)
         handed = {t for r in records for t in r.evidence_turn_ids if t in ci.pos}
         buffer = build_buffer(ci, [ci.pos[t] for t in handed], plan)

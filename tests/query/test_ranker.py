@@ -22,9 +22,10 @@ from memory_core.eval.fit import (
     save_candidates,
     tokens_needed,
 )
-from memory_core.query.qembed import embed_question
+from memory_core.query.qembed import embed_question, head_vector
 from memory_core.query.ranker import FEATURES, OTHER, Ranker, load_ranker, read_ranker
 from memory_core.query.retrieve import retrieve
+from memory_core.query.scoring import score_turns
 from memory_core.query.strategies import PRESETS
 
 
@@ -149,3 +150,29 @@ def test_a_minority_size_class_gets_its_own_weights_near_the_shared_ones() -> No
     assert not np.allclose(ranker.score(x, "long"), ranker.score(x, "short"))
     back = Ranker.from_json(json.loads(json.dumps(ranker.to_json())), "ranker.json")
     assert np.allclose(back.class_weights["long"], own, atol=1e-5)
+
+
+def test_the_category_a_question_names_is_a_ranker_signal(built, tmp_path: Path) -> None:
+    """"Which drinks …?" names the answer's category: the turns closest to "drinks" get the
+    ``head_dense`` feature; a question naming no category leaves it at zero."""
+    w = np.zeros(len(FEATURES))
+    w[FEATURES.index("head_dense")] = 1.0
+    ranker = Ranker(FEATURES, w, np.zeros(len(FEATURES)), np.ones(len(FEATURES)), {"short": {OTHER: 60}})
+    path = tmp_path / "ranker.json"
+    path.write_text(json.dumps(ranker.to_json()), encoding="utf-8")
+    cfg = replace(PRESETS["ensimem-fitted"], ranker_file=str(path))
+    ci = built.queries.conversation_index("conv-test")
+    question = "Which drinks does Maya like?"
+    hvec = head_vector(built.embedder, question)
+    assert hvec is not None and np.allclose(hvec, embed_question(built.embedder, "drinks"))
+    assert head_vector(built.embedder, "When did Maya move to Utrecht?") is None
+    qvec = embed_question(built.embedder, question)
+    plan = plan_question(question, ci.vocabulary(), embedder=built.embedder)
+    result = retrieve(ci, plan, qvec, cfg, hvec=hvec)
+    assert int(np.argmax(ci.turn_vecs @ hvec)) == result.positions[0]
+    col = FEATURES.index("head_dense")
+    with_head = score_turns(ci, plan, qvec, cfg, features=True, hvec=hvec).features
+    without = score_turns(ci, plan, qvec, cfg, features=True).features
+    assert with_head is not None and without is not None
+    assert np.allclose(with_head[:, col], ci.turn_vecs @ hvec, atol=1e-5) and not without[:, col].any()
+    load_ranker.cache_clear()

@@ -25,6 +25,7 @@ from memory_core.backends.offline.answer_model import Option
 from memory_core.backends.offline.constituents import Constituent, constituents
 from memory_core.models import BufferTurn, Modality, Plan, Record
 from memory_core.query.families import property_families, question_families, word_families
+from memory_core.query.question_form import category_head
 from memory_core.query.text import STOPWORDS, WEAK_WORDS, fold, stem, words
 
 if TYPE_CHECKING:
@@ -67,27 +68,6 @@ class Question:
                    head_families=word_families(head) if head else frozenset())
 
 
-# "What workshop did ...", "What kind of music is ...": the noun before the verb
-_CATEGORY_RE = re.compile(
-    r"\b(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+|sorts?\s+of\s+)?([A-Za-z+\-]+)\s+"
-    r"(?:is|are|was|were|has|have|had|did|does|do)\b",
-    re.IGNORECASE,
-)
-# "What is Anna's job?", "What are her hobbies?": the attribute asked of a named owner (the
-# owner's name keeps its capital, so "What is the name of ..." is not one)
-_OWNED_RE = re.compile(
-    r"\b(?i:what|which)\s+(?i:is|are|was|were)\s+(?:[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*'s?"
-    r"|(?i:his|her|their|my|your))\s+(?:[a-z\-]+\s+)?([a-z\-]+)\s*\??\s*$"
-)
-
-
-def category_head(question: str) -> str | None:
-    """The noun the question names as the answer's category ("What workshop did ..." -> workshop,
-    "What is Anna's job?" -> job)."""
-    m = _CATEGORY_RE.search(question) or _OWNED_RE.search(question)
-    if not m or m.group(1).lower() in STOPWORDS:
-        return None
-    return m.group(1)
 
 
 def _content(text: str) -> list[str]:
