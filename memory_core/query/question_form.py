@@ -172,7 +172,8 @@ def reasoning_type(question: str, n_entities: int) -> tuple[ReasoningType, Scope
     return ReasoningType.POINT, Scope.POINT
 
 
-# "What workshop did ...", "What kind of music is ...": the noun before the verb
+# "What workshop did ...", "What kind of music is ...": the one noun before the verb (lists
+# are told by ``_CATEGORY_RE`` above, which takes up to three words)
 _HEAD_RE = re.compile(
     r"\b(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+|sorts?\s+of\s+)?([A-Za-z+\-]+)\s+"
     r"(?:is|are|was|were|has|have|had|did|does|do)\b",

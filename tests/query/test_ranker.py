@@ -26,7 +26,7 @@ from memory_core.query.qembed import embed_question, head_vector
 from memory_core.query.ranker import FEATURES, OTHER, Ranker, load_ranker, read_ranker
 from memory_core.query.retrieve import retrieve
 from memory_core.query.scoring import score_turns
-from memory_core.query.strategies import PRESETS
+from memory_core.query.strategies import PRESETS, StrategyConfig
 
 
 def _synthetic(n_questions: int, signal: str, seed: int = 1, key: str = "point") -> list[Candidates]:
@@ -104,15 +104,20 @@ def test_a_bad_ranker_file_is_one_clear_error(tmp_path: Path, text: str, message
     assert str(path) in str(err.value) and message in str(err.value)
 
 
+def _one_feature_strategy(tmp_path: Path, feature: str, budget: int) -> StrategyConfig:
+    """The fitted strategy with a ranker file that weighs ``feature`` alone, at ``budget`` tokens."""
+    w = np.zeros(len(FEATURES))
+    w[FEATURES.index(feature)] = 1.0
+    ranker = Ranker(FEATURES, w, np.zeros(len(FEATURES)), np.ones(len(FEATURES)), {"short": {OTHER: budget}})
+    path = tmp_path / "ranker.json"
+    path.write_text(json.dumps(ranker.to_json()), encoding="utf-8")
+    return replace(PRESETS["ensimem-fitted"], ranker_file=str(path))
+
+
 def test_fitted_retrieval_ranks_by_the_ranker_and_stops_at_its_budget(built, tmp_path: Path) -> None:
     """A ranker that only weighs the turn's closeness to the question, with a 60-token budget:
     the buffer is the closest turns, within 60 tokens."""
-    w = np.zeros(len(FEATURES))
-    w[FEATURES.index("dense_raw")] = 1.0
-    ranker = Ranker(FEATURES, w, np.zeros(len(FEATURES)), np.ones(len(FEATURES)), {"short": {OTHER: 60}})
-    path = tmp_path / "ranker.json"
-    path.write_text(json.dumps(ranker.to_json()), encoding="utf-8")
-    cfg = replace(PRESETS["ensimem-fitted"], ranker_file=str(path))
+    cfg = _one_feature_strategy(tmp_path, "dense_raw", 60)
     ci = built.queries.conversation_index("conv-test")
     question = "What breed is Biscuit?"
     qvec = embed_question(built.embedder, question)
@@ -155,12 +160,7 @@ def test_a_minority_size_class_gets_its_own_weights_near_the_shared_ones() -> No
 def test_the_category_a_question_names_is_a_ranker_signal(built, tmp_path: Path) -> None:
     """"Which drinks …?" names the answer's category: the turns closest to "drinks" get the
     ``head_dense`` feature; a question naming no category leaves it at zero."""
-    w = np.zeros(len(FEATURES))
-    w[FEATURES.index("head_dense")] = 1.0
-    ranker = Ranker(FEATURES, w, np.zeros(len(FEATURES)), np.ones(len(FEATURES)), {"short": {OTHER: 60}})
-    path = tmp_path / "ranker.json"
-    path.write_text(json.dumps(ranker.to_json()), encoding="utf-8")
-    cfg = replace(PRESETS["ensimem-fitted"], ranker_file=str(path))
+    cfg = _one_feature_strategy(tmp_path, "head_dense", 60)
     ci = built.queries.conversation_index("conv-test")
     question = "Which drinks does Maya like?"
     hvec = head_vector(built.embedder, question)

@@ -68,8 +68,6 @@ class Question:
                    head_families=word_families(head) if head else frozenset())
 
 
-
-
 def _content(text: str) -> list[str]:
     return [stem(w) for w in words(text) if w not in STOPWORDS]
 
