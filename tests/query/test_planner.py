@@ -28,6 +28,11 @@ VOCAB = Vocabulary(
         ("Would Alice enjoy a trip to Germany?", ReasoningType.OPEN_DOMAIN, Scope.ALL),
         ("What is Bob's favorite trail?", ReasoningType.POINT, Scope.POINT),
         ("Where does Alice's sister work?", ReasoningType.MULTI_HOP, Scope.POINT),
+        # two names gather only when asked about together; a second name after the verb is
+        # where the asked thing went, not a second person to ask about
+        ("What did Alice and Bob cook in Berlin?", ReasoningType.MULTI_HOP, Scope.ALL),
+        ("What did Biscuit bring Alice at night?", ReasoningType.POINT, Scope.POINT),
+        ("What book did Alice lend to Carol in Berlin?", ReasoningType.POINT, Scope.POINT),
     ],
 )
 def test_reasoning_type_and_scope(question: str, reasoning: ReasoningType, scope: Scope) -> None:

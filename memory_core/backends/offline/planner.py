@@ -11,6 +11,7 @@ match and, when an embedder is given, by embedding similarity. Relative time ("l
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -194,6 +195,23 @@ def _property_phrase(
     return " ".join(w for w in content_words(rest) if w not in _NOT_PROPERTY)
 
 
+# what may stand between two names asked about together: "Ana and Ben", "Ana, Ben or Cy"
+_JOINED_RE = re.compile(r"\s*(?:,\s*)?(?:and|or|&|,)\s*", re.IGNORECASE)
+
+
+def asked_together(question: str, spans: list[tuple[int, int]]) -> int:
+    """The most names the question joins into one list ("Did Ana and Ben ...": 2; "What did Ana
+    lend Ben?": 1): only they are asked about together."""
+    if not spans:
+        return 0
+    ordered = sorted(spans)
+    best = run = 1
+    for (_a, b), (c, _d) in itertools.pairwise(ordered):
+        run = run + 1 if _JOINED_RE.fullmatch(question[b:c]) else 1
+        best = max(best, run)
+    return best
+
+
 def plan_question(question: str, vocabulary: Vocabulary, *, embedder: Embedder | None = None) -> Plan:
     q = " ".join(question.split())
     entities = find_entities(q, vocabulary)
@@ -203,7 +221,7 @@ def plan_question(question: str, vocabulary: Vocabulary, *, embedder: Embedder |
     time_text = "; ".join(m.group(0).strip(" ,") for m in times) or None
     phrase = _property_phrase(q, [e[2] for e in entities], [(m.start(), m.end()) for m in times])
     target = answer_target(q)
-    rtype, scope = reasoning_type(q, len(entities))
+    rtype, scope = reasoning_type(q, len(entities), together=asked_together(q, [e[2] for e in entities]))
     prop, _score, _how = align_property(phrase, vocabulary, embedder)
     property_text = prop or (phrase or None)
     # relation words right after a possessive ("Melanie's daughter") become a bridge requirement
