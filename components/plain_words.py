@@ -38,6 +38,8 @@ def requirement_sentence(i: int, r: Requirement, answer_target: str = "value") -
     body = " ".join(p for p in (ask, r.entity or "", words(r.property), r.value or "") if p)
     if r.role == "bridge":
         body = " ".join(p for p in ("who or what", r.entity or "", "is", r.value and f"({r.value})") if p)
+    elif r.role == "constraint" and r.entity and not r.property and not r.value:
+        body = f"{r.entity} is part of it"  # "What did Ana lend Ben?": R2 · Only where: Ben is part of it
     if r.condition:
         body += f", {r.condition}"
     if r.depends_on is not None:

@@ -139,6 +139,8 @@ def test_requirements_read_as_sentences() -> None:
     uses = Requirement(entity="Ana", property="pet_name", role="target", depends_on=0)
     assert requirement_sentence(1, uses, "value") == \
         "R2 · Looking for: what Ana pet name (using the answer to R1)"
+    ben = Requirement(entity="Ben", entity_type="person", role="constraint")
+    assert requirement_sentence(1, ben, "value") == "R2 · Only where: Ben is part of it"
 
 
 def test_compare_strategies_side_by_side(open_app, app_services) -> None:

@@ -42,6 +42,15 @@ def test_reasoning_type_and_scope(question: str, reasoning: ReasoningType, scope
     assert plan.question == question
 
 
+def test_a_name_after_the_verb_is_a_constraint_not_a_second_target() -> None:
+    plan = plan_question("What did Biscuit bring Alice at night?", VOCAB)
+    assert [(r.entity, r.role) for r in plan.requirements] == [("Biscuit", "target"), ("Alice", "constraint")]
+    assert plan.requirements[1].property is None  # Alice is who got it, not who brought something
+    joined = plan_question("What did Alice and Bob cook in Berlin?", VOCAB)
+    assert [(r.entity, r.role) for r in joined.requirements] == [
+        ("Alice", "target"), ("Bob", "target"), ("Berlin", "constraint")]
+
+
 def test_requirements_name_the_entities_of_the_question() -> None:
     plan = plan_question("Did Alice and Bob both go hiking?", VOCAB)
     assert [r.entity for r in plan.requirements] == ["Alice", "Bob"]

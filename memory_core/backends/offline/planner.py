@@ -212,6 +212,18 @@ def asked_together(question: str, spans: list[tuple[int, int]]) -> int:
     return best
 
 
+def _asked_group(question: str, spans: list[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The spans of the first name the question says and the names joined to it ("Ana and Ben
+    ..."): who is asked about; a later name is a constraint on the answer ("What did Ana lend Ben?")."""
+    ordered = sorted(spans)
+    group = set(ordered[:1])
+    for (_a, b), nxt in itertools.pairwise(ordered):
+        if not _JOINED_RE.fullmatch(question[b:nxt[0]]):
+            break
+        group.add(nxt)
+    return group
+
+
 def plan_question(question: str, vocabulary: Vocabulary, *, embedder: Embedder | None = None) -> Plan:
     q = " ".join(question.split())
     entities = find_entities(q, vocabulary)
@@ -227,15 +239,17 @@ def plan_question(question: str, vocabulary: Vocabulary, *, embedder: Embedder |
     # relation words right after a possessive ("Melanie's daughter") become a bridge requirement
     relations = [w for w in content_words(q) if w in _RELATION_WORDS]
     requirements: list[Requirement] = []
-    for name, etype, _span in entities:
+    asked = _asked_group(q, [e[2] for e in entities])
+    for name, etype, span in entities:
+        is_asked = span in asked
         requirements.append(
             Requirement(
                 entity=name,
                 entity_type=etype,
-                property=property_text,
+                property=property_text if is_asked else None,
                 value=None,
                 condition=time_text,
-                role="target",
+                role="target" if is_asked else "constraint",
             )
         )
     if not requirements:
