@@ -11,7 +11,6 @@ match and, when an embedder is given, by embedding similarity. Relative time ("l
 
 from __future__ import annotations
 
-import itertools
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -199,29 +198,29 @@ def _property_phrase(
 _JOINED_RE = re.compile(r"\s*(?:,\s*)?(?:and|or|&|,)\s*", re.IGNORECASE)
 
 
+def _joined_runs(question: str, spans: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """The names' spans in the order said, in runs the question joins ("Ana and Ben", "Ana,
+    Ben or Cy" are one run; "What did Ana lend Ben?" has two)."""
+    runs: list[list[tuple[int, int]]] = []
+    for span in sorted(spans):
+        if runs and _JOINED_RE.fullmatch(question[runs[-1][-1][1] : span[0]]):
+            runs[-1].append(span)
+        else:
+            runs.append([span])
+    return runs
+
+
 def asked_together(question: str, spans: list[tuple[int, int]]) -> int:
     """The most names the question joins into one list ("Did Ana and Ben ...": 2; "What did Ana
     lend Ben?": 1): only they are asked about together."""
-    if not spans:
-        return 0
-    ordered = sorted(spans)
-    best = run = 1
-    for (_a, b), (c, _d) in itertools.pairwise(ordered):
-        run = run + 1 if _JOINED_RE.fullmatch(question[b:c]) else 1
-        best = max(best, run)
-    return best
+    return max((len(run) for run in _joined_runs(question, spans)), default=0)
 
 
 def _asked_group(question: str, spans: list[tuple[int, int]]) -> set[tuple[int, int]]:
-    """The spans of the first name the question says and the names joined to it ("Ana and Ben
-    ..."): who is asked about; a later name is a constraint on the answer ("What did Ana lend Ben?")."""
-    ordered = sorted(spans)
-    group = set(ordered[:1])
-    for (_a, b), nxt in itertools.pairwise(ordered):
-        if not _JOINED_RE.fullmatch(question[b:nxt[0]]):
-            break
-        group.add(nxt)
-    return group
+    """The first name the question says and the names joined to it: who is asked about; a later
+    name is a constraint on the answer ("What did Ana lend Ben?": Ben)."""
+    runs = _joined_runs(question, spans)
+    return set(runs[0]) if runs else set()
 
 
 def plan_question(question: str, vocabulary: Vocabulary, *, embedder: Embedder | None = None) -> Plan:
