@@ -3,7 +3,7 @@
     answer_target(question)            -> "time" | "count" | "location" | "entity" | "explanation"
                                           | "likelihood" | "boolean" | "list" | "value"
                                           (a likelihood or boolean only for a polar question)
-    reasoning_type(question, n_entities, together=None) -> (ReasoningType, Scope)
+    reasoning_type(question, n_entities, together) -> (ReasoningType, Scope)
     is_hypothetical(question)          a modal, hedge or counterfactual asks for an inference
     asks_for_list(question)            a plural answer category, "list", "all the"
 
@@ -155,14 +155,12 @@ def answer_target(question: str) -> str:
     return "value"
 
 
-def reasoning_type(question: str, n_entities: int,
-                   together: int | None = None) -> tuple[ReasoningType, Scope]:
+def reasoning_type(question: str, n_entities: int, together: int) -> tuple[ReasoningType, Scope]:
     """The reasoning a question needs and whether it asks for one fact or all of them.
-    ``n_entities`` counts the names it mentions; ``together`` (default: all of them) the most
-    it asks about at once ("Ana and Ben", "Ana or Ben"). Two names gather only when asked about
-    together: "What did Ana lend Ben?" asks one thing of Ana, Ben is where it went."""
+    ``n_entities`` counts the names it mentions, ``together`` the most it asks about at once
+    ("Ana and Ben", "Ana or Ben"). Two names gather only when asked about together: "What did
+    Ana lend Ben?" asks one thing of Ana, Ben is where it went."""
     q = question.strip()
-    together = n_entities if together is None else together
     if _TEMPORAL_RE.search(_unrequested(q)):  # "could you tell me when ..." is a "when" question
         if _COUNT_RE.search(q) and re.search(r"\btimes\b", q, re.IGNORECASE):
             return ReasoningType.AGGREGATION, Scope.ALL

@@ -210,19 +210,6 @@ def _joined_runs(question: str, spans: list[tuple[int, int]]) -> list[list[tuple
     return runs
 
 
-def asked_together(question: str, spans: list[tuple[int, int]]) -> int:
-    """The most names the question joins into one list ("Did Ana and Ben ...": 2; "What did Ana
-    lend Ben?": 1): only they are asked about together."""
-    return max((len(run) for run in _joined_runs(question, spans)), default=0)
-
-
-def _asked_group(question: str, spans: list[tuple[int, int]]) -> set[tuple[int, int]]:
-    """The first name the question says and the names joined to it: who is asked about; a later
-    name is a constraint on the answer ("What did Ana lend Ben?": Ben)."""
-    runs = _joined_runs(question, spans)
-    return set(runs[0]) if runs else set()
-
-
 def plan_question(question: str, vocabulary: Vocabulary, *, embedder: Embedder | None = None) -> Plan:
     q = " ".join(question.split())
     entities = find_entities(q, vocabulary)
@@ -230,15 +217,18 @@ def plan_question(question: str, vocabulary: Vocabulary, *, embedder: Embedder |
         entities = [(addressed[0], "person", addressed[1])]
     times = list(_TIME_CONDITION_RE.finditer(q))
     time_text = "; ".join(m.group(0).strip(" ,") for m in times) or None
-    phrase = _property_phrase(q, [e[2] for e in entities], [(m.start(), m.end()) for m in times])
+    spans = [e[2] for e in entities]
+    phrase = _property_phrase(q, spans, [(m.start(), m.end()) for m in times])
     target = answer_target(q)
-    rtype, scope = reasoning_type(q, len(entities), together=asked_together(q, [e[2] for e in entities]))
+    # the first name said and those joined to it are asked about; a later name only constrains
+    runs = _joined_runs(q, spans)
+    asked = set(runs[0]) if runs else set()
+    rtype, scope = reasoning_type(q, len(entities), together=max((len(r) for r in runs), default=0))
     prop, _score, _how = align_property(phrase, vocabulary, embedder)
     property_text = prop or (phrase or None)
     # relation words right after a possessive ("Melanie's daughter") become a bridge requirement
     relations = [w for w in content_words(q) if w in _RELATION_WORDS]
     requirements: list[Requirement] = []
-    asked = _asked_group(q, [e[2] for e in entities])
     for name, etype, span in entities:
         is_asked = span in asked
         requirements.append(
