@@ -390,6 +390,24 @@ def test_a_question_that_says_only_names_is_answered_from_the_turn_that_says_the
     assert _ask("When was Jonas in Lyon?", buffer).text.startswith("Unknown")
 
 
+def test_a_sentence_naming_the_asked_non_speaker_has_something_to_say() -> None:
+    # the asked name is in one sentence and the time in the one before; the question's verb in neither
+    buffer = _buffer(
+        ("D4:6", "Jonas", "My sister had a baby girl last Friday. Her name is Ilse and she is tiny!"),
+        ("D4:7", "Maya", "Congratulations! Say hi to your sister from me."),
+    )
+    vocab = dataclasses.replace(VOCAB, entities=(*VOCAB.entities, ("Ilse", "person"), ("Wim", "person")))
+
+    def ask(question: str) -> Answer:
+        return extractive_answer(question, plan_question(question, vocab), buffer,
+                                 unmentioned=unmentioned(question, buffer), parse=parse_many, embed=EMBED)
+
+    assert ask("When was Ilse born?").text == "the Friday before 15 July 2023 [D4:6]"
+    # a name no turn says is still "Unknown"; so is a question only a speaker's name ties to
+    assert ask("When was Wim born?").text.startswith("Unknown")
+    assert ask("When was Maya born?").text == "Unknown"
+
+
 def test_the_order_things_were_brought_up_is_the_askers_turns_as_said() -> None:
     buffer = _buffer(
         ("D3:4", "user", "Next I want to plan the watering schedule for my garden plan."),

@@ -157,12 +157,25 @@ def _rarity(parts: list[str], labels: dict[str, str]) -> dict[str, float]:
     return {s: 1.0 + math.log(n / d) if d else 1.0 for s, d in df.items()} if n else {}
 
 
+def _speaker_stems(buffer: list[BufferTurn]) -> set[str]:
+    return {stem(fold(bt.speaker.split()[0])) for bt in buffer if bt.speaker.strip()}
+
+
+def _floor_labels(labels: dict[str, str], buffer: list[BufferTurn]) -> dict[str, str]:
+    """The question's words as the "anything to say?" test weighs them: a name the question
+    asks about that no one in the buffer speaks under ("When was Teo born?") says as much as a
+    keyword — a sentence naming such a one has something to say of it."""
+    speakers = _speaker_stems(buffer)
+    return {s: "keyword" if kind == "entity" and s not in speakers else kind for s, kind in labels.items()}
+
+
 def _floor(plan: Plan, buffer: list[BufferTurn]) -> float:
     """The words' score the best sentence needs: a keyword's worth (``MIN_SCORE``), or all the
     question says besides the speakers' names when that is less ("When was Maya in Porto?" says
     only a name: a sentence that says "Porto" has something to say)."""
-    speakers = {stem(fold(bt.speaker.split()[0])) for bt in buffer if bt.speaker.strip()}
-    content = sum(_WEIGHT.get(kind, 0.5) for s, kind in highlight_terms(plan).items() if s not in speakers)
+    speakers = _speaker_stems(buffer)
+    labels = _floor_labels(highlight_terms(plan), buffer)
+    content = sum(_WEIGHT.get(kind, 0.5) for s, kind in labels.items() if s not in speakers)
     return min(MIN_SCORE, content) if content > 0 else MIN_SCORE
 
 
@@ -226,6 +239,7 @@ def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
     counts half, and the first sentences of the reply right after it inherit its score.
     """
     labels = highlight_terms(plan)
+    floor_labels = _floor_labels(labels, buffer)
     asked = _first_names(plan)
     everything = [
         p for bt in buffer for p in [*sentences(bt.text), *([bt.image_caption] if bt.image_caption else [])]
@@ -243,7 +257,7 @@ def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
         for n, s in enumerate(parts):
             if _only_names(s, labels):
                 continue  # "Hey Maya!", "JONAS.": a name called out answers nothing
-            plain = _score(s, labels)
+            plain = _score(s, floor_labels)
             score = _score(s, labels, rarity)
             if s.endswith("?"):
                 asked_before = max(asked_before, score)
