@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
-_WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+# a word is a run of letters or digits of any script ("Søren", "Graça", "café" stay whole)
+_WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+# Cyrillic and Greek letters drawn like Latin ones (Cyrillic a c e o p x y i j s d l k; Greek
+# alpha omicron rho nu kappa iota upsilon): a word that mixes them with Latin letters ("crush"
+# typed with a Cyrillic "c") is the Latin word
+_LOOKALIKES = str.maketrans(
+    "\u0430\u0441\u0435\u043e\u0440\u0445\u0443\u0456\u0458\u0455\u0501\u04cf\u043a"
+    "\u03b1\u03bf\u03c1\u03bd\u03ba\u03b9\u03c5",
+    "aceopxyijsdlk" "aopvkiu",
+)
 # a sentence ends at a stop followed by a space, at a line break or at the end: "Flask 2.2",
 # "v0.6.2" and "$12.99" are not cut in two, and the lines of a list or of pasted code are apart
 SENTENCE_RE = re.compile(r"[^\n]+?(?:[.!?]+(?=\s|$)|(?=\n)|$)")
@@ -91,9 +101,21 @@ def stem(word: str) -> str:
         return str(_stemmer().stemWord(word))  # type: ignore[attr-defined]
 
 
+def _plain(word: str) -> str:
+    """Without accents ("graça" -> "graca", "lübeck" -> "lubeck"), and a word mixing Latin
+    letters with look-alikes of another script in Latin letters only."""
+    if word.isascii():
+        return word
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch))
+    if any("a" <= ch <= "z" for ch in plain):
+        plain = plain.translate(_LOOKALIKES)
+    return plain
+
+
 def fold(word: str) -> str:
-    """Lower-case and drop a possessive/contraction tail ("Melanie's" -> "melanie")."""
-    w = word.lower().replace("’", "'")
+    """Lower-case, drop accents and a possessive/contraction tail ("Melanie's" -> "melanie",
+    "Zoë's" -> "zoe")."""
+    w = _plain(word.lower()).replace("’", "'")
     if "'" in w:
         head, tail = w.split("'", 1)
         if tail in ("s", "ll", "re", "ve", "d", "m", "t"):
