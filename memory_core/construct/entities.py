@@ -131,21 +131,38 @@ def value_type(value: str, declared: str) -> str:
 # friends", "it a certain way", "when we met"), not the thing's name
 _PHRASE_OPENERS = frozenset({
     "to", "with", "at", "in", "on", "of", "for", "from", "by", "about", "into", "onto", "like", "as", "than",
+    "without", "through", "around", "across", "over", "under", "after", "before", "during", "since", "until",
     "it", "i", "me", "you", "he", "him", "she", "her", "we", "us", "they", "them", "this", "that", "these",
     "those", "when", "where", "while", "if", "because", "how", "what", "why", "who",
+    "so", "very", "really", "just", "often", "also", "still", "even", "too",
 })
+# ... and one that goes on with one of these after its first word is a thing with where it went
+# or what came with it ("the kids to a park", "marshmallows around the campfire", "a guy but
+# thanks"), unless every word is capitalised (a title: "Walk With Me")
+_PHRASE_JOINERS = frozenset({
+    "to", "with", "at", "in", "on", "into", "onto", "from", "about", "around", "through", "without", "but",
+    "because", "while", "when", "if", "than",
+})
+
+
+def _phrase(said: list[str]) -> bool:
+    """The value's words read as a phrase around a thing, not as the thing's name."""
+    if said[0].lower() in _PHRASE_OPENERS:
+        return True
+    titled = all(w[:1].isupper() or not w[:1].isalpha() for w in said)
+    return not titled and any(w.lower() in _PHRASE_JOINERS for w in said[1:])
 
 
 def record_mentions(r: Record) -> list[tuple[str, str, bool]]:
     """(name, type, as_entity) of one record's entity mentions: its entity, and its value when
-    the property is a relation and the value is short enough to be a name and does not open
-    like a phrase (``_PHRASE_OPENERS``); the name a person goes by is a mention of a person."""
+    the property is a relation and the value is short enough to be a name and does not read
+    like a phrase (``_phrase``); the name a person goes by is a mention of a person."""
     out = [(r.entity, r.entity_type, True)]
     prop = lexicon.prop_for(r.property)
     said = r.value.split()
     if r.property == GOES_BY and r.value:
         out.append((r.value, "person", False))
-    elif prop.relation and said and len(said) <= MAX_MENTION_WORDS and said[0].lower() not in _PHRASE_OPENERS:
+    elif prop.relation and said and len(said) <= MAX_MENTION_WORDS and not _phrase(said):
         out.append((r.value, value_type(r.value, prop.value_type), False))
     return out
 

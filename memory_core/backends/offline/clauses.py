@@ -114,13 +114,14 @@ def _after_verbless_head(tok: Token) -> bool:
 
 
 _LAUGHTER = re.compile(r"^(?:[aeiou]?h+[aeiou]+){2,}h?$"
-                       r"|^(?:lo+l|lmf?ao+|rofl|xd+|hmm+|u+[hg]+|o+h+|a+w+)$", re.I)
+                       r"|^(?:lo+l|lmf?ao+|rofl|xd+|h+m+|m+h+m+|u+[hg]+|o+h+|a+w+)$", re.I)
 _ELONGATED = re.compile(r"([a-z])\1\1", re.I)
 
 
 _INTERJECTIONS = frozenset({"okay", "ok", "kk", "anyway", "anyways", "exactly", "yeah", "yep", "yes", "nah",
                             "oh", "ah", "aw", "huh", "yay", "ugh", "oops", "whoa", "wow", "hey", "hi", "um",
-                            "uh", "congrats", "thanks", "omg", "btw", "tbh",
+                            "uh", "congrats", "thanks", "omg", "btw", "tbh", "meh", "ew", "yikes", "welp",
+                            "oof",
                             # chat shorthand: "not gonna lie", "I don't know", "see you", "though" ...
                             "ngl", "idk", "imo", "imho", "tho", "cya", "lmk", "smh", "ikr", "jk", "thx",
                             "ty", "pls", "plz", "brb", "ttyl"})
