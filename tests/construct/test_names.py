@@ -131,6 +131,8 @@ def test_value_cleaning_and_noise_words() -> None:
     assert clean_value("Exactly spoiled rotten", "feels") == "spoiled rotten"
     assert clean_value("played live", "plays") == "live"
     assert clean_value("painting", "paints") == "painting"  # nothing left: kept as it was
+    assert clean_value("d to hang out and play games", "likes") == "to hang out and play games"
+    assert clean_value("a long walk", "likes") == "a long walk"
     assert is_raw_utterance("I've been waiting") and not is_raw_utterance("Benedikt's mom")
     # object and possessive pronouns become the speakers' names
     named = speakers_named("happy for you and my sister", "Kasia", "Teddy")

@@ -115,9 +115,16 @@ def _pictograph(word: str) -> bool:
     return bool(word) and all(unicodedata.category(ch) in ("So", "Sk", "Cf", "Mn") for ch in word)
 
 
+def _fragment(word: str) -> bool:
+    """A lone letter that is no word of its own: the tail of a word the tagger cut in two ("d"
+    of "id love to ...", a contraction typed without its apostrophe)."""
+    return len(word) == 1 and word.isalpha() and word.lower() not in ("a", "i")
+
+
 def clean_value(value: str, prop: str) -> str:
     """A value without the chat around it: no leading or trailing interjection, discourse word
-    or emoji ("Exactly spoiled rotten", "escaping Anyway", "soup 😆"), no leading form of the
+    or emoji ("Exactly spoiled rotten", "escaping Anyway", "soup 😆"), no leading letter cut
+    from a word ("d to hang out"), no leading form of the
     property's own verb ("plays: played live" -> "live"), nor its own preposition again
     ("hopes_for: for rain" -> "rain"), no dangling article or conjunction."""
     words = value.split()
@@ -128,7 +135,7 @@ def clean_value(value: str, prop: str) -> str:
     stem = stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem
     for _ in range(3):
         before = len(words)
-        while words and _filler(words[0]):
+        while words and (_filler(words[0]) or _fragment(words[0])):
             words = words[1:]
         while words and (_filler(words[-1]) or words[-1].lower() in _DANGLING):
             words = words[:-1]
