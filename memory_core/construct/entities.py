@@ -131,14 +131,17 @@ def value_type(value: str, declared: str) -> str:
 # friends", "it a certain way", "when we met"), not the thing's name
 _PHRASE_OPENERS = frozenset({
     "to", "with", "at", "in", "on", "of", "for", "from", "by", "about", "into", "onto", "like", "as", "than",
-    "without", "through", "around", "across", "over", "under", "after", "before", "during", "since", "until",
     "it", "i", "me", "you", "he", "him", "she", "her", "we", "us", "they", "them", "this", "that", "these",
     "those", "when", "where", "while", "if", "because", "how", "what", "why", "who",
+})
+# unless every word is capitalised (a title: "Under Armour", "Walk With Me"), a value that opens
+# with one of these ("often enough", "without regrets", "through life") or goes on with one of
+# the joiners after its first word ("the kids to a park", "marshmallows around the campfire",
+# "a guy but thanks") is a thing with where it went or what came with it
+_LOWER_OPENERS = frozenset({
+    "without", "through", "around", "across", "over", "under", "after", "before", "during", "since", "until",
     "so", "very", "really", "just", "often", "also", "still", "even", "too",
 })
-# ... and one that goes on with one of these after its first word is a thing with where it went
-# or what came with it ("the kids to a park", "marshmallows around the campfire", "a guy but
-# thanks"), unless every word is capitalised (a title: "Walk With Me")
 _PHRASE_JOINERS = frozenset({
     "to", "with", "at", "in", "on", "into", "onto", "from", "about", "around", "through", "without", "but",
     "because", "while", "when", "if", "than",
@@ -149,8 +152,9 @@ def _phrase(said: list[str]) -> bool:
     """The value's words read as a phrase around a thing, not as the thing's name."""
     if said[0].lower() in _PHRASE_OPENERS:
         return True
-    titled = all(w[:1].isupper() or not w[:1].isalpha() for w in said)
-    return not titled and any(w.lower() in _PHRASE_JOINERS for w in said[1:])
+    if all(w[:1].isupper() or not w[:1].isalpha() for w in said):
+        return False  # a title
+    return said[0].lower() in _LOWER_OPENERS or any(w.lower() in _PHRASE_JOINERS for w in said[1:])
 
 
 def record_mentions(r: Record) -> list[tuple[str, str, bool]]:

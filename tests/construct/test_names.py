@@ -414,7 +414,7 @@ def test_a_value_that_opens_like_a_phrase_names_no_entity() -> None:
                   "often enough", "kids to the zoo", "sausages around the fire", "guy but thanks anyway"):
         names = [name for name, _type, _as in record_mentions(rec("destination", value))]
         assert names == ["Benedikt"], value
-    for value in ("Tallinn", "Bank of Estonia", "Walk With Me", "old town"):
+    for value in ("Tallinn", "Bank of Estonia", "Walk With Me", "Under Armour", "old town"):
         names = [name for name, _type, _as in record_mentions(rec("destination", value))]
         assert names == ["Benedikt", value], value
 
