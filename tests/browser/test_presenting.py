@@ -13,6 +13,7 @@ pytestmark = pytest.mark.browser
 
 _UNCOVERED = """(sel) => {
   const el = document.querySelector(sel);
+  if (!el) return null;  // not drawn yet: the page is still rerunning
   const header = document.querySelector('[data-testid="stHeader"]');
   const top = el.getBoundingClientRect().top;
   return {top, header: header ? header.getBoundingClientRect().bottom : 0, height: innerHeight};
@@ -24,12 +25,16 @@ def _jump(page, cite) -> dict:
     assert target and target.startswith("#turn-")
     cite.click()
     page.wait_for_function(f"() => location.hash === '{target}'")
-    try:  # the scroll settles (slower on a loaded machine); the assertion below says where it ended
+    try:  # the turn is drawn and the scroll settles (slower on a loaded machine); the assertion
+        # below says where it ended
         page.wait_for_function(f"() => {{ const at = ({_UNCOVERED})('{target}'); "
-                               "return at.header <= at.top && at.top < at.height; }", timeout=5_000)
+                               "return at !== null && at.header <= at.top && at.top < at.height; }",
+                               timeout=10_000)
     except PlaywrightTimeout:
         pass
-    return page.evaluate(_UNCOVERED, target)
+    at = page.evaluate(_UNCOVERED, target)
+    assert at is not None, f"no turn {target} on the page"
+    return at
 
 
 def test_a_citation_lands_on_its_turn_below_the_header(built_app: str, page) -> None:
