@@ -135,9 +135,9 @@ _PHRASE_OPENERS = frozenset({
     "those", "when", "where", "while", "if", "because", "how", "what", "why", "who",
 })
 # unless every word is capitalised (a title: "Under Armour", "Walk With Me"), a value that opens
-# with one of these ("often enough", "without regrets", "through life") or goes on with one of
-# the joiners after its first word ("the kids to a park", "marshmallows around the campfire",
-# "a guy but thanks") is a thing with where it went or what came with it
+# with one of these ("so far", "without a map", "through the week") or goes on with one of the
+# joiners after its first word ("the dog to a vet", "sausages around the fire", "a cousin but no
+# luck") is a thing with where it went or what came with it
 _LOWER_OPENERS = frozenset({
     "without", "through", "around", "across", "over", "under", "after", "before", "during", "since", "until",
     "so", "very", "really", "just", "often", "also", "still", "even", "too",

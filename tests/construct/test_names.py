@@ -131,7 +131,7 @@ def test_value_cleaning_and_noise_words() -> None:
     assert clean_value("Exactly spoiled rotten", "feels") == "spoiled rotten"
     assert clean_value("played live", "plays") == "live"
     assert clean_value("painting", "paints") == "painting"  # nothing left: kept as it was
-    assert clean_value("d to hang out and play games", "likes") == "to hang out and play games"
+    assert clean_value("d rather swim in the lake", "prefers") == "rather swim in the lake"
     assert clean_value("a long walk", "likes") == "a long walk"
     assert is_raw_utterance("I've been waiting") and not is_raw_utterance("Benedikt's mom")
     # object and possessive pronouns become the speakers' names
@@ -410,8 +410,8 @@ def test_a_value_that_opens_like_a_phrase_names_no_entity() -> None:
         return Record(id=f"t:S1:E1:R{len(value)}", conv_id="t", episode_id="t:S1:E1", entity="Benedikt",
                       entity_type="person", property=prop, value=value, evidence_turn_ids=["D1:1"])
 
-    for value in ("to the mall", "with two friends", "it a certain way", "when we met", "without regrets",
-                  "often enough", "kids to the zoo", "sausages around the fire", "guy but thanks anyway"):
+    for value in ("to the mall", "with two friends", "it a certain way", "when we met", "without a map",
+                  "so far", "the dog to a vet", "sausages around the fire", "cousin but no luck"):
         names = [name for name, _type, _as in record_mentions(rec("destination", value))]
         assert names == ["Benedikt"], value
     for value in ("Tallinn", "Bank of Estonia", "Walk With Me", "Under Armour", "old town"):

@@ -117,14 +117,14 @@ def _pictograph(word: str) -> bool:
 
 def _fragment(word: str) -> bool:
     """A lone letter that is no word of its own: the tail of a word the tagger cut in two ("d"
-    of "id love to ...", a contraction typed without its apostrophe)."""
+    of "id rather ...", a contraction typed without its apostrophe)."""
     return len(word) == 1 and word.isalpha() and word.lower() not in ("a", "i")
 
 
 def clean_value(value: str, prop: str) -> str:
     """A value without the chat around it: no leading or trailing interjection, discourse word
     or emoji ("Exactly spoiled rotten", "escaping Anyway", "soup 😆"), no leading letter cut
-    from a word ("d to hang out"), no leading form of the
+    from a word ("d rather swim"), no leading form of the
     property's own verb ("plays: played live" -> "live"), nor its own preposition again
     ("hopes_for: for rain" -> "rain"), no dangling article or conjunction."""
     words = value.split()
