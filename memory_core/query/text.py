@@ -16,7 +16,7 @@ from functools import lru_cache
 # a word is a run of letters or digits of any script ("Søren", "Graça", "café" stay whole)
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 # Cyrillic and Greek letters drawn like Latin ones (Cyrillic a c e o p x y i j s d l k; Greek
-# alpha omicron rho nu kappa iota upsilon): a word that mixes them with Latin letters ("crush"
+# alpha omicron rho nu kappa iota upsilon): a word that mixes them with Latin letters ("coffee"
 # typed with a Cyrillic "c") is the Latin word
 _LOOKALIKES = str.maketrans(
     "\u0430\u0441\u0435\u043e\u0440\u0445\u0443\u0456\u0458\u0455\u0501\u04cf\u043a"
