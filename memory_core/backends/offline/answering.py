@@ -161,11 +161,11 @@ def _speaker_stems(buffer: list[BufferTurn]) -> set[str]:
     return {stem(fold(bt.speaker.split()[0])) for bt in buffer if bt.speaker.strip()}
 
 
-def _floor_labels(labels: dict[str, str], buffer: list[BufferTurn]) -> dict[str, str]:
+def _floor_labels(labels: dict[str, str], speakers: set[str]) -> dict[str, str]:
     """The question's words as the "anything to say?" test weighs them: a name the question
-    asks about that no one in the buffer speaks under ("When was Teo born?") says as much as a
-    keyword — a sentence naming such a one has something to say of it."""
-    speakers = _speaker_stems(buffer)
+    asks about that no one in the buffer speaks under (``speakers``: ``_speaker_stems``; "When
+    was Teo born?") says as much as a keyword — a sentence naming such a one has something to
+    say of it."""
     return {s: "keyword" if kind == "entity" and s not in speakers else kind for s, kind in labels.items()}
 
 
@@ -174,7 +174,7 @@ def _floor(plan: Plan, buffer: list[BufferTurn]) -> float:
     question says besides the speakers' names when that is less ("When was Maya in Porto?" says
     only a name: a sentence that says "Porto" has something to say)."""
     speakers = _speaker_stems(buffer)
-    labels = _floor_labels(highlight_terms(plan), buffer)
+    labels = _floor_labels(highlight_terms(plan), speakers)
     content = sum(_WEIGHT.get(kind, 0.5) for s, kind in labels.items() if s not in speakers)
     return min(MIN_SCORE, content) if content > 0 else MIN_SCORE
 
@@ -239,7 +239,7 @@ def candidates(plan: Plan, buffer: list[BufferTurn]) -> list[Candidate]:
     counts half, and the first sentences of the reply right after it inherit its score.
     """
     labels = highlight_terms(plan)
-    floor_labels = _floor_labels(labels, buffer)
+    floor_labels = _floor_labels(labels, _speaker_stems(buffer))
     asked = _first_names(plan)
     everything = [
         p for bt in buffer for p in [*sentences(bt.text), *([bt.image_caption] if bt.image_caption else [])]
