@@ -64,6 +64,9 @@ class ConversationInfo:
     speakers: tuple[str, ...]
     # canonical entity names already known (earlier sessions), for alias resolution
     known_entities: tuple[str, ...] = ()
+    # words the conversation writes in lower case and never capitalises inside a sentence: a
+    # sentence that opens with one ("Healthy is more expensive") names no one by it
+    common_words: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

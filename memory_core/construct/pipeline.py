@@ -47,9 +47,10 @@ from memory_core.construct.sessions import (
     Replayed,
     SessionResult,
     SessionSource,
+    conversation_info,
     with_names,
 )
-from memory_core.contracts import Backend, ConversationInfo, RelationalStore, VectorStore
+from memory_core.contracts import Backend, RelationalStore, VectorStore
 from memory_core.errors import MnemoscopeError
 from memory_core.models import Session
 from memory_core.progress import (
@@ -116,7 +117,7 @@ def build_conversation(store: RelationalStore, index: VectorStore, embedder: Tex
                        turns_pending=sum(len(s.turns) for s in pending), rebuild=rebuild)
     try:
         source.prepare(pending, timings)
-        info = ConversationInfo(conv_id, conv.speakers, known_entities=known)
+        info = conversation_info(conv, known)
         committed: list[Committed] = []
         background = _Background(embedder)
         try:

@@ -18,6 +18,7 @@ commit loop takes its sessions from a ``SessionSource``:
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections import defaultdict
@@ -120,7 +121,7 @@ def compute_conversation(conv: Conversation, pending: Sequence[int], known: Sequ
     timings: dict[str, float] = defaultdict(float)
     sessions = [s for s in conv.sessions if s.index in set(pending)]
     prepare(backend, sessions, embedder, timings)
-    info = ConversationInfo(conv.id, conv.speakers, known_entities=tuple(known))
+    info = conversation_info(conv, known)
     out: dict[int, SessionResult] = {}
     for session in sessions:
         gen = compute_session(backend, name, info, session, timings)
@@ -147,6 +148,29 @@ def compute_conversation(conv: Conversation, pending: Sequence[int], known: Sequ
     vectors = embed_texts(embedder, texts)  # the records' batch (turns and names are memo hits)
     timings["embed"] += time.perf_counter() - t
     return ComputedConversation(conv.id, tuple(pending), tuple(known), out, texts, vectors, dict(timings))
+
+
+_LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-z][a-z'’-]*[a-z]\b")
+_INNER_CAPITAL_RE = re.compile(r"(?<=[a-z0-9,;] )[A-Z][A-Za-z'’-]*")  # capitalised after a lower-case word
+
+
+def common_words(texts: Sequence[str]) -> frozenset[str]:
+    """The words these texts write in lower case and never capitalise inside a sentence
+    ("healthy", "dude"); a name the speakers capitalise wherever it stands ("at Grace's")
+    is none of them, even when it is a word too."""
+    lower: set[str] = set()
+    inner: set[str] = set()
+    for text in texts:
+        lower.update(_LOWER_WORD_RE.findall(text))
+        inner.update(w.lower() for w in _INNER_CAPITAL_RE.findall(text))
+    return frozenset(lower - inner)
+
+
+def conversation_info(conv: Conversation, known: Sequence[str]) -> ConversationInfo:
+    """What the stages know of ``conv``: its speakers, the entity names ``known`` from its
+    earlier builds, and its ``common_words`` (over every session, built or not)."""
+    return ConversationInfo(conv.id, conv.speakers, known_entities=tuple(known),
+                            common_words=common_words([t.text for s in conv.sessions for t in s.turns]))
 
 
 def with_names(info: ConversationInfo, records: Sequence[Record]) -> ConversationInfo:

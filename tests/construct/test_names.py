@@ -11,14 +11,21 @@ import pytest
 from memory_core.backends.offline.backend import OfflineBackend
 from memory_core.backends.offline.clauses import is_noise_word
 from memory_core.backends.offline.drafts import Draft, ExtractState
-from memory_core.backends.offline.frames import clean_value, is_raw_utterance, speakers_named, worth_keeping
+from memory_core.backends.offline.frames import (
+    clean_value,
+    is_raw_utterance,
+    only_in_labels,
+    speakers_named,
+    worth_keeping,
+)
 from memory_core.backends.offline.nlp import get_nlp, normalise_text
 from memory_core.backends.offline.segment import key_phrases
 from memory_core.backends.offline.subjects import register_mentions
 from memory_core.construct.entities import animal_names, canonicalise, place_names, record_mentions
+from memory_core.construct.sessions import conversation_info
 from memory_core.contracts import ConversationInfo
 from memory_core.embeddings import Embedder
-from memory_core.models import Record
+from memory_core.models import Conversation, Record
 from tests.construct.dialogues import Line, one_episode, session
 
 # display names that differ from the names the two use with each other
@@ -441,3 +448,44 @@ def test_a_chat_without_apostrophes_makes_no_verb_of_their_remains(backend: Offl
     for r in got.records:
         assert r.property.split("_")[0] not in ("m", "ms", "s", "ses", "ve", "ll", "d"), r
         assert r.entity not in ("I", "Ill", "Im"), r
+
+
+def test_an_assistants_headings_and_labels_name_no_entity(backend: OfflineBackend) -> None:
+    plan = ("Great question! Here is a weekly plan.\n\n### Week 3 (May 2-8): Glazing and Firing\n"
+            "1. **Prepare Your Pieces**: Sand the rims of your bowls before the bisque firing.\n"
+            "   - **Helpers**: Ines, Bartek\n2. **Log Results**\n"
+            "   - **Kiln Temperature**: Record the cone number for each batch.\n")
+    got = run(backend, [("user", "I signed up for a pottery course at Kleiwerk in Leiden."),
+                        ("assistant", plan)], ConversationInfo("t", ("user", "assistant")))
+    assert {r.entity for r in got.records} == {"user"}, [(r.entity, r.property, r.value) for r in got.records]
+    # a name in a list item's text is someone; the same name as the item's title is not
+    assert only_in_labels("Track Progress", "7. **Track Progress**: Keep a log.\n### Track Progress weekly")
+    assert only_in_labels("May 2", "### Week 3 (May 2-8): Glazing")
+    assert not only_in_labels("Ines", "- **Helpers**: ask Ines to check the glaze")
+    assert not only_in_labels("Ines", "**Ines**: first.\nThen Ines trims the mugs.")
+    assert not only_in_labels("Ines", "Ines trims the mugs.")  # plain talk has no scaffolding
+
+
+def test_a_name_is_one_unbroken_run_of_name_words(backend: OfflineBackend) -> None:
+    got = run(backend, [
+        ("Katarzyna W", "Matt Patterson played at the party on Friday."),
+        ("Benedikt", "Dr. Phil and East Ridge Library host a reading next week."),
+    ])
+    entities = {r.entity for r in got.records}
+    assert {"Matt Patterson", "Dr. Phil", "East Ridge Library"} <= entities, entities
+    assert not any("Phil East" in e for e in entities), entities  # two names, not one
+
+
+def test_a_sentence_opening_with_a_word_the_talk_writes_in_lower_case_names_no_one(
+        backend: OfflineBackend) -> None:
+    s = session(1, [
+        ("Katarzyna W", "Organic food is healthy but pricey, the dude at the market says."),
+        ("Benedikt", "Healthy is more expensive, sadly. Dude didnt even give a discount."),
+        ("Katarzyna W", "Grace will laugh. I told Grace about it and Grace agreed."),
+    ])
+    info = conversation_info(Conversation(id="t", speakers=INFO.speakers, sessions=(s,)), ())
+    assert {"healthy", "dude"} <= info.common_words
+    assert "grace" not in info.common_words  # capitalised inside a sentence: a name
+    got = backend.extract(one_episode(s), list(s.turns), info)
+    assert not {r.entity for r in got.records} & {"Healthy", "Dude"}, got.records
+    assert "Grace" in {r.entity for r in got.records}, got.records

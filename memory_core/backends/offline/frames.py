@@ -249,12 +249,34 @@ def _reciprocal_only(value: str) -> bool:
     return said.endswith(_RECIPROCAL) and len(said.split()) <= 3
 
 
+# markdown's scaffolding: a heading line, the opening words of a list item, a bold span
+_HEADING_LINE_RE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t].*$")
+_ITEM_START_RE = re.compile(r"(?m)^[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)+(?:\*\*|__)?")
+_BOLD_RE = re.compile(r"(\*\*|__)(?!\s)(.+?)(?<!\s)\1")
+
+
+def only_in_labels(name: str, text: str) -> bool:
+    """Every time the turn says ``name`` it is markdown's scaffolding: in a heading, opening a
+    list item or in bold ("### Week 2 (May 2-8): Glazing", "1. **Track Progress**: Keep a log").
+    Such words title what follows; no one named there does anything. False when the turn never
+    says the name as written."""
+    said = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text)]
+    if not said:
+        return False
+    spans = [m.span() for m in _HEADING_LINE_RE.finditer(text)]
+    spans += [m.span(2) for m in _BOLD_RE.finditer(text)]
+    spans += [(m.end(), m.end() + 1) for m in _ITEM_START_RE.finditer(text)]
+    return all(any(a <= at < b for a, b in spans) for at in said)
+
+
 def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     """Phatic and opinion-only drafts are no facts: an evaluation of something ("things are
     tough"), a topic without a statement, a picture's caption."""
     markup = _MARKUP_RE.search(d.entity) or not _NAME_START_RE.match(d.entity.strip())
     if markup and d.entity not in speakers:
         return False  # "**Set Goals**:*", "# Timeline", "data = request.get_json": markup or code, no one
+    if d.entity not in speakers and only_in_labels(d.entity, d.turn.text):
+        return False  # "7. **Track Progress**: Keep a log": a list item's title, not who keeps it
     first = d.entity.split()[0] if d.entity.split() else ""
     if d.prop in OPINION_ONLY or clauses.is_noise_word(first, acknowledgements=False):
         return False  # "Hahaha perfect" has no "Hahaha" doing anything

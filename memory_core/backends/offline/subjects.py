@@ -221,11 +221,13 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
     if tok.pos_ == "NOUN" and group is not None:  # "you guys", "we two", "us girls": the speakers
         return Subject(other if group == "you" else speaker, "person", 0.85)
     if tok.pos_ == "PROPN" or tok.ent_type_ in NER_TYPES:  # "my last day" (DATE) is no name
-        name = " ".join(t.text for t in tok.subtree if t.pos_ == "PROPN" or t.dep_ in ("compound", "flat")
-                        ) or tok.text
+        name = _name_span(tok)
         alias = speaker_alias(name, state.info.speakers, state.aliases)
         if alias is not None:
             return Subject(alias, "person", 1.0)
+        words = name.split()
+        if tok.sent[0].text == words[0] and all(w.lower() in state.info.common_words for w in words):
+            return None  # "Healthy is more expensive": a word the talk writes in lower case elsewhere
         kind = NER_TYPES.get(tok.ent_type_, "")
         if not kind:  # untagged proper noun: a person mentioned before, else a capitalised word
             known = next((m for m in reversed(state.mentions) if m.name == name), None)
@@ -279,6 +281,23 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
             or (root.i == root.sent.start and clauses.is_past_form(root))):
         return Subject(speaker, "person", 0.7)
     return None
+
+
+def _name_span(tok: Token) -> str:
+    """The name a proper noun is part of: the unbroken run of its subtree's name words around it
+    ("Matt Patterson", "East Ridge Library"). Name words the run does not reach are another
+    name ("Ines or Bartek" is two people) or sit across markup or a line ("**Plan**: Ines")."""
+    doc = tok.doc
+    named = {t.i for t in tok.subtree if t.pos_ == "PROPN" or t.dep_ in ("compound", "flat")}
+    named |= {t.i for t in tok.subtree if t.text == "-" and not t.whitespace_
+              and t.i > 0 and not doc[t.i - 1].whitespace_}  # "Jean-Luc"
+    named.add(tok.i)
+    start = end = tok.i
+    while start - 1 in named:
+        start -= 1
+    while end + 1 in named:
+        end += 1
+    return doc[start:end + 1].text
 
 
 def _thing_before(pred: Token) -> Subject | None:
