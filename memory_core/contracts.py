@@ -65,7 +65,7 @@ class ConversationInfo:
     # canonical entity names already known (earlier sessions), for alias resolution
     known_entities: tuple[str, ...] = ()
     # words the conversation writes in lower case and never capitalises inside a sentence: a
-    # sentence that opens with one ("Healthy is more expensive") names no one by it
+    # sentence that opens with one ("Dance is my escape", "Dude didnt call") names a thing, no one
     common_words: frozenset[str] = frozenset()
 
 

@@ -227,7 +227,7 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
             return Subject(alias, "person", 1.0)
         words = name.split()
         if tok.sent[0].text == words[0] and all(w.lower() in state.info.common_words for w in words):
-            return None  # "Healthy is more expensive": a word the talk writes in lower case elsewhere
+            return Subject(name, "concept", 0.9)  # "Dance is my escape": a word the talk writes in lower case
         kind = NER_TYPES.get(tok.ent_type_, "")
         if not kind:  # untagged proper noun: a person mentioned before, else a capitalised word
             known = next((m for m in reversed(state.mentions) if m.name == name), None)
