@@ -140,6 +140,8 @@ def test_value_cleaning_and_noise_words() -> None:
     assert clean_value("painting", "paints") == "painting"  # nothing left: kept as it was
     assert clean_value("d rather swim in the lake", "prefers") == "rather swim in the lake"
     assert clean_value("a long walk", "likes") == "a long walk"
+    assert clean_value("Ines yet", "meets") == "Ines"  # a trailing "yet", "again", "too" says no thing
+    assert clean_value("the old harbour again", "visits") == "the old harbour"
     assert is_raw_utterance("I've been waiting") and not is_raw_utterance("Benedikt's mom")
     # object and possessive pronouns become the speakers' names
     named = speakers_named("happy for you and my sister", "Kasia", "Teddy")
@@ -490,3 +492,16 @@ def test_a_sentence_opening_with_a_word_the_talk_writes_in_lower_case_names_a_th
     types = {r.entity: r.entity_type for r in got.records}
     assert all(types.get(word, "concept") == "concept" for word in ("Healthy", "Dude")), types
     assert types.get("Grace") not in (None, "concept"), types
+
+
+def test_an_instruction_opening_with_a_verb_names_no_one_by_the_verb(backend: OfflineBackend) -> None:
+    s = session(1, [
+        ("user", "Which tool should I use? I want to send a draft to Ines and inhale some calm."),
+        ("assistant", "- **Tools**: Use Kiln Planner to schedule your firings.\n"
+                      "- **Follow-up**: Send Ines a short note about the glaze.\n"
+                      "- **Breathing**: Inhale slowly through your nose."),
+    ])
+    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    got = backend.extract(one_episode(s), list(s.turns), info)
+    entities = {r.entity: r.entity_type for r in got.records}
+    assert not any(e.split()[0] in ("Use", "Send", "Inhale") for e in entities), entities

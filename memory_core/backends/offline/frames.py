@@ -100,6 +100,9 @@ _FIRST = {"me": "{me}", "my": "{me}'s", "mine": "{me}'s", "our": "{me}'s"}  # "u
 _SECOND = {"you": "{you}", "your": "{you}'s", "yours": "{you}'s"}
 _PARTICLES = frozenset({"up", "out", "off", "down", "over", "away"})
 _DANGLING = frozenset({"the", "a", "an", "and", "but", "or"})
+# an adverb that only says when or how far a value holds, at its end ("met you yet", "Paris
+# again", "that one too"): the thing is the words before it
+_TRAILING_ADVERBS = frozenset({"yet", "anymore", "already", "again", "too", "either", "though", "lately"})
 _BARE = frozenset({"on", "in", "at", "with", "for", "by", "from", "into", "about", "up", "out", "off",
                    "down", "over", "away", "through", "around", "back", ""})  # no object, nothing said
 _NO_OBJECT = _BARE | {"to"}  # ... and "to" ("eats: to eat", "listens_to: to music")
@@ -123,7 +126,8 @@ def _fragment(word: str) -> bool:
 
 def clean_value(value: str, prop: str) -> str:
     """A value without the chat around it: no leading or trailing interjection, discourse word
-    or emoji ("Exactly spoiled rotten", "escaping Anyway", "soup 😆"), no leading letter cut
+    or emoji ("Exactly spoiled rotten", "escaping Anyway", "soup 😆"), no trailing "yet", "again",
+    "too" and the like ("met Ines yet" -> "Ines"), no leading letter cut
     from a word ("d rather swim"), no leading form of the
     property's own verb ("plays: played live" -> "live"), nor its own preposition again
     ("hopes_for: for rain" -> "rain"), no dangling article or conjunction."""
@@ -137,7 +141,8 @@ def clean_value(value: str, prop: str) -> str:
         before = len(words)
         while words and (_filler(words[0]) or _fragment(words[0])):
             words = words[1:]
-        while words and (_filler(words[-1]) or words[-1].lower() in _DANGLING):
+        while words and (_filler(words[-1]) or words[-1].lower() in _DANGLING
+                         or (len(words) > 1 and words[-1].lower().strip(".,!?") in _TRAILING_ADVERBS)):
             words = words[:-1]
         if words and len(stem) >= 3 and words[0].lower().startswith(stem) and len(words[0]) <= len(stem) + 4:
             rest = words[1:]  # "rehearses: rehearse twice a week"; "paints: painting" stays

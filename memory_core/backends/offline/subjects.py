@@ -221,13 +221,17 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
     if tok.pos_ == "NOUN" and group is not None:  # "you guys", "we two", "us girls": the speakers
         return Subject(other if group == "you" else speaker, "person", 0.85)
     if tok.pos_ == "PROPN" or tok.ent_type_ in NER_TYPES:  # "my last day" (DATE) is no name
-        name = _name_span(tok)
+        span = _name_span(tok)
+        name, words = span.text, span.text.split()
+        # the name opens a sentence or what follows a list marker, a label or a comma
+        opening = span.start == 0 or not span.doc[span.start - 1].is_alpha
+        if opening and words[0].lower() in state.info.common_words:
+            if all(w.lower() in state.info.common_words for w in words):
+                return Subject(name, "concept", 0.9)  # "Dance is my escape": words written in lower case
+            name = " ".join(words[1:])  # "Use Kiln Planner to ...", "Send Ines a note": a verb, then the name
         alias = speaker_alias(name, state.info.speakers, state.aliases)
         if alias is not None:
             return Subject(alias, "person", 1.0)
-        words = name.split()
-        if tok.sent[0].text == words[0] and all(w.lower() in state.info.common_words for w in words):
-            return Subject(name, "concept", 0.9)  # "Dance is my escape": a word the talk writes in lower case
         kind = NER_TYPES.get(tok.ent_type_, "")
         if not kind:  # untagged proper noun: a person mentioned before, else a capitalised word
             known = next((m for m in reversed(state.mentions) if m.name == name), None)
@@ -283,7 +287,7 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
     return None
 
 
-def _name_span(tok: Token) -> str:
+def _name_span(tok: Token) -> Span:
     """The name a proper noun is part of: the unbroken run of its subtree's name words around it
     ("Matt Patterson", "East Ridge Library"). Name words the run does not reach are another
     name ("Ines or Bartek" is two people) or sit across markup or a line ("**Plan**: Ines")."""
@@ -297,7 +301,7 @@ def _name_span(tok: Token) -> str:
         start -= 1
     while end + 1 in named:
         end += 1
-    return doc[start:end + 1].text
+    return doc[start:end + 1]
 
 
 def _thing_before(pred: Token) -> Subject | None:
