@@ -478,22 +478,6 @@ def test_a_name_is_one_unbroken_run_of_name_words(backend: OfflineBackend) -> No
     assert not any("Phil East" in e for e in entities), entities  # two names, not one
 
 
-def test_a_sentence_opening_with_a_word_the_talk_writes_in_lower_case_names_a_thing(
-        backend: OfflineBackend) -> None:
-    s = session(1, [
-        ("Katarzyna W", "Organic food is healthy but pricey, the dude at the market says."),
-        ("Benedikt", "Healthy is more expensive, sadly. Dude didnt even give a discount."),
-        ("Katarzyna W", "Grace will laugh. I told Grace about it and Grace agreed."),
-    ])
-    info = conversation_info(Conversation(id="t", speakers=INFO.speakers, sessions=(s,)), ())
-    assert {"healthy", "dude"} <= info.common_words
-    assert "grace" not in info.common_words  # capitalised inside a sentence: a name
-    got = backend.extract(one_episode(s), list(s.turns), info)
-    types = {r.entity: r.entity_type for r in got.records}
-    assert all(types.get(word, "concept") == "concept" for word in ("Healthy", "Dude")), types
-    assert types.get("Grace") not in (None, "concept"), types
-
-
 def test_an_instruction_opening_with_a_verb_names_no_one_by_the_verb(backend: OfflineBackend) -> None:
     s = session(1, [
         ("user", "Which tool should I use? I want to send a draft to Ines and inhale some calm."),
@@ -505,3 +489,5 @@ def test_an_instruction_opening_with_a_verb_names_no_one_by_the_verb(backend: Of
     got = backend.extract(one_episode(s), list(s.turns), info)
     entities = {r.entity: r.entity_type for r in got.records}
     assert not any(e.split()[0] in ("Use", "Send", "Inhale") for e in entities), entities
+    assert {"use", "send", "inhale"} <= info.common_words
+    assert "ines" not in info.common_words  # capitalised inside a sentence: a name

@@ -223,12 +223,13 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
     if tok.pos_ == "PROPN" or tok.ent_type_ in NER_TYPES:  # "my last day" (DATE) is no name
         span = _name_span(tok)
         name, words = span.text, span.text.split()
-        # the name opens a sentence or what follows a list marker, a label or a comma
-        opening = span.start == 0 or not span.doc[span.start - 1].is_alpha
-        if opening and words[0].lower() in state.info.common_words:
+        # after markdown's scaffolding (a list marker, a label, a new line), a word the talk writes
+        # in lower case and never capitalises inside a sentence is an instruction's verb or a
+        # title's word: "- **Tools**: Use Kiln Planner to ...", "**Breathing**: Inhale slowly"
+        if _after_markup(span) and words[0].lower() in state.info.common_words:
             if all(w.lower() in state.info.common_words for w in words):
-                return Subject(name, "concept", 0.9)  # "Dance is my escape": words written in lower case
-            name = " ".join(words[1:])  # "Use Kiln Planner to ...", "Send Ines a note": a verb, then the name
+                return Subject(name, "concept", 0.9)  # no one: a thing at most
+            name = " ".join(words[1:])  # the name after the verb
         alias = speaker_alias(name, state.info.speakers, state.aliases)
         if alias is not None:
             return Subject(alias, "person", 1.0)
@@ -285,6 +286,17 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
             or (root.i == root.sent.start and clauses.is_past_form(root))):
         return Subject(speaker, "person", 0.7)
     return None
+
+
+_MARKUP_TOKENS = frozenset({":", "-", "*", "**", "__", "#", "##", "###", "####", "|", "•", ">"})
+
+
+def _after_markup(span: Span) -> bool:
+    """The span opens a line or follows a list marker or a label's colon."""
+    if span.start == 0:
+        return False
+    before = span.doc[span.start - 1]
+    return before.is_space or "\n" in before.whitespace_ or before.text in _MARKUP_TOKENS
 
 
 def _name_span(tok: Token) -> Span:
