@@ -491,3 +491,9 @@ def test_an_instruction_opening_with_a_verb_names_no_one_by_the_verb(backend: Of
     assert not any(e.split()[0] in ("Use", "Send", "Inhale") for e in entities), entities
     assert {"use", "send", "inhale"} <= info.common_words
     assert "ines" not in info.common_words  # capitalised inside a sentence: a name
+
+
+def test_a_tie_to_a_name_said_with_yet_is_a_tie_to_the_name(backend: OfflineBackend) -> None:
+    got = run(backend, [("Katarzyna W", "I haven't met Oskar yet, but I met Jolka again.")])
+    entities = {r.entity for r in got.records} | {r.value for r in got.records}
+    assert not any(e.endswith((" yet", " again")) for e in entities), got.records

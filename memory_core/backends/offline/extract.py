@@ -37,7 +37,7 @@ from memory_core.backends.offline.drafts import (
     Subject,
     conf,
 )
-from memory_core.backends.offline.frames import finish
+from memory_core.backends.offline.frames import clean_value, finish
 from memory_core.backends.offline.properties import names_a_place, property_of, value_of
 from memory_core.backends.offline.propositions import (
     advice_text,
@@ -499,7 +499,9 @@ def _from_work(state: ExtractState, sent: Span, turn: Turn, speaker: str) -> Non
 
 def _inverse(state: ExtractState, subject: Subject, prop: Prop, value: str, turn: Turn, mod: Modality,
              rule: str) -> None:
-    """Entailed inverse relations only: symmetric kin/social ties and child <-> parent, for names."""
+    """Entailed inverse relations only: symmetric kin/social ties and child <-> parent, for names
+    (the name as its record's value is cleaned: "met Ines yet" is a tie to Ines)."""
+    value = clean_value(value, prop.name)
     if subject.type != "person" or not value[:1].isupper() or len(value.split()) > 3:
         return
     inverse = prop.name if prop.name in _SYMMETRIC else _INVERSE.get(prop.name)
