@@ -64,8 +64,8 @@ class ConversationInfo:
     speakers: tuple[str, ...]
     # canonical entity names already known (earlier sessions), for alias resolution
     known_entities: tuple[str, ...] = ()
-    # words the conversation writes in lower case and never capitalises inside a sentence: a
-    # sentence that opens with one ("Dance is my escape", "Dude didnt call") names a thing, no one
+    # words the conversation writes in lower case and never capitalises inside a sentence: after
+    # a list marker or a label one is an instruction's verb, not part of a name ("- Use Kiln Planner")
     common_words: frozenset[str] = frozenset()
 
 
