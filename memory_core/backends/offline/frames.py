@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from memory_core.backends.offline import clauses
@@ -101,8 +102,8 @@ _SECOND = {"you": "{you}", "your": "{you}'s", "yours": "{you}'s"}
 _PARTICLES = frozenset({"up", "out", "off", "down", "over", "away"})
 _DANGLING = frozenset({"the", "a", "an", "and", "but", "or"})
 # an adverb that only says when or how far a value holds, at its end ("met you yet", "Paris
-# again", "that one too"): the thing is the words before it
-_TRAILING_ADVERBS = frozenset({"yet", "anymore", "already", "again", "too", "either", "though", "lately"})
+# again"): the thing is the words before it ("too", "already", "though", "lately" are fillers)
+_TRAILING_ADVERBS = frozenset({"yet", "anymore", "again", "either"})
 _BARE = frozenset({"on", "in", "at", "with", "for", "by", "from", "into", "about", "up", "out", "off",
                    "down", "over", "away", "through", "around", "back", ""})  # no object, nothing said
 _NO_OBJECT = _BARE | {"to"}  # ... and "to" ("eats: to eat", "listens_to: to music")
@@ -265,13 +266,19 @@ def only_in_labels(name: str, text: str) -> bool:
     list item or in bold ("### Week 2 (May 2-8): Glazing", "1. **Track Progress**: Keep a log").
     Such words title what follows; no one named there does anything. False when the turn never
     says the name as written."""
-    said = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text)]
-    if not said:
-        return False
+    spans = _label_spans(text)
+    said = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text)] if spans else []
+    return bool(said) and all(any(a <= at < b for a, b in spans) for at in said)
+
+
+@lru_cache(maxsize=256)
+def _label_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Where a turn's markdown scaffolding is (headings, bold spans, a list item's first
+    character): found once per turn, not once per draft of it."""
     spans = [m.span() for m in _HEADING_LINE_RE.finditer(text)]
     spans += [m.span(2) for m in _BOLD_RE.finditer(text)]
     spans += [(m.end(), m.end() + 1) for m in _ITEM_START_RE.finditer(text)]
-    return all(any(a <= at < b for a, b in spans) for at in said)
+    return tuple(spans)
 
 
 def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
