@@ -152,17 +152,23 @@ def compute_conversation(conv: Conversation, pending: Sequence[int], known: Sequ
 
 _LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-z][a-z'’-]*[a-z]\b")
 _INNER_CAPITAL_RE = re.compile(r"(?<=[a-z0-9,;] )[A-Z][A-Za-z'’-]*")  # capitalised after a lower-case word
+# markdown's titles (a heading line, a bold label) are written in title case: no sign of a name there
+_TITLE_RE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t].*$|(\*\*|__)(?!\s).+?(?<!\s)\1")
+# code (a fenced block, an inline span) writes names in lower case: "pip install locust"
+_CODE_RE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.S)
 
 
 def common_words(texts: Sequence[str]) -> frozenset[str]:
     """The words these texts write in lower case and never capitalise inside a sentence
     ("healthy", "dude"); a name the speakers capitalise wherever it stands ("at Grace's")
-    is none of them, even when it is a word too."""
+    is none of them, even when it is a word too. Titles do not count as sentences ("### Tips
+    for Effective Use" leaves "use" a common word), nor does code ("`locust -f run.py`")."""
     lower: set[str] = set()
     inner: set[str] = set()
     for text in texts:
+        text = _CODE_RE.sub("\n", text)
         lower.update(_LOWER_WORD_RE.findall(text))
-        inner.update(w.lower() for w in _INNER_CAPITAL_RE.findall(text))
+        inner.update(w.lower() for w in _INNER_CAPITAL_RE.findall(_TITLE_RE.sub("\n", text)))
     return frozenset(lower - inner)
 
 

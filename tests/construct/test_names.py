@@ -497,3 +497,42 @@ def test_a_tie_to_a_name_said_with_yet_is_a_tie_to_the_name(backend: OfflineBack
     got = run(backend, [("Katarzyna W", "I haven't met Oskar yet, but I met Jolka again.")])
     entities = {r.entity for r in got.records} | {r.value for r in got.records}
     assert not any(e.endswith((" yet", " again")) for e in entities), got.records
+
+
+def test_titles_written_in_title_case_leave_a_word_common() -> None:
+    s = session(1, [
+        ("user", "How do I use the kiln planner and keep my notes tidy?"),
+        ("assistant", "### Tips for Effective Use\n1. **Keep It Simple**: one note per firing.\n"
+                      "I would ask Ines about Glaze Day. Or try Kilnlog: run `pip install kilnlog`."),
+    ])
+    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    assert {"use", "keep"} <= info.common_words  # a heading's and a label's title case is no name
+    assert "glaze" not in info.common_words and "ines" not in info.common_words
+    assert "kilnlog" not in info.common_words  # code writes a name in lower case
+
+
+def test_a_verb_the_ner_glues_to_a_name_is_not_part_of_it(backend: OfflineBackend) -> None:
+    s = session(1, [
+        ("user", "Should I let my co-writer see the script before the deadline?"),
+        ("assistant", "Giving Tomasz early access to your draft is wise, as long as he can't "
+                      "make any edits."),
+    ])
+    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    got = backend.extract(one_episode(s), list(s.turns), info)
+    entities = {r.entity for r in got.records}
+    assert not any(e.startswith("Giving ") for e in entities), got.records
+    assert "Tomasz" in entities
+
+
+def test_a_day_or_a_value_across_markdown_is_no_record(backend: OfflineBackend) -> None:
+    s = session(1, [
+        ("user", "Can you plan my talk for the glaze guild?"),
+        ("assistant", "Here is a plan for your talk on June 20:\n\n### Structure of the Talk\n\n"
+                      "1. **Opening:** Introduce the kiln.\n2. **Demo:** Show the glaze.\n"
+                      "Consistency is key in any craft."),
+    ])
+    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    got = backend.extract(one_episode(s), list(s.turns), info)
+    assert not any(r.entity.startswith("June") for r in got.records), got.records
+    assert not any("#" in r.value or "**" in r.value for r in got.records), got.records
+    assert not any(r.entity == "Consistency" for r in got.records), got.records

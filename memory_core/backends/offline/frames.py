@@ -73,6 +73,8 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
 # a subject holding one of these is markdown or code, not a name
 _MARKUP_RE = re.compile(r"[*#|`\[\]{}<>=\\]|\n|\(\)|^\W*:")
 _NAME_START_RE = re.compile(r"[\w\"“'‘]")
+# markdown in a value: a heading's or a table's mark standing alone, bold marks, code fences
+_VALUE_MARKUP_RE = re.compile(r"(?:^|\s)(?:#{1,6}|\|)(?=\s|$)|\*\*|__|`")
 # a time word alone is no value: "work a manager role at this point" gives no employer
 TIME_UNITS = frozenset({
     "point", "moment", "moments", "time", "times", "stage", "second", "seconds", "minute", "minutes",
@@ -301,6 +303,8 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     if unnamed and "'s " not in d.entity and d.time is None and d.prop != lexicon.IS_CALLED.name:
         return False  # an undated unnamed thing as subject ("kids had a blast", "colors blend nicely");
         # the name it is called by names it ("the new cafe is called Blue Door")
+    if _VALUE_MARKUP_RE.search(d.value):
+        return False  # "is_a: # phase", "takes place: March 25**": a parse across markdown's titles
     if d.value.lstrip()[:1] in ("'", "’"):
         return False  # "'s good", "'em to feel": a clitic cut from its word
     own = {w.lower() for w in d.entity.replace("'s", "").split()}

@@ -21,7 +21,7 @@ from memory_core.backends.offline import clauses
 from memory_core.backends.offline.aliases import speaker_alias
 from memory_core.backends.offline.drafts import VAGUE_NOUNS, ExtractState, Mention, Subject
 from memory_core.construct import lexicon
-from memory_core.contracts import ConversationInfo
+from memory_core.contracts import ASSISTANT_ROLES, ConversationInfo
 from memory_core.models import Turn
 
 if TYPE_CHECKING:
@@ -56,9 +56,10 @@ def other_speaker(turns: list[Turn], pos: int, info: ConversationInfo) -> str:
 def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str, pos: int) -> None:
     for ent in sent.ents:
         # a name someone is in or at ("lives in Tartu") is a place, whatever the small NER calls it
-        if ent.label_ == "PERSON" and speaker_alias(ent.text, state.info.speakers, state.aliases) is None \
+        name = _without_opening_verb(ent, state.info.common_words) if ent.label_ == "PERSON" else None
+        if name and speaker_alias(name, state.info.speakers, state.aliases) is None \
                 and not clauses.object_of(ent.root, clauses.WHERE_PREPS):
-            state.mentions.append(Mention(ent.text.strip(), "person", False, pos,
+            state.mentions.append(Mention(name, "person", False, pos,
                                           ent.root.dep_ in clauses.SUBJECT_DEPS, ent.start))
     for tok in sent:  # a named subject, whatever NER guessed ("Pepper is staring at me, she wants ...")
         if _named_subject(tok) and tok.ent_type_ in _NAMED \
@@ -221,12 +222,16 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
     if tok.pos_ == "NOUN" and group is not None:  # "you guys", "we two", "us girls": the speakers
         return Subject(other if group == "you" else speaker, "person", 0.85)
     if tok.pos_ == "PROPN" or tok.ent_type_ in NER_TYPES:  # "my last day" (DATE) is no name
+        if tok.ent_type_ in ("DATE", "TIME"):
+            return None  # "the meeting on June 20: ..." names a day, not someone
         span = _name_span(tok)
         name, words = span.text, span.text.split()
         # after markdown's scaffolding (a list marker, a label, a new line), a word the talk writes
         # in lower case and never capitalises inside a sentence is an instruction's verb or a
         # title's word: "- **Tools**: Use Kiln Planner to ...", "**Breathing**: Inhale slowly"
-        if _after_markup(span) and words[0].lower() in state.info.common_words:
+        # (an assistant's sentence opens with an instruction's verb as often: "Consistency is key")
+        opens = _after_markup(span) or (span.start == tok.sent.start and speaker.lower() in ASSISTANT_ROLES)
+        if opens and words[0].lower() in state.info.common_words:
             if all(w.lower() in state.info.common_words for w in words):
                 return Subject(name, "concept", 0.9)  # no one: a thing at most
             name = " ".join(words[1:])  # the name after the verb
@@ -297,6 +302,22 @@ def _after_markup(span: Span) -> bool:
         return False
     before = span.doc[span.start - 1]
     return before.is_space or "\n" in before.whitespace_ or before.text in _MARKUP_TOKENS
+
+
+def _without_opening_verb(ent: Span, common: frozenset[str]) -> str | None:
+    """The name in a named entity without the verb the small NER glued to it ("Send Carla a
+    note", "Giving Michael early access" name Carla and Michael): a first word tagged as a verb,
+    or, opening a sentence or a list item, a word the talk writes in lower case; None when
+    every word is such a word."""
+    words = ent.text.strip().split()
+    opens = ent.start == ent.sent.start or _after_markup(ent)
+    if not words or not (ent[0].tag_.startswith("VB") or (opens and words[0].lower() in common)):
+        return ent.text.strip() or None
+    rest = words[1:]
+    if not rest or all(w.lower() in common for w in rest):
+        return None
+    name = " ".join(rest)
+    return name[:-2] if name.endswith(("'s", "’s")) else name
 
 
 def _name_span(tok: Token) -> Span:
