@@ -181,18 +181,23 @@ def mentions(records: Sequence[Record]) -> list[tuple[str, str]]:
 ANIMAL_TURNS, ANIMAL_SHARE = 2, 0.25  # cue turns a name needs (count, share of its turns)
 
 
+_INNER_NAME_RE = re.compile(r"(?<=[a-z0-9,;] )[A-Z][a-z]+\b")  # capitalised after a lower-case word
+
+
 def animal_names(names: Sequence[str], turn_texts: Sequence[str]) -> set[str]:
     """The names the talk treats as animals: a name whose turns (each with the reply to it)
     carry an animal word (``lexicon.ANIMAL_CUES``: "dog", "paw", "meow", ...) in at least
     ``ANIMAL_TURNS`` turns and ``ANIMAL_SHARE`` of the turns that name it ("Pepper cut her paw",
-    "Biscuit sends a meow")."""
+    "Biscuit sends a meow"), unless the talk writes the cue as a name ("written in Python")."""
+    # a cue the talk capitalises inside a sentence is a name there ("in Python 3.12"), no animal
+    named = {w.lower() for t in turn_texts for w in _INNER_NAME_RE.findall(t)}
+    cues = lexicon.ANIMAL_CUES - named
     words = [set(re.findall(r"[a-z]+", t.lower())) for t in turn_texts]
-    cued = [bool(w & lexicon.ANIMAL_CUES) or (i + 1 < len(words) and bool(words[i + 1] & lexicon.ANIMAL_CUES))
-            for i, w in enumerate(words)]
+    cued = [bool(w & cues) or (i + 1 < len(words) and bool(words[i + 1] & cues)) for i, w in enumerate(words)]
     out: set[str] = set()
     for name in names:
         said = re.compile(rf"\b{re.escape(name)}\b")
-        turns = [i for i, t in enumerate(turn_texts) if said.search(t)]
+        turns = [i for i, t in enumerate(turn_texts) if name in t and said.search(t)]
         hits = sum(cued[i] for i in turns)
         if hits >= ANIMAL_TURNS and hits >= ANIMAL_SHARE * len(turns):
             out.add(name)
@@ -216,9 +221,93 @@ def place_names(names: Sequence[str], turn_texts: Sequence[str]) -> set[str]:
     for name in names:
         said = re.compile(rf"\b{re.escape(name)}\b")
         placed = re.compile(rf"{_PLACE_CUE}{re.escape(name)}\b")
-        turns = [t for t in turn_texts if said.search(t)]
+        turns = [t for t in turn_texts if name in t and said.search(t)]
         hits = sum(bool(placed.search(t)) for t in turns)
         if hits and hits >= PLACE_SHARE * len(turns) and (hits >= 2 or len(turns) <= 2):
+            out.add(name)
+    return out
+
+
+# nouns that say a name is someone's: kin, occupations, "a guy", "my advisor"
+# (not "team" or "family": a group's nouns)
+_PERSON_SET = frozenset({w for w, p in lexicon.KIN.items() if p is not lexicon.PET} | lexicon.PERSON_NOUNS
+                        | lexicon.OCCUPATIONS | {"advisor", "adviser", "classmate", "peer", "producer",
+                                                 "director", "reviewer"}) - {"team", "family"}
+_PERSON_NOUN = "|".join(re.escape(w) for w in sorted(_PERSON_SET, key=len, reverse=True))
+_TITLE = "|".join(sorted(lexicon.TITLES, key=len, reverse=True))
+# how people are said, just before a name and just after it
+_PERSON_BEFORE = re.compile(rf"(?i:\b(?:{_TITLE})\.?\s+"
+                            rf"|\b(?:my|our|your|his|her)\s+(?:[\w'’-]+\s+){{0,2}}?(?:{_PERSON_NOUN})\s+)$")
+_PERSON_AFTER = re.compile(rf",\s+(?i:who\b|(?:a|an|my|our|your|his|her|the)\s+(?:[\w'’-]+\s+){{0,3}}?"
+                           rf"(?:{_PERSON_NOUN})\b)")
+_WINDOW = 80  # characters on each side of a name that its cues are looked for in
+
+
+def _names_a_person(value: str) -> bool:
+    """Is a noun phrase's head a person noun ("a veteran producer", "peers", "my advisor")?"""
+    said = value.lower().split()
+    head = said[-1].strip(".,!?") if said else ""
+    return head in _PERSON_SET or (head.endswith("s") and head[:-1] in _PERSON_SET)
+
+
+def _cued_turns(name: str, turn_texts: Sequence[str],
+                cue: Callable[[str, int, int], bool]) -> tuple[int, int]:
+    """(turns naming ``name`` where ``cue(text, start, end)`` holds for some saying of it, turns
+    naming it)."""
+    said = re.compile(rf"(?<![\w'’]){re.escape(name)}(?!\w)")
+    hits = named = 0
+    for text in turn_texts:
+        if name not in text:
+            continue
+        spots = [m.span() for m in said.finditer(text)]
+        named += bool(spots)
+        hits += any(cue(text, a, b) for a, b in spots)
+    return hits, named
+
+
+def _said_as_person(text: str, a: int, b: int) -> bool:
+    return bool(_PERSON_BEFORE.search(text, max(0, a - _WINDOW), a)
+                or _PERSON_AFTER.match(text, b, b + _WINDOW))
+
+
+def person_names(names: Sequence[str], turn_texts: Sequence[str]) -> set[str]:
+    """The capitalised names the talk says the way people are said, in at least one turn:
+    after a title ("Professor Ines"), before ", who", with a person noun in apposition ("Ines,
+    a close friend", "Ines, an 81-year-old potter") or after one ("my advisor Ines"). The small
+    NER model calls many a first name an organisation."""
+    return {name for name in names
+            if name[:1].isupper() and _cued_turns(name, turn_texts, _said_as_person)[0] > 0}
+
+
+TOOL_TURNS, TOOL_SHARE = 2, 0.2  # cue turns a name needs to be a tool (count, share of its turns)
+_TOOL_KINDS = (r"tools?|apps?|applications?|software|platforms?|programs?|extensions?|services?|websites?"
+               r"|sites?|editors?|libraries|library|frameworks?")
+_TOOL_USE = (r"use|uses|used|using|utili[sz]e|utili[sz]ing|install|installed|installing|download|downloaded"
+             r"|downloading|switch(?:ed|ing)?\s+to|subscribe[ds]?\s+to")
+# how tools are said: used ("using X", not "using X's notes"), listed as one ("apps like A, B or
+# X"), said to be one ("X is a free app"), with an account or a plugin ("X account")
+_TOOL_LISTED = re.compile(rf"(?i:\b(?:{_TOOL_KINDS})\s+(?:like|such\s+as|called|named)\s+)"
+                          rf"(?:[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)*,?\s+(?:(?:and|or)\s+)?){{0,4}}$")
+_TOOL_USED = re.compile(rf"(?i:\b(?:{_TOOL_USE})\s+(?:the\s+)?)$")
+_TOOL_AFTER = re.compile(rf"(?:\s+(?i:is|was)\s+(?i:a|an)\s+(?:[\w-]+\s+){{0,3}}?(?i:{_TOOL_KINDS})\b"
+                         r"|(?:['’]s)?\s+(?i:app|software|extension|plugin|account|subscription|website)\b)")
+
+
+def _said_as_tool(text: str, a: int, b: int) -> bool:
+    start = max(0, a - _WINDOW)
+    return bool(_TOOL_LISTED.search(text, start, a) or _TOOL_AFTER.match(text, b, b + _WINDOW)
+                or (_TOOL_USED.search(text, start, a) and not text.startswith(("'s", "’s"), b)))
+
+
+def tool_names(names: Sequence[str], turn_texts: Sequence[str]) -> set[str]:
+    """The names the talk treats as tools, apps or services: used, installed or downloaded
+    ("using Kilnlog"), listed as one ("apps like Kilnlog or Glazr"), said to be one ("Kilnlog is
+    a free planning app"), with an account or a plugin — in ``TOOL_TURNS`` turns and
+    ``TOOL_SHARE`` of the turns that name it. The small NER model calls many a product a person."""
+    out: set[str] = set()
+    for name in names:
+        hits, named = _cued_turns(name, turn_texts, _said_as_tool)
+        if hits >= TOOL_TURNS and hits >= TOOL_SHARE * named:
             out.add(name)
     return out
 
@@ -275,8 +364,9 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
     # a person whatever the sentences about her read like)
     for r in records:
         kin = _KIN_PROPERTIES.get(r.property)
-        if r.property in TYPE_DECIDING:
-            key, kind, weight = normalise_name(r.entity), r.entity_type, DECIDES
+        if r.property in TYPE_DECIDING:  # "Ines is_a advisor" says a person, whatever NER said
+            kind = "person" if _names_a_person(r.value) else r.entity_type
+            key, weight = normalise_name(r.entity), DECIDES
         elif kin is not None:
             key, kind, weight = normalise_name(r.value), value_type(r.value, kin.value_type), DECIDES // 2
         else:
@@ -293,6 +383,17 @@ def canonicalise(conv_id: str, records: Sequence[Record], speakers: Sequence[str
         # ... or a place ("here in Utrecht", "my mom lives in Kiel")
         for name in place_names([n for n in named if groups[named[n]].type == "person"], turn_texts):
             groups[named[name]].types["place"] += DECIDES // 2
+        # ... and one the mentions call an organisation or a place may be said as someone is
+        # ("Professor Ines", "Ines, a close friend")
+        others = {g.name: k for k, g in groups.items() if g.type not in ("person", "animal") and not g.speaker
+                  and "'" not in g.name}
+        for name in person_names(list(others), turn_texts):
+            groups[others[name]].types["person"] += DECIDES // 2
+        # ... and a "person" or "place" may be a tool the talk uses ("using Kilnlog")
+        used = {g.name: k for k, g in groups.items() if g.type in ("person", "place") and not g.speaker
+                and g.name[:1].isupper() and "'" not in g.name}
+        for name in tool_names(list(used), turn_texts):
+            groups[used[name]].types["object"] += DECIDES // 2
     # 1b. the names speakers go by: "Kat" -> "Katherine Miller"; a name claimed for two speakers
     # (or that is another speaker's) joins nobody, and two speakers are never one entity
     claims: dict[str, set[str]] = defaultdict(set)

@@ -16,12 +16,20 @@ from memory_core.backends.offline.frames import (
     is_raw_utterance,
     only_in_labels,
     speakers_named,
+    within_line,
     worth_keeping,
 )
 from memory_core.backends.offline.nlp import get_nlp, normalise_text
 from memory_core.backends.offline.segment import key_phrases
 from memory_core.backends.offline.subjects import register_mentions
-from memory_core.construct.entities import animal_names, canonicalise, place_names, record_mentions
+from memory_core.construct.entities import (
+    animal_names,
+    canonicalise,
+    person_names,
+    place_names,
+    record_mentions,
+    tool_names,
+)
 from memory_core.construct.sessions import conversation_info
 from memory_core.contracts import ConversationInfo
 from memory_core.embeddings import Embedder
@@ -212,6 +220,10 @@ def test_the_talk_around_a_name_says_it_is_an_animal() -> None:
         "Ilse starts her new job on Monday.",
     ]
     assert animal_names(["Mochi", "Ilse"], texts) == {"Mochi"}
+    # a cue word the talk writes as a name is none: "python" in a chat about code written in Python
+    code = ["Flaskr crashes when I run python app.py.", "Flaskr needs python 3.12, written in Python.",
+            "Restart Flaskr with python -m flaskr.", "Flaskr runs now, thanks."]
+    assert animal_names(["Flaskr"], code) == set()
 
     def rec(n: int, entity: str) -> Record:
         return Record(id=f"c:S1:E1:R{n}", conv_id="c", episode_id="c:S1:E1", entity=entity,
@@ -536,3 +548,45 @@ def test_a_day_or_a_value_across_markdown_is_no_record(backend: OfflineBackend) 
     assert not any(r.entity.startswith("June") for r in got.records), got.records
     assert not any("#" in r.value or "**" in r.value for r in got.records), got.records
     assert not any(r.entity == "Consistency" for r in got.records), got.records
+
+
+def _types(said: list[tuple[str, str, str]], typed: str, turns: list[str]) -> dict[str, str]:
+    """The entity types canonicalise gives names the extractor typed ``typed``, in ``turns``."""
+    recs = [Record(id=f"t:R{i}", conv_id="t", episode_id="t:E1", entity=name, entity_type=typed,
+                   property=prop, value=value, evidence_turn_ids=["D1:1"], confidence=0.8)
+            for i, (name, prop, value) in enumerate(said)]
+    return {e.name: e.type for e in canonicalise("t", recs, ["user", "assistant"], turn_texts=turns).entities}
+
+
+def test_a_name_said_the_way_people_are_said_is_a_person() -> None:
+    turns = ["I got feedback from Wiremu, a close friend since college, on my essay.",
+             "Wiremu said the opening drags.", "Should I meet Professor Ngaio first?",
+             "Ngaio will review the draft. Ask Tawhiri, who runs the reading group, too.",
+             "We stayed in Rotorua, a town with hot pools."]
+    assert person_names(["Wiremu", "Ngaio", "Tawhiri", "Rotorua", "reading group"], turns) == {
+        "Wiremu", "Ngaio", "Tawhiri"}
+    types = _types([("Wiremu", "gives", "feedback"), ("Rotorua", "gives", "feedback")], "organization", turns)
+    assert types["Wiremu"] == "person" and types["Rotorua"] == "organization"
+    # what a record says a name is decides, and an advisor is someone
+    said = [("Rotorua", "gives", "feedback"), ("Rotorua", "is_a", "veteran producer")]
+    assert _types(said, "organization", turns)["Rotorua"] == "person"
+
+
+def test_a_name_the_talk_uses_as_a_tool_is_no_person() -> None:
+    turns = ["I started using Kilnlog to track my firings.", "Apps like Kilnlog or Glazr help a lot.",
+             "Glazr is a free glaze app.", "Ines likes Kilnlog too.", "I signed up for the Harbour 10k."]
+    assert tool_names(["Kilnlog", "Glazr", "Ines", "Harbour 10k"], turns) == {"Kilnlog", "Glazr"}
+    types = _types([("Kilnlog", "helps", "firings"), ("Ines", "helps", "firings")], "person", turns)
+    assert types["Kilnlog"] == "object" and types["Ines"] == "person"
+
+
+def test_a_value_ends_where_its_list_item_ends() -> None:
+    text = ("- **Peer Review**: Share your drafts with a writing group\n"
+            "- **Self-Revision**: Read them aloud")
+    turn = session(1, [("assistant", text)]).turns[0]
+    share = next(t for t in get_nlp()(text) if t.text == "Share")
+    speakers = ("user", "assistant")
+    draft = Draft("Ines", "person", "shares", "drafts with a group Self Revision", turn, 0.8, pred=share)
+    assert within_line(draft, draft.value, speakers) == "drafts with a group"
+    assert within_line(draft, "user's drafts with a group", speakers) == "user's drafts with a group"
+    assert not worth_keeping(Draft("Ines", "person", "is_a", "# phase", turn, 0.8), speakers)
