@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -71,14 +71,18 @@ def test_answer_comes_from_the_asked_persons_words_not_the_other_speakers() -> N
 
 
 def test_week_scale_times_are_kept_as_said_against_the_session_date() -> None:
-    assert vague_phrase("last Friday", JULY) == "the Friday before 15 July 2023"
+    assert vague_phrase("last Friday", JULY) == "the Friday before 15 July 2023 (14 July 2023)"
+    # said on a Friday, "last Friday" is a week back; the day is worked out for the reader
+    friday = JULY - timedelta(days=1)
+    assert vague_phrase("last Friday", friday) == "the Friday before 14 July 2023 (7 July 2023)"
+    assert vague_phrase("past Monday", JULY) == "the Monday before 15 July 2023 (10 July 2023)"
     assert vague_phrase("last week", JULY) == "the week before 15 July 2023"
     assert vague_phrase("two weekends ago", JULY) == "two weekends before 15 July 2023"
     assert vague_phrase("this week", JULY) == "the week of 15 July 2023"
     assert vague_phrase("yesterday", JULY) is None  # a day is resolved exactly instead
     buffer = _buffer(("D2:4", "Maya", "I got the call offering me the museum job last Friday!"))
     answer = _ask("When did Maya get the call offering her the museum job?", buffer)
-    assert answer.text == "the Friday before 15 July 2023 [D2:4]"
+    assert answer.text == "the Friday before 15 July 2023 (14 July 2023) [D2:4]"
     assert answer.supported  # supported or weak: the calibrated model grades it
 
 
@@ -402,7 +406,7 @@ def test_a_sentence_naming_the_asked_non_speaker_has_something_to_say() -> None:
         return extractive_answer(question, plan_question(question, vocab), buffer,
                                  unmentioned=unmentioned(question, buffer), parse=parse_many, embed=EMBED)
 
-    assert ask("When was Ilse born?").text == "the Friday before 15 July 2023 [D4:6]"
+    assert ask("When was Ilse born?").text == "the Friday before 15 July 2023 (14 July 2023) [D4:6]"
     # a name no turn says is still "Unknown"; so is a question only a speaker's name ties to
     assert ask("When was Wim born?").text.startswith("Unknown")
     assert ask("When was Maya born?").text == "Unknown"

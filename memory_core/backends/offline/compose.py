@@ -17,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from memory_core import timeexpr
@@ -215,9 +215,11 @@ def vague_phrase(expression: str, when: datetime) -> str | None:
     """A week-scale expression kept as said, anchored to the session date.
 
     "last week" said on 9 June 2023 names no day: "the week before 9 June 2023"; likewise
-    "last Friday" -> "the Friday before 15 July 2023", "two weekends ago" -> "two weekends
-    before 17 July 2023", "this week" -> "the week of 23 August 2023". Days, months and years
-    are resolved exactly by the time normaliser instead.
+    "two weekends ago" -> "two weekends before 17 July 2023", "this week" -> "the week of 23
+    August 2023". A weekday names one day, which is worked out for the reader beside what was
+    said: "last Friday" on Saturday 15 July 2023 -> "the Friday before 15 July 2023 (14 July
+    2023)" (said on a Friday, the Friday a week back). Days, months and years are resolved
+    exactly by the time normaliser instead.
     """
     m = _VAGUE_RE.match(" ".join(expression.split()))
     if m is None:
@@ -228,6 +230,9 @@ def vague_phrase(expression: str, when: datetime) -> str | None:
         unit = unit.capitalize() if unit not in ("week", "weekend") else unit
         if m.group("rel").lower() == "this":
             return f"the {unit} of {day}"
+        if unit.lower() in timeexpr.WEEKDAYS:  # the day it names, worked out: (28 February 2023)
+            back = (when.weekday() - timeexpr.WEEKDAYS.index(unit.lower())) % 7 or 7
+            return f"the {unit} before {day} ({timeexpr.fmt_day(when.date() - timedelta(days=back))})"
         return f"the {unit} before {day}"
     return f"{m.group('n').lower()} {m.group('units').lower()} before {day}"
 
