@@ -480,6 +480,22 @@ def test_an_assistants_headings_and_labels_name_no_entity(backend: OfflineBacken
     assert not only_in_labels("Ines", "Ines trims the mugs.")  # plain talk has no scaffolding
 
 
+def test_a_labelled_instruction_or_a_day_names_no_kind_of_thing(backend: OfflineBackend) -> None:
+    # the parse reads "Detail the steps" as a name ("Detail") set beside what it is ("the steps")
+    s = session(1, [
+        ("user", "I met Ines, a potter in Leiden. In detail: we will gather the glaze receipts."),
+        ("assistant", "1. **Action**: Detail the steps you took at the kiln.\n"
+                      "2. **May 3**: the first firing, a test of the new glaze.\n"
+                      "3. **Receipts**: Gather the receipts, the ones from the supplier."),
+    ])
+    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    got = backend.extract(one_episode(s), list(s.turns), info)
+    said = [(r.entity, r.property, r.value) for r in got.records]
+    assert not {e for e, _, _ in said} & {"Detail", "Gather", "May 3", "May"}, said
+    assert ("Ines", "occupation", "potter") in said or ("Ines", "is_a", "potter") in said, said
+    assert {"detail", "gather"} <= info.common_words
+
+
 def test_a_name_is_one_unbroken_run_of_name_words(backend: OfflineBackend) -> None:
     got = run(backend, [
         ("Katarzyna W", "Matt Patterson played at the party on Friday."),

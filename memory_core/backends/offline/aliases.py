@@ -163,11 +163,15 @@ _NAMED_DEPS = frozenset({"oprd", "attr", "dobj", "xcomp"})
 _LOCATIVE = clauses.WHERE_PREPS | {"to", "from", "into"}  # where a thing is, or one goes to / comes from
 
 
-def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Draft]:
+def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = (),
+                common: frozenset[str] = frozenset()) -> list[Draft]:
     """A name introduced by a common noun says what it names: "a little studio called Kleiwerk"
     (``Kleiwerk is_a studio``, a place: it is somewhere one goes to), "Museum X, the city
     museum", "the teacher, Anneke" (``Anneke occupation teacher``). Kin and pets have their
-    own relations (``extract._possessions``)."""
+    own relations (``extract._possessions``). A day names nothing ("**May 3**: the first
+    draft"), nor does an instruction's verb or a title's word the parse took for a name before
+    its object ("**Action**: Detail the steps you took"; ``common``: the words the talk
+    writes in lower case, ``clauses.opens_instruction``)."""
     out: list[Draft] = []
     for noun in sent:
         lemma = noun.lemma_.lower()
@@ -202,6 +206,10 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = ()) -> list[Dr
             said.append(t)
         while said and said[0].pos_ != "PROPN":
             said = said[1:]  # "And yes, I do - Pixel, my guinea pig": the name starts at a name
+        first = said[0] if said else name_tok
+        if any(t.ent_type_ in ("DATE", "TIME") for t in said) \
+                or clauses.opens_instruction(first.doc[first.i:first.i + 1], turn.speaker, common):
+            continue
         name = " ".join(t.text for t in said[:5]) or name_tok.text
         kind = clauses.kind(noun)
         if lemma in lexicon.OCCUPATIONS:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from memory_core.backends.offline.nlp import BARE_CONTRACTION_RE, known_word
 from memory_core.construct import lexicon
+from memory_core.contracts import ASSISTANT_ROLES
 from memory_core.models import Modality
 
 if TYPE_CHECKING:
@@ -125,6 +126,28 @@ _INTERJECTIONS = frozenset({"okay", "ok", "kk", "anyway", "anyways", "exactly", 
                             # chat shorthand: "not gonna lie", "I don't know", "see you", "though" ...
                             "ngl", "idk", "imo", "imho", "tho", "cya", "lmk", "smh", "ikr", "jk", "thx",
                             "ty", "pls", "plz", "brb", "ttyl"})
+
+
+_MARKUP_TOKENS = frozenset({":", "-", "*", "**", "__", "#", "##", "###", "####", "|", "•", ">"})
+
+
+def after_markup(span: Span) -> bool:
+    """The span opens a line or follows a list marker or a label's colon."""
+    if span.start == 0:
+        return False
+    before = span.doc[span.start - 1]
+    return before.is_space or "\n" in before.whitespace_ or before.text in _MARKUP_TOKENS
+
+
+def opens_instruction(span: Span, speaker: str, common: frozenset[str]) -> bool:
+    """The span's first word is a word the talk writes in lower case (``common``) set where an
+    instruction or a title starts: after markdown's scaffolding (a list marker, a label, a new
+    line), or opening an assistant's sentence — "**Breathing**: Inhale slowly", "- Gather the
+    receipts", "Consistency is key". Capitalised there, it is a verb or a title's word, no name."""
+    words = span.text.split()
+    if not words or words[0].lower() not in common:
+        return False
+    return after_markup(span) or (span.start == span.sent.start and speaker.lower() in ASSISTANT_ROLES)
 
 
 def is_noise_word(word: str, *, acknowledgements: bool = True) -> bool:

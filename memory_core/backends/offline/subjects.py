@@ -21,7 +21,7 @@ from memory_core.backends.offline import clauses
 from memory_core.backends.offline.aliases import speaker_alias
 from memory_core.backends.offline.drafts import VAGUE_NOUNS, ExtractState, Mention, Subject
 from memory_core.construct import lexicon
-from memory_core.contracts import ASSISTANT_ROLES, ConversationInfo
+from memory_core.contracts import ConversationInfo
 from memory_core.models import Turn
 
 if TYPE_CHECKING:
@@ -230,8 +230,7 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         # in lower case and never capitalises inside a sentence is an instruction's verb or a
         # title's word: "- **Tools**: Use Kiln Planner to ...", "**Breathing**: Inhale slowly"
         # (an assistant's sentence opens with an instruction's verb as often: "Consistency is key")
-        opens = _after_markup(span) or (span.start == tok.sent.start and speaker.lower() in ASSISTANT_ROLES)
-        if opens and words[0].lower() in state.info.common_words:
+        if clauses.opens_instruction(span, speaker, state.info.common_words):
             if all(w.lower() in state.info.common_words for w in words):
                 return Subject(name, "concept", 0.9)  # no one: a thing at most
             name = " ".join(words[1:])  # the name after the verb
@@ -293,24 +292,13 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
     return None
 
 
-_MARKUP_TOKENS = frozenset({":", "-", "*", "**", "__", "#", "##", "###", "####", "|", "•", ">"})
-
-
-def _after_markup(span: Span) -> bool:
-    """The span opens a line or follows a list marker or a label's colon."""
-    if span.start == 0:
-        return False
-    before = span.doc[span.start - 1]
-    return before.is_space or "\n" in before.whitespace_ or before.text in _MARKUP_TOKENS
-
-
 def _without_opening_verb(ent: Span, common: frozenset[str]) -> str | None:
     """The name in a named entity without the verb the small NER glued to it ("Send Carla a
     note", "Giving Michael early access" name Carla and Michael): a first word tagged as a verb,
     or, opening a sentence or a list item, a word the talk writes in lower case; None when
     every word is such a word."""
     words = ent.text.strip().split()
-    opens = ent.start == ent.sent.start or _after_markup(ent)
+    opens = ent.start == ent.sent.start or clauses.after_markup(ent)
     if not words or not (ent[0].tag_.startswith("VB") or (opens and words[0].lower() in common)):
         return ent.text.strip() or None
     rest = words[1:]
