@@ -67,6 +67,9 @@ class ConversationInfo:
     # words the conversation writes in lower case and never capitalises inside a sentence: after
     # a list marker or a label one is an instruction's verb, not part of a name ("- Use Kiln Planner")
     common_words: frozenset[str] = frozenset()
+    # every word the conversation writes in lower case somewhere ("items" of "personal items"),
+    # capitalised elsewhere or not: what is left of a title after its first word names no one
+    lower_words: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -163,20 +163,28 @@ def common_words(texts: Sequence[str]) -> frozenset[str]:
     ("healthy", "dude"); a name the speakers capitalise wherever it stands ("at Grace's")
     is none of them, even when it is a word too. Titles do not count as sentences ("### Tips
     for Effective Use" leaves "use" a common word), nor does code ("`locust -f run.py`")."""
+    lower, inner = _cases(texts)
+    return frozenset(lower - inner)
+
+
+def _cases(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The words written in lower case anywhere outside code, and those capitalised after a
+    lower-case word outside titles."""
     lower: set[str] = set()
     inner: set[str] = set()
     for text in texts:
         text = _CODE_RE.sub("\n", text)
         lower.update(_LOWER_WORD_RE.findall(text))
         inner.update(w.lower() for w in _INNER_CAPITAL_RE.findall(_TITLE_RE.sub("\n", text)))
-    return frozenset(lower - inner)
+    return frozenset(lower), frozenset(inner)
 
 
 def conversation_info(conv: Conversation, known: Sequence[str]) -> ConversationInfo:
     """What the stages know of ``conv``: its speakers, the entity names ``known`` from its
     earlier builds, and its ``common_words`` (over every session, built or not)."""
+    lower, inner = _cases([t.text for s in conv.sessions for t in s.turns])
     return ConversationInfo(conv.id, conv.speakers, known_entities=tuple(known),
-                            common_words=common_words([t.text for s in conv.sessions for t in s.turns]))
+                            common_words=lower - inner, lower_words=lower)
 
 
 def with_names(info: ConversationInfo, records: Sequence[Record]) -> ConversationInfo:

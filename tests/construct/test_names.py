@@ -21,7 +21,7 @@ from memory_core.backends.offline.frames import (
 )
 from memory_core.backends.offline.nlp import get_nlp, normalise_text
 from memory_core.backends.offline.segment import key_phrases
-from memory_core.backends.offline.subjects import register_mentions
+from memory_core.backends.offline.subjects import register_mentions, resolve
 from memory_core.construct.entities import (
     animal_names,
     canonicalise,
@@ -494,6 +494,23 @@ def test_a_labelled_instruction_or_a_day_names_no_kind_of_thing(backend: Offline
     assert not {e for e, _, _ in said} & {"Detail", "Gather", "May 3", "May"}, said
     assert ("Ines", "occupation", "potter") in said or ("Ines", "is_a", "potter") in said, said
     assert {"detail", "gather"} <= info.common_words
+
+
+def test_what_is_left_of_a_title_is_no_one_when_the_talk_writes_it_in_lower_case() -> None:
+    text = ("Pack your personal items early.\n- Personal Items should fit in one bag.\n"
+            "- Kiln Planner keeps the firing log.")
+    s = session(1, [("user", "I met Ines, a potter in Leiden."), ("assistant", text)])
+    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    state = ExtractState(one_episode(s), info)
+    subjects = {tok.text: resolve(state, tok, "assistant", "user", 1)
+                for tok in get_nlp()(text) if tok.dep_ == "nsubj" and tok.pos_ == "PROPN"}
+    # "Personal" opens a list item and is a word; "Items" is said as "items" too: a title, no one
+    items = subjects["Items"]
+    assert items is not None and (items.name, items.type) == ("Personal Items", "concept"), subjects
+    planner = subjects["Planner"]  # never written in lower case: still a name
+    assert planner is not None and planner.name == "Kiln Planner" and planner.type != "concept", subjects
+    assert "items" in info.lower_words
+    assert "planner" not in info.lower_words
 
 
 def test_a_name_is_one_unbroken_run_of_name_words(backend: OfflineBackend) -> None:

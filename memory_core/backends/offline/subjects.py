@@ -56,7 +56,7 @@ def other_speaker(turns: list[Turn], pos: int, info: ConversationInfo) -> str:
 def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str, pos: int) -> None:
     for ent in sent.ents:
         # a name someone is in or at ("lives in Tartu") is a place, whatever the small NER calls it
-        name = _without_opening_verb(ent, state.info.common_words) if ent.label_ == "PERSON" else None
+        name = _without_opening_verb(ent, state.info) if ent.label_ == "PERSON" else None
         if name and speaker_alias(name, state.info.speakers, state.aliases) is None \
                 and not clauses.object_of(ent.root, clauses.WHERE_PREPS):
             state.mentions.append(Mention(name, "person", False, pos,
@@ -231,7 +231,8 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         # title's word: "- **Tools**: Use Kiln Planner to ...", "**Breathing**: Inhale slowly"
         # (an assistant's sentence opens with an instruction's verb as often: "Consistency is key")
         if clauses.opens_instruction(span, speaker, state.info.common_words):
-            if all(w.lower() in state.info.common_words for w in words):
+            if all(w.lower() in state.info.common_words for w in words) \
+                    or _a_word_left(words[1:], state.info.lower_words):
                 return Subject(name, "concept", 0.9)  # no one: a thing at most
             name = " ".join(words[1:])  # the name after the verb
         alias = speaker_alias(name, state.info.speakers, state.aliases)
@@ -292,17 +293,25 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
     return None
 
 
-def _without_opening_verb(ent: Span, common: frozenset[str]) -> str | None:
+def _a_word_left(rest: list[str], lower: frozenset[str]) -> bool:
+    """What is left of a title once its first word is dropped is one word the talk also writes
+    in lower case ("**Personal Items**" leaves "Items", said as "your personal items"): a
+    title's word, no name ("Send Carla a note" leaves Carla, never written "carla")."""
+    return len(rest) == 1 and rest[0].lower().removesuffix("'s").removesuffix("’s") in lower
+
+
+def _without_opening_verb(ent: Span, info: ConversationInfo) -> str | None:
     """The name in a named entity without the verb the small NER glued to it ("Send Carla a
     note", "Giving Michael early access" name Carla and Michael): a first word tagged as a verb,
     or, opening a sentence or a list item, a word the talk writes in lower case; None when
-    every word is such a word."""
+    every word is such a word, or what is left is a word too (``_a_word_left``)."""
+    common = info.common_words
     words = ent.text.strip().split()
     opens = ent.start == ent.sent.start or clauses.after_markup(ent)
     if not words or not (ent[0].tag_.startswith("VB") or (opens and words[0].lower() in common)):
         return ent.text.strip() or None
     rest = words[1:]
-    if not rest or all(w.lower() in common for w in rest):
+    if not rest or all(w.lower() in common for w in rest) or _a_word_left(rest, info.lower_words):
         return None
     name = " ".join(rest)
     return name[:-2] if name.endswith(("'s", "’s")) else name
