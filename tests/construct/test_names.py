@@ -513,6 +513,17 @@ def test_what_is_left_of_a_title_is_no_one_when_the_talk_writes_it_in_lower_case
     assert "planner" not in info.lower_words
 
 
+def test_a_chat_that_writes_a_name_in_lower_case_still_names_them_after_a_verb() -> None:
+    s = session(1, [("Benedikt", "i told carla about the kiln."),
+                    ("Katarzyna W", "Send Carla a note about the glaze.")])
+    info = conversation_info(Conversation(id="t", speakers=("Benedikt", "Katarzyna W"), sessions=(s,)), ())
+    assert "carla" in info.lower_words  # the chat writes her name in lower case ...
+    state = ExtractState(one_episode(s), info)
+    for sent in get_nlp()(s.turns[1].text).sents:  # ... and the small NER glues the verb to it
+        register_mentions(state, sent, "Katarzyna W", "Benedikt", 1)
+    assert "Carla" in [m.name for m in state.mentions if m.type == "person"], state.mentions
+
+
 def test_a_name_is_one_unbroken_run_of_name_words(backend: OfflineBackend) -> None:
     got = run(backend, [
         ("Katarzyna W", "Matt Patterson played at the party on Friday."),

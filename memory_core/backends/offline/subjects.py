@@ -304,14 +304,16 @@ def _without_opening_verb(ent: Span, info: ConversationInfo) -> str | None:
     """The name in a named entity without the verb the small NER glued to it ("Send Carla a
     note", "Giving Michael early access" name Carla and Michael): a first word tagged as a verb,
     or, opening a sentence or a list item, a word the talk writes in lower case; None when
-    every word is such a word, or what is left is a word too (``_a_word_left``)."""
+    every word is such a word, or, after markdown's scaffolding, what is left is a word too
+    (``_a_word_left``: a chat that writes "jon" in lower case still names Jon in "Tell Jon")."""
     common = info.common_words
     words = ent.text.strip().split()
     opens = ent.start == ent.sent.start or clauses.after_markup(ent)
     if not words or not (ent[0].tag_.startswith("VB") or (opens and words[0].lower() in common)):
         return ent.text.strip() or None
     rest = words[1:]
-    if not rest or all(w.lower() in common for w in rest) or _a_word_left(rest, info.lower_words):
+    if not rest or all(w.lower() in common for w in rest) \
+            or (clauses.after_markup(ent) and _a_word_left(rest, info.lower_words)):
         return None
     name = " ".join(rest)
     return name[:-2] if name.endswith(("'s", "’s")) else name
