@@ -524,6 +524,20 @@ def test_a_chat_that_writes_a_name_in_lower_case_still_names_them_after_a_verb()
     assert "Carla" in [m.name for m in state.mentions if m.type == "person"], state.mentions
 
 
+def test_a_one_word_label_the_talk_also_writes_in_lower_case_names_no_kind(backend: OfflineBackend) -> None:
+    # "Total Shortfall" capitalises the word inside a line, so it is no common word; the talk
+    # still writes "the shortfall" in lower case, and as a list item's label it names nothing
+    text = ("- Total Shortfall: $1,750\n#### Month 1 (September)\n- Income: $1,166.67\n"
+            "- Expenses: $1,750\n- Shortfall: $583.33\n- Use $583.33 from savings to cover the shortfall.")
+    s = session(1, [("user", "I met Ines, a potter."), ("assistant", text)])
+    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    assert "shortfall" in info.lower_words and "shortfall" not in info.common_words
+    got = backend.extract(one_episode(s), list(s.turns), info)
+    said = [(r.entity, r.property, r.value) for r in got.records]
+    assert not [x for x in said if x[0] == "Shortfall"], said
+    assert ("Ines", "occupation", "potter") in said, said  # a name never written in lower case
+
+
 def test_a_name_is_one_unbroken_run_of_name_words(backend: OfflineBackend) -> None:
     got = run(backend, [
         ("Katarzyna W", "Matt Patterson played at the party on Friday."),

@@ -164,7 +164,7 @@ _LOCATIVE = clauses.WHERE_PREPS | {"to", "from", "into"}  # where a thing is, or
 
 
 def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = (),
-                common: frozenset[str] = frozenset()) -> list[Draft]:
+                common: frozenset[str] = frozenset(), lower: frozenset[str] = frozenset()) -> list[Draft]:
     """A name introduced by a common noun says what it names: "a little studio called Kleiwerk"
     (``Kleiwerk is_a studio``, a place: it is somewhere one goes to), "Museum X, the city
     museum", "the teacher, Anneke" (``Anneke occupation teacher``). Kin and pets have their
@@ -208,7 +208,9 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = (),
             said = said[1:]  # "And yes, I do - Pixel, my guinea pig": the name starts at a name
         first = said[0] if said else name_tok
         if any(t.ent_type_ in ("DATE", "TIME") for t in said) \
-                or clauses.opens_instruction(first.doc[first.i:first.i + 1], turn.speaker, common):
+                or clauses.opens_instruction(first.doc[first.i:first.i + 1], turn.speaker, common) \
+                or (len(said) == 1 and first.lower_ in lower
+                    and clauses.after_markup(first.doc[first.i:first.i + 1])):
             continue
         name = " ".join(t.text for t in said[:5]) or name_tok.text
         kind = clauses.kind(noun)

@@ -97,7 +97,7 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
                 continue
             _possessions(state, sent, turn, speaker, other)
             _from_work(state, sent, turn, speaker)
-            kinds.extend(named_kinds(sent, turn, info.speakers, info.common_words))
+            kinds.extend(named_kinds(sent, turn, info.speakers, info.common_words, info.lower_words))
             for pred in clauses.clause_heads(sent):
                 _clause(state, pred, turn, pos, speaker, other)
             carried = attach_times(state, sent, turn, before, carried)
