@@ -158,18 +158,12 @@ _TITLE_RE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t].*$|(\*\*|__)(?!\s).+?(?<!\s)\1")
 _CODE_RE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.S)
 
 
-def common_words(texts: Sequence[str]) -> frozenset[str]:
-    """The words these texts write in lower case and never capitalise inside a sentence
-    ("healthy", "dude"); a name the speakers capitalise wherever it stands ("at Grace's")
-    is none of them, even when it is a word too. Titles do not count as sentences ("### Tips
-    for Effective Use" leaves "use" a common word), nor does code ("`locust -f run.py`")."""
-    lower, inner = _cases(texts)
-    return frozenset(lower - inner)
-
-
-def _cases(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
-    """The words written in lower case anywhere outside code, and those capitalised after a
-    lower-case word outside titles."""
+def word_cases(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The words these texts write in lower case anywhere, and those they capitalise inside a
+    sentence. Lower minus capitalised are the common words ("healthy", "dude"); a name the
+    speakers capitalise wherever it stands ("at Grace's") is none of them, even when it is a
+    word too. Titles do not count as sentences ("### Tips for Effective Use" leaves "use" a
+    common word), nor does code ("`locust -f run.py`") count at all."""
     lower: set[str] = set()
     inner: set[str] = set()
     for text in texts:
@@ -182,7 +176,7 @@ def _cases(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
 def conversation_info(conv: Conversation, known: Sequence[str]) -> ConversationInfo:
     """What the stages know of ``conv``: its speakers, the entity names ``known`` from its
     earlier builds, and its ``common_words`` (over every session, built or not)."""
-    lower, inner = _cases([t.text for s in conv.sessions for t in s.turns])
+    lower, inner = word_cases([t.text for s in conv.sessions for t in s.turns])
     return ConversationInfo(conv.id, conv.speakers, known_entities=tuple(known),
                             common_words=lower - inner, lower_words=lower)
 

@@ -33,7 +33,7 @@ from memory_core.construct.entities import (
 from memory_core.construct.sessions import conversation_info
 from memory_core.contracts import ConversationInfo
 from memory_core.embeddings import Embedder
-from memory_core.models import Conversation, Record
+from memory_core.models import Conversation, Record, Session
 from tests.construct.dialogues import Line, one_episode, session
 
 # display names that differ from the names the two use with each other
@@ -488,7 +488,7 @@ def test_a_labelled_instruction_or_a_day_names_no_kind_of_thing(backend: Offline
                       "2. **May 3**: the first firing, a test of the new glaze.\n"
                       "3. **Receipts**: Gather the receipts, the ones from the supplier."),
     ])
-    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    info = _info(s)
     got = backend.extract(one_episode(s), list(s.turns), info)
     said = [(r.entity, r.property, r.value) for r in got.records]
     assert not {e for e, _, _ in said} & {"Detail", "Gather", "May 3", "May"}, said
@@ -500,7 +500,7 @@ def test_what_is_left_of_a_title_is_no_one_when_the_talk_writes_it_in_lower_case
     text = ("Pack your personal items early.\n- Personal Items should fit in one bag.\n"
             "- Kiln Planner keeps the firing log.")
     s = session(1, [("user", "I met Ines, a potter in Leiden."), ("assistant", text)])
-    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    info = _info(s)
     state = ExtractState(one_episode(s), info)
     subjects = {tok.text: resolve(state, tok, "assistant", "user", 1)
                 for tok in get_nlp()(text) if tok.dep_ == "nsubj" and tok.pos_ == "PROPN"}
@@ -516,7 +516,7 @@ def test_what_is_left_of_a_title_is_no_one_when_the_talk_writes_it_in_lower_case
 def test_a_chat_that_writes_a_name_in_lower_case_still_names_them_after_a_verb() -> None:
     s = session(1, [("Benedikt", "i told carla about the kiln."),
                     ("Katarzyna W", "Send Carla a note about the glaze.")])
-    info = conversation_info(Conversation(id="t", speakers=("Benedikt", "Katarzyna W"), sessions=(s,)), ())
+    info = _info(s, ("Benedikt", "Katarzyna W"))
     assert "carla" in info.lower_words  # the chat writes her name in lower case ...
     state = ExtractState(one_episode(s), info)
     for sent in get_nlp()(s.turns[1].text).sents:  # ... and the small NER glues the verb to it
@@ -530,7 +530,7 @@ def test_a_one_word_label_the_talk_also_writes_in_lower_case_names_no_kind(backe
     text = ("- Total Shortfall: $1,750\n#### Month 1 (September)\n- Income: $1,166.67\n"
             "- Expenses: $1,750\n- Shortfall: $583.33\n- Use $583.33 from savings to cover the shortfall.")
     s = session(1, [("user", "I met Ines, a potter."), ("assistant", text)])
-    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    info = _info(s)
     assert "shortfall" in info.lower_words and "shortfall" not in info.common_words
     got = backend.extract(one_episode(s), list(s.turns), info)
     said = [(r.entity, r.property, r.value) for r in got.records]
@@ -555,7 +555,7 @@ def test_an_instruction_opening_with_a_verb_names_no_one_by_the_verb(backend: Of
                       "- **Follow-up**: Send Ines a short note about the glaze.\n"
                       "- **Breathing**: Inhale slowly through your nose."),
     ])
-    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    info = _info(s)
     got = backend.extract(one_episode(s), list(s.turns), info)
     entities = {r.entity: r.entity_type for r in got.records}
     assert not any(e.split()[0] in ("Use", "Send", "Inhale") for e in entities), entities
@@ -575,7 +575,7 @@ def test_titles_written_in_title_case_leave_a_word_common() -> None:
         ("assistant", "### Tips for Effective Use\n1. **Keep It Simple**: one note per firing.\n"
                       "I would ask Ines about Glaze Day. Or try Kilnlog: run `pip install kilnlog`."),
     ])
-    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    info = _info(s)
     assert {"use", "keep"} <= info.common_words  # a heading's and a label's title case is no name
     assert "glaze" not in info.common_words and "ines" not in info.common_words
     assert "kilnlog" not in info.common_words  # code writes a name in lower case
@@ -587,7 +587,7 @@ def test_a_verb_the_ner_glues_to_a_name_is_not_part_of_it(backend: OfflineBacken
         ("assistant", "Giving Tomasz early access to your draft is wise, as long as he can't "
                       "make any edits."),
     ])
-    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    info = _info(s)
     got = backend.extract(one_episode(s), list(s.turns), info)
     entities = {r.entity for r in got.records}
     assert not any(e.startswith("Giving ") for e in entities), got.records
@@ -601,11 +601,16 @@ def test_a_day_or_a_value_across_markdown_is_no_record(backend: OfflineBackend) 
                       "1. **Opening:** Introduce the kiln.\n2. **Demo:** Show the glaze.\n"
                       "Consistency is key in any craft."),
     ])
-    info = conversation_info(Conversation(id="t", speakers=("user", "assistant"), sessions=(s,)), ())
+    info = _info(s)
     got = backend.extract(one_episode(s), list(s.turns), info)
     assert not any(r.entity.startswith("June") for r in got.records), got.records
     assert not any("#" in r.value or "**" in r.value for r in got.records), got.records
     assert not any(r.entity == "Consistency" for r in got.records), got.records
+
+
+def _info(s: Session, speakers: tuple[str, ...] = ("user", "assistant")) -> ConversationInfo:
+    """What the stages know of a one-session dialogue ``s`` (its common and lower-case words)."""
+    return conversation_info(Conversation(id="t", speakers=speakers, sessions=(s,)), ())
 
 
 def _types(said: list[tuple[str, str, str]], typed: str, turns: list[str]) -> dict[str, str]:

@@ -171,7 +171,8 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = (),
     own relations (``extract._possessions``). A day names nothing ("**May 3**: the first
     draft"), nor does an instruction's verb or a title's word the parse took for a name before
     its object ("**Action**: Detail the steps you took"; ``common``: the words the talk
-    writes in lower case, ``clauses.opens_instruction``)."""
+    writes in lower case, ``clauses.opens_instruction``), nor a one-word label after markup
+    the talk also writes in lower case ("- Shortfall: $583"; ``lower``)."""
     out: list[Draft] = []
     for noun in sent:
         lemma = noun.lemma_.lower()
@@ -207,10 +208,10 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = (),
         while said and said[0].pos_ != "PROPN":
             said = said[1:]  # "And yes, I do - Pixel, my guinea pig": the name starts at a name
         first = said[0] if said else name_tok
+        label = first.doc[first.i:first.i + 1]
         if any(t.ent_type_ in ("DATE", "TIME") for t in said) \
-                or clauses.opens_instruction(first.doc[first.i:first.i + 1], turn.speaker, common) \
-                or (len(said) == 1 and first.lower_ in lower
-                    and clauses.after_markup(first.doc[first.i:first.i + 1])):
+                or clauses.opens_instruction(label, turn.speaker, common) \
+                or (len(said) == 1 and first.lower_ in lower and clauses.after_markup(label)):
             continue
         name = " ".join(t.text for t in said[:5]) or name_tok.text
         kind = clauses.kind(noun)

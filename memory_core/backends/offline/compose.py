@@ -17,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memory_core import timeexpr
@@ -231,8 +231,7 @@ def vague_phrase(expression: str, when: datetime) -> str | None:
         if m.group("rel").lower() == "this":
             return f"the {unit} of {day}"
         if unit.lower() in timeexpr.WEEKDAYS:  # the day it names, worked out: (28 February 2023)
-            back = (when.weekday() - timeexpr.WEEKDAYS.index(unit.lower())) % 7 or 7
-            return f"the {unit} before {day} ({timeexpr.fmt_day(when.date() - timedelta(days=back))})"
+            return f"the {unit} before {day} ({timeexpr.resolve(expression, when)})"
         return f"the {unit} before {day}"
     return f"{m.group('n').lower()} {m.group('units').lower()} before {day}"
 

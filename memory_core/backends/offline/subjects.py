@@ -308,12 +308,13 @@ def _without_opening_verb(ent: Span, info: ConversationInfo) -> str | None:
     (``_a_word_left``: a chat that writes "jon" in lower case still names Jon in "Tell Jon")."""
     common = info.common_words
     words = ent.text.strip().split()
-    opens = ent.start == ent.sent.start or clauses.after_markup(ent)
+    markup = clauses.after_markup(ent)
+    opens = ent.start == ent.sent.start or markup
     if not words or not (ent[0].tag_.startswith("VB") or (opens and words[0].lower() in common)):
         return ent.text.strip() or None
     rest = words[1:]
     if not rest or all(w.lower() in common for w in rest) \
-            or (clauses.after_markup(ent) and _a_word_left(rest, info.lower_words)):
+            or (markup and _a_word_left(rest, info.lower_words)):
         return None
     name = " ".join(rest)
     return name[:-2] if name.endswith(("'s", "’s")) else name
