@@ -153,7 +153,11 @@ def compute_conversation(conv: Conversation, pending: Sequence[int], known: Sequ
 _LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-z][a-z'’-]*[a-z]\b")
 _INNER_CAPITAL_RE = re.compile(r"(?<=[a-z0-9,;] )[A-Z][A-Za-z'’-]*")  # capitalised after a lower-case word
 # markdown's titles (a heading line, a bold label) are written in title case: no sign of a name there
-_TITLE_RE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t].*$|(\*\*|__)(?!\s).+?(?<!\s)\1")
+TITLE_RE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t].*$|(\*\*|__)(?!\s).+?(?<!\s)\1")
+# a line in title case ("5. Q&A and Feedback", "John's Home") or a table's row is a title too
+_TITLE_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’&-]*")
+_TITLE_SMALL = frozenset({"a", "an", "the", "and", "or", "of", "in", "on", "at", "to", "for", "with", "by",
+                          "from", "as", "vs", "via", "per", "into"})
 # code (a fenced block, an inline span) writes names in lower case: "pip install locust"
 _CODE_RE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.S)
 
@@ -163,14 +167,25 @@ def word_cases(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
     sentence. Lower minus capitalised are the common words ("healthy", "dude"); a name the
     speakers capitalise wherever it stands ("at Grace's") is none of them, even when it is a
     word too. Titles do not count as sentences ("### Tips for Effective Use" leaves "use" a
-    common word), nor does code ("`locust -f run.py`") count at all."""
+    common word), nor do lines written in title case or a table's rows ("| Confirmation Bias |"),
+    nor does code ("`locust -f run.py`") count at all."""
     lower: set[str] = set()
     inner: set[str] = set()
     for text in texts:
         text = _CODE_RE.sub("\n", text)
         lower.update(_LOWER_WORD_RE.findall(text))
-        inner.update(w.lower() for w in _INNER_CAPITAL_RE.findall(_TITLE_RE.sub("\n", text)))
+        for line in TITLE_RE.sub("\n", text).splitlines():
+            if not _titled(line):
+                inner.update(w.lower() for w in _INNER_CAPITAL_RE.findall(line))
     return frozenset(lower), frozenset(inner)
+
+
+def _titled(line: str) -> bool:
+    """A table's row, or a line whose every word but the small ones is capitalised: a title."""
+    if line.lstrip().startswith("|"):
+        return True
+    words = [w for w in _TITLE_WORD_RE.findall(line) if w.lower() not in _TITLE_SMALL]
+    return len(words) >= 2 and all(w[0].isupper() for w in words)
 
 
 def conversation_info(conv: Conversation, known: Sequence[str]) -> ConversationInfo:

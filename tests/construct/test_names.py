@@ -21,7 +21,7 @@ from memory_core.backends.offline.frames import (
 )
 from memory_core.backends.offline.nlp import get_nlp, normalise_text
 from memory_core.backends.offline.segment import key_phrases
-from memory_core.backends.offline.subjects import register_mentions, resolve
+from memory_core.backends.offline.subjects import register_mentions, resolve, subject_for
 from memory_core.construct.entities import (
     animal_names,
     canonicalise,
@@ -527,7 +527,7 @@ def test_a_chat_that_writes_a_name_in_lower_case_still_names_them_after_a_verb()
 def test_a_one_word_label_the_talk_also_writes_in_lower_case_names_no_kind(backend: OfflineBackend) -> None:
     # "Total Shortfall" capitalises the word inside a line, so it is no common word; the talk
     # still writes "the shortfall" in lower case, and as a list item's label it names nothing
-    text = ("- Total Shortfall: $1,750\n#### Month 1 (September)\n- Income: $1,166.67\n"
+    text = ("- The Total Shortfall is $1,750\n#### Month 1 (September)\n- Income: $1,166.67\n"
             "- Expenses: $1,750\n- Shortfall: $583.33\n- Use $583.33 from savings to cover the shortfall.")
     s = session(1, [("user", "I met Ines, a potter."), ("assistant", text)])
     info = _info(s)
@@ -653,3 +653,46 @@ def test_a_value_ends_where_its_list_item_ends() -> None:
     assert within_line(draft, draft.value, speakers) == "drafts with a group"
     assert within_line(draft, "user's drafts with a group", speakers) == "user's drafts with a group"
     assert not worth_keeping(Draft("Ines", "person", "is_a", "# phase", turn, 0.8), speakers)
+
+
+def test_a_title_is_no_subject_of_the_clause_after_it() -> None:
+    # the parse makes "Save and Test" the subject of the "Save" that follows the bold label
+    text = "3. **Save and Test:**\n   - Save the changes and send a test email to yourself."
+    s = session(1, [("user", "How do I save the glaze log link? I want to test it first."),
+                    ("assistant", text)])
+    state = ExtractState(one_episode(s), _info(s))
+    doc = get_nlp()(text)
+    verbs = [t for t in doc if t.pos_ == "VERB" and t.lower_ in ("save", "send")]
+    assert verbs and any(t.dep_ == "nsubj" and t.text == "Save" and t.head.pos_ == "VERB" for t in doc)
+    assert [subject_for(state, v, "assistant", "user", 1) for v in verbs] == [None] * len(verbs)
+    # out of a title, a name the talk never writes in lower case is still the subject
+    named = next(t for t in get_nlp()("Ines Nowak will save the glaze log.") if t.lemma_ == "save")
+    who = subject_for(state, named, "assistant", "user", 1)
+    assert who is not None and who.name == "Ines Nowak", who
+
+
+def test_a_line_in_title_case_or_a_table_row_leaves_a_word_common() -> None:
+    s = session(1, [
+        ("user", "Any feedback on my essay? I worry about bias in the sources."),
+        ("assistant", "| Week | Focus |\n|---|---|\n| 1 | Confirmation Bias, Language Bias |\n\n"
+                      "Agenda:\n5. Q&A and Feedback\n\nI would ask Ines about the kiln, and Glaze Day."),
+    ])
+    info = _info(s)
+    assert {"bias", "feedback"} <= info.common_words  # capitalised only in titles: still words
+    assert "ines" not in info.common_words and "glaze" not in info.common_words
+
+
+def test_an_instruction_verb_is_no_one_a_later_pronoun_means(backend: OfflineBackend) -> None:
+    # the parse makes the title's "Propose" a subject: taken for someone, "her" would mean it
+    s = session(1, [
+        ("user", "Carla is reviewing my first ten pages, but she is swamped. How do I propose a new date?"),
+        ("assistant", "3. **Propose a Timeline**:\n   - **Flexible Deadline**: If she needs more time, "
+                      "suggest a new, flexible deadline.\n   - **Break It Down**: Propose breaking the "
+                      "review into smaller, manageable parts if that might help her manage the workload."),
+    ])
+    info = _info(s)
+    assert "propose" in info.common_words
+    got = backend.extract(one_episode(s), list(s.turns), info)
+    said = {(r.entity, r.property, r.value) for r in got.records}
+    assert not any(e == "Propose" for e, _, _ in said), said
+    assert ("Carla", "manages", "workload") in said, said

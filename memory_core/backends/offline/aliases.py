@@ -172,7 +172,9 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = (),
     draft"), nor does an instruction's verb or a title's word the parse took for a name before
     its object ("**Action**: Detail the steps you took"; ``common``: the words the talk
     writes in lower case, ``clauses.opens_instruction``), nor a one-word label after markup
-    the talk also writes in lower case ("- Shortfall: $583"; ``lower``)."""
+    the talk also writes in lower case ("- Shortfall: $583"; ``lower``), nor a title's words
+    the talk also writes in lower case before what follows it ("**Critical Analysis**\n- the
+    major studies")."""
     out: list[Draft] = []
     for noun in sent:
         lemma = noun.lemma_.lower()
@@ -211,7 +213,8 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = (),
         label = first.doc[first.i:first.i + 1]
         if any(t.ent_type_ in ("DATE", "TIME") for t in said) \
                 or clauses.opens_instruction(label, turn.speaker, common) \
-                or (len(said) == 1 and first.lower_ in lower and clauses.after_markup(label)):
+                or (len(said) == 1 and first.lower_ in lower and clauses.after_markup(label)) \
+                or (clauses.in_title(first, outside=noun) and all(t.lower_ in lower for t in said)):
             continue
         name = " ".join(t.text for t in said[:5]) or name_tok.text
         kind = clauses.kind(noun)

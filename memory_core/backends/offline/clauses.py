@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from memory_core.backends.offline.nlp import BARE_CONTRACTION_RE, known_word
 from memory_core.construct import lexicon
+from memory_core.construct.sessions import TITLE_RE
 from memory_core.contracts import ASSISTANT_ROLES
 from memory_core.models import Modality
 
@@ -137,6 +138,19 @@ def after_markup(span: Span) -> bool:
         return False
     before = span.doc[span.start - 1]
     return before.is_space or "\n" in before.whitespace_ or before.text in _MARKUP_TOKENS
+
+
+def in_title(tok: Token, outside: Token | None = None) -> bool:
+    """The token stands in a markdown title (a heading line, a bold label: "**Save and Test:**")
+    — with ``outside``, one that token is not in. A title names what follows; its words are no
+    subject of the clause that follows it."""
+    doc = tok.doc
+    titles: list[tuple[int, int]] | None = doc.user_data.get("titles")
+    if titles is None:
+        titles = [(m.start(), m.end()) for m in TITLE_RE.finditer(doc.text)]
+        doc.user_data["titles"] = titles
+    span = next(((a, b) for a, b in titles if a <= tok.idx < b), None)
+    return span is not None and (outside is None or not span[0] <= outside.idx < span[1])
 
 
 def opens_instruction(span: Span, speaker: str, common: frozenset[str]) -> bool:

@@ -63,7 +63,8 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
                                           ent.root.dep_ in clauses.SUBJECT_DEPS, ent.start))
     for tok in sent:  # a named subject, whatever NER guessed ("Pepper is staring at me, she wants ...")
         if _named_subject(tok) and tok.ent_type_ in _NAMED \
-                and speaker_alias(tok.text, state.info.speakers, state.aliases) is None:
+                and speaker_alias(tok.text, state.info.speakers, state.aliases) is None \
+                and not _instruction_word(tok, speaker, state.info):
             known = next((m for m in reversed(state.mentions) if m.name == tok.text), None)
             # a subject only when named before: a capitalised heading word parses as one too
             state.mentions.append(Mention(tok.text, known.type if known else "person", False, pos,
@@ -256,6 +257,11 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
 
 def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos: int) -> Subject | None:
     subj = clauses.subject_of(pred)
+    if subj is not None and clauses.in_title(subj, outside=pred) and all(
+            w.lower().strip(":") in state.info.lower_words for w in _name_span(subj).text.split()):
+        # "**Save and Test:** - Save the changes": a title's words, no one who saves (a name the
+        # talk never writes in lower case still may be: "**Ines Nowak** will check the glaze")
+        return None
     if subj is not None:
         if subj.lower_ in ("it", "this", "that") and pred.lemma_ == "be":
             attr = next((c for c in pred.children if c.dep_ == "attr"), None)
@@ -291,6 +297,13 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
             or (root.i == root.sent.start and clauses.is_past_form(root))):
         return Subject(speaker, "person", 0.7)
     return None
+
+
+def _instruction_word(tok: Token, speaker: str, info: ConversationInfo) -> bool:
+    """A capitalised word the talk writes in lower case, opening an instruction or standing in a
+    title: "- **Break It Down**: Propose breaking the review ..." names no one a later "her" means."""
+    return clauses.opens_instruction(tok.doc[tok.i:tok.i + 1], speaker, info.common_words) or (
+        clauses.in_title(tok) and tok.lower_ in info.lower_words)
 
 
 def _a_word_left(rest: list[str], lower: frozenset[str]) -> bool:
