@@ -696,3 +696,18 @@ def test_an_instruction_verb_is_no_one_a_later_pronoun_means(backend: OfflineBac
     said = {(r.entity, r.property, r.value) for r in got.records}
     assert not any(e == "Propose" for e, _, _ in said), said
     assert ("Carla", "manages", "workload") in said, said
+
+
+def test_a_term_in_an_aside_names_no_kind_of_thing(backend: OfflineBackend) -> None:
+    # the parse sets "Pacing and Tone" beside "Phase 2" as the phase's name
+    s = session(1, [
+        ("user", "Which phase fixes the pacing and the tone? I met Ines, a potter in Leiden."),
+        ("assistant", "- Phase 1 (Plot and Character): June 21 - June 25\n"
+                      "- Phase 2 (Pacing and Tone): June 26 - July 1\n"
+                      "Ines (a potter) is the one to ask about the plot and character of your glaze guide."),
+    ])
+    info = _info(s)
+    got = backend.extract(one_episode(s), list(s.turns), info)
+    said = [(r.entity, r.property, r.value) for r in got.records]
+    assert not [x for x in said if x[0] in ("Pacing and Tone", "Plot and Character")], said
+    assert ("Ines", "occupation", "potter") in said, said  # a name never written in lower case

@@ -174,7 +174,7 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = (),
     writes in lower case, ``clauses.opens_instruction``), nor a one-word label after markup
     the talk also writes in lower case ("- Shortfall: $583"; ``lower``), nor a title's words
     the talk also writes in lower case before what follows it ("**Critical Analysis**\n- the
-    major studies")."""
+    major studies") or in an aside ("Phase 2 (Pacing and Tone)")."""
     out: list[Draft] = []
     for noun in sent:
         lemma = noun.lemma_.lower()
@@ -214,7 +214,8 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = (),
         if any(t.ent_type_ in ("DATE", "TIME") for t in said) \
                 or clauses.opens_instruction(label, turn.speaker, common) \
                 or (len(said) == 1 and first.lower_ in lower and clauses.after_markup(label)) \
-                or (clauses.in_title(first, outside=noun) and all(t.lower_ in lower for t in said)):
+                or ((clauses.in_title(first, outside=noun) or clauses.in_parentheses(first))
+                    and all(t.lower_ in lower for t in said)):
             continue
         name = " ".join(t.text for t in said[:5]) or name_tok.text
         kind = clauses.kind(noun)

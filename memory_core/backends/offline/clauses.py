@@ -153,6 +153,17 @@ def in_title(tok: Token, outside: Token | None = None) -> bool:
     return span is not None and (outside is None or not span[0] <= outside.idx < span[1])
 
 
+def in_parentheses(tok: Token) -> bool:
+    """The token stands inside a parenthesised aside of its line: "Phase 1 (Plot and Character)",
+    "the STAR method (Situation, Task, Action, Result)"."""
+    for t in reversed(tok.doc[tok.sent.start:tok.i]):
+        if t.text == "(":
+            return True
+        if t.text == ")" or "\n" in t.text or "\n" in t.whitespace_:
+            return False
+    return False
+
+
 def opens_instruction(span: Span, speaker: str, common: frozenset[str]) -> bool:
     """The span's first word is a word the talk writes in lower case (``common``) set where an
     instruction or a title starts: after markdown's scaffolding (a list marker, a label, a new
