@@ -281,16 +281,18 @@ def person_names(names: Sequence[str], turn_texts: Sequence[str]) -> set[str]:
 
 TOOL_TURNS, TOOL_SHARE = 2, 0.2  # cue turns a name needs to be a tool (count, share of its turns)
 _TOOL_KINDS = (r"tools?|apps?|applications?|software|platforms?|programs?|extensions?|services?|websites?"
-               r"|sites?|editors?|libraries|library|frameworks?")
+               r"|sites?|editors?|libraries|library|frameworks?|alternatives?")
 _TOOL_USE = (r"use|uses|used|using|utili[sz]e|utili[sz]ing|install|installed|installing|download|downloaded"
-             r"|downloading|switch(?:ed|ing)?\s+to|subscribe[ds]?\s+to")
+             r"|downloading|switch(?:ed|ing)?\s+to|subscribe[ds]?\s+to|(?:try|tries|tried|trying)\s+out")
 # how tools are said: used ("using X", not "using X's notes"), listed as one ("apps like A, B or
-# X"), said to be one ("X is a free app"), with an account or a plugin ("X account")
+# X"), said to be one ("X is a free app"), with an account or a plugin ("X account"), linked to
+# its web address
 _TOOL_LISTED = re.compile(rf"(?i:\b(?:{_TOOL_KINDS})\s+(?:like|such\s+as|called|named)\s+)"
                           rf"(?:[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)*,?\s+(?:(?:and|or)\s+)?){{0,4}}$")
 _TOOL_USED = re.compile(rf"(?i:\b(?:{_TOOL_USE})\s+(?:the\s+)?)$")
 _TOOL_AFTER = re.compile(rf"(?:\s+(?i:is|was)\s+(?i:a|an)\s+(?:[\w-]+\s+){{0,3}}?(?i:{_TOOL_KINDS})\b"
-                         r"|(?:['’]s)?\s+(?i:app|software|extension|plugin|account|subscription|website)\b)")
+                         r"|(?:['’]s)?\s+(?i:app|software|extension|plugin|account|subscription|website)\b"
+                         r"|\]\(https?://)")  # a link to a web address: "[Kilnlog](https://kilnlog.example)"
 
 
 def _said_as_tool(text: str, a: int, b: int) -> bool:
@@ -302,12 +304,13 @@ def _said_as_tool(text: str, a: int, b: int) -> bool:
 def tool_names(names: Sequence[str], turn_texts: Sequence[str]) -> set[str]:
     """The names the talk treats as tools, apps or services: used, installed or downloaded
     ("using Kilnlog"), listed as one ("apps like Kilnlog or Glazr"), said to be one ("Kilnlog is
-    a free planning app"), with an account or a plugin — in ``TOOL_TURNS`` turns and
-    ``TOOL_SHARE`` of the turns that name it. The small NER model calls many a product a person."""
+    a free planning app"), with an account or a plugin, linked to its web address — in
+    ``TOOL_TURNS`` turns (or every turn that names it, when fewer do) and ``TOOL_SHARE`` of the
+    turns that name it. The small NER model calls many a product a person."""
     out: set[str] = set()
     for name in names:
         hits, named = _cued_turns(name, turn_texts, _said_as_tool)
-        if hits >= TOOL_TURNS and hits >= TOOL_SHARE * named:
+        if hits and hits >= min(TOOL_TURNS, named) and hits >= TOOL_SHARE * named:
             out.add(name)
     return out
 

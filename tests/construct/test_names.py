@@ -641,6 +641,11 @@ def test_a_name_the_talk_uses_as_a_tool_is_no_person() -> None:
     assert tool_names(["Kilnlog", "Glazr", "Ines", "Harbour 10k"], turns) == {"Kilnlog", "Glazr"}
     types = _types([("Kilnlog", "helps", "firings"), ("Ines", "helps", "firings")], "person", turns)
     assert types["Kilnlog"] == "object" and types["Ines"] == "person"
+    # named in one turn only, and used there; linked to its web address; a free alternative
+    turns = ["Use Glazebot to reword the recipe. Ines can check it.", "Ines says hi.",
+             "Free alternatives like Kilnlog and Firewise exist. See [Potterly](https://potterly.example)."]
+    assert tool_names(["Glazebot", "Ines", "Firewise", "Potterly", "Tomasz"], turns) == {
+        "Glazebot", "Firewise", "Potterly"}  # Tomasz, named in no turn, is no tool either
 
 
 def test_a_value_ends_where_its_list_item_ends() -> None:
