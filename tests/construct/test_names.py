@@ -716,3 +716,17 @@ def test_a_term_in_an_aside_names_no_kind_of_thing(backend: OfflineBackend) -> N
     said = [(r.entity, r.property, r.value) for r in got.records]
     assert not [x for x in said if x[0] in ("Pacing and Tone", "Plot and Character")], said
     assert ("Ines", "occupation", "potter") in said, said  # a name never written in lower case
+
+
+def test_a_list_item_is_no_subject_of_the_next_items_verb() -> None:
+    # a list's items parse as one sentence when no full stop ends them: "Ines Nowak" becomes the
+    # subject of the next item's "Bring", an instruction to the reader
+    text = "- **Guest:** Ines Nowak\n- **Task:** Bring the glaze samples to the studio."
+    s = session(1, [("user", "Who comes to the glaze night?"), ("assistant", text)])
+    state = ExtractState(one_episode(s), _info(s))
+    bring = next(t for t in get_nlp()(text) if t.text == "Bring")
+    assert any(c.dep_ == "nsubj" and c.text == "Nowak" for c in bring.children)
+    assert subject_for(state, bring, "assistant", "user", 1) is None
+    same = next(t for t in get_nlp()("Ines Nowak will bring the glaze samples.") if t.lemma_ == "bring")
+    who = subject_for(state, same, "assistant", "user", 1)
+    assert who is not None and who.name == "Ines Nowak", who
