@@ -115,11 +115,15 @@ _GROUP_NOUNS = frozenset({"team", "family", "relatives", "in-laws", "crew", "ban
 def value_type(value: str, declared: str) -> str:
     """The entity type of a relation value: the property's declared type, except that a common
     noun is an organisation never, a person only when its head noun names a person, and a group
-    when it names several ("Maya's team")."""
-    head = value.split()[-1].lower().strip(".,!?") if value.split() else ""
+    when it names several ("Maya's team"). A name inside a common noun's phrase does not make it
+    a name: "the new May 3 deadline" one meets is a concept."""
+    words = value.split()
+    head = words[-1].lower().strip(".,!?") if words else ""
     if declared == "person" and head in _GROUP_NOUNS:
         return "group"  # "Maya's team" is people, not a person
-    if any(c.isupper() for c in value) or declared not in ("person", "organization"):
+    named = words[-1][:1].isupper() if declared == "person" and "'s " not in value \
+        else any(c.isupper() for c in value)
+    if named or declared not in ("person", "organization"):
         return declared
     if declared == "person" and (head in _PERSON_NOUNS or head.rstrip("s") in _PERSON_NOUNS
                                  or "'s " in value):

@@ -730,3 +730,12 @@ def test_a_list_item_is_no_subject_of_the_next_items_verb() -> None:
     same = next(t for t in get_nlp()("Ines Nowak will bring the glaze samples.") if t.lemma_ == "bring")
     who = subject_for(state, same, "assistant", "user", 1)
     assert who is not None and who.name == "Ines Nowak", who
+
+
+def test_a_name_inside_a_common_nouns_phrase_is_no_one_met() -> None:
+    # "I won't meet the new May 3 deadline": meeting someone is a relation to a person, but the
+    # value's head is a common noun; a name in it (the month) does not make it someone
+    types = _types([("user", "meets", "new May 3 deadline"), ("user", "meets", "Ines Nowak")], "person",
+                   ["I won't meet the new May 3 deadline.", "I met Ines Nowak at the kiln."])
+    assert types.get("new May 3 deadline") != "person", types
+    assert types["Ines Nowak"] == "person", types
