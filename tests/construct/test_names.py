@@ -489,8 +489,7 @@ def test_a_labelled_instruction_or_a_day_names_no_kind_of_thing(backend: Offline
                       "3. **Receipts**: Gather the receipts, the ones from the supplier."),
     ])
     info = _info(s)
-    got = backend.extract(one_episode(s), list(s.turns), info)
-    said = [(r.entity, r.property, r.value) for r in got.records]
+    said = _said(backend, s, info)
     assert not {e for e, _, _ in said} & {"Detail", "Gather", "May 3", "May"}, said
     assert ("Ines", "occupation", "potter") in said or ("Ines", "is_a", "potter") in said, said
     assert {"detail", "gather"} <= info.common_words
@@ -532,8 +531,7 @@ def test_a_one_word_label_the_talk_also_writes_in_lower_case_names_no_kind(backe
     s = session(1, [("user", "I met Ines, a potter."), ("assistant", text)])
     info = _info(s)
     assert "shortfall" in info.lower_words and "shortfall" not in info.common_words
-    got = backend.extract(one_episode(s), list(s.turns), info)
-    said = [(r.entity, r.property, r.value) for r in got.records]
+    said = _said(backend, s, info)
     assert not [x for x in said if x[0] == "Shortfall"], said
     assert ("Ines", "occupation", "potter") in said, said  # a name never written in lower case
 
@@ -606,6 +604,12 @@ def test_a_day_or_a_value_across_markdown_is_no_record(backend: OfflineBackend) 
     assert not any(r.entity.startswith("June") for r in got.records), got.records
     assert not any("#" in r.value or "**" in r.value for r in got.records), got.records
     assert not any(r.entity == "Consistency" for r in got.records), got.records
+
+
+def _said(backend: OfflineBackend, s: Session, info: ConversationInfo) -> list[tuple[str, str, str]]:
+    """(entity, property, value) of each record the backend extracts from one-session dialogue ``s``."""
+    got = backend.extract(one_episode(s), list(s.turns), info)
+    return [(r.entity, r.property, r.value) for r in got.records]
 
 
 def _info(s: Session, speakers: tuple[str, ...] = ("user", "assistant")) -> ConversationInfo:
@@ -697,8 +701,7 @@ def test_an_instruction_verb_is_no_one_a_later_pronoun_means(backend: OfflineBac
     ])
     info = _info(s)
     assert "propose" in info.common_words
-    got = backend.extract(one_episode(s), list(s.turns), info)
-    said = {(r.entity, r.property, r.value) for r in got.records}
+    said = set(_said(backend, s, info))
     assert not any(e == "Propose" for e, _, _ in said), said
     assert ("Carla", "manages", "workload") in said, said
 
@@ -712,8 +715,7 @@ def test_a_term_in_an_aside_names_no_kind_of_thing(backend: OfflineBackend) -> N
                       "Ines (a potter) is the one to ask about the plot and character of your glaze guide."),
     ])
     info = _info(s)
-    got = backend.extract(one_episode(s), list(s.turns), info)
-    said = [(r.entity, r.property, r.value) for r in got.records]
+    said = _said(backend, s, info)
     assert not [x for x in said if x[0] in ("Pacing and Tone", "Plot and Character")], said
     assert ("Ines", "occupation", "potter") in said, said  # a name never written in lower case
 
