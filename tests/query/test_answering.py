@@ -804,3 +804,21 @@ def test_how_many_is_the_latest_count_said_of_the_noun_with_the_noun() -> None:
     said = _buffer(("D2:5", "user", "So far I have solved 12 probability problems this month."))
     assert _ask("How many probability problems have I solved?", said).text == "12 probability problems [D2:5]"
     assert "days" not in _ask("How many days did I spend solving problems?", said).text
+
+
+def test_a_when_answer_falls_in_the_month_the_question_names() -> None:
+    def said(turn_id: str, when: datetime, text: str) -> BufferTurn:
+        session, index = turn_id[1:].split(":")
+        return buffer_turn(Turn(id=turn_id, session=int(session), index=int(index) - 1, speaker="Maya",
+                                text=text, session_time=when), None, {})
+
+    buffer = [
+        said("D4:2", JULY, "We went kayaking on the lake last weekend, so peaceful."),
+        said("D2:5", datetime(2023, 6, 3, 9, 0), "Went kayaking with my cousin yesterday, what a blast."),
+    ]
+    assert _ask("When did Maya go kayaking?", buffer).text.startswith("the weekend before 15 July 2023")
+    # the same turns, asked for June: the time that falls in June answers, not the better-ranked one
+    assert _ask("When did Maya go kayaking in June?", buffer).text == "2 June 2023 [D2:5]"
+    # a day counted back from early in a month may fall in the month before
+    july = _ask("When did Maya go kayaking in July?", buffer)
+    assert july.text.startswith("the weekend before 15 July 2023")

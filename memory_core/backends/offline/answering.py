@@ -950,7 +950,7 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
     scored = scored_options(question, plan, ranked, records, buffer, parse, model, embed)
     if target == "time" or plan.reasoning_type == ReasoningType.TEMPORAL:
         how_long = bool(HOW_LONG_RE.match(question))
-        timed = _timed(scored, how_long=how_long)
+        timed = _timed(scored, how_long=how_long, within=calendar_asked(question))
         if timed is not None:
             p, choice = timed
             source = _source(choice, ranked) or best
@@ -1234,12 +1234,15 @@ def _capitalised(text: str) -> bool:
     return bool(said) and 2 * sum(w[:1].isupper() for w in said) >= len(said)
 
 
-def _timed(scored: list[tuple[float, Choice]], *, how_long: bool = False) -> tuple[float, Choice] | None:
+def _timed(scored: list[tuple[float, Choice]], *, how_long: bool = False,
+           within: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
+           ) -> tuple[float, Choice] | None:
     """A time question's answer: the first time expression said in the best sentences (a
     duration first for "how long"), else the best sentence's session date; a time that places
-    nothing on the calendar ("in the morning") gives way to one that does. On the tune files
-    this order beat the answer model's own pick for time questions (LoCoMo temporal F1 0.74
-    against 0.66), so the model only grades it."""
+    nothing on the calendar ("in the morning") gives way to one that does, and one outside the
+    month or year the question names ("... camping in July?") to one inside it. On the tune
+    files this order beat the answer model's own pick for time questions (LoCoMo temporal F1
+    0.74 against 0.66), so the model only grades it."""
     order = {id(c): k for k, (_p, c) in enumerate(scored)}
     timed = [(p, c) for p, c in scored if c.option.kind in _TIME_KINDS
              or (c.option.kind == "number" and DURATION_RE.fullmatch(c.text))]
@@ -1253,7 +1256,8 @@ def _timed(scored: list[tuple[float, Choice]], *, how_long: bool = False) -> tup
             return how_long or bool(_BACK_RE.search(c.text))
         return any(ch.isdigit() for ch in c.text) and not _clock(c)
 
-    p, chosen = min(timed, key=lambda pc: (not placed(pc[1]), rank[pc[1].option.kind],
+    p, chosen = min(timed, key=lambda pc: (fits_calendar(pc[1].text, within) is False, not placed(pc[1]),
+                                           rank[pc[1].option.kind],
                                            pc[1].option.sentence_rank, order[id(pc[1])]))
     # a day said with the hour its turn gives ("at 5am" -> "5am on 6 January 2024")
     hour = next((c for _p, c in timed if _clock(c) and c.turn is not None and chosen.turn is not None
@@ -1268,6 +1272,49 @@ _DATED_RE = re.compile(r"\b(?:1[89]|20)\d{2}\b|\b(?:" + "|".join(timeexpr.MONTH_
                        re.IGNORECASE)
 _BACK_RE = re.compile(r"\b(?:ago|since)\b", re.IGNORECASE)
 _CLOCK_RE = re.compile(r"(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)|\d{1,2}:\d{2})", re.IGNORECASE)
+
+
+_MONTH_WORDS = "|".join(timeexpr.MONTH_NAMES)
+# the month or year a question places its event in: "in July", "during August 2023", "in 2022"
+_ASKED_MONTH_RE = re.compile(r"\b(?:in|during)\s+(?:early\s+|late\s+|mid-?\s*)?(" + _MONTH_WORDS + r")\b",
+                             re.IGNORECASE)
+_ASKED_YEAR_RE = re.compile(r"\b(?:in|during)\s+(?:(?:" + _MONTH_WORDS + r")\s+)?((?:19|20)\d{2})\b",
+                            re.IGNORECASE)
+# a day, month and year of a resolved time ("23 July 2023", "July 2023")
+_DAY_MONTH_YEAR_RE = re.compile(r"\b(?:(\d{1,2})\s+)?(" + _MONTH_WORDS + r")\s+((?:19|20)\d{2})\b",
+                                re.IGNORECASE)
+_YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
+_RESOLVED_RE = re.compile(r"\(([^()]*)\)\s*$")  # "the Sunday before 25 July 2023 (23 July 2023)"
+
+
+def calendar_asked(question: str) -> tuple[frozenset[int], frozenset[int]]:
+    """The months (1-12) and years the question places what it asks about in."""
+    months = frozenset(timeexpr.MONTHS[m.group(1).lower()] for m in _ASKED_MONTH_RE.finditer(question))
+    years = frozenset(int(m.group(1)) for m in _ASKED_YEAR_RE.finditer(question))
+    return months, years
+
+
+def fits_calendar(text: str, within: tuple[frozenset[int], frozenset[int]]) -> bool | None:
+    """Does a resolved time fall in the month and year the question names? ``None`` when the
+    question names none or the time cannot tell (a bare "2023" for "in July"). A time counted
+    back from an early day of a month ("the week before 3 July 2023") may fall in the month before."""
+    months, years = within
+    if not months and not years:
+        return None
+    if (resolved := _RESOLVED_RE.search(text)) is not None and _DAY_MONTH_YEAR_RE.search(resolved.group(1)):
+        text = resolved.group(1)
+    said: set[tuple[int, int]] = set()
+    for m in _DAY_MONTH_YEAR_RE.finditer(text):
+        day, month, year = int(m.group(1) or 0), timeexpr.MONTHS[m.group(2).lower()], int(m.group(3))
+        said.add((year, month))
+        if re.search(r"\bbefore\s+$", text[:m.start()]) and 0 < day <= 14:
+            said.add((year - (month == 1), month - 1 or 12))
+    if years and not said:
+        found = {int(y) for y in _YEAR_RE.findall(text)}
+        return bool(found & years) if found else None
+    if not said:
+        return None
+    return any((not months or month in months) and (not years or year in years) for year, month in said)
 
 
 def _clock(c: Choice) -> bool:
