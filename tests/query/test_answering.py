@@ -819,6 +819,6 @@ def test_a_when_answer_falls_in_the_month_the_question_names() -> None:
     assert _ask("When did Maya go kayaking?", buffer).text.startswith("the weekend before 15 July 2023")
     # the same turns, asked for June: the time that falls in June answers, not the better-ranked one
     assert _ask("When did Maya go kayaking in June?", buffer).text == "2 June 2023 [D2:5]"
-    # a day counted back from early in a month may fall in the month before
+    # asked for July, the July weekend answers again
     july = _ask("When did Maya go kayaking in July?", buffer)
     assert july.text.startswith("the weekend before 15 July 2023")
