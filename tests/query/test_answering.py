@@ -822,3 +822,14 @@ def test_a_when_answer_falls_in_the_month_the_question_names() -> None:
     # asked for July, the July weekend answers again
     july = _ask("When did Maya go kayaking in July?", buffer)
     assert july.text.startswith("the weekend before 15 July 2023")
+
+
+def test_how_many_is_answered_with_a_number_or_the_sentence_quoted() -> None:
+    # no number said: the sentence is quoted, never a piece that counts nothing
+    none_said = _buffer(("D3:4", "Jonas", "I bumped into my old landlord again on my bakery run today."))
+    answer = _ask("How many times did Jonas bump into his old landlord?", none_said)
+    assert answer.text.startswith("“I bumped into my old landlord again on my bakery run today.”")
+    assert answer.support is SupportLevel.WEAK
+    # a number said answers
+    said = _buffer(("D3:6", "Jonas", "I have bumped into my old landlord 3 times this month at the bakery."))
+    assert _ask("How many times did Jonas bump into his old landlord?", said).text.startswith("3 ")

@@ -968,10 +968,19 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
     if HOW_OFTEN_RE.match(question) and (often := _often(scored)) is not None:
         scored = [often] + [pc for pc in scored if pc is not often]
     first = scored[0][1]  # the model's own first choice (a guess when unsure), times included
+    timed_too = scored
     scored = _untimed(plan, scored)
     if gathers(plan) and not _one_name(plan):  # "what is the name of ...?" wants one name, not a list
         return gathered(plan, scored, ranked, model), "list"
     p, choice = _kin_named(plan, scored, records) or _typed(plan, scored)
+    if target == "count" and _HOW_MANY_RE.match(question) and not _COUNTED_RE.search(choice.text):
+        # "how many?" is answered with a number: one said in the best sentences ("3 times"), else
+        # the best sentence quoted, never a piece that counts nothing ("grocery shopping trip")
+        said = next(((q, c) for q, c in timed_too
+                      if c.option.sentence_rank < TYPED_SENTENCES and _COUNTED_RE.search(c.text)), None)
+        if said is None:
+            return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best)), "sentence"
+        p, choice = said
     sure = model.supports(p, plan.answer_target, len(scored)) and covered(plan, choice, ranked)
     cand = _source(choice, ranked) or best
     return _answer(with_verb(plan, choice, parse), [choice.turn] if choice.turn is not None else [],
@@ -983,6 +992,12 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
 _UNITS_OF_TIME = frozenset(stem(w) for w in ("time", "second", "minute", "hour", "day", "week", "month",
                                               "year"))
 _NUMBER_RE = re.compile(r"\d|\b(?:" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+
+
+_HOW_MANY_RE = re.compile(r"\s*how\s+many\b", re.IGNORECASE)  # not "how much progress ...?"
+# a number said as digits or a word ("3", "twice", "two dozen"), not the article "a"
+_COUNTED_RE = re.compile(r"\d|\b(?:" + "|".join(w for w in NUMBER_WORDS if w not in ("a", "an"))
+                         + r"|once|twice|thrice)\b", re.IGNORECASE)
 
 
 def counted(question: str, ranked: list[Candidate], parse: Parse) -> tuple[str, Candidate] | None:
