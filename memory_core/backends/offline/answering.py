@@ -976,11 +976,11 @@ def _compose(question: str, plan: Plan, ranked: list[Candidate], records: Sequen
     if target == "count" and _HOW_MANY_RE.match(question) and not _COUNTED_RE.search(choice.text):
         # "how many?" is answered with a number: one said in the best sentences ("3 times"), else
         # the best sentence quoted, never a piece that counts nothing ("grocery shopping trip")
-        said = next(((q, c) for q, c in timed_too
-                      if c.option.sentence_rank < TYPED_SENTENCES and _COUNTED_RE.search(c.text)), None)
-        if said is None:
+        number = next(((q, c) for q, c in timed_too
+                       if c.option.sentence_rank < TYPED_SENTENCES and _COUNTED_RE.search(c.text)), None)
+        if number is None:
             return _answer(_said(best), [best.turn], SupportLevel.WEAK, quote_text=_said(best)), "sentence"
-        p, choice = said
+        p, choice = number
     sure = model.supports(p, plan.answer_target, len(scored)) and covered(plan, choice, ranked)
     cand = _source(choice, ranked) or best
     return _answer(with_verb(plan, choice, parse), [choice.turn] if choice.turn is not None else [],
