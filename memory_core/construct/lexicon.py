@@ -170,7 +170,7 @@ TRANSPORT_NOUNS = frozenset({
 })
 GATHERING_NOUNS = frozenset({
     "group", "meeting", "class", "conference", "concert", "party", "festival", "workshop", "event",
-    "session", "parade", "game", "show", "wedding", "ceremony", "service", "rally", "march",
+    "session", "parade", "game", "night", "show", "wedding", "ceremony", "service", "rally", "march",
     "meetup", "retreat", "camp", "seminar", "lecture", "talk", "match", "tournament", "competition",
     "race", "marathon", "fair", "exhibition", "exhibit", "gala", "fundraiser", "funeral", "reunion",
     "celebration", "course", "club", "practice", "rehearsal", "audition", "interview", "protest",

@@ -341,6 +341,24 @@ def test_a_place_relation_needs_a_value_that_names_a_place(backend: OfflineBacke
     assert got == {("Anna", "destination", "Riga"), ("Ben", "residence", "Porto")}
 
 
+def test_moving_on_getting_back_into_and_a_night_out_are_no_places(backend: OfflineBackend) -> None:
+    records = extract(backend, [
+        ("Anna", "The draft is done, so next I'll move on to the cover letters for the grant."),
+        ("Ben", "Good plan. I'm trying to get back into my sketching habit after the holidays."),
+        ("Anna", "Tomorrow I'm taking my aunt to a quiz night, and in May we fly into Lisbon."),
+    ])
+    places = {(r.entity, r.property, r.value) for r in records if r.property in ("residence", "destination")}
+    assert places == {("Anna", "destination", "Lisbon")}
+    assert any(r.entity == "Anna" and r.property == "attends" and "quiz night" in (r.value or "")
+               for r in records)
+    # what one gets into is an interest when it is a kind of thing, not when it happened once
+    taken_up = extract(backend, [
+        ("Ben", "My cousin got into an argument at work, and lately I got into knitting."),
+        ("Anna", "Oh no. We got into the car just before the storm hit."),
+    ])
+    assert {(r.entity, r.value) for r in taken_up if r.property == "interested_in"} == {("Ben", "knitting")}
+
+
 def test_shouted_words_are_no_names(backend: OfflineBackend) -> None:
     records = extract(backend, [
         ("Anna", "I GOT THE CLIMBING PERMIT! Finally."),

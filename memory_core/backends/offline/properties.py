@@ -276,10 +276,20 @@ def _prep_phrase(c: Clause) -> Found | None:
         rule = lexicon.PHRASES.get((c.lemma, prep.lower_))
         obj = pobj(prep)
         if rule and obj is not None and obj.ent_type_ not in ("DATE", "TIME"):
+            if rule.value_type == "place" and _moves_on(c.pred):
+                return None  # "move on to the next step": what comes next, no place
+            if rule is lexicon.INTERESTED_IN and obj.pos_ != "PROPN" and any(
+                    t.dep_ == "det" and t.lower_ in ("a", "an", "the") for t in obj.children):
+                continue  # "got into an accident", "into the car": something that happened, no interest
             if rule.value_type == "place" and obj.lemma_.lower() in lexicon.KIN:
                 return family_members(obj, c.preps)  # "I come from a family with 3 sisters": kin, no place
             return [(rule, clauses.phrase(obj), "phrase")]
     return None
+
+
+def _moves_on(pred: Token) -> bool:
+    """The verb goes "on" ("move on to", "go on to"): it says what comes next, not where to."""
+    return any(t.dep_ in ("prt", "advmod") and t.lower_ == "on" for t in pred.children)
 
 
 def family_members(group: Token, verb_preps: list[Token]) -> Found:
@@ -318,6 +328,8 @@ def _lexicon_verb(c: Clause) -> Found | None:
         prop = None  # "make a difference", "make it to the final": nothing made
     if prop is lexicon.CREATES and any(t.dep_ == "auxpass" for t in c.kids):
         prop = None
+    if prop is not None and prop.value_type == "place" and _moves_on(c.pred):
+        prop = None  # "move on to the next draft": what comes next, no new home
     if prop is not None and (c.value or not prop.relation):
         return [(prop, c.value or c.pred.lemma_, "lexicon")]
     return None
@@ -469,6 +481,10 @@ def _travel(pred: Token, dobj: Token | None, preps: list[Token]) -> list[tuple[P
             out.append((lexicon.TRANSPORT, obj.lemma_.lower(), "phrase"))
         elif prep.lower_ in ("to", "for", "into") and (prep.lower_ == "to" or lemma != "go"):
             place = obj.ent_type_ in ("GPE", "LOC", "FAC")
+            if prep.lower_ == "into" and not (place or obj.pos_ == "PROPN"):
+                continue  # "get back into my writing routine": a habit taken up again, no trip
+            if _moves_on(pred):
+                continue  # "go on to win the cup": what came next
             gathering = obj.lemma_.lower() in lexicon.GATHERING_NOUNS
             prop = lexicon.ATTENDS if gathering and not place else lexicon.DESTINATION
             out.append((prop, clauses.phrase(obj), "phrase"))
