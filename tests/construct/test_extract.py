@@ -598,6 +598,15 @@ def test_a_name_adopted_from_an_animal_shelter_is_a_pet_of_the_kind_the_shelter_
     assert not any(p == "pet" and v == "Mira" for _e, p, v, _m in got)  # a child is adopted from an agency
 
 
+def test_an_animal_someone_cooks_is_a_dish_not_a_pet(backend: OfflineBackend) -> None:
+    got = claims(extract(backend, [
+        ("Anna", "My uncle grilled my favorite lemon chicken for the party, so good."),
+        ("Ben", "Ha, my dog Paddles would have stolen a piece."),
+    ]))
+    assert not any(p == "pet" and "lemon chicken" in v for _e, p, v, _m in got), got
+    assert any(e == "Ben" and p == "pet" for e, p, _v, _m in got), got  # an animal one owns still is
+
+
 def test_no_value_keeps_a_time_the_tagger_missed_a_wh_word_or_a_made_sure(backend: OfflineBackend) -> None:
     got = claims(extract(backend, [
         ("Anna", "Last Fri I took my nephews to a glass workshop."),

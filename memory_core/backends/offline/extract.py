@@ -461,6 +461,8 @@ def _possessions(state: ExtractState, sent: Span, turn: Turn, speaker: str, othe
         kin = lexicon.kin_of(noun)
         if kin is None or tok.pos_ != "NOUN":
             continue  # "my guinea pig", "my goat": any animal one owns is a pet
+        if kin is lexicon.PET and _eaten(tok):
+            continue  # "she cooked my favorite jerk chicken": a dish, no pet
         owner = possessor(tok, speaker, other)
         if owner is None:
             continue
@@ -478,6 +480,15 @@ def _possessions(state: ExtractState, sent: Span, turn: Turn, speaker: str, othe
             if kin is lexicon.PET:
                 state.drafts.append(Draft(name, "animal", "species", clauses.kind(tok), turn,
                                           conf("pattern", 1.0)))
+
+
+# verbs whose object is food: an animal noun there is a dish ("cooked my favorite chicken")
+_FOOD_VERBS = frozenset({"cook", "bake", "eat", "grill", "roast", "fry", "order", "serve", "taste", "try"})
+
+
+def _eaten(tok: Token) -> bool:
+    """The noun is what someone cooks or eats (the object of a food verb)."""
+    return tok.dep_ in ("dobj", "obj") and tok.head.lemma_.lower() in _FOOD_VERBS
 
 
 def _from_work(state: ExtractState, sent: Span, turn: Turn, speaker: str) -> None:
