@@ -344,6 +344,8 @@ def test_a_place_relation_needs_a_value_that_names_a_place(backend: OfflineBacke
 def test_moving_on_getting_back_into_and_a_night_out_are_no_places(backend: OfflineBackend) -> None:
     records = extract(backend, [
         ("Anna", "The draft is done, so next I'll move on to the cover letters for the grant."),
+        ("Anna", "I'm wondering if I should prioritize the remaining 5% or move on to agent query emails "
+                 "starting May 10"),  # the parse labels this bare "on" a preposition
         ("Ben", "Good plan. I'm trying to get back into my sketching habit after the holidays."),
         ("Anna", "Tomorrow I'm taking my aunt to a quiz night, and in May we fly into Lisbon."),
     ])

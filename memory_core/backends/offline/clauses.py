@@ -153,6 +153,16 @@ def in_title(tok: Token, outside: Token | None = None) -> bool:
     return span is not None and (outside is None or not span[0] <= outside.idx < span[1])
 
 
+def in_table_row(span: Span) -> bool:
+    """The span stands on a markdown table row ("| Flight | (Varies, check your booking) |"):
+    cells side by side, no sentence (a row's cells read as one make "Varies" a kind of fee)."""
+    text = span.doc.text
+    start = text.rfind("\n", 0, span.start_char) + 1
+    end = text.find("\n", span.start_char)
+    line = text[start:end if end >= 0 else len(text)].strip()
+    return line.startswith("|") and line.count("|") >= 2
+
+
 def in_parentheses(tok: Token) -> bool:
     """The token stands inside a parenthesised aside of its line: "Phase 1 (Plot and Character)",
     "the STAR method (Situation, Task, Action, Result)"."""

@@ -93,8 +93,8 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
         kinds: list[Draft] = []  # what names name: no fact of the turn's own (the fallback still runs)
         for sent in doc.sents:
             register_mentions(state, sent, speaker, other, pos)
-            if clauses.is_question(sent):
-                continue
+            if clauses.is_question(sent) or clauses.in_table_row(sent):
+                continue  # a question states nothing; a table row's cells are no sentence
             _possessions(state, sent, turn, speaker, other)
             _from_work(state, sent, turn, speaker)
             kinds.extend(named_kinds(sent, turn, info.speakers, info.common_words, info.lower_words))

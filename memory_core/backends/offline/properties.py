@@ -289,7 +289,8 @@ def _prep_phrase(c: Clause) -> Found | None:
 
 def _moves_on(pred: Token) -> bool:
     """The verb goes "on" ("move on to", "go on to"): it says what comes next, not where to."""
-    return any(t.dep_ in ("prt", "advmod") and t.lower_ == "on" for t in pred.children)
+    return any(t.lower_ == "on" and (t.dep_ in ("prt", "advmod") or (t.dep_ == "prep" and pobj(t) is None))
+               for t in pred.children)  # a bare "on" is a particle, whatever label the parse gives it
 
 
 def family_members(group: Token, verb_preps: list[Token]) -> Found:
