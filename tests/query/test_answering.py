@@ -833,3 +833,30 @@ def test_how_many_is_answered_with_a_number_or_the_sentence_quoted() -> None:
     # a number said answers
     said = _buffer(("D3:6", "Jonas", "I have bumped into my old landlord 3 times this month at the bakery."))
     assert _ask("How many times did Jonas bump into his old landlord?", said).text.startswith("3 ")
+
+
+def test_the_family_asked_about_is_named_by_the_kin_records() -> None:
+    vocab = Vocabulary(speakers=("Maya", "Jonas"), entities=(), properties=())
+    buffer = _buffer(
+        ("D2:5", "Jonas", "My mom called, she wants me to visit her in Kiel next month."),
+        ("D4:2", "Jonas", "My brother Felix is moving to Bremen for his new job."),
+        ("D4:3", "Maya", "Tell Felix congrats from me!"),
+    )
+
+    def rec(rid: str, prop: str, value: str, turn: str) -> Record:
+        return Record(id=rid, conv_id="c", episode_id="c:S2:E1", entity="Jonas", entity_type="person",
+                      property=prop, value=value, evidence_turn_ids=(turn,), source_speaker="Jonas")
+
+    records = [rec("r1", "parent", "Jonas's mom", "D2:5"), rec("r2", "sibling", "Felix", "D4:2"),
+               rec("r3", "residence", "Bremen", "D4:2")]
+
+    def ask(question: str) -> Answer:
+        return extractive_answer(question, plan_question(question, vocab), buffer, unmentioned=(),
+                                 parse=parse_many, records=records, embed=EMBED)
+
+    # no sentence says "family": the kin records do, each relative once, cited by its turn
+    got = ask("Which members of Jonas's family are mentioned?")
+    assert got.text == "mom, Felix (sibling) [D2:5, D4:2]" and set(got.record_ids) == {"r1", "r2"}
+    assert ask("Who are Jonas's relatives?").text == "mom, Felix (sibling) [D2:5, D4:2]"
+    # a question about what the family does is no question about who is in it
+    assert "Felix (sibling)" not in ask("What did Jonas's family give him?").text

@@ -727,6 +727,36 @@ def owned_records(question: str, plan: Plan, records: Sequence[Record]) -> list[
     return list(out.values())
 
 
+# "Which members of Jonas's family are mentioned?", "Who are Maya's relatives?": the family itself
+_FAMILY_RE = re.compile(r"^\s*(?:which|who|what)\b.*\b(?:members?\s+of\s+.+?\s+family|family\s+members?"
+                        r"|relatives|relations)\b", re.IGNORECASE)
+FAMILY_PROPERTIES = ("spouse", "partner", "parent", "child", "sibling", "grandparent", "relative")
+
+
+def family_records(question: str, plan: Plan, records: Sequence[Record]) -> list[Record]:
+    """For "Which members of Jonas's family are mentioned?": the asked person's matched kin
+    records (parents, siblings, children, partner, other relatives), each relative once."""
+    if not _FAMILY_RE.match(question):
+        return []
+    asked = _first_names(plan)
+    out: dict[str, Record] = {}
+    for rec in records:
+        if rec.property in FAMILY_PROPERTIES and rec.value.strip() and fold(rec.entity.split()[0]) in asked \
+                and "'" not in rec.entity:
+            out.setdefault(fold(_relative(rec)), rec)
+    return sorted(out.values(), key=lambda r: FAMILY_PROPERTIES.index(r.property))
+
+
+def _relative(rec: Record) -> str:
+    """How an answer names the relative a kin record gives: its own name with the relation
+    ("Felix (sibling)"), or the noun the owner said ("Jonas's mom" -> "mom")."""
+    value = rec.value.strip()
+    owner, mark, noun = value.partition("'s ")
+    if mark and fold(owner.split()[0] if owner.split() else "") == fold(rec.entity.split()[0]):
+        return noun
+    return f"{value} ({rec.property})"
+
+
 def called_record(plan: Plan, records: Sequence[Record]) -> Record | None:
     """For "What is the name of Anna's puppy?": the matched record of what a thing of the asked
     noun is called ("puppy · is_called · Biscuit", "Anna's puppy · is_called · Biscuit"), said
@@ -894,6 +924,9 @@ def _draft(question: str, plan: Plan, buffer: list[BufferTurn], ranked: list[Can
                          for rec, kind in named)
         return _answer(text, _cited_by(used, buffer), SupportLevel.WEAK,
                        record_ids=tuple(r.id for r in used)), "owned"
+    family = family_records(question, plan, records)
+    if family:  # the kin records name the family even when no sentence says "family"
+        return _from_records(", ".join(_relative(rec) for rec in family), family, buffer, ranked), "family"
     called = called_record(plan, records)
     if called is not None:  # "What is the name of Anna's puppy?" -- "puppy · is_called · Biscuit"
         return _from_records(called.value, [called], buffer, ranked), "called"
