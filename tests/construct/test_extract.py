@@ -359,6 +359,8 @@ def test_moving_on_getting_back_into_and_a_night_out_are_no_places(backend: Offl
         ("Anna", "Oh no. We got into the car just before the storm hit."),
     ])
     assert {(r.entity, r.value) for r in taken_up if r.property == "interested_in"} == {("Ben", "knitting")}
+    assert ("Ben's cousin", "argument at work") in {(r.entity, r.value) for r in taken_up
+                                                     if r.property == "gets_into"}  # it happened
 
 
 def test_shouted_words_are_no_names(backend: OfflineBackend) -> None:

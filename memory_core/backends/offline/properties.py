@@ -280,11 +280,15 @@ def _prep_phrase(c: Clause) -> Found | None:
                 return None  # "move on to the next step": what comes next, no place
             if rule is lexicon.INTERESTED_IN and obj.pos_ != "PROPN" and any(
                     t.dep_ == "det" and t.lower_ in ("a", "an", "the") for t in obj.children):
-                continue  # "got into an accident", "into the car": something that happened, no interest
+                # "got into an accident", "into a bad spot": something that happened, no interest
+                return [(_GETS_INTO, clauses.phrase(obj), "phrase")]
             if rule.value_type == "place" and obj.lemma_.lower() in lexicon.KIN:
                 return family_members(obj, c.preps)  # "I come from a family with 3 sisters": kin, no place
             return [(rule, clauses.phrase(obj), "phrase")]
     return None
+
+
+_GETS_INTO = Prop("gets_into", event=True)  # what one got into once: an accident, a fight
 
 
 def _moves_on(pred: Token) -> bool:
