@@ -361,6 +361,12 @@ def test_moving_on_getting_back_into_and_a_night_out_are_no_places(backend: Offl
     assert {(r.entity, r.value) for r in taken_up if r.property == "interested_in"} == {("Ben", "knitting")}
     assert ("Ben's cousin", "argument at work") in {(r.entity, r.value) for r in taken_up
                                                      if r.property == "gets_into"}  # it happened
+    # what a travel verb acts on is no destination unless it names a place
+    driven = extract(backend, [
+        ("Ben", "I head the design team now, and next month I travel Portugal."),
+        ("Anna", "I returned the library book and I'm driving the new grant campaign."),
+    ])
+    assert {(r.entity, r.value) for r in driven if r.property == "destination"} == {("Ben", "Portugal")}
 
 
 def test_shouted_words_are_no_names(backend: OfflineBackend) -> None:
