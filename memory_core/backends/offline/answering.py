@@ -727,9 +727,10 @@ def owned_records(question: str, plan: Plan, records: Sequence[Record]) -> list[
     return list(out.values())
 
 
-# "Which members of Jonas's family are mentioned?", "Who are Maya's relatives?": the family itself
-_FAMILY_RE = re.compile(r"^\s*(?:which|who|what)\b.*\b(?:members?\s+of\s+.+?\s+family|family\s+members?"
-                        r"|relatives|relations)\b", re.IGNORECASE)
+# "Which members of Jonas's family are mentioned?", "Who are Maya's relatives?", "What family
+# members does Ben have?": who is in the family (not "What did his family members give him?")
+_FAMILY_RE = re.compile(r"^\s*(?:(?:which|who)\b.*\b(?:members?\s+of\s+.+?\s+family|family\s+members?"
+                        r"|relatives)|what\s+(?:family\s+members?|relatives))\b", re.IGNORECASE)
 FAMILY_PROPERTIES = ("spouse", "partner", "parent", "child", "sibling", "grandparent", "relative")
 
 
