@@ -121,7 +121,7 @@ def value_type(value: str, declared: str) -> str:
     head = words[-1].lower().strip(".,!?") if words else ""
     if declared == "person" and head in _GROUP_NOUNS:
         return "group"  # "Maya's team" is people, not a person
-    named = words[-1][:1].isupper() if declared == "person" and "'s " not in value \
+    named = bool(words) and words[-1][:1].isupper() if declared == "person" and "'s " not in value \
         else any(c.isupper() for c in value)
     if named or declared not in ("person", "organization"):
         return declared

@@ -202,6 +202,8 @@ KIN: dict[str, Prop] = {
                         "bird", "parrot", "fish", "horse", "hamster", "rabbit", "bunny", "turtle",
                         "guinea", "snake", "lizard")},
 }
+# verbs whose object is food: an animal noun there is a dish ("cooked my favorite chicken")
+FOOD_VERBS = frozenset({"cook", "bake", "eat", "grill", "roast", "fry", "order", "serve", "taste", "try"})
 # what a name introduced by one of these nouns is: an animal ("Pixel, my guinea pig", "a snake
 # called Noodle"), a person ("the lady, Vera", "a guy named Tomas")
 ANIMAL_NOUNS = frozenset(w for w, p in KIN.items() if p is PET) | frozenset({

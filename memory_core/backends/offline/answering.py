@@ -734,18 +734,20 @@ _FAMILY_RE = re.compile(r"^\s*(?:(?:which|who)\b.*\b(?:members?\s+of\s+.+?\s+fam
 FAMILY_PROPERTIES = ("spouse", "partner", "parent", "child", "sibling", "grandparent", "relative")
 
 
-def family_records(question: str, plan: Plan, records: Sequence[Record]) -> list[Record]:
+def family_records(question: str, plan: Plan, records: Sequence[Record]) -> list[tuple[str, Record]]:
     """For "Which members of Jonas's family are mentioned?": the asked person's matched kin
-    records (parents, siblings, children, partner, other relatives), each relative once."""
+    records (parents, siblings, children, partner, other relatives), each relative once, with
+    how the answer names them (``_relative``)."""
     if not _FAMILY_RE.match(question):
         return []
     asked = _first_names(plan)
-    out: dict[str, Record] = {}
+    out: dict[str, tuple[str, Record]] = {}
     for rec in records:
         if rec.property in FAMILY_PROPERTIES and rec.value.strip() and fold(rec.entity.split()[0]) in asked \
                 and "'" not in rec.entity:
-            out.setdefault(fold(_relative(rec)), rec)
-    return sorted(out.values(), key=lambda r: FAMILY_PROPERTIES.index(r.property))
+            named = _relative(rec)
+            out.setdefault(fold(named), (named, rec))
+    return sorted(out.values(), key=lambda nr: FAMILY_PROPERTIES.index(nr[1].property))
 
 
 def _relative(rec: Record) -> str:
@@ -753,7 +755,7 @@ def _relative(rec: Record) -> str:
     ("Felix (sibling)"), or the noun the owner said ("Jonas's mom" -> "mom")."""
     value = rec.value.strip()
     owner, mark, noun = value.partition("'s ")
-    if mark and fold(owner.split()[0] if owner.split() else "") == fold(rec.entity.split()[0]):
+    if mark and owner.split() and fold(owner.split()[0]) == fold(rec.entity.split()[0]):
         return noun
     return f"{value} ({rec.property})"
 
@@ -927,7 +929,8 @@ def _draft(question: str, plan: Plan, buffer: list[BufferTurn], ranked: list[Can
                        record_ids=tuple(r.id for r in used)), "owned"
     family = family_records(question, plan, records)
     if family:  # the kin records name the family even when no sentence says "family"
-        return _from_records(", ".join(_relative(rec) for rec in family), family, buffer, ranked), "family"
+        return _from_records(", ".join(named for named, _rec in family), [rec for _named, rec in family],
+                             buffer, ranked), "family"
     called = called_record(plan, records)
     if called is not None:  # "What is the name of Anna's puppy?" -- "puppy · is_called · Biscuit"
         return _from_records(called.value, [called], buffer, ranked), "called"

@@ -482,13 +482,9 @@ def _possessions(state: ExtractState, sent: Span, turn: Turn, speaker: str, othe
                                           conf("pattern", 1.0)))
 
 
-# verbs whose object is food: an animal noun there is a dish ("cooked my favorite chicken")
-_FOOD_VERBS = frozenset({"cook", "bake", "eat", "grill", "roast", "fry", "order", "serve", "taste", "try"})
-
-
 def _eaten(tok: Token) -> bool:
     """The noun is what someone cooks or eats (the object of a food verb)."""
-    return tok.dep_ in ("dobj", "obj") and tok.head.lemma_.lower() in _FOOD_VERBS
+    return tok.dep_ in ("dobj", "obj") and tok.head.lemma_.lower() in lexicon.FOOD_VERBS
 
 
 def _from_work(state: ExtractState, sent: Span, turn: Turn, speaker: str) -> None:

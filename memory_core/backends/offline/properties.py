@@ -333,11 +333,11 @@ def _lexicon_verb(c: Clause) -> Found | None:
         prop = None  # "make a difference", "make it to the final": nothing made
     if prop is lexicon.CREATES and any(t.dep_ == "auxpass" for t in c.kids):
         prop = None
-    if prop is not None and prop.value_type == "place" and _moves_on(c.pred):
-        prop = None  # "move on to the next draft": what comes next, no new home
-    if prop is not None and prop.value_type == "place" and c.dobj is not None \
-            and c.dobj.ent_type_ not in ("GPE", "LOC", "FAC"):
-        prop = None  # "driving innovative content", "return the book", "head the team": no trip
+    if prop is not None and prop.value_type == "place" and (
+            _moves_on(c.pred)  # "move on to the next draft": what comes next, no new home
+            # "driving innovative content", "return the book", "head the team": no trip
+            or (c.dobj is not None and c.dobj.ent_type_ not in ("GPE", "LOC", "FAC"))):
+        prop = None
     if prop is not None and (c.value or not prop.relation):
         return [(prop, c.value or c.pred.lemma_, "lexicon")]
     return None

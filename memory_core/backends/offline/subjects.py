@@ -262,11 +262,6 @@ def subject_for(state: ExtractState, pred: Token, speaker: str, other: str, pos:
         # "**Save and Test:** - Save the changes": a title's words, no one who saves (a name the
         # talk never writes in lower case still may be: "**Ines Nowak** will check the glaze")
         return None
-    if subj is not None and "\n" in subj.doc.text[min(subj.idx, pred.idx):max(subj.idx, pred.idx)]:
-        # a list's items parse as one sentence when no full stop ends them ("- **Focus:** Grammar
-        # and Style\n- **Morning:** Run the essay through ..."): one item's words are no subject
-        # of the next item's verb
-        return None
     if subj is not None:
         if subj.lower_ in ("it", "this", "that") and pred.lemma_ == "be":
             attr = next((c for c in pred.children if c.dep_ == "attr"), None)
