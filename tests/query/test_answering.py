@@ -547,6 +547,14 @@ def test_how_long_is_answered_by_a_length_of_time_never_by_a_day() -> None:
                                 parse=parse_many, embed=EMBED, model=sure_of_times)
         assert got.text == f"Maya, 15 July 2023: “{said}” [D1:1]", got.text
         assert got.support == SupportLevel.WEAK and "2021" in (got.quote or "")
+    # "how many days between A and B?" with one of the two days never said asks for a span too:
+    # the day that is said does not stand in for it
+    buffer = _buffer(("D4:10", "Maya", "My first sprint ends on July 20, then we demo it to the team."),
+                     ("D4:12", "Maya", "The analytics deadline worries me more than the sprint."))
+    q = "How many days are there between the end of Maya's first sprint and her analytics deadline?"
+    got = extractive_answer(q, plan_question(q, VOCAB), buffer, unmentioned=(), parse=parse_many, embed=EMBED,
+                            model=sure_of_times)
+    assert got.text.startswith("Maya, 15 July 2023: “") and got.support == SupportLevel.WEAK, got.text
 
 
 def test_a_cry_is_no_answer_option() -> None:

@@ -261,7 +261,10 @@ FREQUENCY_RE = re.compile(
 # a time counted forward from when it was said: "in 5 days", "two weeks from now"
 AHEAD_RE = re.compile(rf"\bin\s+(?P<n>{_QUANTITY})\s+(?P<unit>{_UNIT})(?!\s+ago)\b"
                       rf"|\b(?P<n2>{_QUANTITY})\s+(?P<unit2>{_UNIT})\s+from\s+now\b", re.IGNORECASE)
-HOW_LONG_RE = re.compile(r"\s*(?:for\s+)?how\s+long\b", re.IGNORECASE)
+# a span asked for: "how long ...?", "how many days (weeks ...) between / after / since ...?" -- not
+# "how many days a week" (how often)
+HOW_LONG_RE = re.compile(r"\s*(?:for\s+)?how\s+(?:long\b|many\s+(?:minutes|hours|days|weeks|months|years)\b"
+                         r"(?!\s+(?:a|an|per|each|every)\s))", re.IGNORECASE)
 HOW_OFTEN_RE = re.compile(r"\s*how\s+often\b", re.IGNORECASE)
 
 
