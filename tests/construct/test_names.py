@@ -771,3 +771,17 @@ def test_a_name_inside_a_common_nouns_phrase_is_no_one_met() -> None:
                    ["I won't meet the new May 3 deadline.", "I met Ines Nowak at the kiln."])
     assert types.get("new May 3 deadline") != "person", types
     assert types["Ines Nowak"] == "person", types
+
+
+def test_a_code_block_states_nothing(backend: OfflineBackend) -> None:
+    # a script's strings and identifiers parsed as English made people and companies of them
+    # ("Password cannot exceed 50 characters" made a person Password); prose around the block,
+    # and a block left open, are read as before
+    text = ("Add the check to your form script:\n\n```javascript\nif (field.value.length > 50) {\n"
+            "    hint.textContent = 'Password cannot exceed 50 characters.';\n}\n```\n\n"
+            "Ines will review the form on Friday.\n\n```python\nUser = Account.query.first()")
+    assert "Password" not in normalise_text(text) and "Ines will review" in normalise_text(text)
+    s = session(1, [("user", "How do I limit the password length?"), ("assistant", text)])
+    said = _said(backend, s, _info(s))
+    assert not [x for x in said if x[0] in ("Password", "User", "Account") or "Password" in x[2]], said
+    assert ("Ines", "reviews", "form") in said, said

