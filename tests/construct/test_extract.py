@@ -98,6 +98,15 @@ def test_copula_patterns_and_questions(backend: OfflineBackend) -> None:
     assert ("D1:1", "Ben", "occupation", "nurse at the city hospital", "observed", None) in got
     assert ("D1:1", "Ben", "favorite_book", "Dune", "observed", None) in got
     assert not [r for r in records if r.evidence_turn_ids == ("D1:2",)]  # questions assert nothing
+    # ... but the statement a question sentence opens with does; a question with a break does not
+    records = extract(backend, [
+        ("Anna", "FYI, I finished another clay teapot - want to see a pic?"),
+        ("Ben", "Did you glaze the teapot, or is it still drying?"),
+        ("Anna", "What did you bake, and where did you take it?"),
+    ])
+    said = {(r.evidence_turn_ids, r.entity, r.value) for r in records}
+    assert (("D1:1",), "Anna", "another clay teapot") in said, said
+    assert not [r for r in records if r.evidence_turn_ids != ("D1:1",)], records
 
 
 def test_third_person_pronouns_resolve_to_the_latest_person(backend: OfflineBackend) -> None:

@@ -96,6 +96,35 @@ def is_question(sent: Span) -> bool:
     return sent.text.rstrip().endswith("?")
 
 
+# what ends a statement and starts the question a sentence closes with ("... - want to see it?")
+_QUESTION_BREAKS = frozenset({"-", "–", "—", ";", ",", ":", "..."})
+_WH_WORDS = frozenset({"what", "where", "when", "who", "whom", "whose", "which", "why", "how"})
+
+
+def stated_before_question(sent: Span) -> str | None:
+    """The text of the statement a question sentence opens with, before the last break ("FYI, I
+    finished another bowl - want to see it?": "FYI, I finished another bowl"), to be parsed
+    alone (the parser hangs the question on the statement's verb); None for a sentence that is
+    no question or has no such break."""
+    if not is_question(sent):
+        return None
+    cut = next((t for t in reversed(sent) if t.is_punct and t.text in _QUESTION_BREAKS), None)
+    if cut is None or cut.i - sent.start < 3:
+        return None
+    return sent.doc[sent.start:cut.i].text
+
+
+def is_said(pred: Token) -> bool:
+    """A predicate stated, not asked: its own subject comes before it, and no auxiliary or
+    wh-word comes before that subject ("I finished it" is said; "did you finish it", "what
+    did you bake" are asked)."""
+    subj = next((c for c in pred.children if c.dep_ in SUBJECT_DEPS), None)
+    if subj is None or subj.i > pred.i:
+        return False
+    return not any(t.lower_ in _WH_WORDS or t.pos_ == "AUX" or t.dep_ in ("aux", "auxpass")
+                   for t in pred.doc[pred.left_edge.i:subj.i])
+
+
 def clause_heads(sent: Span) -> Iterator[Token]:
     """Predicates of a sentence: verbs (and copulas) heading a clause, in order."""
     for tok in sent:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memory_core.backends.offline import clauses
+from memory_core.backends.offline import clauses, nlp
 from memory_core.backends.offline.aliases import find_aliases, named_kinds, speaker_alias
 from memory_core.backends.offline.drafts import (
     PRONOUN_VALUES,
@@ -93,8 +93,17 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
         kinds: list[Draft] = []  # what names name: no fact of the turn's own (the fallback still runs)
         for sent in doc.sents:
             register_mentions(state, sent, speaker, other, pos)
-            if clauses.is_question(sent) or clauses.in_table_row(sent):
-                continue  # a question states nothing; a table row's cells are no sentence
+            if clauses.in_table_row(sent):
+                continue  # a table row's cells are no sentence
+            if clauses.is_question(sent):
+                # a question states nothing, but the statement it may open with does ("I finished
+                # another bowl - want to see it?")
+                if (stated := clauses.stated_before_question(sent)) is not None:
+                    for part in nlp.parse(stated).sents:
+                        for pred in clauses.clause_heads(part):
+                            if clauses.is_said(pred) and not clauses.is_question(part):
+                                _clause(state, pred, turn, pos, speaker, other)
+                continue
             _possessions(state, sent, turn, speaker, other)
             _from_work(state, sent, turn, speaker)
             kinds.extend(named_kinds(sent, turn, info.speakers, info.common_words, info.lower_words))
