@@ -770,6 +770,12 @@ def test_someone_named_by_their_work_is_a_person(backend: OfflineBackend) -> Non
     kinds = {r.entity: r.entity_type for r in records}
     assert kinds.get("Ben's physio") == "person", kinds
     assert kinds.get("Anna's dentist") == "person", kinds
+    # a bare plural of a job is a kind of people, no one in particular: no person, no record
+    records = extract(backend, [
+        ("Ben", "How do people use arches?"),
+        ("Anna", "- **Bridges**: Engineers often use arches to spread the load. Potters use them in kilns."),
+    ])
+    assert not [r for r in records if r.entity in ("Engineers", "Potters")], records
 
 
 def test_what_a_speaker_called_it_is_what_it_is_called(backend: OfflineBackend) -> None:

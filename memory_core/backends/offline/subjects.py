@@ -249,8 +249,14 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         text = clauses.phrase(tok, max_words=5, name=True)
         if text and possessor(tok, speaker, other) == speaker:  # "my last day": the speaker's own
             text = f"{speaker}'s {text}"
-        # one named by their work is a person ("my physio said ..."); a suffix is no sign ("my wrist")
-        kind = "person" if tok.lemma_.lower() in lexicon.OCCUPATIONS else "concept"
+        # one named by their work is a person ("my physio said ..."); a suffix is no sign ("my wrist");
+        # several are a group ("my coworkers"), and a bare plural is a kind of people, no one in
+        # particular ("Architects often use triangles")
+        kind = "concept"
+        if tok.lemma_.lower() in lexicon.OCCUPATIONS:
+            several = tok.tag_ in ("NNS", "NNPS")
+            kind = "person" if not several else "group" if any(
+                c.dep_ in ("poss", "det") for c in tok.children) else "concept"
         return Subject(text or tok.text, kind, 0.9) if text else None
     return None
 
