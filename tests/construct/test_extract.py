@@ -97,6 +97,11 @@ def test_copula_patterns_and_questions(backend: OfflineBackend) -> None:
     got = facts(records)
     assert ("D1:1", "Ben", "occupation", "nurse at the city hospital", "observed", None) in got
     assert ("D1:1", "Ben", "favorite_book", "Dune", "observed", None) in got
+    # ... and the other way round, with the favourite named first; "it" names nothing
+    got = facts(extract(backend, [("Anna", "Kimchi is my favorite side dish, hands down."),
+                                  ("Ben", "It is my favourite too!")]))
+    assert ("D1:1", "Anna", "favorite_dish", "Kimchi", "observed", None) in got, got
+    assert not [f for f in got if f[1] == "Kimchi" or f[0] == "D1:2"], got
     assert not [r for r in records if r.evidence_turn_ids == ("D1:2",)]  # questions assert nothing
     # ... but the statement a question sentence opens with does; a question with a break does not
     records = extract(backend, [

@@ -130,14 +130,24 @@ def names_a_place(prop: Prop, value: str, pred: Token) -> bool:
 
 # --------------------------------------------------------------------------- the rules
 def _favorite(c: Clause) -> Found | None:
-    """"my favorite book is X" -> <owner> favorite_book X."""
+    """"my favorite book is X" and "X is my favorite book" -> <owner> favorite_book X."""
     subj = clauses.subject_of(c.pred)
     if subj is None or c.attr is None:
         return None
-    if not any(t.lower_ in ("favorite", "favourite") for t in subj.children):
-        return None
-    c.subject.name, c.subject.type = possessor(subj, c.speaker, c.other) or c.subject.name, "person"
-    return [(Prop(f"favorite_{subj.lemma_.lower()}"), clauses.phrase(c.attr), "pattern")]
+    kind, value = subj, c.attr  # "my favorite book is Dune"
+    if not _says_favorite(kind):
+        kind, value = c.attr, subj  # "Dune is my favorite book"
+        if not _says_favorite(kind) or value.pos_ == "PRON":
+            return None  # "it is my favorite": what "it" is, the clause does not say
+    owner = possessor(kind, c.speaker, c.other)
+    if owner is None and kind is c.attr:
+        return None  # "Sushi is a favorite food here": no one's favourite said
+    c.subject.name, c.subject.type = owner or c.subject.name, "person"
+    return [(Prop(f"favorite_{kind.lemma_.lower()}"), clauses.phrase(value), "pattern")]
+
+
+def _says_favorite(noun: Token) -> bool:
+    return any(t.lower_ in ("favorite", "favourite") for t in noun.children)
 
 
 def _looking_forward(c: Clause) -> Found | None:
