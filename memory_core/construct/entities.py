@@ -114,7 +114,8 @@ _GROUP_NOUNS = frozenset({"team", "family", "relatives", "in-laws", "crew", "ban
 
 def value_type(value: str, declared: str) -> str:
     """The entity type of a relation value: the property's declared type, except that a common
-    noun is an organisation never, a person only when its head noun names a person, and a group
+    noun is an organisation never, a person only when its head noun names a person, an animal
+    only when it is an animal word ("adopted a puppy", not "adopted version control"), and a group
     when it names several ("Maya's team"). A name inside a common noun's phrase does not make it
     a name: "the new May 3 deadline" one meets is a concept."""
     words = value.split()
@@ -123,6 +124,9 @@ def value_type(value: str, declared: str) -> str:
         return "group"  # "Maya's team" is people, not a person
     named = bool(words) and words[-1][:1].isupper() if declared == "person" and "'s " not in value \
         else any(c.isupper() for c in value)
+    if declared == "animal" and not named and head not in lexicon.ANIMAL_CUES \
+            and head.removesuffix("s") not in lexicon.ANIMAL_CUES:
+        return "concept"  # "adopted version control": no animal word, no pet's name
     if named or declared not in ("person", "organization"):
         return declared
     if declared == "person" and (head in _PERSON_NOUNS or head.rstrip("s") in _PERSON_NOUNS
