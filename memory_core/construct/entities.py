@@ -124,9 +124,10 @@ def value_type(value: str, declared: str) -> str:
         return "group"  # "Maya's team" is people, not a person
     named = bool(words) and words[-1][:1].isupper() if declared == "person" and "'s " not in value \
         else any(c.isupper() for c in value)
-    if declared == "animal" and not named and head not in lexicon.ANIMAL_CUES \
-            and head.removesuffix("s") not in lexicon.ANIMAL_CUES:
-        return "concept"  # "adopted version control": no animal word, no pet's name
+    if declared == "animal" and not named and not any(
+            w in lexicon.ANIMAL_CUES or w.removesuffix("s") in lexicon.ANIMAL_CUES
+            for w in (w.lower().strip(".,!?") for w in words)):
+        return "concept"  # "adopted version control": no animal word ("a cat of her own"), no name
     if named or declared not in ("person", "organization"):
         return declared
     if declared == "person" and (head in _PERSON_NOUNS or head.rstrip("s") in _PERSON_NOUNS
