@@ -114,8 +114,7 @@ _GROUP_NOUNS = frozenset({"team", "family", "relatives", "in-laws", "crew", "ban
 
 def value_type(value: str, declared: str) -> str:
     """The entity type of a relation value: the property's declared type, except that a common
-    noun is an organisation never, a person only when its head noun names a person, an animal
-    only when it is an animal word ("adopted a puppy", not "adopted version control"), and a group
+    noun is an organisation never, a person only when its head noun names a person, and a group
     when it names several ("Maya's team"). A name inside a common noun's phrase does not make it
     a name: "the new May 3 deadline" one meets is a concept."""
     words = value.split()
@@ -124,10 +123,6 @@ def value_type(value: str, declared: str) -> str:
         return "group"  # "Maya's team" is people, not a person
     named = bool(words) and words[-1][:1].isupper() if declared == "person" and "'s " not in value \
         else any(c.isupper() for c in value)
-    if declared == "animal" and not named and not any(
-            w in lexicon.ANIMAL_CUES or w.removesuffix("s") in lexicon.ANIMAL_CUES
-            for w in (w.lower().strip(".,!?") for w in words)):
-        return "concept"  # "adopted version control": no animal word ("a cat of her own"), no name
     if named or declared not in ("person", "organization"):
         return declared
     if declared == "person" and (head in _PERSON_NOUNS or head.rstrip("s") in _PERSON_NOUNS
@@ -176,8 +171,18 @@ def record_mentions(r: Record) -> list[tuple[str, str, bool]]:
     if r.property == GOES_BY and r.value:
         out.append((r.value, "person", False))
     elif prop.relation and said and len(said) <= MAX_MENTION_WORDS and not _phrase(said):
-        out.append((r.value, value_type(r.value, prop.value_type), False))
+        kind = value_type(r.value, prop.value_type)
+        if kind == "animal" and r.property not in _KIN_PROPERTIES and not _animal_said(r.value):
+            kind = "concept"  # "adopted version control" names no animal; a pet is one whatever its kind
+        out.append((r.value, kind, False))
     return out
+
+
+def _animal_said(value: str) -> bool:
+    """A name, or an animal word ("a cat of her own", "two kittens")."""
+    said = [w.lower().strip(".,!?") for w in value.split()]
+    return any(c.isupper() for c in value) or any(
+        w in lexicon.ANIMAL_CUES or w.removesuffix("s") in lexicon.ANIMAL_CUES for w in said)
 
 
 def mentions(records: Sequence[Record]) -> list[tuple[str, str]]:

@@ -64,9 +64,11 @@ def test_annotator_merges_are_kept() -> None:
 def test_an_adopted_thing_is_an_animal_only_when_an_animal_is_named() -> None:
     records = [rec(1, "Anna", "person", "adopts", "version control"),
                rec(2, "Anna", "person", "adopts", "puppy"), rec(3, "Ben", "person", "adopts", "Biscuit"),
-               rec(4, "Ben", "person", "adopts", "kitten of his own")]
+               rec(4, "Ben", "person", "adopts", "kitten of his own"),
+               rec(5, "Ben", "person", "pet", "axolotl")]
     canonical = canonicalise("c", records, ["Anna", "Ben"], None)
     kinds = {e.name: e.type for e in canonical.entities}
     assert kinds.get("version control") == "concept", kinds
     assert kinds.get("puppy") == "animal" and kinds.get("Biscuit") == "animal", kinds
     assert kinds.get("kitten of his own") == "animal", kinds
+    assert kinds.get("axolotl") == "animal", kinds  # a pet is an animal whatever word names its kind
