@@ -101,7 +101,7 @@ class OfflineBackend(BackendBase):
         if not turns:
             return Extraction()
         docs = self.parse([t.text for t in turns])
-        return extract_episode(episode, turns, docs, info)
+        return extract_episode(episode, turns, docs, info, self.parse)
 
     def plan(self, question: str, vocabulary: Vocabulary) -> Plan:
         from memory_core.backends.offline.planner import plan_question

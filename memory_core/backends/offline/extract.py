@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memory_core.backends.offline import clauses, nlp
+from memory_core.backends.offline import clauses
 from memory_core.backends.offline.aliases import find_aliases, named_kinds, speaker_alias
 from memory_core.backends.offline.drafts import (
     PRONOUN_VALUES,
@@ -67,6 +67,8 @@ from memory_core.contracts import ConversationInfo, Extraction
 from memory_core.models import Episode, Modality, Turn
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from spacy.tokens import Doc, Span, Token
 
 # what a view says better than a copula rule
@@ -78,9 +80,10 @@ _SYMMETRIC = frozenset({"spouse", "partner", "sibling", "friend", "colleague", "
 _INVERSE = {"child": "parent", "parent": "child"}
 
 
-def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
-                    info: ConversationInfo) -> Extraction:
-    """Records and event frames of one episode; ``docs`` are the parsed (normalised) turn texts."""
+def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc], info: ConversationInfo,
+                    parse: Callable[[list[str]], list[Doc]]) -> Extraction:
+    """Records and event frames of one episode; ``docs`` are the parsed (normalised) turn texts,
+    ``parse`` the backend's (cached) parser, for a piece of a sentence read alone."""
     state = ExtractState(episode, info)
     others = [other_speaker(turns, pos, info) for pos in range(len(turns))]
     for pos, who, alias in find_aliases(docs, [t.speaker for t in turns], others, info.speakers):
@@ -99,7 +102,7 @@ def extract_episode(episode: Episode, turns: list[Turn], docs: list[Doc],
                 # a question states nothing, but the statement it may open with does ("I finished
                 # another bowl - want to see it?")
                 if (stated := clauses.stated_before_question(sent)) is not None:
-                    for part in nlp.parse(stated).sents:
+                    for part in parse([stated])[0].sents:
                         for pred in clauses.clause_heads(part):
                             if clauses.is_said(pred) and not clauses.is_question(part):
                                 _clause(state, pred, turn, pos, speaker, other)

@@ -254,9 +254,10 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         # particular ("Architects often use triangles")
         kind = "concept"
         if tok.lemma_.lower() in lexicon.OCCUPATIONS:
-            several = tok.tag_ in ("NNS", "NNPS")
-            kind = "person" if not several else "group" if any(
-                c.dep_ in ("poss", "det") for c in tok.children) else "concept"
+            if tok.tag_ not in ("NNS", "NNPS"):
+                kind = "person"
+            elif any(c.dep_ in ("poss", "det") for c in tok.children):
+                kind = "group"
         return Subject(text or tok.text, kind, 0.9) if text else None
     return None
 
