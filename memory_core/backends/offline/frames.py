@@ -35,7 +35,7 @@ def finish(state: ExtractState, turns: list[Turn]) -> Extraction:
     for d in state.drafts:
         other = next((sp for sp in state.info.speakers if sp != d.turn.speaker), "")
         entity = d.entity.strip()
-        value = within_line(d, _value(d, d.prop, other), state.info.speakers)
+        value = _value(d, d.prop, other)
         restates_alias = d.prop != "goes_by" and value.lower() in state.aliases  # "Anna identity Annie"
         if not entity or not d.prop or not value or not worth_keeping(d, state.info.speakers) \
                 or is_raw_utterance(value) or _opens_with_interjection(d.value) or restates_alias \
@@ -323,26 +323,6 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     # what a speaker says of the other speaker ("you're so brave") is a reaction, not the other's
     # own account; their facts come from their own turns (the name they are addressed by is one)
     return d.prop == "goes_by" or not (d.entity != d.turn.speaker and d.entity in speakers)
-
-
-def within_line(d: Draft, value: str, speakers: tuple[str, ...]) -> str:
-    """``value`` up to the first word it takes from another line of the turn than its verb's.
-    A list's items parse as one sentence when no full stop ends them ("- Share your work with
-    a friend\n- **Self-Revision**: ..."): the next item's title is no part of what was shared."""
-    if d.pred is None or "\n" not in d.pred.doc.text:
-        return value
-    text = d.pred.doc.text
-    low = text.lower()
-    start = text.rfind("\n", 0, d.pred.idx) + 1
-    end = text.find("\n", d.pred.idx)
-    line = low[start:end if end >= 0 else len(text)]
-    named = {s.lower() for s in speakers}
-    said = value.split()
-    for i, word in enumerate(said):
-        w = word.strip(".,!?;:'\"()").lower()
-        if len(w) > 2 and "'" not in w and "’" not in w and w not in named and w not in line and w in low:
-            return " ".join(said[:i])
-    return value
 
 
 def _frame(state: ExtractState, d: Draft, value: str, n: int) -> EventFrame:
