@@ -158,8 +158,10 @@ TITLE_RE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t].*$|(\*\*|__)(?!\s).+?(?<!\s)\1")
 _TITLE_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’&-]*")
 _TITLE_SMALL = frozenset({"a", "an", "the", "and", "or", "of", "in", "on", "at", "to", "for", "with", "by",
                           "from", "as", "vs", "via", "per", "into"})
+# a fenced code block, to its closing fence or, left open, to the end of the text
+FENCED_CODE_RE = re.compile(r"```.*?(?:```|\Z)", re.S)
 # code (a fenced block, an inline span) writes names in lower case: "pip install locust"
-_CODE_RE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.S)
+_CODE_RE = re.compile(rf"{FENCED_CODE_RE.pattern}|`[^`\n]*`", re.S)
 
 
 def word_cases(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from memory_core import heap
+from memory_core.construct.sessions import FENCED_CODE_RE
 from memory_core.errors import BuildError
 
 if TYPE_CHECKING:
@@ -55,8 +56,6 @@ BARE_CONTRACTION_RE = re.compile(
     r"|(?:do|did|does|is|are|was|were|have|has|had|could|would|should|ca|wo)nt)\b",
     re.IGNORECASE)
 _OPENING_I = re.compile(r"(^|[.!?]\s+)([Ii])(ll|d)(?=\s+[a-z])")
-# a fenced code block, to its closing fence or, left open, to the end of the text
-FENCED_CODE_RE = re.compile(r"```.*?(?:```|\Z)", re.S)
 
 
 def _apostrophe(m: re.Match[str]) -> str:
