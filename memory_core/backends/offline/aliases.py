@@ -153,6 +153,19 @@ def _greeted(tok: Token) -> bool:
     return before is not None and (before.pos_ == "INTJ" or before.lower_ in _GREETINGS)
 
 
+_FINITE = frozenset({"VBD", "VBN", "VBZ", "VBP"})
+
+
+def _relative_subject(name: Token, noun: Token) -> bool:
+    """"Use the checklist Carla provided": a name the parse hangs on a noun as its apposition
+    but followed by a verb of its own that has no subject and that the noun is not the subject
+    of is the subject of a relative clause left without "that" -- the checklist is what Carla
+    provided, not what Carla is. ("My friend Anna said hi": "said" is the noun's own verb.)"""
+    nxt = name.doc[name.i + 1] if name.i + 1 < len(name.doc) else None
+    return nxt is not None and nxt.pos_ in ("VERB", "AUX") and nxt.tag_ in _FINITE \
+        and nxt.i != noun.head.i and not any(c.dep_ in ("nsubj", "nsubjpass") for c in nxt.children)
+
+
 def _closing_address(tok: Token) -> bool:
     """"..., Jon." / "..., Jon!": a name set off at the end of its sentence is addressed."""
     nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
@@ -186,7 +199,8 @@ def named_kinds(sent: Span, turn: Turn, speakers: Sequence[str] = (),
         if name_tok is None and not _determined(noun):
             continue  # "Atlas Stone, bad" / "Loll, cute": a bare word set off is no kind of thing
         if name_tok is None:
-            name_tok = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+            name_tok = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"
+                             and not _relative_subject(c, noun)), None)
         head = noun.head
         end = max(t.i for t in noun.subtree) + 1
         after = noun.doc[end + 1] if end + 1 < len(noun.doc) else None  # the word after a comma
