@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from memory_core.backends.offline.backend import OfflineBackend
-from memory_core.backends.offline.clauses import in_table_row, is_noise_word
+from memory_core.backends.offline.clauses import in_table_row, is_noise_word, name_shaped
 from memory_core.backends.offline.drafts import Draft, ExtractState
 from memory_core.backends.offline.frames import (
     clean_value,
@@ -656,6 +656,19 @@ def test_a_name_the_talk_uses_as_a_tool_is_no_person() -> None:
              "Free alternatives like Kilnlog and Firewise exist. See [Potterly](https://potterly.example)."]
     assert tool_names(["Glazebot", "Ines", "Firewise", "Potterly", "Tomasz"], turns) == {
         "Glazebot", "Firewise", "Potterly"}  # Tomasz, named in no turn, is no tool either
+
+
+def test_a_label_written_unlike_a_name_is_no_person(backend: OfflineBackend) -> None:
+    # an acronym, a word with an underscore or a capital inside it is how labels and programs
+    # are written, not people; names with a prefix ("DeAndre McDonald") and letters outside
+    # English ("Søren") are still people
+    assert [name_shaped(n) for n in ("NB_ROWS", "SketchBoard", "Mentee B", "QA", "DeAndre McDonald",
+                                     "Søren", "O'Brien", "MacKenzie")] == [False] * 4 + [True] * 4
+    got = run(backend, [("Benedikt", "After that, NB_ROWS holds the count."),
+                        ("Katarzyna W", "Then SketchBoard verifies the angles."),
+                        ("Benedikt", "Yesterday DeAndre McDonald fixed my bike.")]).records
+    people = {r.entity for r in got if r.entity_type == "person"}
+    assert "DeAndre McDonald" in people and not people & {"NB_ROWS", "SketchBoard"}, got
 
 
 def test_a_value_ends_where_its_list_item_ends(backend: OfflineBackend) -> None:

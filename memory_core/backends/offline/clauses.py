@@ -225,6 +225,36 @@ def is_noise_word(word: str, *, acknowledgements: bool = True) -> bool:
                              or (acknowledgements and f in lexicon.ACK_WORDS) for f in forms)
 
 
+def name_shaped(name: str) -> bool:
+    """Is every word of ``name`` written the way people's names are written: a capital, then
+    lower-case letters ("Søren", "Jean-Luc", "O'Brien"), a capital after a short prefix at most
+    ("McDonald", "DeAndre", "MacKenzie")? An acronym ("AB", "DEBUG"), a word with digits or an
+    underscore ("GH_TOKEN", "52C2"), a lone letter ("Person A") or a capital inside a longer word
+    ("GeoGebra", "IntersectionObserver") is how things and labels are written, not people."""
+    words = name.replace("’", "'").removesuffix("'s").split()
+    return bool(words) and all(_name_word(w) for w in words)
+
+
+def _name_word(word: str) -> bool:
+    parts = re.split(r"[-']", word)
+    if len(parts) > 1 and len(parts[0]) == 1 and parts[0].isupper():  # "O'Brien", "D'Angelo"
+        parts = parts[1:]
+    for part in parts:
+        if len(part) < 2 or not part.isalpha() or not part[0].isupper():
+            return False
+        rest = part[1:]
+        inner = [i for i, ch in enumerate(rest) if ch.isupper()]
+        if not inner:
+            if not rest.islower():
+                return False
+            continue
+        # one capital after a prefix of one lower-case letter, or "Mac": "McDonald", "MacKenzie"
+        if len(inner) > 1 or not (inner[0] == 1 or (part[:3] == "Mac" and inner[0] == 2)) \
+                or not rest[inner[0] + 1:].islower() or len(rest) - inner[0] < 3:
+            return False
+    return True
+
+
 def is_bare_contraction(word: str) -> bool:
     """"Ill go", "Im here": a contraction typed without its apostrophe — one of the forms
     ``nlp.normalise_text`` gives it back (``BARE_CONTRACTION_RE``), or an "ill" that it left

@@ -58,7 +58,7 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
         # a name someone is in or at ("lives in Tartu") is a place, whatever the small NER calls it
         name = _without_opening_verb(ent, state.info) if ent.label_ == "PERSON" else None
         if name and speaker_alias(name, state.info.speakers, state.aliases) is None \
-                and not clauses.object_of(ent.root, clauses.WHERE_PREPS):
+                and not clauses.object_of(ent.root, clauses.WHERE_PREPS) and clauses.name_shaped(name):
             state.mentions.append(Mention(name, "person", False, pos,
                                           ent.root.dep_ in clauses.SUBJECT_DEPS, ent.start))
     for tok in sent:  # a named subject, whatever NER guessed ("Pepper is staring at me, she wants ...")
@@ -67,7 +67,8 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
                 and not _instruction_word(tok, speaker, state.info):
             known = next((m for m in reversed(state.mentions) if m.name == tok.text), None)
             # a subject only when named before: a capitalised heading word parses as one too
-            state.mentions.append(Mention(tok.text, known.type if known else "person", False, pos,
+            kind = known.type if known else "person" if clauses.name_shaped(tok.text) else "concept"
+            state.mentions.append(Mention(tok.text, kind, False, pos,
                                           known is not None or tok.text in state.info.known_entities, tok.i))
     for tok in sent:
         if tok.lemma_.lower() in lexicon.KIN and tok.pos_ == "NOUN":
@@ -240,11 +241,12 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         if alias is not None:
             return Subject(alias, "person", 1.0)
         kind = NER_TYPES.get(tok.ent_type_, "")
+        shaped = clauses.name_shaped(name)  # "AB", "GH_TOKEN", "GeoGebra" are no one's names
         if not kind:  # untagged proper noun: a person mentioned before, else a capitalised word
             known = next((m for m in reversed(state.mentions) if m.name == name), None)
-            kind = known.type if known else ("concept" if tok.i == tok.sent.start else "person")
+            kind = known.type if known else ("concept" if tok.i == tok.sent.start or not shaped else "person")
             return Subject(name, kind, 1.0, 0.9)
-        return Subject(name, kind, 1.0)
+        return Subject(name, "concept" if kind == "person" and not shaped else kind, 1.0)
     if tok.pos_ == "NOUN":
         text = clauses.phrase(tok, max_words=5, name=True)
         if text and possessor(tok, speaker, other) == speaker:  # "my last day": the speaker's own
