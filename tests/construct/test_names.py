@@ -352,6 +352,17 @@ def test_the_verb_again_after_to_is_no_value() -> None:
     assert worth_keeping(Draft("Benedikt", "person", "eats", "to eat soup", turn, 0.8), INFO.speakers)
 
 
+def test_the_clauses_own_verb_or_a_bare_when_is_no_value(backend: OfflineBackend) -> None:
+    # the verb and its particle again ("quits: give up"), or a pronoun with an adverb of when
+    # ("attends: one before"), state nothing; what is given up or attended does
+    got = run(backend, [("Benedikt", "I will never give up!"),
+                        ("Katarzyna W", "I've never seen one before, is it scary?"),
+                        ("Benedikt", "I gave up sugar in March.")]).records
+    kept = {(r.entity, r.value) for r in got}
+    assert ("Benedikt", "sugar") in kept or ("Benedikt", "sugar in March") in kept, kept
+    assert not {v for _e, v in kept} & {"give up", "one before"}, kept
+
+
 def test_he_or_she_means_the_last_subject_before_the_last_name(backend: OfflineBackend) -> None:
     got = run(backend, [
         ("Benedikt", "My dog Noodle hates trains. Noodle is staying with my aunt while we're away."),

@@ -109,6 +109,8 @@ _TRAILING_ADVERBS = frozenset({"yet", "anymore", "again", "either"})
 _BARE = frozenset({"on", "in", "at", "with", "for", "by", "from", "into", "about", "up", "out", "off",
                    "down", "over", "away", "through", "around", "back", ""})  # no object, nothing said
 _NO_OBJECT = _BARE | {"to"}  # ... and "to" ("eats: to eat", "listens_to: to music")
+# adverbs that say only when or how often: "(never attended) one before", "(try) it again"
+_WHEN_ONLY = frozenset({"before", "again", "yet", "ever", "later", "earlier", "once", "since", "anymore"})
 
 
 def _filler(word: str) -> bool:
@@ -308,7 +310,7 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     if d.value.lstrip()[:1] in ("'", "’"):
         return False  # "'s good", "'em to feel": a clitic cut from its word
     own = {w.lower() for w in d.entity.replace("'s", "").split()}
-    empty = own | _FILLER | _BARE | (PRONOUN_VALUES - _NAMED_LATER)
+    empty = own | _FILLER | _BARE | (PRONOUN_VALUES - _NAMED_LATER) | _WHEN_ONLY
     if all(w.lower().strip(".,!?'") in empty for w in d.value.replace("'s", "").split()):
         return False  # "expresses Anna", "works on on", "learns a lot with them": the subject again, a
         # lone preposition, pronouns
@@ -316,7 +318,12 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     if any(w in TIME_UNITS for w in said_words) and all(w in TIME_UNITS | _DETERMINERS for w in said_words):
         return False  # "at this point", "for a month", "one time": a time that stood for no object
     verb = d.prop.split("_")[0]
-    repeated = (verb, verb[:-1], verb[:-2], d.prop)
+    # the property's verb, or a phrasal verb again, particle and all ("quits: give up", "meets:
+    # hang out"; "feels: accepted" is what was felt)
+    repeated = {verb, verb[:-1], verb[:-2], d.prop}
+    particles = {c.lower_ for c in d.pred.children if c.dep_ == "prt"} if d.pred is not None else set()
+    if d.pred is not None and particles:
+        repeated |= {d.pred.lower_, d.pred.lemma_.lower(), *particles}
     said = [w.lower() for w in d.value.split()]
     if all(w in repeated or w in DISCOURSE or w in _NO_OBJECT for w in said):
         return False  # "feels feel", "eats: to eat", "gets up: get up": the verb again, nothing stated
