@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from memory_core.backends.offline.backend import OfflineBackend
-from memory_core.backends.offline.clauses import in_table_row, is_noise_word, name_shaped
+from memory_core.backends.offline.clauses import in_table_row, is_noise_word, name_shaped, unnamed_kind
 from memory_core.backends.offline.drafts import Draft, ExtractState
 from memory_core.backends.offline.frames import (
     clean_value,
@@ -680,6 +680,10 @@ def test_a_label_written_unlike_a_name_is_no_person(backend: OfflineBackend) -> 
                         ("Benedikt", "Yesterday DeAndre McDonald fixed my bike.")]).records
     people = {r.entity for r in got if r.entity_type == "person"}
     assert "DeAndre McDonald" in people and not people & {"NB_ROWS", "SketchBoard"}, got
+    # a name of letters only is a program's or a product's; one with signs in it is a label
+    assert {r.entity_type for r in got if r.entity == "SketchBoard"} == {"object"}, got
+    assert [unnamed_kind(n) for n in ("SketchBoard", "QA", "NB_ROWS", "Mentee B")] == [
+        "object", "object", "concept", "concept"]
 
 
 def test_a_value_ends_where_its_list_item_ends(backend: OfflineBackend) -> None:

@@ -235,6 +235,16 @@ def name_shaped(name: str) -> bool:
     return bool(words) and all(_name_word(w) for w in words)
 
 
+def unnamed_kind(name: str) -> str:
+    """The type of a name not written the way people's are (``name_shaped`` is false): a
+    program's or a product's name when its words are letters ("SQLAlchemy", "YNAB", "GeoGebra
+    Classic"), a label or a variable when a word is a lone letter or holds digits, an underscore
+    or other signs ("Person A", "GH_TOKEN", "52C2")."""
+    words = name.replace("’", "'").removesuffix("'s").split()
+    return "object" if words and all(len(w) > 1 and re.fullmatch(r"[^\W\d_]+(?:[-.'][^\W\d_]+)*", w)
+                                     for w in words) else "concept"
+
+
 def _name_word(word: str) -> bool:
     parts = re.split(r"[-']", word)
     if len(parts) > 1 and len(parts[0]) == 1 and parts[0].isupper():  # "O'Brien", "D'Angelo"

@@ -67,7 +67,8 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
                 and not _instruction_word(tok, speaker, state.info):
             known = next((m for m in reversed(state.mentions) if m.name == tok.text), None)
             # a subject only when named before: a capitalised heading word parses as one too
-            kind = known.type if known else "person" if clauses.name_shaped(tok.text) else "concept"
+            kind = known.type if known else "person" if clauses.name_shaped(tok.text) \
+                else clauses.unnamed_kind(tok.text)
             state.mentions.append(Mention(tok.text, kind, False, pos,
                                           known is not None or tok.text in state.info.known_entities, tok.i))
     for tok in sent:
@@ -244,9 +245,10 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         shaped = clauses.name_shaped(name)  # "AB", "GH_TOKEN", "GeoGebra" are no one's names
         if not kind:  # untagged proper noun: a person mentioned before, else a capitalised word
             known = next((m for m in reversed(state.mentions) if m.name == name), None)
-            kind = known.type if known else ("concept" if tok.i == tok.sent.start or not shaped else "person")
+            kind = known.type if known else "concept" if tok.i == tok.sent.start else \
+                "person" if shaped else clauses.unnamed_kind(name)
             return Subject(name, kind, 1.0, 0.9)
-        return Subject(name, "concept" if kind == "person" and not shaped else kind, 1.0)
+        return Subject(name, clauses.unnamed_kind(name) if kind == "person" and not shaped else kind, 1.0)
     if tok.pos_ == "NOUN":
         text = clauses.phrase(tok, max_words=5, name=True)
         if text and possessor(tok, speaker, other) == speaker:  # "my last day": the speaker's own
