@@ -674,7 +674,7 @@ def test_a_label_written_unlike_a_name_is_no_person(backend: OfflineBackend) -> 
     # are written, not people; names with a prefix ("DeAndre McDonald") and letters outside
     # English ("Søren") are still people
     assert [name_shaped(n) for n in ("NB_ROWS", "SketchBoard", "Mentee B", "QA", "DeAndre McDonald",
-                                     "Søren", "O'Brien", "MacKenzie")] == [False] * 4 + [True] * 4
+                                     "Søren", "O'Brien", "MacKenzie", "Dr. Phil")] == [False] * 4 + [True] * 5
     got = run(backend, [("Benedikt", "After that, NB_ROWS holds the count."),
                         ("Katarzyna W", "Then SketchBoard verifies the angles."),
                         ("Benedikt", "Yesterday DeAndre McDonald fixed my bike.")]).records

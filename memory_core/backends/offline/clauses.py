@@ -232,7 +232,13 @@ def name_shaped(name: str) -> bool:
     underscore ("GH_TOKEN", "52C2"), a lone letter ("Person A") or a capital inside a longer word
     ("GeoGebra", "IntersectionObserver") is how things and labels are written, not people."""
     words = name.replace("’", "'").removesuffix("'s").split()
-    return bool(words) and all(_name_word(w) for w in words)
+    # a title or an initial shortened with a full stop is part of a name ("Dr. Phil", "J. Rowling")
+    return bool(words) and all(_name_word(w) or (len(words) > 1 and _shortened(w)) for w in words) \
+        and not all(_shortened(w) for w in words)
+
+
+def _shortened(word: str) -> bool:
+    return len(word) <= 4 and word.endswith(".") and word[:1].isupper() and word[:-1].isalpha()
 
 
 def unnamed_kind(name: str) -> str:
