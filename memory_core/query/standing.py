@@ -40,6 +40,27 @@ def is_standing(text: str) -> bool:
     return STANDING_RE.search(text.strip()) is not None
 
 
+# where the rule's clause ends: a sentence's end (not a version's dot, "5.3"), a line break, or a
+# comma before a question or another statement of what the user is doing ("…, how can I …")
+_RULE_END_RE = re.compile(
+    r"[.!?](?=\s|$)|\n|,\s+(?=(?:how|what|which|where|when|why|can|could|would|should|will|do|does|is|are|"
+    r"but|so|and\s+(?:how|what|can|could|I))\b)", re.IGNORECASE)
+
+
+def rule_clause(text: str) -> str | None:
+    """The clause of ``text`` that states its rule or preference, from the rule's first word to
+    the end of its clause: "I'm building a budget app, so I prefer few dependencies, how do I
+    start?" -> "I prefer few dependencies". None when the text states no rule."""
+    m = STANDING_RE.search(text)
+    if m is None:
+        return None
+    start = m.start() + len(m.group(0)) - len(m.group(0).lstrip(" .!?:;\n\t"))
+    end = _RULE_END_RE.search(text, m.end())
+    stop = len(text) if end is None else end.end() if end.group(0) in ".!?" else end.start()
+    clause = text[start:stop].strip().rstrip(",;:")
+    return clause[:1].upper() + clause[1:]
+
+
 def standing_for(ci: ConversationIndex, qvec: np.ndarray, k: int = STANDING_TURNS) -> list[tuple[int, float]]:
     """(position, cosine) of the ``k`` standing turns of the user closest in meaning to the
     question, closest first — in a chat between a user and an assistant (speakers named by

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from memory_core.models import Conversation, Session, Turn
-from memory_core.query.standing import is_standing
+from memory_core.query.standing import is_standing, rule_clause
 
 RULE = "Always give quantities in grams when I ask about a baking recipe, cups confuse me."
 CHAT = [
@@ -41,6 +41,12 @@ def test_rules_and_preferences_are_told_from_other_talk() -> None:
     assert not is_standing("I always forget my keys.")  # a habit told, no rule for the assistant
     assert not is_standing("Which do you prefer, tea or coffee?")
     assert not is_standing("Never mind, I found the receipt.")
+    # the rule's own clause, not the request it is told in
+    assert rule_clause("I'm sorting my photos, so I prefer short steps, how do I tag them by year?") == \
+        "I prefer short steps"
+    assert rule_clause("I run Darktable 4.6 and I'd rather not use plugins, can you help?") == \
+        "I'd rather not use plugins"
+    assert rule_clause(f"Hi!\n{RULE}") == RULE
 
 
 def test_a_users_standing_instruction_is_evidence_for_the_question_it_governs(services) -> None:

@@ -71,7 +71,7 @@ from memory_core.query.buffer import highlight_terms
 from memory_core.query.families import property_families
 from memory_core.query.pipeline import KIND_PROPERTIES
 from memory_core.query.premise import UNKNOWN, unmentioned_answer
-from memory_core.query.standing import is_standing
+from memory_core.query.standing import is_standing, rule_clause
 from memory_core.query.text import SENTENCE_RE, STOPWORDS, WEAK_WORDS, fold, stem, words
 from memory_core.timeexpr.months import NUMBER_WORDS
 
@@ -612,10 +612,9 @@ def standing_rule(question: str, buffer: Sequence[BufferTurn]) -> tuple[BufferTu
     if not rules:
         return None
     best = max(rules, key=lambda bt: bt.closeness or 0.0)
-    said = next((s for s in sentences(best.text) if is_standing(s)), "")
-    if not said[:1].isupper():  # a sentence cut at a version number ("5.3.0 and I prefer ...")
-        said = best.text.strip()
-    return best, said
+    # the rule's own clause, not the long request it is told in ("…, so I prefer few
+    # dependencies, how do I start?")
+    return best, rule_clause(best.text) or best.text.strip()
 
 
 def _kin(noun: str | None) -> str | None:
