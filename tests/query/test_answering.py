@@ -441,6 +441,19 @@ def test_a_user_who_said_it_both_ways_is_told_so_with_both_turns() -> None:
     assert _ask("Has Maya ever used a pressure cooker?", named).text.split(" [")[0] in ("Yes", "No")
 
 
+def test_a_long_request_is_quoted_by_the_clause_that_says_it() -> None:
+    long_yes = ("I measured the kitchen wall twice and I used my pressure cooker for beans again last night, "
+                "and now I want a shelf layout that keeps the pans near the stove and the sink.")
+    buffer = _buffer(
+        ("D1:4", "user", "I have never used a pressure cooker before, so I'm nervous about it."),
+        ("D3:2", "user", long_yes),
+    )
+    got = _ask("Have I ever used a pressure cooker?", buffer)
+    assert got.text.startswith("Contradictory") and got.cited_turn_ids == ("D1:4", "D3:2"), got
+    assert "I used my pressure cooker for beans again last night" in got.text, got
+    assert "wall" not in got.text and "layout" not in got.text, got  # the passage, not the request
+
+
 def test_a_denial_is_a_negated_asked_verb_and_its_other_side_may_rank_lower() -> None:
     # the denial is the best sentence; the turn that says it happened shares fewer of the
     # question's words (ranked well below half of the best), and is still found

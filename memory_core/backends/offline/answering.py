@@ -334,9 +334,35 @@ def _contradicted(question: str, ranked: list[Candidate], parse: Parse) -> Answe
                 and len(_content_stems(c.sentence) & key) >= need), None)
     if yes is None:
         return None
+    yes_doc, no_doc = parse([yes.sentence, no.sentence])
+    said = {yes.turn.turn_id: _said_clause(yes_doc, key, need, negated=False),
+            no.turn.turn_id: _said_clause(no_doc, key, need, negated=True)}
     first, second = sorted((yes, no), key=lambda c: _said_at(c.turn))
-    return _answer(f'Contradictory: "{first.sentence}" ({first.turn.turn_id}), but later "{second.sentence}" '
-                   f"({second.turn.turn_id})", [first.turn, second.turn], SupportLevel.WEAK)
+    return _answer(f'Contradictory: "{said[first.turn.turn_id]}" ({first.turn.turn_id}), but later '
+                   f'"{said[second.turn.turn_id]}" ({second.turn.turn_id})', [first.turn, second.turn],
+                   SupportLevel.WEAK)
+
+
+LONG_SENTENCE = 25  # tokens: a longer sentence is quoted by the clause that says it
+
+
+def _said_clause(doc: Doc, key: set[str], need: int, *, negated: bool) -> str:
+    """What a long sentence says of the asked words: the shortest clause (a verb with all it
+    governs) holding ``need`` of the ``key`` stems -- with its negation when ``negated`` -- so a
+    request of a hundred words that mentions the thing in passing is quoted by that passage."""
+    if len(doc) <= LONG_SENTENCE:
+        return doc.text
+    best = None
+    for tok in doc:
+        if tok.pos_ not in ("VERB", "AUX"):
+            continue
+        span = doc[tok.left_edge.i:tok.right_edge.i + 1]
+        if negated and not any(t.dep_ == "neg" or t.lower_ == "never" for t in tok.children):
+            continue
+        if len({stem(t.lower_) for t in span if not t.is_punct} & key) >= need \
+                and (best is None or len(span) < len(best)):
+            best = span
+    return best.text.strip(" ,;:") if best is not None else doc.text
 
 
 def _content_stems(text: str) -> set[str]:
