@@ -161,6 +161,22 @@ def test_a_pronoun_object_stays_with_its_verb() -> None:
     assert "call her" in texts and not any(t.endswith(("call", "love")) for t in texts)
 
 
+def test_a_noun_phrase_the_parse_left_hanging_is_a_piece_too() -> None:
+    # talk opens with fragments the parser attaches to nothing ("dep"); spaCy's noun chunks skip
+    # them, so the phrase is offered by itself, as what its verb is about
+    from spacy.tokens import Doc
+
+    from memory_core.backends.offline.nlp import get_nlp
+    said = ["Restoring", "vintage", "radios", "—", "it", "'s", "been", "my", "dream", "."]
+    doc = Doc(get_nlp().vocab, words=said, heads=[2, 2, 6, 6, 6, 6, 6, 8, 6, 6],
+              deps=["amod", "compound", "dep", "punct", "nsubj", "aux", "ROOT", "poss", "attr", "punct"],
+              pos=["VERB", "NOUN", "NOUN", "PUNCT", "PRON", "AUX", "AUX", "PRON", "NOUN", "PUNCT"],
+              lemmas=["restore", "vintage", "radio", "—", "it", "be", "be", "my", "dream", "."])
+    found = {c.text: c for c in constituents(doc)}
+    assert "vintage radios" in found, list(found)
+    assert (found["vintage radios"].head_dep, found["vintage radios"].head_lemma) == ("dobj", "restore")
+
+
 def test_a_number_keeps_its_percent_and_currency_signs() -> None:
     said = "Her score rose from 61% to 74% and the fee is £45."
     texts = [c.text for c in constituents(parse_many([said])[0])]

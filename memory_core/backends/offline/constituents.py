@@ -14,7 +14,7 @@ them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ KINDS = ("person", "place", "org", "group", "date", "session_date", "number", "n
          "predicate", "quote", "sentence", "record")
 ARG_DEPS = frozenset({"dobj", "attr", "oprd", "acomp", "pobj", "appos", "npadvmod", "xcomp", "dative",
                       "conj"})
+_NOUN_MODIFIERS = frozenset({"compound", "amod", "det", "nummod", "poss", "nmod"})
 MAX_ARG = 8  # tokens: a longer argument is a clause, offered as the predicate instead
 MAX_PREDICATE = 14
 _EDGE_POS = frozenset({"ADP", "CCONJ", "SCONJ", "PUNCT", "PART", "DET", "INTJ", "AUX", "PRON"})
@@ -134,6 +135,17 @@ def constituents(doc: Doc) -> list[Constituent]:
             if (rng := _trimmed(span)) is not None:
                 out.append(_make(doc, *rng, "np_pp", chunk.root))
     for tok in doc:
+        if tok.dep_ == "dep" and tok.pos_ in ("NOUN", "PROPN"):
+            # a noun phrase the parse left hanging, as talk often does ("Researching adoption
+            # agencies — it's been a dream ..."): the noun with its own modifiers, no verb's
+            mods = [c for c in tok.children if c.i < tok.i and c.dep_ in _NOUN_MODIFIERS and c.pos_ != "VERB"]
+            start = min((c.left_edge.i for c in mods), default=tok.i)
+            if (rng := _trimmed(doc[start:tok.i + 1])) is not None:
+                piece = _make(doc, *rng, "np", tok)
+                verb = next((c for c in tok.children if c.i < start and c.pos_ == "VERB"), None)
+                if verb is not None:  # "Researching adoption agencies": what is researched, its object
+                    piece = replace(piece, head_dep="dobj", head_lemma=verb.lemma_.lower())
+                out.append(piece)
         if tok.dep_ in ARG_DEPS and tok.pos_ not in ("PRON", "AUX"):
             span = doc[tok.left_edge.i : tok.right_edge.i + 1]
             if len(span) <= MAX_ARG and (rng := _trimmed(span)) is not None:
