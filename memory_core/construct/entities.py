@@ -40,6 +40,7 @@ from networkx.utils import UnionFind
 
 from memory_core.construct import lexicon
 from memory_core.models import Entity, EntityMerge, Record
+from memory_core.timeexpr import MONTH_NAMES, MONTHS
 
 EMBED_THRESHOLD = 0.9
 MAX_MENTION_WORDS = 6  # a relation value longer than this is not an entity mention
@@ -170,12 +171,26 @@ def record_mentions(r: Record) -> list[tuple[str, str, bool]]:
     said = r.value.split()
     if r.property == GOES_BY and r.value:
         out.append((r.value, "person", False))
-    elif prop.relation and said and len(said) <= MAX_MENTION_WORDS and not _phrase(said):
+    elif prop.relation and said and len(said) <= MAX_MENTION_WORDS and not _phrase(said) \
+            and not _calendar_only(said):
         kind = value_type(r.value, prop.value_type)
         if kind == "animal" and r.property not in _KIN_PROPERTIES and not _animal_said(r.value):
             kind = "concept"  # "adopted version control" names no animal; a pet is one whatever its kind
         out.append((r.value, kind, False))
     return out
+
+
+_SHORT_MONTHS = frozenset(m for m in MONTHS if m not in MONTH_NAMES and m != "jan")
+
+
+def _calendar_only(said: list[str]) -> bool:
+    """"Feb", "March 2024", "May 3": a month with its day or year names a time, not someone
+    ("tutorials dated Feb 2024" dates no one)."""
+    words = [w.lower().strip(".,!?") for w in said]
+    # a month's name alone may be someone's ("April", "May", "Jan"): a day or a year must come
+    # with it, unless the month is written short as no one is called
+    return all(w in MONTHS or w.isdigit() for w in words) and (
+        any(w.isdigit() for w in words) or all(w in _SHORT_MONTHS for w in words))
 
 
 def _animal_said(value: str) -> bool:

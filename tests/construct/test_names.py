@@ -452,6 +452,12 @@ def test_a_value_that_opens_like_a_phrase_names_no_entity() -> None:
     for value in ("Tallinn", "Bank of Estonia", "Walk With Me", "Under Armour", "old town"):
         names = [name for name, _type, _as in record_mentions(rec("destination", value))]
         assert names == ["Benedikt", value], value
+    # a month with its day or year, or written short, is a time ("guides dated Oct 2022"), no one
+    # dated; a month's name alone may be someone's
+    for value, named in (("Oct", False), ("Oct 2022", False), ("June 14", False), ("April", True),
+                         ("May", True)):
+        names = [name for name, _type, _as in record_mentions(rec("dates", value))]
+        assert names == (["Benedikt", value] if named else ["Benedikt"]), value
 
 
 def test_contractions_typed_without_apostrophes_are_read_as_contractions() -> None:
