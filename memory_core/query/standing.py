@@ -50,7 +50,8 @@ _RULE_END_RE = re.compile(
 def rule_clause(text: str) -> str | None:
     """The clause of ``text`` that states its rule or preference, from the rule's first word to
     the end of its clause: "I'm building a budget app, so I prefer few dependencies, how do I
-    start?" -> "I prefer few dependencies". None when the text states no rule."""
+    start?" -> "I prefer few dependencies". None when the text states no rule, or the clause
+    says nothing after its verb ("… the way I prefer, but …")."""
     m = STANDING_RE.search(text)
     if m is None:
         return None
@@ -58,6 +59,8 @@ def rule_clause(text: str) -> str | None:
     end = _RULE_END_RE.search(text, m.end())
     stop = len(text) if end is None else end.end() if end.group(0) in ".!?" else end.start()
     clause = text[start:stop].strip().rstrip(",;:")
+    if len(clause.rstrip(".!?").split()) <= 2:
+        return None  # "… like I prefer, but …": nothing is preferred
     return clause[:1].upper() + clause[1:]
 
 

@@ -47,6 +47,7 @@ def test_rules_and_preferences_are_told_from_other_talk() -> None:
     assert rule_clause("I run Darktable 4.6 and I'd rather not use plugins, can you help?") == \
         "I'd rather not use plugins"
     assert rule_clause(f"Hi!\n{RULE}") == RULE
+    assert rule_clause("I framed the prints the way I prefer, but can you check the spacing?") is None
 
 
 def test_a_users_standing_instruction_is_evidence_for_the_question_it_governs(services) -> None:

@@ -362,7 +362,13 @@ def _said_clause(doc: Doc, key: set[str], need: int, *, negated: bool) -> str:
         if len({stem(t.lower_) for t in span if not t.is_punct} & key) >= need \
                 and (best is None or len(span) < len(best)):
             best = span
-    return best.text.strip(" ,;:") if best is not None else doc.text
+    if best is None:
+        return doc.text
+    end = best.end  # no joining word left hanging at its end ("…, so")
+    while end > best.start + 1 and (doc[end - 1].is_punct or doc[end - 1].pos_ in ("CCONJ", "SCONJ")
+                                    or doc[end - 1].lower_ in ("so", "then")):
+        end -= 1
+    return doc[best.start:end].text
 
 
 def _content_stems(text: str) -> set[str]:
@@ -634,13 +640,13 @@ def standing_rule(question: str, buffer: Sequence[BufferTurn]) -> tuple[BufferTu
     never for a question about what was said."""
     if not _REQUEST_RE.match(question) or _ABOUT_THE_PAST_RE.search(question):
         return None
-    rules = [bt for bt in buffer if bt.speaker.lower() in USER_ROLES and is_standing(bt.text)]
-    if not rules:
-        return None
-    best = max(rules, key=lambda bt: bt.closeness or 0.0)
     # the rule's own clause, not the long request it is told in ("…, so I prefer few
     # dependencies, how do I start?")
-    return best, rule_clause(best.text) or best.text.strip()
+    rules = [(bt, said) for bt in buffer if bt.speaker.lower() in USER_ROLES and is_standing(bt.text)
+             and (said := rule_clause(bt.text)) is not None]
+    if not rules:
+        return None
+    return max(rules, key=lambda rule: rule[0].closeness or 0.0)
 
 
 def _kin(noun: str | None) -> str | None:

@@ -135,17 +135,18 @@ def constituents(doc: Doc) -> list[Constituent]:
             if (rng := _trimmed(span)) is not None:
                 out.append(_make(doc, *rng, "np_pp", chunk.root))
     for tok in doc:
-        if tok.dep_ == "dep" and tok.pos_ in ("NOUN", "PROPN"):
-            # a noun phrase the parse left hanging, as talk often does ("Researching adoption
-            # agencies — it's been a dream ..."): the noun with its own modifiers, no verb's
-            mods = [c for c in tok.children if c.i < tok.i and c.dep_ in _NOUN_MODIFIERS and c.pos_ != "VERB"]
+        verb = next((c for c in tok.children if c.i < tok.i and c.pos_ == "VERB"), None) \
+            if tok.dep_ == "dep" and tok.pos_ in ("NOUN", "PROPN") else None
+        if verb is not None:
+            # a verb's object the parse left hanging, as talk often does ("Researching adoption
+            # agencies — it's been a dream ..."): the noun with its own modifiers, as the object
+            # of that verb ("Big news: ..." has no verb and is no piece)
+            mods = [c for c in tok.children if c.i > verb.i and c.i < tok.i and c.dep_ in _NOUN_MODIFIERS
+                    and c.pos_ != "VERB"]
             start = min((c.left_edge.i for c in mods), default=tok.i)
             if (rng := _trimmed(doc[start:tok.i + 1])) is not None:
                 piece = _make(doc, *rng, "np", tok)
-                verb = next((c for c in tok.children if c.i < start and c.pos_ == "VERB"), None)
-                if verb is not None:  # "Researching adoption agencies": what is researched, its object
-                    piece = replace(piece, head_dep="dobj", head_lemma=verb.lemma_.lower())
-                out.append(piece)
+                out.append(replace(piece, head_dep="dobj", head_lemma=verb.lemma_.lower()))
         if tok.dep_ in ARG_DEPS and tok.pos_ not in ("PRON", "AUX"):
             span = doc[tok.left_edge.i : tok.right_edge.i + 1]
             if len(span) <= MAX_ARG and (rng := _trimmed(span)) is not None:
