@@ -679,8 +679,9 @@ def test_a_label_written_unlike_a_name_is_no_person(backend: OfflineBackend) -> 
     # an acronym, a word with an underscore or a capital inside it is how labels and programs
     # are written, not people; names with a prefix ("DeAndre McDonald") and letters outside
     # English ("Søren") are still people
-    assert [name_shaped(n) for n in ("NB_ROWS", "SketchBoard", "Mentee B", "QA", "DeAndre McDonald",
-                                     "Søren", "O'Brien", "MacKenzie", "Dr. Phil")] == [False] * 4 + [True] * 5
+    names = ("NB_ROWS", "SketchBoard", "Mentee B", "QA", "DeAndre McDonald", "Søren", "O'Brien", "MacKenzie",
+             "Dr. Phil", "Lena van Dijk")
+    assert [name_shaped(n) for n in names] == [False] * 4 + [True] * 6
     got = run(backend, [("Benedikt", "After that, NB_ROWS holds the count."),
                         ("Katarzyna W", "Then SketchBoard verifies the angles."),
                         ("Benedikt", "Yesterday DeAndre McDonald fixed my bike.")]).records

@@ -228,13 +228,20 @@ def is_noise_word(word: str, *, acknowledgements: bool = True) -> bool:
 def name_shaped(name: str) -> bool:
     """Is every word of ``name`` written the way people's names are written: a capital, then
     lower-case letters ("Søren", "Jean-Luc", "O'Brien"), a capital after a short prefix at most
-    ("McDonald", "DeAndre", "MacKenzie")? An acronym ("AB", "DEBUG"), a word with digits or an
-    underscore ("GH_TOKEN", "52C2"), a lone letter ("Person A") or a capital inside a longer word
-    ("GeoGebra", "IntersectionObserver") is how things and labels are written, not people."""
+    ("McDonald", "DeAndre", "MacKenzie"), a short particle before a word ("van Gogh")? An
+    acronym ("AB", "DEBUG"), a word with digits or an underscore ("GH_TOKEN", "52C2"), a lone
+    letter ("Person A") or a capital inside a longer word ("GeoGebra", "IntersectionObserver")
+    is how things and labels are written, not people."""
     words = name.replace("’", "'").removesuffix("'s").split()
-    # a title or an initial shortened with a full stop is part of a name ("Dr. Phil", "J. Rowling")
-    return bool(words) and all(_name_word(w) or (len(words) > 1 and _shortened(w)) for w in words) \
+    # a title or an initial shortened with a full stop is part of a name ("Dr. Phil", "J. Rowling"),
+    # and so is a short particle before one of its words ("Vincent van Gogh", "da Vinci")
+    return bool(words) and all(_name_word(w) or (len(words) > 1 and _shortened(w))
+                               or (i < len(words) - 1 and _particle(w)) for i, w in enumerate(words)) \
         and not all(_shortened(w) for w in words)
+
+
+def _particle(word: str) -> bool:
+    return len(word) <= 3 and word.isalpha() and word.islower()
 
 
 def _shortened(word: str) -> bool:
