@@ -693,20 +693,6 @@ def test_a_label_written_unlike_a_name_is_no_person(backend: OfflineBackend) -> 
         "object", "object", "concept", "concept"]
 
 
-def test_a_common_word_opening_a_sentence_is_no_one(backend: OfflineBackend) -> None:
-    # a word the talk writes in lower case and never capitalises inside a sentence opens one
-    # as a word, not a name; a pet called by a word the talk capitalises inside a sentence is a name
-    lines: list[Line] = [("Benedikt", "We walked by the river and the dog swam a lot."),
-                         ("Katarzyna W", "Dog was just minding its business, I guess."),
-                         ("Benedikt", "I added salt and pepper to the soup for my cat Pepper."),
-                         ("Katarzyna W", "Pepper loves the soup?")]
-    convo = Conversation(id="c", speakers=("Benedikt", "Katarzyna W"), source_format="test",
-                         sessions=(session(1, lines),))
-    got = run(backend, lines, conversation_info(convo, [])).records
-    assert not any(r.entity == "Dog" and r.entity_type == "person" for r in got), got
-    assert "Pepper" in {r.entity for r in got} | {r.value for r in got}, got
-
-
 def test_a_value_ends_where_its_list_item_ends(backend: OfflineBackend) -> None:
     # a line break ends the sentence, so a value never runs into the next item's title; and no
     # word of the value is cut because the turn says it on another line ("not" below)
