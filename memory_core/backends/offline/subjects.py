@@ -58,8 +58,7 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
         # a name someone is in or at ("lives in Tartu") is a place, whatever the small NER calls it
         name = _without_opening_verb(ent, state.info) if ent.label_ == "PERSON" else None
         if name and speaker_alias(name, state.info.speakers, state.aliases) is None \
-                and not clauses.object_of(ent.root, clauses.WHERE_PREPS) \
-                and _name_kind(name, state.info) == "person":
+                and not clauses.object_of(ent.root, clauses.WHERE_PREPS) and clauses.name_shaped(name):
             state.mentions.append(Mention(name, "person", False, pos,
                                           ent.root.dep_ in clauses.SUBJECT_DEPS, ent.start))
     for tok in sent:  # a named subject, whatever NER guessed ("Pepper is staring at me, she wants ...")
@@ -68,7 +67,8 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
                 and not _instruction_word(tok, speaker, state.info):
             known = next((m for m in reversed(state.mentions) if m.name == tok.text), None)
             # a subject only when named before: a capitalised heading word parses as one too
-            kind = known.type if known else _name_kind(tok.text, state.info)
+            kind = known.type if known else "person" if clauses.name_shaped(tok.text) \
+                else clauses.unnamed_kind(tok.text)
             state.mentions.append(Mention(tok.text, kind, False, pos,
                                           known is not None or tok.text in state.info.known_entities, tok.i))
     for tok in sent:
@@ -178,16 +178,6 @@ def _own_name(tok: Token) -> str:
     return " ".join([*before, tok.text])
 
 
-def _name_kind(name: str, info: ConversationInfo) -> str:
-    """A person, unless the name is not written the way people's are ("AB", "GH_TOKEN",
-    "GeoGebra": ``clauses.unnamed_kind``) or is one word the conversation writes in lower case
-    and never capitalises inside a sentence ("Healthy is more expensive", "Dance is my go-to":
-    a common word opening a sentence, ``ConversationInfo.common_words``)."""
-    if not clauses.name_shaped(name):
-        return clauses.unnamed_kind(name)
-    return "concept" if " " not in name and name.lower() in info.common_words else "person"
-
-
 def _named_subject(tok: Token) -> bool:
     """A proper noun that is its clause's subject — also where the small parser, in a question
     ("Did Pepper swim?"), hangs it on the verb as a compound."""
@@ -252,12 +242,13 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         if alias is not None:
             return Subject(alias, "person", 1.0)
         kind = NER_TYPES.get(tok.ent_type_, "")
+        shaped = clauses.name_shaped(name)  # "AB", "GH_TOKEN", "GeoGebra" are no one's names
         if not kind:  # untagged proper noun: a person mentioned before, else a capitalised word
             known = next((m for m in reversed(state.mentions) if m.name == name), None)
             kind = known.type if known else "concept" if tok.i == tok.sent.start else \
-                _name_kind(name, state.info)
+                "person" if shaped else clauses.unnamed_kind(name)
             return Subject(name, kind, 1.0, 0.9)
-        return Subject(name, _name_kind(name, state.info) if kind == "person" else kind, 1.0)
+        return Subject(name, clauses.unnamed_kind(name) if kind == "person" and not shaped else kind, 1.0)
     if tok.pos_ == "NOUN":
         text = clauses.phrase(tok, max_words=5, name=True)
         if text and possessor(tok, speaker, other) == speaker:  # "my last day": the speaker's own
