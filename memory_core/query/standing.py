@@ -52,6 +52,7 @@ def rule_clause(text: str) -> str | None:
     the end of its clause: "I'm building a budget app, so I prefer few dependencies, how do I
     start?" -> "I prefer few dependencies". None when the text states no rule, or the clause
     says nothing after its verb ("… the way I prefer, but …")."""
+    text = text.strip()
     m = STANDING_RE.search(text)
     if m is None:
         return None

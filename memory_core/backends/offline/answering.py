@@ -71,7 +71,7 @@ from memory_core.query.buffer import highlight_terms
 from memory_core.query.families import property_families
 from memory_core.query.pipeline import KIND_PROPERTIES
 from memory_core.query.premise import UNKNOWN, unmentioned_answer
-from memory_core.query.standing import is_standing, rule_clause
+from memory_core.query.standing import rule_clause
 from memory_core.query.text import SENTENCE_RE, STOPWORDS, WEAK_WORDS, fold, stem, words
 from memory_core.timeexpr.months import NUMBER_WORDS
 
@@ -354,11 +354,10 @@ def _said_clause(doc: Doc, key: set[str], need: int, *, negated: bool) -> str:
         return doc.text
     best = None
     for tok in doc:
-        if tok.pos_ not in ("VERB", "AUX"):
+        if tok.pos_ not in ("VERB", "AUX") or (
+                negated and not any(t.dep_ == "neg" or t.lower_ == "never" for t in tok.children)):
             continue
         span = doc[tok.left_edge.i:tok.right_edge.i + 1]
-        if negated and not any(t.dep_ == "neg" or t.lower_ == "never" for t in tok.children):
-            continue
         if len({stem(t.lower_) for t in span if not t.is_punct} & key) >= need \
                 and (best is None or len(span) < len(best)):
             best = span
@@ -642,8 +641,8 @@ def standing_rule(question: str, buffer: Sequence[BufferTurn]) -> tuple[BufferTu
         return None
     # the rule's own clause, not the long request it is told in ("…, so I prefer few
     # dependencies, how do I start?")
-    rules = [(bt, said) for bt in buffer if bt.speaker.lower() in USER_ROLES and is_standing(bt.text)
-             and (said := rule_clause(bt.text)) is not None]
+    rules = [(bt, said) for bt in buffer
+             if bt.speaker.lower() in USER_ROLES and (said := rule_clause(bt.text)) is not None]
     if not rules:
         return None
     return max(rules, key=lambda rule: rule[0].closeness or 0.0)

@@ -248,6 +248,12 @@ def _shortened(word: str) -> bool:
     return len(word) <= 4 and word.endswith(".") and word[:1].isupper() and word[:-1].isalpha()
 
 
+def name_kind(name: str) -> str:
+    """The type a name gets when nothing else types it: a person when it is written the way
+    people's names are (``name_shaped``), else what ``unnamed_kind`` says it is."""
+    return "person" if name_shaped(name) else unnamed_kind(name)
+
+
 def unnamed_kind(name: str) -> str:
     """The type of a name not written the way people's are (``name_shaped`` is false): a
     program's or a product's name when its words are letters ("SQLAlchemy", "YNAB", "GeoGebra

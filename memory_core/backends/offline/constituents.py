@@ -135,13 +135,13 @@ def constituents(doc: Doc) -> list[Constituent]:
             if (rng := _trimmed(span)) is not None:
                 out.append(_make(doc, *rng, "np_pp", chunk.root))
     for tok in doc:
-        verb = next((c for c in tok.children if c.i < tok.i and c.pos_ == "VERB"), None) \
-            if tok.dep_ == "dep" and tok.pos_ in ("NOUN", "PROPN") else None
+        hanging = tok.dep_ == "dep" and tok.pos_ in ("NOUN", "PROPN")
+        verb = next((c for c in tok.children if c.i < tok.i and c.pos_ == "VERB"), None) if hanging else None
         if verb is not None:
             # a verb's object the parse left hanging, as talk often does ("Researching adoption
             # agencies — it's been a dream ..."): the noun with its own modifiers, as the object
             # of that verb ("Big news: ..." has no verb and is no piece)
-            mods = [c for c in tok.children if c.i > verb.i and c.i < tok.i and c.dep_ in _NOUN_MODIFIERS
+            mods = [c for c in tok.children if verb.i < c.i < tok.i and c.dep_ in _NOUN_MODIFIERS
                     and c.pos_ != "VERB"]
             start = min((c.left_edge.i for c in mods), default=tok.i)
             if (rng := _trimmed(doc[start:tok.i + 1])) is not None:

@@ -321,8 +321,7 @@ def worth_keeping(d: Draft, speakers: tuple[str, ...]) -> bool:
     # the property's verb, or a phrasal verb again, particle and all ("quits: give up", "meets:
     # hang out"; "feels: accepted" is what was felt)
     repeated = {verb, verb[:-1], verb[:-2], d.prop}
-    particles = {c.lower_ for c in d.pred.children if c.dep_ == "prt"} if d.pred is not None else set()
-    if d.pred is not None and particles:
+    if d.pred is not None and (particles := {c.lower_ for c in d.pred.children if c.dep_ == "prt"}):
         repeated |= {d.pred.lower_, d.pred.lemma_.lower(), *particles}
     said = [w.lower() for w in d.value.split()]
     if all(w in repeated or w in DISCOURSE or w in _NO_OBJECT for w in said):

@@ -67,8 +67,7 @@ def register_mentions(state: ExtractState, sent: Span, speaker: str, other: str,
                 and not _instruction_word(tok, speaker, state.info):
             known = next((m for m in reversed(state.mentions) if m.name == tok.text), None)
             # a subject only when named before: a capitalised heading word parses as one too
-            kind = known.type if known else "person" if clauses.name_shaped(tok.text) \
-                else clauses.unnamed_kind(tok.text)
+            kind = known.type if known else clauses.name_kind(tok.text)
             state.mentions.append(Mention(tok.text, kind, False, pos,
                                           known is not None or tok.text in state.info.known_entities, tok.i))
     for tok in sent:
@@ -242,13 +241,12 @@ def resolve(state: ExtractState, tok: Token, speaker: str, other: str, pos: int)
         if alias is not None:
             return Subject(alias, "person", 1.0)
         kind = NER_TYPES.get(tok.ent_type_, "")
-        shaped = clauses.name_shaped(name)  # "AB", "GH_TOKEN", "GeoGebra" are no one's names
         if not kind:  # untagged proper noun: a person mentioned before, else a capitalised word
             known = next((m for m in reversed(state.mentions) if m.name == name), None)
-            kind = known.type if known else "concept" if tok.i == tok.sent.start else \
-                "person" if shaped else clauses.unnamed_kind(name)
+            kind = known.type if known else "concept" if tok.i == tok.sent.start else clauses.name_kind(name)
             return Subject(name, kind, 1.0, 0.9)
-        return Subject(name, clauses.unnamed_kind(name) if kind == "person" and not shaped else kind, 1.0)
+        # "AB", "GH_TOKEN", "GeoGebra" are no one's names, whatever the NER says
+        return Subject(name, clauses.name_kind(name) if kind == "person" else kind, 1.0)
     if tok.pos_ == "NOUN":
         text = clauses.phrase(tok, max_words=5, name=True)
         if text and possessor(tok, speaker, other) == speaker:  # "my last day": the speaker's own
